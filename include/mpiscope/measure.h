@@ -1,0 +1,140 @@
+/* mpiscope/measure.h: measuring operations with the synchronized-window
+ * method, from mpiscope-bench or from inside an application (MPIBlib form).
+ *
+ *   mpiscope_params_t p;  mpiscope_params_default(&p);  p.confidence = 0.99;
+ *   mpiscope_context_t *ctx;
+ *   mpiscope_context_create(MPI_COMM_WORLD, &p, &ctx);      // collective: timer, clock sync
+ *   mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;  spec.size_bytes = 1024;
+ *   mpiscope_point_result_t r;
+ *   mpiscope_context_measure(ctx, mpiscope_op_find("bcast"), &spec, &r); // collective
+ *   // r.stats.mean, r.stats.ci_low, r.stats.ci_high ... valid on every rank
+ *   mpiscope_context_destroy(ctx);
+ */
+#ifndef MPISCOPE_MEASURE_H
+#define MPISCOPE_MEASURE_H
+
+#include <stddef.h>
+#include <mpi.h>
+#include "mpiscope/export.h"
+#include "mpiscope/op.h"
+#include "mpiscope/stats.h"
+#include "mpiscope/sync.h"
+#include "mpiscope/timer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mpiscope_stop_rule {
+    MPISCOPE_STOP_ERROR = 0, /* rse <= target_rse with >= min_valid valid launches (cap: max_launches) */
+    MPISCOPE_STOP_COUNT      /* > max_launches launches in all, or >= max_valid valid ones */
+} mpiscope_stop_rule_t;
+
+typedef enum mpiscope_stop_reason {
+    MPISCOPE_STOPPED_NOT = 0,
+    MPISCOPE_STOPPED_TARGET_ERROR,
+    MPISCOPE_STOPPED_MAX_VALID,
+    MPISCOPE_STOPPED_MAX_LAUNCHES,
+    MPISCOPE_STOPPED_TIME_LIMIT
+} mpiscope_stop_reason_t;
+
+/* Why a point cannot be trusted (bits of mpiscope_point_result_t.unstable). */
+enum {
+    MPISCOPE_UNSTABLE_INVALID_FRACTION = 1u << 0, /* more than half the launches invalid */
+    MPISCOPE_UNSTABLE_SPREAD           = 1u << 1, /* interquartile range > half the median */
+    MPISCOPE_UNSTABLE_TARGET_MISSED    = 1u << 2, /* error rule ended by a cap, rse above target */
+    MPISCOPE_UNSTABLE_TOO_FEW_VALID    = 1u << 3  /* fewer valid launches than min_valid */
+};
+
+/* Every parameter of a measurement. mpiscope_params_default() gives the
+ * published MPIPerf defaults plus ours; every field is written into the
+ * result document. */
+typedef struct mpiscope_params {
+    mpiscope_timer_kind_t timer;      /* AUTO */
+    mpiscope_sync_params_t sync;      /* linear, patience 100 */
+    unsigned k_init;                  /* launches of stage 0, discarded (4) */
+    unsigned k;                       /* launches per stage (8) */
+    double invalid_threshold;         /* widen when more launches of a stage than this fraction overran (0.25) */
+    double gamma;                     /* window scale factor, 1 < gamma < 2 (1.1) */
+    double window_min_ns;             /* the window never shrinks below this (1000 ns) */
+    double window_quantile;           /* the window is gamma x this quantile of recent needs (0.9) */
+    double late_tolerance_ns;         /* a start later than the schedule by more is late (0: auto) */
+    double t_bcast_ns;                /* stage start lead time (0: measured at context creation) */
+    mpiscope_stop_rule_t stop_rule;   /* ERROR */
+    double target_rse;                /* 0.05 */
+    unsigned min_valid;               /* 10 */
+    unsigned max_valid;               /* 30 (count rule) */
+    unsigned max_launches;            /* 1000 (count rule: 100) */
+    double max_point_seconds;         /* 30: a point never takes longer */
+    double trim_fraction;             /* 0.25 from each end */
+    double confidence;                /* 0.95 */
+    int cache_cold;                   /* 1: rotate buffers larger than the LLC */
+    size_t alignment_bytes;           /* 64 */
+    size_t pool_limit_bytes;          /* 0: 256 MiB */
+    unsigned flags;                   /* must be 0 */
+} mpiscope_params_t;
+
+MPISCOPE_API void mpiscope_params_default(mpiscope_params_t *params);
+/* 0 if consistent, else MPISCOPE_EINVAL / MPISCOPE_ERANGE. */
+MPISCOPE_API int mpiscope_params_check(const mpiscope_params_t *params);
+
+/* What to measure for one point. */
+typedef struct mpiscope_point_spec {
+    size_t size_bytes;                /* message size, bytes */
+    int nprocs;                       /* 0: the whole communicator; else its first nprocs ranks */
+    int root;                         /* for ops with a root, rank in the point's communicator */
+    const char *dtype;                /* element type name for reductions, NULL: "double" */
+    const char *reduce_op;            /* reduction name, NULL: "sum" */
+    const char *const *option_names;  /* op-specific options (n_options entries) */
+    const char *const *option_values;
+    size_t n_options;
+} mpiscope_point_spec_t;
+#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0}
+
+typedef struct mpiscope_point_result {
+    int participated;                 /* 0 on ranks outside the point's communicator */
+    mpiscope_stats_t stats;           /* of the valid launches' times (max over ranks) */
+    size_t launches_total;            /* n_t (stages >= 1) */
+    size_t invalid_late, invalid_overrun;
+    double invalid_fraction;
+    double span_median_ns, span_mean_ns, span_max_ns;  /* global span of valid launches */
+    double skew_median_ns, skew_mean_ns, skew_max_ns;  /* start skew of valid launches */
+    double window_initial_ns, window_final_ns, window_min_ns, window_max_ns;
+    unsigned stages, widened, shrunk;
+    mpiscope_stop_reason_t stop_reason;
+    unsigned unstable;                /* MPISCOPE_UNSTABLE_* bits, 0 if trusted */
+    double elapsed_ns;                /* wall time of the point */
+    size_t actual_bytes;              /* bytes per message actually moved (reductions round to elements) */
+} mpiscope_point_result_t;
+
+typedef struct mpiscope_context mpiscope_context_t;
+
+/* Collective over comm: select the timer (all ranks of a node share the
+ * node leader's TSC frequency), synchronise clocks, measure t_bcast.
+ * Returns 0 or an MPISCOPE_E* code (the same on every rank). */
+MPISCOPE_API int mpiscope_context_create(MPI_Comm comm, const mpiscope_params_t *params,
+                                         mpiscope_context_t **out);
+
+/* Collective over the context's communicator: measure `op` for one point.
+ * The result is complete on every participating rank. */
+MPISCOPE_API int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
+                                          const mpiscope_point_spec_t *spec,
+                                          mpiscope_point_result_t *result);
+
+/* The synchronisation the context made (owned by the context). */
+MPISCOPE_API const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx);
+MPISCOPE_API const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx);
+
+/* Collective: free everything. */
+MPISCOPE_API void mpiscope_context_destroy(mpiscope_context_t *ctx);
+
+/* Names for the result document. */
+MPISCOPE_API const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason);
+MPISCOPE_API const char *mpiscope_stop_rule_name(mpiscope_stop_rule_t rule);
+/* Name of the lowest set MPISCOPE_UNSTABLE_* bit of `bit`. */
+MPISCOPE_API const char *mpiscope_unstable_reason_name(unsigned bit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,61 @@
+/* mpiscope/result.h: the result document (JSON, schema 1.x, see
+ * docs/result-schema.md), written by rank 0 of a measurement context.
+ *
+ * The file on disk is always a complete, valid document: it is rewritten
+ * atomically (temporary file + rename) after every point, with "status":
+ * "running" until mpiscope_result_close(). A run that dies keeps every
+ * point it finished. */
+#ifndef MPISCOPE_RESULT_H
+#define MPISCOPE_RESULT_H
+
+#include "mpiscope/export.h"
+#include "mpiscope/measure.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MPISCOPE_SCHEMA_VERSION "1.0"
+
+enum {
+    MPISCOPE_RESULT_FORCE = 1u << 0, /* overwrite an existing file */
+    MPISCOPE_RESULT_RAW = 1u << 1    /* keep every launch's per-rank start/end times */
+};
+
+typedef struct mpiscope_result mpiscope_result_t;
+
+/* Collective over the context's communicator: gather the environment
+ * (hosts, ranks per node, MPI library, CPU, compiler) and create the file
+ * on rank 0. MPISCOPE_EEXIST if it exists and FORCE is not given,
+ * MPISCOPE_EIO if it cannot be written; the same code on every rank. */
+MPISCOPE_API int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned flags,
+                                      mpiscope_result_t **out);
+
+/* Add a string to the environment block ("command_line", "launcher",
+ * "mpi_implementation", or any other key). Not collective; rank 0's count. */
+MPISCOPE_API int mpiscope_result_set_meta(mpiscope_result_t *res, const char *key, const char *value);
+
+/* "size" (default) or "nprocs": which parameter the run varies. */
+MPISCOPE_API int mpiscope_result_set_varied(mpiscope_result_t *res, const char *varied);
+
+/* Mark every point as measured with more ranks than cores. */
+MPISCOPE_API void mpiscope_result_set_oversubscribed(mpiscope_result_t *res, int oversubscribed);
+
+/* Add a warning line to the document. Not collective; rank 0's count. */
+MPISCOPE_API int mpiscope_result_warn(mpiscope_result_t *res, const char *text);
+
+/* Append a point just measured with mpiscope_context_measure() on the same
+ * context and rewrite the file. Call on every rank (others do nothing). */
+MPISCOPE_API int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
+                                           const mpiscope_point_spec_t *spec,
+                                           const mpiscope_point_result_t *point);
+
+/* Collective: measure the clock residual again (drift over the run), write
+ * the final document with status "complete" (failed == 0) or "failed",
+ * and free `res`. */
+MPISCOPE_API int mpiscope_result_close(mpiscope_result_t *res, int failed);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,68 @@
+/* mpiscope/timer.h: the process-wide clock every measurement reads.
+ *
+ * One timer is selected per process (per run) and read through
+ * mpiscope_timer_now_ns(). Readings are nanoseconds since a per-process
+ * origin taken at mpiscope_timer_init(): they are comparable between ranks
+ * only after clock synchronisation (mpiscope/sync.h). */
+#ifndef MPISCOPE_TIMER_H
+#define MPISCOPE_TIMER_H
+
+#include "mpiscope/export.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum mpiscope_timer_kind {
+    MPISCOPE_TIMER_AUTO = 0,      /* the most precise trustworthy timer here */
+    MPISCOPE_TIMER_TSC,           /* rdtscp / lfence+rdtsc (x86-64), cntvct_el0 (aarch64) */
+    MPISCOPE_TIMER_MONOTONIC,     /* clock_gettime(CLOCK_MONOTONIC_RAW, else MONOTONIC) */
+    MPISCOPE_TIMER_GETTIMEOFDAY,  /* gettimeofday(): microsecond resolution */
+    MPISCOPE_TIMER_WTIME          /* MPI_Wtime(): needs MPI initialised */
+} mpiscope_timer_kind_t;
+
+/* What was measured of the selected timer at init. */
+typedef struct mpiscope_timer_info {
+    mpiscope_timer_kind_t kind;
+    const char *name;            /* "tsc", "monotonic", "gettimeofday", "wtime" */
+    const char *source;          /* e.g. "rdtscp", "CLOCK_MONOTONIC_RAW" */
+    double resolution_ns;        /* smallest non-zero step seen between reads */
+    double read_overhead_ns;     /* mean cost of one read */
+    double frequency_hz;         /* counter frequency (TSC: calibrated), else 1e9 */
+    int invariant;               /* 1 if the counter is known constant-rate */
+    int wtime_is_global;         /* MPI_WTIME_IS_GLOBAL for "wtime", else 0 */
+} mpiscope_timer_info_t;
+
+/* Parse "auto", "tsc", "monotonic", "gettimeofday" or "wtime".
+ * Returns 0, or MPISCOPE_EINVAL for any other text. */
+MPISCOPE_API int mpiscope_timer_parse(const char *text, mpiscope_timer_kind_t *kind);
+
+/* The name of a timer kind ("auto" for MPISCOPE_TIMER_AUTO). */
+MPISCOPE_API const char *mpiscope_timer_kind_name(mpiscope_timer_kind_t kind);
+
+/* Select and calibrate the process-wide timer. Not collective. AUTO picks
+ * tsc when the counter is invariant, else monotonic. TSC calibration
+ * against CLOCK_MONOTONIC_RAW takes about 0.1 s. `flags` must be 0.
+ * Returns MPISCOPE_ENOTIMER when the kind cannot be trusted here (TSC not
+ * invariant, wtime before MPI_Init), MPISCOPE_EINVAL for bad arguments. */
+MPISCOPE_API int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags);
+
+/* Replace the calibrated counter frequency (Hz) with another, e.g. the node
+ * leader's, so that ranks reading one shared counter convert it alike and
+ * do not drift apart by their calibration error. Only for tsc. */
+MPISCOPE_API int mpiscope_timer_set_frequency(double frequency_hz);
+
+/* Nanoseconds since this process's timer origin. Cheap (tens of ns). */
+MPISCOPE_API double mpiscope_timer_now_ns(void);
+
+/* Busy-wait until mpiscope_timer_now_ns() >= t_ns; returns the first
+ * reading at or past t_ns. Never sleeps. */
+MPISCOPE_API double mpiscope_timer_spin_until_ns(double t_ns);
+
+/* Information on the selected timer; MPISCOPE_EINVAL before init. */
+MPISCOPE_API int mpiscope_timer_info(mpiscope_timer_info_t *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,19 @@
+"""mpiscope: precise MPI benchmarking.
+
+The measurements run in C (``mpiscope-bench``); this package is everything
+around them: the command line, launching, and reading result documents::
+
+    import mpiscope
+    result = mpiscope.load_result("bcast.json")
+    for point in result.points:
+        print(point.op, point.size_bytes, point.median_ns)
+"""
+
+from __future__ import annotations
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.result import Point, Result, load_result
+
+__all__ = ["MpiscopeError", "Point", "Result", "__version__", "load_result"]
+
+__version__ = "0.1.0"

@@ -1,0 +1,79 @@
+"""The ``mpiscope`` command line: one subcommand per module (cmd_*.py).
+
+Every error meant for the user is one line on stderr,
+``mpiscope: error: <text>``, with exit code 2 for bad input and 1 for a run
+that failed; Ctrl-C gives one line and exit code 130. Nothing heavy is
+imported here, so ``mpiscope --help`` is instant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from mpiscope import __version__, cmd_list_ops, cmd_report, cmd_run
+from mpiscope.errors import MpiscopeError
+
+__all__ = ["build_parser", "main"]
+
+EXIT_INTERRUPTED = 130
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that raises MpiscopeError instead of printing usage."""
+
+    def error(self, message: str) -> NoReturn:
+        raise MpiscopeError(f"{message} (see {self.prog} --help)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="mpiscope",
+        description="Precise MPI benchmarking: synchronized clocks, synchronized launches, "
+        "honest statistics.",
+        epilog="Run 'mpiscope COMMAND --help' for the options of a command. "
+        "Exit codes: 0 success, 1 run failed, 2 bad input, 130 interrupted.",
+    )
+    parser.add_argument("--version", action="version", version=f"mpiscope {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for module in (cmd_run, cmd_report, cmd_list_ops):
+        module.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(args_list)
+        if args.command is None:
+            raise MpiscopeError(
+                "no command given: use run, report or list-ops (see mpiscope --help)"
+            )
+        args.argv = args_list
+        code: int = args.handler(args)
+        return code
+    except MpiscopeError as exc:
+        _print_error(f"mpiscope: error: {exc}")
+        return exc.exit_code
+    except KeyboardInterrupt as exc:
+        detail = f" ({exc.args[0]})" if exc.args else ""
+        _print_error(f"mpiscope: interrupted{detail}")
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader of our output went away (e.g. `| head`): stop quietly.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
+
+
+def _print_error(line: str) -> None:
+    sys.stdout.flush()
+    print(" ".join(line.split()), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

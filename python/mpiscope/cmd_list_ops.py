@@ -1,0 +1,126 @@
+"""``mpiscope list-ops``: the operations mpiscope-bench can measure.
+
+The catalogue comes from the bench itself (``mpiscope-bench --list-ops``
+prints a JSON array), so it is always the one of the build in use. The same
+query validates the operation names given to ``mpiscope run``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.launcher import build_env, format_command, run_captured
+from mpiscope.mpi_profile import MpiProfile, select_profile
+
+__all__ = ["OpInfo", "OpOption", "add_parser", "parse_ops", "query_ops", "render_ops", "run"]
+
+#: Seconds the bench may take to print its catalogue.
+LIST_OPS_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class OpOption:
+    name: str
+    default: str
+    unit: str
+    description: str
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    description: str
+    size_meaning: str
+    flags: tuple[str, ...]
+    options: tuple[OpOption, ...]
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "list-ops",
+        help="list the measurable operations",
+        description="List the operations the selected mpiscope-bench build can measure.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the bench's JSON as is")
+    parser.add_argument("--mpi", metavar="NAME", help="MPI installation (default: MPISCOPE_MPI)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    profile = select_profile(args.mpi)
+    text, ops = query_ops(profile)
+    print(text.strip() if args.json else render_ops(ops))
+    return 0
+
+
+def query_ops(profile: MpiProfile, timeout: float = LIST_OPS_TIMEOUT) -> tuple[str, list[OpInfo]]:
+    """Ask the profile's bench for its catalogue: (the JSON text, the parsed list)."""
+    argv = [profile.check_bench(), "--list-ops"]
+    code, out, err = run_captured(argv, build_env(profile), timeout)
+    if code != 0:
+        last = (err.strip().splitlines() or ["no message"])[-1]
+        raise RunFailedError(f"{format_command(argv)} failed with exit code {code}: {last}")
+    return out, parse_ops(out, format_command(argv))
+
+
+def parse_ops(text: str, source: str = "list-ops") -> list[OpInfo]:
+    """Parse and check the catalogue printed by ``mpiscope-bench --list-ops``."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MpiscopeError(f"{source} did not print valid JSON: {exc}") from None
+    if not isinstance(data, list):
+        raise MpiscopeError(f"{source} printed JSON that is not an array of operations")
+    try:
+        return [_op_from_json(item) for item in data]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MpiscopeError(f"{source} printed a malformed operation entry: {exc!r}") from None
+
+
+def _op_from_json(item: Any) -> OpInfo:
+    if not isinstance(item, dict) or not isinstance(item["name"], str):
+        raise ValueError(item)
+    options = tuple(
+        OpOption(
+            str(o["name"]),
+            str(o.get("default", "")),
+            str(o.get("unit", "")),
+            str(o.get("description", "")),
+        )
+        for o in item.get("options") or []
+    )
+    return OpInfo(
+        name=item["name"],
+        description=str(item.get("description", "")),
+        size_meaning=str(item.get("size_meaning", "")),
+        flags=tuple(str(f) for f in item.get("flags") or []),
+        options=options,
+    )
+
+
+def render_ops(ops: list[OpInfo]) -> str:
+    """The catalogue as a table, each op's options listed under it."""
+    if not ops:
+        return "mpiscope-bench reports no operation"
+    titles = ("operation", "flags", "size means", "description")
+    rows = [
+        (op.name, ",".join(op.flags) or "-", op.size_meaning or "-", op.description) for op in ops
+    ]
+    widths = [max(len(t), *(len(r[i]) for r in rows)) for i, t in enumerate(titles[:3])]
+
+    def line(cells: tuple[str, ...]) -> str:
+        fixed = "  ".join(f"{c:<{w}}" for c, w in zip(cells[:3], widths, strict=True))
+        return f"{fixed}  {cells[3]}".rstrip()
+
+    lines = [line(titles), line(tuple("-" * w for w in widths) + ("-" * 11,))]
+    indent = " " * (widths[0] + 2)
+    for op, row in zip(ops, rows, strict=True):
+        lines.append(line(row))
+        for o in op.options:
+            unit = f" {o.unit}" if o.unit else ""
+            lines.append(f"{indent}option {o.name} = {o.default}{unit}: {o.description}".rstrip())
+    return "\n".join(lines)

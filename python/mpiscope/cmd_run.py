@@ -1,0 +1,512 @@
+"""``mpiscope run OPS``: measure operations with mpiscope-bench under mpiexec.
+
+Everything the user typed is parsed and checked here, before anything is
+launched: sizes and process counts, statistics parameters, the output file,
+the number of cores, the MPI installation and the operation names. The
+bench then receives explicit values only. After the run the result document
+is shown as a report table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import os
+import shlex
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mpiscope.cmd_list_ops import query_ops
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.launcher import build_env, format_command, mpiexec_command, run_streaming
+from mpiscope.mpi_profile import MpiProfile, select_profile
+from mpiscope.progress import ProgressDisplay
+from mpiscope.report import render_report
+from mpiscope.result import load_result
+from mpiscope.sizes import parse_nprocs_spec, parse_size_spec
+
+__all__ = ["RunPlan", "add_parser", "bench_arguments", "plan_run", "run"]
+
+TIMERS = ("auto", "tsc", "monotonic", "gettimeofday", "wtime")
+SYNC_ALGORITHMS = ("linear", "ring")
+STOP_RULES = ("error", "count")
+CACHE_MODES = ("cold", "warm")
+DEFAULT_SIZES = "1:1M:x4"
+DEFAULT_NPROCS_SIZE = 1024
+DEFAULT_MAX_LAUNCHES = {"error": 1000, "count": 100}
+
+# MPI predefined C datatypes by kind; the kind decides which reductions apply
+# (MPI standard, "Predefined Reduction Operations").
+DTYPES: dict[str, str] = {
+    **dict.fromkeys(
+        (
+            "signed_char",
+            "unsigned_char",
+            "short",
+            "unsigned_short",
+            "int",
+            "unsigned",
+            "long",
+            "unsigned_long",
+            "long_long",
+            "unsigned_long_long",
+            "int8_t",
+            "int16_t",
+            "int32_t",
+            "int64_t",
+            "uint8_t",
+            "uint16_t",
+            "uint32_t",
+            "uint64_t",
+        ),
+        "integer",
+    ),
+    **dict.fromkeys(("float", "double", "long_double"), "floating"),
+    **dict.fromkeys(("c_float_complex", "c_double_complex"), "complex"),
+    "c_bool": "logical",
+    "byte": "byte",
+    "char": "char",
+}
+REDUCE_OPS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("sum", "prod"), frozenset({"integer", "floating", "complex"})),
+    **dict.fromkeys(("max", "min"), frozenset({"integer", "floating"})),
+    **dict.fromkeys(("land", "lor", "lxor"), frozenset({"integer", "logical"})),
+    **dict.fromkeys(("band", "bor", "bxor"), frozenset({"integer", "byte"})),
+}
+
+
+# --- argument types: each raises ArgumentTypeError, shown as one line -----------
+
+
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+        return value
+
+    return parse
+
+
+def _float_in(
+    low: float, high: float | None, low_open: bool, high_open: bool
+) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
+        below = value <= low if low_open else value < low
+        above = high is not None and (value >= high if high_open else value > high)
+        if below or above or value != value:
+            left = "(" if low_open else "["
+            right = ")" if high_open else "]"
+            upper = "inf" if high is None else f"{high:g}"
+            raise argparse.ArgumentTypeError(
+                f"must be in {left}{low:g}, {upper}{right}, not {text}"
+            )
+        return value
+
+    return parse
+
+
+def _power_of_two(text: str) -> int:
+    value = _int_at_least(1)(text)
+    if value & (value - 1):
+        raise argparse.ArgumentTypeError(f"must be a power of two, not {value}")
+    return value
+
+
+def _choice(choices: tuple[str, ...] | dict[str, Any], what: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        name = text.strip().lower()
+        if name in choices:
+            return name
+        raise argparse.ArgumentTypeError(_unknown(what, text, list(choices)))
+
+    return parse
+
+
+def _unknown(what: str, name: str, known: list[str]) -> str:
+    close = difflib.get_close_matches(name.lower(), known, n=1)
+    if close:
+        return f"unknown {what} {name!r} (did you mean {close[0]!r}?)"
+    return f"unknown {what} {name!r} (known: {', '.join(known)})"
+
+
+# --- the parser ---------------------------------------------------------------
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "run",
+        help="measure MPI operations",
+        description="Measure MPI operations with the synchronized-window method and write a "
+        "result document. Sizes accept K/M/G (1024-based): '1:1M:x4' (geometric), "
+        "'0:64K:+4K' (arithmetic), '8,1K,64K' (list).",
+    )
+    p.add_argument("ops", metavar="OPS", help="operations, comma-separated (see list-ops)")
+    add = p.add_argument
+    add("--np", type=_int_at_least(1), default=2, metavar="N", help="MPI processes (default 2)")
+    add("--sizes", metavar="SPEC", help=f"message sizes in bytes (default {DEFAULT_SIZES})")
+    add(
+        "--nprocs",
+        metavar="SPEC",
+        help="vary the process count instead of the size, e.g. 2,3,4 or 2:8 (each <= --np); "
+        f"--sizes is then one size (default {DEFAULT_NPROCS_SIZE})",
+    )
+    add("--timer", type=_choice(TIMERS, "timer"), default="auto", help="|".join(TIMERS))
+    add(
+        "--sync",
+        type=_choice(SYNC_ALGORITHMS, "clock sync algorithm"),
+        default="linear",
+        help="clock synchronization: linear|ring (default linear)",
+    )
+    add(
+        "--stop",
+        type=_choice(STOP_RULES, "stopping rule"),
+        default="error",
+        help="stopping rule: error (target RSE) or count (default error)",
+    )
+    add(
+        "--target-rse",
+        type=_float_in(0, None, True, True),
+        default=0.05,
+        metavar="F",
+        help="error rule: target relative standard error of the mean (default 0.05)",
+    )
+    add(
+        "--min-valid",
+        type=_int_at_least(2),
+        default=10,
+        metavar="N",
+        help="error rule: valid launches needed at least (default 10)",
+    )
+    add(
+        "--max-valid",
+        type=_int_at_least(1),
+        default=30,
+        metavar="N",
+        help="count rule: valid launches to collect (default 30)",
+    )
+    add(
+        "--max-launches",
+        type=_int_at_least(1),
+        metavar="N",
+        help="launches per point at most (default 1000 for error, 100 for count)",
+    )
+    add(
+        "--max-point-seconds",
+        type=_float_in(0, None, True, True),
+        default=30.0,
+        metavar="S",
+        help="seconds per point at most (default 30)",
+    )
+    add(
+        "--confidence",
+        type=_float_in(0, 1, True, True),
+        default=0.95,
+        metavar="P",
+        help="confidence level of the interval, 0<P<1 (default 0.95)",
+    )
+    add(
+        "--trim",
+        type=_float_in(0, 0.5, False, True),
+        default=0.25,
+        metavar="F",
+        help="fraction trimmed from each end before the mean (default 0.25)",
+    )
+    add(
+        "--cache",
+        type=_choice(CACHE_MODES, "cache mode"),
+        default="cold",
+        help="cold (rotate buffers beyond the LLC) or warm (default cold)",
+    )
+    add(
+        "--align",
+        type=_power_of_two,
+        default=64,
+        metavar="BYTES",
+        help="buffer alignment, a power of two (default 64)",
+    )
+    add("--root", type=_int_at_least(0), default=0, metavar="R", help="root rank (default 0)")
+    add(
+        "--dtype",
+        type=_choice(DTYPES, "datatype"),
+        default="double",
+        help="element type of reductions (default double)",
+    )
+    add(
+        "--reduce-op",
+        type=_choice(REDUCE_OPS, "reduction"),
+        default="sum",
+        metavar="NAME",
+        help="reduction operation: " + ",".join(REDUCE_OPS) + " (default sum)",
+    )
+    add(
+        "--window-min-ns",
+        type=_float_in(0, None, False, True),
+        default=1000.0,
+        metavar="X",
+        help="smallest launch window in ns (default 1000)",
+    )
+    add("--per-rank", action="store_true", help="show per-rank rows in the final table")
+    add("--raw", action="store_true", help="keep raw per-launch samples in the result")
+    add("--out", metavar="FILE", help="result file (default mpiscope-YYYYmmdd-HHMMSS.json)")
+    add("--force", action="store_true", help="overwrite an existing --out file")
+    add(
+        "--oversubscribe",
+        action="store_true",
+        help="allow more processes than available cores (timings then suffer)",
+    )
+    add("--mpi", metavar="NAME", help="MPI installation (default: MPISCOPE_MPI, else mpich)")
+    add(
+        "--timeout",
+        type=_float_in(0, None, True, True),
+        metavar="S",
+        help="stop the whole run after S seconds (default: none)",
+    )
+    add("--quiet", action="store_true", help="no progress display")
+    p.set_defaults(handler=run)
+
+
+# --- the plan: everything checked, nothing launched ---------------------------------
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A checked run: what to pass to the bench and where the result goes."""
+
+    ops: list[str]
+    sizes: list[int]
+    nprocs: list[int] | None
+    out: Path
+    oversubscribed: bool
+    max_launches: int
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its affinity mask)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def plan_run(args: argparse.Namespace) -> RunPlan:
+    """Check every local input; raise MpiscopeError on the first problem."""
+    ops = [name.strip() for name in args.ops.split(",")]
+    if not all(ops):
+        raise MpiscopeError(f"bad operation list {args.ops!r}: empty name")
+    if len(set(ops)) != len(ops):
+        raise MpiscopeError(f"bad operation list {args.ops!r}: an operation appears twice")
+    nprocs = parse_nprocs_spec(args.nprocs) if args.nprocs is not None else None
+    sizes = parse_size_spec(args.sizes) if args.sizes is not None else None
+    if nprocs is not None:
+        if sizes is None:
+            sizes = [DEFAULT_NPROCS_SIZE]
+        elif len(sizes) != 1:
+            raise MpiscopeError(
+                f"with --nprocs, --sizes must be one size, not {len(sizes)} ({args.sizes!r})"
+            )
+        if max(nprocs) > args.np:
+            raise MpiscopeError(
+                f"--nprocs {args.nprocs!r} goes up to {max(nprocs)}, more than --np {args.np}"
+            )
+    elif sizes is None:
+        sizes = parse_size_spec(DEFAULT_SIZES)
+    smallest = min(nprocs) if nprocs else args.np
+    if args.root >= smallest:
+        raise MpiscopeError(f"--root {args.root} is not a rank of a {smallest}-process run")
+    kinds = REDUCE_OPS[args.reduce_op]
+    if DTYPES[args.dtype] not in kinds:
+        raise MpiscopeError(
+            f"--reduce-op {args.reduce_op} does not apply to --dtype {args.dtype} "
+            f"(it needs a type of kind: {', '.join(sorted(kinds))})"
+        )
+    max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
+    cores = available_cores()
+    oversubscribed = args.np > cores
+    if oversubscribed and not args.oversubscribe:
+        raise MpiscopeError(
+            f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
+            "measure the scheduler, not MPI (use --oversubscribe to run anyway)"
+        )
+    return RunPlan(ops, sizes, nprocs, _check_out(args), oversubscribed, max_launches)
+
+
+def _check_out(args: argparse.Namespace) -> Path:
+    name = args.out or time.strftime("mpiscope-%Y%m%d-%H%M%S.json")
+    out = Path(name).expanduser().absolute()
+    if out.is_dir():
+        raise MpiscopeError(f"{name} is a directory")
+    if out.exists() and not args.force:
+        raise MpiscopeError(f"{name} exists (use --force to overwrite)")
+    if not out.parent.is_dir():
+        raise MpiscopeError(f"cannot write {name}: directory {out.parent} does not exist")
+    if not os.access(out.parent, os.W_OK):
+        raise MpiscopeError(f"cannot write {name}: directory {out.parent} is not writable")
+    return out
+
+
+def check_ops(plan: RunPlan, profile: MpiProfile) -> None:
+    """Every requested operation must be in the bench's catalogue."""
+    _, catalogue = query_ops(profile)
+    known = [op.name for op in catalogue]
+    for name in plan.ops:
+        if name not in known:
+            raise MpiscopeError(_unknown("operation", name, known))
+
+
+def bench_arguments(
+    args: argparse.Namespace, plan: RunPlan, profile: MpiProfile, launcher: list[str]
+) -> list[str]:
+    """The bench's arguments: explicit values for everything."""
+    argv = [
+        "--ops",
+        ",".join(plan.ops),
+        "--sizes",
+        ",".join(str(size) for size in plan.sizes),
+    ]
+    if plan.nprocs is not None:
+        argv += ["--nprocs", ",".join(str(n) for n in plan.nprocs)]
+    argv += [
+        "--timer",
+        args.timer,
+        "--sync",
+        args.sync,
+        "--stop",
+        args.stop,
+        "--target-rse",
+        repr(args.target_rse),
+        "--min-valid",
+        str(args.min_valid),
+        "--max-valid",
+        str(args.max_valid),
+        "--max-launches",
+        str(plan.max_launches),
+        "--max-point-seconds",
+        repr(args.max_point_seconds),
+        "--confidence",
+        repr(args.confidence),
+        "--trim",
+        repr(args.trim),
+        "--cache",
+        args.cache,
+        "--align",
+        str(args.align),
+        "--root",
+        str(args.root),
+        "--dtype",
+        args.dtype,
+        "--reduce-op",
+        args.reduce_op,
+        "--window-min-ns",
+        repr(args.window_min_ns),
+        "--out",
+        str(plan.out),
+    ]
+    if args.raw:
+        argv.append("--raw")
+    if args.force:
+        argv.append("--force")
+    if plan.oversubscribed:
+        argv.append("--oversubscribed")
+    user_command = shlex.join(["mpiscope", *getattr(args, "argv", [])])
+    argv += [
+        "--meta",
+        f"command_line={user_command}",
+        "--meta",
+        f"launcher={format_command(launcher)}",
+        "--meta",
+        f"mpi_implementation={profile.implementation}",
+    ]
+    return argv
+
+
+# --- running ------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> int:
+    plan = plan_run(args)
+    profile = select_profile(args.mpi)
+    bench = profile.check_bench()
+    launcher = mpiexec_command(profile, args.np, args.oversubscribe)
+    profile.check_mpiexec()
+    check_ops(plan, profile)
+    command = launcher + [bench] + bench_arguments(args, plan, profile, launcher)
+    before = _file_id(plan.out)
+    display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+    try:
+        code = run_streaming(command, build_env(profile), args.timeout, display)
+    except RunFailedError as exc:
+        display.close()
+        _show_partial(plan.out, before, args.per_rank)
+        raise RunFailedError(f"{exc}{_partial_note(plan.out, before)}") from None
+    except KeyboardInterrupt:
+        display.close()
+        raise KeyboardInterrupt(_partial_note(plan.out, before).lstrip("; ")) from None
+    display.close()
+    return _finish(code, plan.out, before, args.per_rank)
+
+
+def _finish(code: int, out: Path, before: tuple[int, int] | None, per_rank: bool) -> int:
+    if code != 0:
+        _show_partial(out, before, per_rank)
+        raise RunFailedError(
+            f"mpiscope-bench failed ({_describe_exit(code)}){_partial_note(out, before)}"
+        )
+    if _file_id(out) in (None, before):
+        raise RunFailedError(f"mpiscope-bench exited normally but wrote no result to {out}")
+    result = load_result(out)
+    print(render_report(result, per_rank=per_rank))
+    print(f"\nresult: {out}")
+    if not result.complete:
+        raise RunFailedError(
+            f"mpiscope-bench exited normally but the result's status is {result.status!r}"
+        )
+    return 0
+
+
+def _show_partial(out: Path, before: tuple[int, int] | None, per_rank: bool) -> None:
+    """Print what a failed run left, if it wrote anything readable."""
+    if _file_id(out) in (None, before):
+        return
+    try:
+        result = load_result(out)
+    except MpiscopeError:
+        return  # the error line says where the file is
+    print(render_report(result, per_rank=per_rank))
+    print(f"\nresult: {out}")
+
+
+def _partial_note(out: Path, before: tuple[int, int] | None) -> str:
+    if _file_id(out) in (None, before):
+        return "; no result was written"
+    return f"; partial result kept in {out}"
+
+
+def _file_id(path: Path) -> tuple[int, int] | None:
+    """(inode, mtime in ns) of a file, to tell a new result from an old one."""
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns)
+
+
+def _describe_exit(code: int) -> str:
+    if code < 0:
+        import signal
+
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"

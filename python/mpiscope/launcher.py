@@ -1,0 +1,302 @@
+"""Running mpiscope-bench: under mpiexec for measurements, alone for queries.
+
+Every child runs with an explicit environment, in its own process group
+(its own session), with an optional timeout. On timeout or Ctrl-C the whole
+group (mpiexec, its proxies and the local ranks) gets SIGTERM, then SIGKILL
+if it has not ended after a grace period.
+
+The bench speaks a small line protocol on its standard output:
+
+* ``@mpiscope progress {json}``: a finished point (:class:`ProgressEvent`);
+* ``@mpiscope warning <text>``: something the user must know
+  (:class:`WarningEvent`);
+* anything else is ordinary output (:class:`OutputEvent`).
+
+Its standard error is passed through untouched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.mpi_profile import MpiProfile
+
+__all__ = [
+    "Event",
+    "OutputEvent",
+    "ProgressEvent",
+    "WarningEvent",
+    "build_env",
+    "format_command",
+    "mpiexec_command",
+    "parse_line",
+    "run_captured",
+    "run_streaming",
+]
+
+PROGRESS_PREFIX = "@mpiscope progress "
+WARNING_PREFIX = "@mpiscope warning "
+#: Seconds between SIGTERM and SIGKILL when stopping a process group.
+KILL_GRACE_SECONDS = 3.0
+_POLL_SECONDS = 0.2
+
+
+@dataclass(frozen=True)
+class ProgressEvent:
+    """One measured point, as announced by the bench (times in ns)."""
+
+    index: int  # 0-based position of the point in the run
+    total: int  # number of points in the run
+    op: str
+    size_bytes: int
+    nprocs: int
+    median_ns: float | None
+    ci_low_ns: float | None
+    ci_high_ns: float | None
+    unstable: bool
+
+
+@dataclass(frozen=True)
+class WarningEvent:
+    text: str
+
+
+@dataclass(frozen=True)
+class OutputEvent:
+    line: str
+
+
+Event = ProgressEvent | WarningEvent | OutputEvent
+
+
+def parse_line(line: str) -> Event:
+    """Classify one line of the bench's standard output (without newline)."""
+    if line.startswith(PROGRESS_PREFIX):
+        payload = line[len(PROGRESS_PREFIX) :]
+        event = _progress_from_json(payload)
+        if event is None:
+            return WarningEvent(f"unreadable progress line from the bench: {payload.strip()}")
+        return event
+    if line.startswith(WARNING_PREFIX):
+        return WarningEvent(line[len(WARNING_PREFIX) :].strip())
+    return OutputEvent(line)
+
+
+def _progress_from_json(payload: str) -> ProgressEvent | None:
+    try:
+        data: Any = json.loads(payload)
+        if not isinstance(data, dict):
+            return None
+
+        def number(key: str) -> float | None:
+            value = data.get(key)
+            return float(value) if isinstance(value, int | float) else None
+
+        return ProgressEvent(
+            index=int(data["index"]),
+            total=int(data["total"]),
+            op=str(data["op"]),
+            size_bytes=int(data["size_bytes"]),
+            nprocs=int(data["nprocs"]),
+            median_ns=number("median_ns"),
+            ci_low_ns=number("ci_low_ns"),
+            ci_high_ns=number("ci_high_ns"),
+            unstable=bool(data.get("unstable", False)),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def mpiexec_command(profile: MpiProfile, nprocs: int, oversubscribe: bool = False) -> list[str]:
+    """The launcher part of the command: ``mpiexec -n N [--oversubscribe]``."""
+    command = [profile.mpiexec, "-n", str(nprocs)]
+    if oversubscribe and profile.implementation == "openmpi":
+        command.append("--oversubscribe")  # MPICH's hydra oversubscribes by default
+    return command
+
+
+def build_env(profile: MpiProfile, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The explicit environment of the bench and its launcher.
+
+    It starts from ``base`` (default: this process's environment, so that
+    the user's MPI tuning variables reach the ranks), puts the MPI's ``bin``
+    first on PATH, and for Open MPI run as root adds the two variables that
+    allow it. Python's own variables are removed: the ranks are C.
+    """
+    env = dict(os.environ if base is None else base)
+    for key in ("PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP"):
+        env.pop(key, None)
+    if profile.prefix:
+        bin_dir = os.path.join(profile.prefix, "bin")
+        path = env.get("PATH", "")
+        if bin_dir not in path.split(os.pathsep):
+            env["PATH"] = bin_dir + (os.pathsep + path if path else "")
+    if profile.implementation == "openmpi" and os.geteuid() == 0:
+        env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+        env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+    return env
+
+
+def format_command(argv: Sequence[str]) -> str:
+    """A command as a shell would need it typed."""
+    return shlex.join(argv)
+
+
+def run_captured(
+    argv: Sequence[str], env: Mapping[str, str], timeout: float | None
+) -> tuple[int, str, str]:
+    """Run a short command to completion; return (exit code, stdout, stderr)."""
+    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        stdout, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        proc.communicate()
+        raise RunFailedError(
+            f"{format_command(argv)} did not finish within {timeout:g} s and was stopped"
+        ) from None
+    except BaseException:
+        _kill_group(proc)
+        raise
+    return proc.returncode, stdout, stderr
+
+
+def run_streaming(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    timeout: float | None,
+    on_event: Callable[[Event], None],
+) -> int:
+    """Run the bench, feeding each stdout line to ``on_event``; return its exit code.
+
+    Raises :class:`RunFailedError` on timeout; re-raises KeyboardInterrupt.
+    In both cases the process group is stopped first.
+    """
+    with _termination_raises():
+        return _stream(argv, env, timeout, on_event)
+
+
+def _stream(
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    timeout: float | None,
+    on_event: Callable[[Event], None],
+) -> int:
+    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=None)
+    lines: queue.Queue[str | None] = queue.Queue()
+    assert proc.stdout is not None
+    reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
+    reader.start()
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        while True:
+            _check_deadline(deadline, timeout)
+            try:
+                line = lines.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                continue
+            if line is None:
+                break
+            on_event(parse_line(line))
+        while True:
+            _check_deadline(deadline, timeout)
+            try:
+                return proc.wait(timeout=_POLL_SECONDS)
+            except subprocess.TimeoutExpired:
+                continue
+    except BaseException:
+        _kill_group(proc)
+        reader.join(timeout=KILL_GRACE_SECONDS)
+        raise
+
+
+@contextlib.contextmanager
+def _termination_raises() -> Iterator[None]:
+    """While running, SIGTERM and SIGHUP raise RunFailedError in the main thread.
+
+    The bench runs in its own session, so a signal that ends mpiscope would
+    not reach it: turning the signal into an exception lets the usual
+    clean-up stop the process group first.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        raise RunFailedError(f"mpiscope received {signal.Signals(signum).name}: run stopped")
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _check_deadline(deadline: float | None, timeout: float | None) -> None:
+    if deadline is not None and time.monotonic() >= deadline:
+        raise RunFailedError(
+            f"the run did not finish within --timeout {timeout:g} s: "
+            "mpiexec and its ranks were stopped"
+        )
+
+
+def _start(
+    argv: Sequence[str], env: Mapping[str, str], stdout: int, stderr: int | None
+) -> subprocess.Popen[str]:
+    try:
+        return subprocess.Popen(
+            list(argv),
+            env=dict(env),
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            start_new_session=True,  # own process group: killed as a whole
+        )
+    except OSError as exc:
+        raise MpiscopeError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
+
+
+def _pump(stream: IO[str], lines: queue.Queue[str | None]) -> None:
+    try:
+        for line in stream:
+            lines.put(line.rstrip("\r\n"))
+    except (OSError, ValueError):
+        pass
+    finally:
+        lines.put(None)
+
+
+def _kill_group(proc: subprocess.Popen[str]) -> None:
+    """SIGTERM the child's process group, then SIGKILL what is left."""
+    for sig, grace in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, KILL_GRACE_SECONDS)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            break
+        try:
+            proc.wait(timeout=grace)
+            if sig == signal.SIGTERM:
+                # The leader is gone; make sure no rank outlives it.
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            break
+        except subprocess.TimeoutExpired:
+            continue

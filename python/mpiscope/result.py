@@ -1,0 +1,295 @@
+"""Reading result documents written by mpiscope-bench.
+
+:func:`load_result` reads a file, checks its ``schema_version`` (major 1) and
+validates it against the bundled JSON Schema (draft 2020-12), then wraps it
+in :class:`Result`, a small typed view. Every problem is an
+:class:`~mpiscope.errors.MpiscopeError` with a one-line message. The whole
+document stays available as plain dicts (``Result.data``, ``Point.data``).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = [
+    "SCHEMA_MAJOR",
+    "PerRank",
+    "Point",
+    "Result",
+    "Summary",
+    "load_result",
+    "parse_result",
+    "result_schema",
+    "validate_result",
+]
+
+#: The major schema version this package reads.
+SCHEMA_MAJOR = 1
+_VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
+_MAX_MESSAGE = 240
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Median, mean and maximum of a per-launch quantity (ns)."""
+
+    median_ns: float | None
+    mean_ns: float | None
+    max_ns: float | None
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None) -> Summary | None:
+        if data is None:
+            return None
+        return cls(data.get("median_ns"), data.get("mean_ns"), data.get("max_ns"))
+
+
+@dataclass(frozen=True)
+class PerRank:
+    """One rank's own durations for a point (ns)."""
+
+    rank: int
+    median_ns: float | None
+    mean_ns: float | None
+    min_ns: float | None
+    max_ns: float | None
+
+
+@dataclass(frozen=True)
+class Point:
+    """One measurement point: an operation at one size and process count."""
+
+    data: Mapping[str, Any]
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+    @property
+    def op(self) -> str:
+        return str(self.data["op"])
+
+    @property
+    def size_bytes(self) -> int:
+        return int(self.data["size_bytes"])
+
+    @property
+    def actual_bytes(self) -> int:
+        return int(self.data["actual_bytes"])
+
+    @property
+    def nprocs(self) -> int:
+        return int(self.data["nprocs"])
+
+    @property
+    def launches_total(self) -> int:
+        return int(self.data["launches_total"])
+
+    @property
+    def launches_valid(self) -> int:
+        return int(self.data["launches_valid"])
+
+    @property
+    def samples_used(self) -> int:
+        return int(self.data["samples_used"])
+
+    @property
+    def median_ns(self) -> float | None:
+        return self.data["median_ns"]
+
+    @property
+    def mean_ns(self) -> float | None:
+        return self.data["mean_ns"]
+
+    @property
+    def error_ns(self) -> float | None:
+        return self.data["error_ns"]
+
+    @property
+    def min_ns(self) -> float | None:
+        return self.data["min_ns"]
+
+    @property
+    def max_ns(self) -> float | None:
+        return self.data["max_ns"]
+
+    @property
+    def confidence(self) -> float:
+        return float(self.data["confidence"])
+
+    @property
+    def global_span(self) -> Summary | None:
+        return Summary.from_dict(self.data.get("global_span"))
+
+    @property
+    def start_skew(self) -> Summary | None:
+        return Summary.from_dict(self.data.get("start_skew"))
+
+    @property
+    def unstable(self) -> bool:
+        return bool(self.data["unstable"])
+
+    @property
+    def unstable_reasons(self) -> list[str]:
+        return list(self.data["unstable_reasons"])
+
+    @property
+    def oversubscribed(self) -> bool:
+        return bool(self.data["oversubscribed"])
+
+    @property
+    def per_rank(self) -> list[PerRank] | None:
+        rows = self.data.get("per_rank")
+        if rows is None:
+            return None
+        return [
+            PerRank(r["rank"], r["median_ns"], r["mean_ns"], r["min_ns"], r["max_ns"]) for r in rows
+        ]
+
+
+@dataclass(frozen=True)
+class Result:
+    """A validated result document."""
+
+    data: Mapping[str, Any]
+    path: Path | None = None
+
+    @property
+    def schema_version(self) -> str:
+        return str(self.data["schema_version"])
+
+    @property
+    def status(self) -> str:
+        """One of "running", "complete", "failed"."""
+        return str(self.data["status"])
+
+    @property
+    def complete(self) -> bool:
+        return self.status == "complete"
+
+    @property
+    def error(self) -> str | None:
+        """Why the run failed, when the bench said so."""
+        return self.data.get("error")
+
+    @property
+    def environment(self) -> Mapping[str, Any]:
+        return self.data["environment"]
+
+    @property
+    def method(self) -> Mapping[str, Any]:
+        return self.data["method"]
+
+    @property
+    def confidence(self) -> float:
+        return float(self.data["method"]["confidence"])
+
+    @property
+    def varied(self) -> str:
+        """What the points vary: "size" or "nprocs"."""
+        return str(self.data["varied"])
+
+    @property
+    def points(self) -> list[Point]:
+        return [Point(p) for p in self.data["points"]]
+
+    @property
+    def warnings(self) -> list[str]:
+        return list(self.data["warnings"])
+
+    def __iter__(self) -> Iterator[Point]:
+        return iter(self.points)
+
+    def __len__(self) -> int:
+        return len(self.data["points"])
+
+
+@functools.lru_cache(maxsize=1)
+def result_schema() -> dict[str, Any]:
+    """The bundled JSON Schema of result documents (version 1)."""
+    text = resources.files("mpiscope").joinpath("schema/result-v1.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def load_result(path: str | Path) -> Result:
+    """Read, check and validate a result document."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MpiscopeError(f"cannot read {path}: no such file") from None
+    except IsADirectoryError:
+        raise MpiscopeError(f"cannot read {path}: it is a directory") from None
+    except PermissionError:
+        raise MpiscopeError(f"cannot read {path}: permission denied") from None
+    except UnicodeDecodeError:
+        raise MpiscopeError(f"{path} is not a result document: not UTF-8 text") from None
+    except OSError as exc:
+        raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse_result(text, source=str(path), path=path)
+
+
+def parse_result(text: str, source: str = "<string>", path: Path | None = None) -> Result:
+    """Check and validate a result document given as JSON text."""
+    try:
+        data = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise MpiscopeError(
+            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except ValueError as exc:
+        raise MpiscopeError(f"{source} is not valid JSON: {exc}") from None
+    validate_result(data, source)
+    return Result(data, path)
+
+
+def validate_result(data: Any, source: str = "<document>") -> None:
+    """Raise MpiscopeError unless ``data`` is a valid version-1 result document."""
+    if not isinstance(data, dict):
+        raise MpiscopeError(f"{source} is not a result document: the top level is not an object")
+    version = data.get("schema_version")
+    if version is None:
+        raise MpiscopeError(f"{source} is not a result document: no schema_version")
+    match = _VERSION_RE.match(version) if isinstance(version, str) else None
+    if match is None:
+        raise MpiscopeError(f"{source}: schema_version {version!r} is not of the form MAJOR.MINOR")
+    if int(match.group(1)) != SCHEMA_MAJOR:
+        raise MpiscopeError(
+            f"{source} has schema_version {version}; this mpiscope reads {SCHEMA_MAJOR}.x "
+            "(use a matching mpiscope version)"
+        )
+    import jsonschema  # lazy: keeps `mpiscope --help` fast
+
+    validator = jsonschema.Draft202012Validator(result_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
+    if error is not None:
+        where = _json_path(error.absolute_path)
+        message = " ".join(error.message.split())
+        if len(message) > _MAX_MESSAGE:
+            message = message[: _MAX_MESSAGE - 3] + "..."
+        raise MpiscopeError(
+            f"{source} does not match the result schema {version}: {where}{message}"
+        )
+
+
+def _json_path(parts: Any) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return f"at {text}: " if text else ""
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

@@ -1,0 +1,152 @@
+/* main.c: mpiscope-bench, the thin executable `mpiscope run` launches on
+ * every rank: parse the plan, measure every point, write the document. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpiscope/mpiscope.h"
+#include "list_ops.h"
+#include "options.h"
+
+static int rank0;
+
+static void fail(const char *what, int err)
+{
+    if (rank0)
+        fprintf(stderr, "mpiscope-bench: error: %s: %s\n", what, mpiscope_strerror(err));
+}
+
+/* Every op name known before MPI does any work: one clear error, not a hang. */
+static int check_ops(const bench_options_t *o, const mpiscope_op_t **ops)
+{
+    for (int i = 0; i < o->n_ops; i++) {
+        ops[i] = mpiscope_op_find(o->ops[i]);
+        if (!ops[i]) {
+            if (rank0)
+                fprintf(stderr, "mpiscope-bench: error: unknown operation '%s'\n", o->ops[i]);
+            return MPISCOPE_ENOOP;
+        }
+    }
+    return 0;
+}
+
+static void progress(const bench_options_t *o, int index, int total, const mpiscope_op_t *op,
+                     const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *r)
+{
+    if (!o->progress || !rank0)
+        return;
+    printf("@mpiscope progress {\"index\":%d,\"total\":%d,\"op\":\"%s\",\"size_bytes\":%zu,"
+           "\"nprocs\":%d,\"median_ns\":%.6g,\"ci_low_ns\":%.6g,\"ci_high_ns\":%.6g,\"unstable\":%s}\n",
+           index, total, op->name, spec->size_bytes, spec->nprocs, r->stats.median,
+           r->stats.ci_low, r->stats.ci_high, r->unstable ? "true" : "false");
+    fflush(stdout);
+}
+
+/* The points in plan order: every op x every size (or x every nprocs). */
+static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscope_context_t *ctx,
+                    mpiscope_result_t *res)
+{
+    int varied_nprocs = o->n_nprocs > 0;
+    int n_values = varied_nprocs ? o->n_nprocs : o->n_sizes;
+    int total = 0, index = 0;
+    for (int i = 0; i < o->n_ops; i++)
+        total += (ops[i]->flags & MPISCOPE_OP_USES_SIZE) || varied_nprocs ? n_values : 1;
+    for (int i = 0; i < o->n_ops; i++) {
+        int uses_size = (ops[i]->flags & MPISCOPE_OP_USES_SIZE) != 0;
+        int n = uses_size || varied_nprocs ? n_values : 1;
+        for (int v = 0; v < n; v++) {
+            mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
+            spec.size_bytes = varied_nprocs ? o->sizes[0] : (uses_size ? o->sizes[v] : 0);
+            spec.nprocs = varied_nprocs ? o->nprocs[v] : 0;
+            spec.root = o->root;
+            spec.dtype = o->dtype;
+            spec.reduce_op = o->reduce_op;
+            spec.option_names = o->opt_names;
+            spec.option_values = o->opt_values;
+            spec.n_options = (size_t)o->n_opts;
+            mpiscope_point_result_t r;
+            int err = mpiscope_context_measure(ctx, ops[i], &spec, &r);
+            if (err) {
+                fail(ops[i]->name, err);
+                return err;
+            }
+            if (!spec.nprocs)
+                spec.nprocs = mpiscope_context_sync(ctx)->nprocs;
+            err = mpiscope_result_add_point(res, ops[i], &spec, &r);
+            if (err) {
+                fail("writing the result", err);
+                return err;
+            }
+            progress(o, ++index, total, ops[i], &spec, &r);
+            MPI_Barrier(MPI_COMM_WORLD); /* ranks outside a sub-communicator wait here */
+        }
+    }
+    return 0;
+}
+
+static int run(const bench_options_t *o)
+{
+    const mpiscope_op_t *ops[BENCH_MAX_OPS];
+    int err = check_ops(o, ops);
+    if (err)
+        return err;
+    int nprocs;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    for (int i = 0; i < o->n_nprocs; i++)
+        if (o->nprocs[i] > nprocs) {
+            if (rank0)
+                fprintf(stderr, "mpiscope-bench: error: --nprocs %d exceeds the %d ranks launched\n",
+                        o->nprocs[i], nprocs);
+            return MPISCOPE_ERANGE;
+        }
+    mpiscope_context_t *ctx;
+    err = mpiscope_context_create(MPI_COMM_WORLD, &o->params, &ctx);
+    if (err) {
+        fail("setting up the measurement (timer, clock sync)", err);
+        return err;
+    }
+    mpiscope_result_t *res;
+    unsigned flags = (o->force ? MPISCOPE_RESULT_FORCE : 0) | (o->raw ? MPISCOPE_RESULT_RAW : 0);
+    err = mpiscope_result_open(ctx, o->out, flags, &res);
+    if (err) {
+        fail(o->out, err);
+        mpiscope_context_destroy(ctx);
+        return err;
+    }
+    for (int i = 0; i < o->n_meta; i++)
+        mpiscope_result_set_meta(res, o->meta_keys[i], o->meta_values[i]);
+    mpiscope_result_set_varied(res, o->n_nprocs ? "nprocs" : "size");
+    mpiscope_result_set_oversubscribed(res, o->oversubscribed);
+    if (o->oversubscribed)
+        mpiscope_result_warn(res, "more ranks than cores: every point was measured oversubscribed");
+    err = run_plan(o, ops, ctx, res);
+    int close_err = mpiscope_result_close(res, err != 0);
+    if (close_err && !err)
+        fail("writing the result", close_err);
+    mpiscope_context_destroy(ctx);
+    return err ? err : close_err;
+}
+
+int main(int argc, char **argv)
+{
+    bench_options_t o;
+    char err_text[256];
+    int bad = bench_options_parse(argc, argv, &o, err_text, sizeof err_text);
+    if (!bad && (o.list_ops || o.help)) { /* no MPI needed: runs without mpiexec */
+        if (o.help)
+            bench_options_usage();
+        return o.list_ops ? bench_list_ops(stdout) : 0;
+    }
+    MPI_Init(&argc, &argv);
+    int rank;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    rank0 = rank == 0;
+    if (bad) {
+        if (rank0)
+            fprintf(stderr, "mpiscope-bench: error: %s\n", err_text);
+        MPI_Finalize();
+        return 2;
+    }
+    int err = run(&o);
+    MPI_Finalize();
+    return err ? 1 : 0;
+}

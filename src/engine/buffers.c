@@ -1,0 +1,275 @@
+/* buffers.c: the run's buffer pool and the per-launch (send, recv) pairs it
+ * hands to operations.
+ *
+ * One aligned region per run, grown when a point needs more and reused by
+ * later points. It is filled when allocated, so page faults never land in
+ * a timed launch. Cold mode cuts the region into slots visited in a
+ * shuffled order: no launch finds its data in cache, and the hardware
+ * prefetcher cannot guess the next slot. */
+#include "opctx.h"
+#include "mpiscope/error.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+    POOL_DEFAULT_ALIGNMENT = 64, /* one cache line */
+    POOL_MIN_COLD_SLOTS = 2,
+    POOL_MAX_COLD_SLOTS = 4096
+};
+#define POOL_DEFAULT_LIMIT_BYTES ((size_t)256 << 20)
+/* 0xA5 bytes read as float or double are normal numbers: reductions over
+ * the pattern never take slow denormal or NaN paths. */
+#define POOL_FILL_BYTE 0xA5
+#define POOL_SHUFFLE_SEED 0x6d706973636f7065u /* fixed: runs are reproducible */
+
+struct mpiscope__buffer_pool {
+    int cold;
+    size_t alignment_bytes;
+    size_t limit_bytes;
+    size_t llc_bytes;
+    unsigned char *region;
+    size_t capacity_bytes;
+    /* Layout for the current point; slots == 0 when none was asked for. */
+    size_t recv_offset_bytes;
+    size_t slot_bytes;
+    size_t slots;
+    uint64_t rng;
+    uint16_t order[POOL_MAX_COLD_SLOTS];
+};
+
+int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_bytes,
+                                 mpiscope__buffer_pool_t **out)
+{
+    mpiscope__buffer_pool_t *pool;
+
+    if (!out)
+        return MPISCOPE_EINVAL;
+    *out = NULL;
+    if (alignment_bytes == 0)
+        alignment_bytes = POOL_DEFAULT_ALIGNMENT;
+    /* aligned_alloc needs a power of two no smaller than a pointer. */
+    if ((alignment_bytes & (alignment_bytes - 1)) != 0 || alignment_bytes < sizeof(void *))
+        return MPISCOPE_EINVAL;
+    pool = calloc(1, sizeof *pool);
+    if (!pool)
+        return MPISCOPE_ENOMEM;
+    pool->cold = cold != 0;
+    pool->alignment_bytes = alignment_bytes;
+    pool->limit_bytes = limit_bytes ? limit_bytes : POOL_DEFAULT_LIMIT_BYTES;
+    pool->llc_bytes = mpiscope__llc_bytes();
+    pool->rng = POOL_SHUFFLE_SEED;
+    *out = pool;
+    return 0;
+}
+
+void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool)
+{
+    if (!pool)
+        return;
+    free(pool->region);
+    free(pool);
+}
+
+void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__buffer_pool_info_t *info)
+{
+    *info = (mpiscope__buffer_pool_info_t){
+        .cold = pool->cold,
+        .alignment_bytes = pool->alignment_bytes,
+        .limit_bytes = pool->limit_bytes,
+        .llc_bytes = pool->llc_bytes,
+        .slot_bytes = pool->slot_bytes,
+        .slots = pool->slots,
+        .region_bytes = pool->slots * pool->slot_bytes,
+    };
+}
+
+static size_t saturating_double(size_t n)
+{
+    return n > SIZE_MAX / 2 ? SIZE_MAX : 2 * n;
+}
+
+/* min(limit, max(2 * LLC, 2 * slot)) worth of slots, within [2, 4096]. */
+static size_t cold_slot_count(const mpiscope__buffer_pool_t *pool, size_t slot_bytes)
+{
+    size_t target = saturating_double(pool->llc_bytes);
+    size_t slots;
+
+    if (target < saturating_double(slot_bytes))
+        target = saturating_double(slot_bytes);
+    if (target > pool->limit_bytes)
+        target = pool->limit_bytes;
+    slots = target / slot_bytes;
+    if (slots < POOL_MIN_COLD_SLOTS)
+        return POOL_MIN_COLD_SLOTS;
+    return slots > POOL_MAX_COLD_SLOTS ? POOL_MAX_COLD_SLOTS : slots;
+}
+
+/* Round up to the alignment, with at least one aligned unit: every buffer
+ * pointer is then valid and distinct, even for 0 bytes (some MPI libraries
+ * reject NULL buffers even with a zero count). */
+static int aligned_size(const mpiscope__buffer_pool_t *pool, size_t bytes, size_t *out)
+{
+    size_t a = pool->alignment_bytes;
+
+    if (bytes > SIZE_MAX - a)
+        return MPISCOPE_ERANGE;
+    *out = bytes == 0 ? a : (bytes + a - 1) / a * a;
+    return 0;
+}
+
+static int grow_region(mpiscope__buffer_pool_t *pool, size_t bytes)
+{
+    if (bytes <= pool->capacity_bytes)
+        return 0;
+    free(pool->region);
+    pool->capacity_bytes = 0;
+    pool->region = aligned_alloc(pool->alignment_bytes, bytes);
+    if (!pool->region)
+        return MPISCOPE_ENOMEM;
+    memset(pool->region, POOL_FILL_BYTE, bytes); /* fault every page in now */
+    pool->capacity_bytes = bytes;
+    return 0;
+}
+
+/* splitmix64: a tiny, well-mixed generator; quality needs are modest. */
+static uint64_t next_random(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9e3779b97f4a7c15u);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+static void shuffle_order(mpiscope__buffer_pool_t *pool)
+{
+    for (size_t i = 0; i < pool->slots; i++)
+        pool->order[i] = (uint16_t)i;
+    for (size_t i = pool->slots; i > 1; i--) { /* Fisher-Yates */
+        size_t j = (size_t)(next_random(&pool->rng) % i);
+        uint16_t tmp = pool->order[i - 1];
+        pool->order[i - 1] = pool->order[j];
+        pool->order[j] = tmp;
+    }
+}
+
+static int pool_reserve(mpiscope__buffer_pool_t *pool, size_t send_bytes, size_t recv_bytes)
+{
+    size_t send_aligned, recv_aligned, slot_bytes, slots;
+    int rc;
+
+    pool->slots = 0;
+    if ((rc = aligned_size(pool, send_bytes, &send_aligned)) != 0
+        || (rc = aligned_size(pool, recv_bytes, &recv_aligned)) != 0)
+        return rc;
+    if (send_aligned > SIZE_MAX - recv_aligned)
+        return MPISCOPE_ERANGE;
+    slot_bytes = send_aligned + recv_aligned;
+    slots = pool->cold ? cold_slot_count(pool, slot_bytes) : 1;
+    if (slot_bytes > SIZE_MAX / slots)
+        return MPISCOPE_ERANGE;
+    if ((rc = grow_region(pool, slots * slot_bytes)) != 0)
+        return rc;
+    pool->recv_offset_bytes = send_aligned;
+    pool->slot_bytes = slot_bytes;
+    pool->slots = slots;
+    shuffle_order(pool);
+    return 0;
+}
+
+static mpiscope__buffer_pool_t *ctx_pool(const mpiscope_op_ctx_t *ctx)
+{
+    const mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
+    return engine ? engine->pool : NULL;
+}
+
+int mpiscope_op_ctx_buffers(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes)
+{
+    mpiscope__buffer_pool_t *pool = ctx_pool(ctx);
+    int rc;
+
+    if (!pool)
+        return MPISCOPE_EINVAL;
+    rc = pool_reserve(pool, send_bytes, recv_bytes);
+    mpiscope__op_ctx_select_buffers(ctx, 0);
+    return rc;
+}
+
+void mpiscope__op_ctx_select_buffers(mpiscope_op_ctx_t *ctx, size_t launch)
+{
+    const mpiscope__buffer_pool_t *pool = ctx_pool(ctx);
+    unsigned char *slot;
+
+    if (!pool || pool->slots == 0) {
+        ctx->send = ctx->recv = NULL;
+        return;
+    }
+    slot = pool->region + pool->order[launch % pool->slots] * pool->slot_bytes;
+    ctx->send = slot;
+    ctx->recv = slot + pool->recv_offset_bytes;
+}
+
+void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx)
+{
+    mpiscope__buffer_pool_t *pool = ctx_pool(ctx);
+
+    if (pool)
+        pool->slots = 0;
+    ctx->send = ctx->recv = NULL;
+}
+
+/* "32K", "1024K", "16M" (sysfs cache sizes) to bytes; 0 if unreadable. */
+static size_t parse_cache_size(const char *text)
+{
+    char *end;
+    unsigned long long n = strtoull(text, &end, 10);
+
+    switch (*end) {
+    case 'K': return (size_t)n << 10;
+    case 'M': return (size_t)n << 20;
+    case 'G': return (size_t)n << 30;
+    default: return (size_t)n;
+    }
+}
+
+/* Level and size of /sys/.../cache/index<i>; 0 if it does not exist. */
+static int read_sysfs_cache(int index, int *level, size_t *bytes)
+{
+    char path[96], text[32];
+    FILE *f;
+    int ok;
+
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    ok = fscanf(f, "%d", level) == 1;
+    fclose(f);
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+    if (!ok || !(f = fopen(path, "r")))
+        return 0;
+    ok = fscanf(f, "%31s", text) == 1;
+    fclose(f);
+    *bytes = ok ? parse_cache_size(text) : 0;
+    return ok;
+}
+
+size_t mpiscope__llc_bytes(void)
+{
+    int best_level = 0, level;
+    size_t best_bytes = 0, bytes;
+
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0)
+        return (size_t)l3;
+#endif
+    for (int i = 0; read_sysfs_cache(i, &level, &bytes); i++)
+        if (level > best_level || (level == best_level && bytes > best_bytes)) {
+            best_level = level;
+            best_bytes = bytes;
+        }
+    return best_bytes;
+}

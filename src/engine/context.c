@@ -1,0 +1,126 @@
+/* context.c: creating a measurement context: one timer for all ranks,
+ * clocks synchronised, the stage lead time t_bcast measured. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpiscope/error.h"
+#include "context.h"
+#include "timer_read.h"
+#include "util.h"
+
+/* Every rank must end up with the same timer kind: AUTO takes tsc only if
+ * tsc works everywhere. Returns the same code on every rank. */
+static int init_timer(MPI_Comm comm, mpiscope_timer_kind_t kind)
+{
+    int err = mpiscope_timer_init(kind == MPISCOPE_TIMER_AUTO ? MPISCOPE_TIMER_TSC : kind, 0);
+    int worst = err;
+    MPI_Allreduce(&err, &worst, 1, MPI_INT, MPI_MIN, comm);
+    if (worst != 0 && kind == MPISCOPE_TIMER_AUTO)
+        err = mpiscope_timer_init(MPISCOPE_TIMER_MONOTONIC, 0);
+    else
+        err = worst;
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    return err;
+}
+
+/* Ranks of one node read one counter: they take the node leader's
+ * calibration, so their clocks cannot drift apart by calibration error. */
+static void share_node_frequency(MPI_Comm comm)
+{
+    mpiscope_timer_info_t info;
+    mpiscope_timer_info(&info);
+    if (info.kind != MPISCOPE_TIMER_TSC)
+        return;
+    MPI_Comm node;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    double hz = info.frequency_hz;
+    MPI_Bcast(&hz, 1, MPI_DOUBLE, 0, node);
+    mpiscope_timer_set_frequency(hz);
+    MPI_Comm_free(&node);
+}
+
+/* An upper bound of the time to broadcast one clock value: twice the 90th
+ * percentile of the max-over-ranks time of 31 broadcasts, plus the worst
+ * clock residual, so nearly every rank has tau before tau comes. */
+static double measure_t_bcast(mpiscope_context_t *ctx)
+{
+    enum { REPS = 31 };
+    double times[REPS], value = 0;
+    for (int i = 0; i < REPS; i++) {
+        MPI_Barrier(ctx->comm);
+        double t0 = mpiscope__now_ns();
+        MPI_Bcast(&value, 1, MPI_DOUBLE, 0, ctx->comm);
+        double dt = mpiscope__now_ns() - t0;
+        MPI_Allreduce(&dt, &times[i], 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+    }
+    qsort(times, REPS, sizeof *times, mpiscope__cmp_double);
+    double residual = 0;
+    for (int r = 0; ctx->rank == 0 && r < ctx->nprocs; r++)
+        residual = fmax(residual, fabs(ctx->sync->residual_ns[r]));
+    double lead = 2 * mpiscope_quantile_sorted(times, REPS, 0.9) + residual;
+    MPI_Bcast(&lead, 1, MPI_DOUBLE, 0, ctx->comm);
+    return lead;
+}
+
+int mpiscope_context_create(MPI_Comm comm, const mpiscope_params_t *params, mpiscope_context_t **out)
+{
+    mpiscope_params_t p;
+    if (params)
+        p = *params;
+    else
+        mpiscope_params_default(&p);
+    int err = mpiscope_params_check(&p);
+    if (err || !out)
+        return err ? err : MPISCOPE_EINVAL;
+    mpiscope_context_t *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return MPISCOPE_ENOMEM;
+    MPI_Comm_dup(comm, &ctx->comm);
+    MPI_Comm_rank(ctx->comm, &ctx->rank);
+    MPI_Comm_size(ctx->comm, &ctx->nprocs);
+    err = init_timer(ctx->comm, p.timer);
+    if (!err) {
+        share_node_frequency(ctx->comm);
+        mpiscope_timer_info(&ctx->timer);
+        p.timer = ctx->timer.kind;
+        err = mpiscope_clock_sync_run(ctx->comm, &p.sync, &ctx->sync);
+    }
+    if (!err)
+        err = mpiscope__buffer_pool_create(p.cache_cold, p.alignment_bytes, p.pool_limit_bytes, &ctx->pool);
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, ctx->comm);
+    if (err) {
+        mpiscope_context_destroy(ctx);
+        return err;
+    }
+    if (p.late_tolerance_ns == 0) {
+        /* A start is late only beyond what reading the clock itself costs. */
+        double tol = fmax(100.0, fmax(4 * ctx->timer.read_overhead_ns, 2 * ctx->timer.resolution_ns));
+        MPI_Allreduce(MPI_IN_PLACE, &tol, 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
+        p.late_tolerance_ns = tol;
+    }
+    ctx->params = p;
+    if (p.t_bcast_ns == 0)
+        ctx->params.t_bcast_ns = measure_t_bcast(ctx);
+    *out = ctx;
+    return 0;
+}
+
+void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep) { ctx->keep_raw = keep; }
+
+const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx) { return ctx->sync; }
+
+const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx) { return &ctx->params; }
+
+void mpiscope_context_destroy(mpiscope_context_t *ctx)
+{
+    if (!ctx)
+        return;
+    for (int i = 0; i < ctx->n_subcomms; i++)
+        if (ctx->subcomm[i] != MPI_COMM_NULL)
+            MPI_Comm_free(&ctx->subcomm[i]);
+    mpiscope__window_destroy(ctx->last);
+    mpiscope__buffer_pool_destroy(ctx->pool);
+    mpiscope_clock_sync_free(ctx->sync);
+    MPI_Comm_free(&ctx->comm);
+    free(ctx);
+}

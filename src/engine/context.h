@@ -1,0 +1,29 @@
+/* context.h (internal): what a measurement context holds. */
+#ifndef MPISCOPE_CONTEXT_H
+#define MPISCOPE_CONTEXT_H
+
+#include "mpiscope/measure.h"
+#include "opctx.h"
+#include "window.h"
+
+enum { MPISCOPE__MAX_SUBCOMMS = 64 };
+
+struct mpiscope_context {
+    MPI_Comm comm;                 /* a duplicate of the user's communicator */
+    int rank, nprocs;
+    mpiscope_params_t params;      /* with t_bcast_ns and late_tolerance_ns resolved */
+    mpiscope_timer_info_t timer;
+    mpiscope_clock_sync_t *sync;
+    mpiscope__buffer_pool_t *pool;
+    int keep_raw;                  /* keep per-launch samples of the last point (rank 0) */
+    mpiscope__window_t *last;      /* rank 0: the last point's window, for the result writer */
+    int last_nprocs;
+    MPI_Comm subcomm[MPISCOPE__MAX_SUBCOMMS]; /* first-n-ranks communicators, by n */
+    int subcomm_n[MPISCOPE__MAX_SUBCOMMS];
+    int n_subcomms;
+};
+
+/* Keep raw per-launch samples of every point (for --raw). */
+void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep);
+
+#endif

@@ -1,0 +1,27 @@
+/* environment.h (internal): where a run happened, for the result document. */
+#ifndef MPISCOPE_ENVIRONMENT_H
+#define MPISCOPE_ENVIRONMENT_H
+
+#include <mpi.h>
+#include "json.h"
+
+typedef struct mpiscope__environment {
+    char library_version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int mpi_version, mpi_subversion;
+    char *hosts;          /* JSON array of unique host names (rank 0) */
+    int ranks, nodes, ranks_per_node;
+    char cpu_model[256];
+    char start_time_utc[32];
+} mpiscope__environment_t;
+
+/* Collective over comm. */
+int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env);
+void mpiscope__environment_free(mpiscope__environment_t *env);
+
+/* Write the environment's fields into the open JSON object. */
+void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__json_t *j);
+
+/* Current UTC time as 2026-11-22T10:00:00Z. */
+void mpiscope__utc_now(char *buf, size_t size);
+
+#endif

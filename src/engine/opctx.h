@@ -1,0 +1,64 @@
+/* opctx.h (internal): setting up an mpiscope_op_ctx_t for one measurement
+ * point, its buffer pool, and op-specific options. */
+#ifndef MPISCOPE_OPCTX_H
+#define MPISCOPE_OPCTX_H
+
+#include <stddef.h>
+#include "mpiscope/op.h"
+
+typedef struct mpiscope__buffer_pool mpiscope__buffer_pool_t;
+
+/* A buffer pool lives for the whole run and is reused by every point.
+ * cold != 0: each launch gets a new (send, recv) pair, taken in a shuffled
+ * order from one region of at most limit_bytes (default target: twice the
+ * last-level cache), so no launch finds its data in cache.
+ * cold == 0 (warm): every launch reuses one pair. */
+int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_bytes,
+                                 mpiscope__buffer_pool_t **out);
+void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool);
+
+/* What the pool did for the current point (for the result document). */
+typedef struct mpiscope__buffer_pool_info {
+    int cold;
+    size_t alignment_bytes;
+    size_t limit_bytes;
+    size_t llc_bytes;       /* last-level cache size found on this machine (0 if unknown) */
+    size_t slot_bytes;      /* bytes of one (send, recv) pair, aligned */
+    size_t slots;           /* distinct pairs rotated through */
+    size_t region_bytes;    /* slots * slot_bytes */
+} mpiscope__buffer_pool_info_t;
+void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__buffer_pool_info_t *info);
+
+/* Size of the last-level cache in bytes (sysconf, then /sys), 0 if unknown. */
+size_t mpiscope__llc_bytes(void);
+
+/* Engine-private part of a ctx (ctx->engine points to one). */
+typedef struct mpiscope__op_engine {
+    mpiscope__buffer_pool_t *pool;
+    const mpiscope_op_t *op;
+    const char *const *option_names;   /* user-given op-specific options */
+    const char *const *option_values;
+    size_t n_options;
+} mpiscope__op_engine_t;
+
+/* Fill ctx for a point: comm (rank, nprocs from it), size, root, element
+ * type and reduction. count = max(1, size_bytes / dtype_bytes).
+ * `engine` must outlive the point. */
+int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_bytes, int root,
+                          MPI_Datatype dtype, MPI_Op reduce_op, mpiscope__op_engine_t *engine);
+
+/* Point ctx->send / ctx->recv at the pair for launch number `launch`
+ * (cheap: no allocation; call outside the timed region). */
+void mpiscope__op_ctx_select_buffers(mpiscope_op_ctx_t *ctx, size_t launch);
+
+/* Forget the point's buffers (the pool's memory is kept for the next point). */
+void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx);
+
+/* Element types and reductions by name ("double", "float", "int", "long",
+ * "char", "byte"...; "sum", "prod", "min", "max", "band", "bor", "bxor",
+ * "land", "lor", "lxor"). canonical: "MPI_DOUBLE", "MPI_SUM".
+ * Return 0 or MPISCOPE_EINVAL. */
+int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, const char **canonical);
+int mpiscope__reduce_op_parse(const char *name, MPI_Op *op, const char **canonical);
+
+#endif

@@ -1,0 +1,76 @@
+/* params.c: defaults, checks and names of the measurement parameters. */
+#include <math.h>
+#include "mpiscope/error.h"
+#include "mpiscope/measure.h"
+
+void mpiscope_params_default(mpiscope_params_t *p)
+{
+    *p = (mpiscope_params_t){
+        .timer = MPISCOPE_TIMER_AUTO,
+        .k_init = 4,
+        .k = 8,
+        .invalid_threshold = 0.25,
+        .gamma = 1.1,
+        .window_min_ns = 1000,
+        .window_quantile = 0.9,
+        .late_tolerance_ns = 0,
+        .t_bcast_ns = 0,
+        .stop_rule = MPISCOPE_STOP_ERROR,
+        .target_rse = 0.05,
+        .min_valid = 10,
+        .max_valid = 30,
+        .max_launches = 1000,
+        .max_point_seconds = 30,
+        .trim_fraction = 0.25,
+        .confidence = 0.95,
+        .cache_cold = 1,
+        .alignment_bytes = 64,
+        .pool_limit_bytes = 0,
+        .flags = 0,
+    };
+    mpiscope_sync_params_default(&p->sync);
+}
+
+int mpiscope_params_check(const mpiscope_params_t *p)
+{
+    if (!p || p->flags != 0)
+        return MPISCOPE_EINVAL;
+    int bad = p->k < 1 || p->k > 64 || p->k_init > 64
+              || !(p->invalid_threshold >= 0 && p->invalid_threshold < 1)
+              || !(p->gamma > 1 && p->gamma < 2) || !(p->window_min_ns >= 0)
+              || !(p->window_quantile > 0 && p->window_quantile <= 1)
+              || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
+              || !(p->target_rse > 0) || p->min_valid < 1 || p->max_valid < 1
+              || p->max_launches < 1 || p->max_launches > 1000000
+              || !(p->max_point_seconds > 0)
+              || !(p->trim_fraction >= 0 && p->trim_fraction < 0.5)
+              || !(p->confidence > 0 && p->confidence < 1)
+              || p->alignment_bytes == 0 || (p->alignment_bytes & (p->alignment_bytes - 1))
+              || p->sync.patience == 0 || p->sync.max_exchanges == 0;
+    return bad ? MPISCOPE_ERANGE : 0;
+}
+
+const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
+{
+    switch (reason) {
+    case MPISCOPE_STOPPED_TARGET_ERROR: return "target_error";
+    case MPISCOPE_STOPPED_MAX_VALID: return "max_valid";
+    case MPISCOPE_STOPPED_MAX_LAUNCHES: return "max_launches";
+    case MPISCOPE_STOPPED_TIME_LIMIT: return "time_limit";
+    default: return "not_stopped";
+    }
+}
+
+const char *mpiscope_stop_rule_name(mpiscope_stop_rule_t rule)
+{
+    return rule == MPISCOPE_STOP_COUNT ? "count" : "error";
+}
+
+const char *mpiscope_unstable_reason_name(unsigned bit)
+{
+    if (bit & MPISCOPE_UNSTABLE_INVALID_FRACTION) return "invalid_fraction";
+    if (bit & MPISCOPE_UNSTABLE_SPREAD) return "spread";
+    if (bit & MPISCOPE_UNSTABLE_TARGET_MISSED) return "target_missed";
+    if (bit & MPISCOPE_UNSTABLE_TOO_FEW_VALID) return "too_few_valid";
+    return "unknown";
+}

@@ -1,0 +1,180 @@
+/* point_json.c: a measurement point in the result document's shape. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "mpiscope/error.h"
+#include "opctx.h"
+#include "point_json.h"
+
+static void write_interval(mpiscope__json_t *j, const char *key, const mpiscope_stats_t *s, double p)
+{
+    double t = mpiscope_student_t_quantile(0.5 * (1 + p), (double)s->n_used - 1);
+    double e = t * s->se;
+    mpiscope__json_array(j, key);
+    mpiscope__json_number(j, NULL, s->mean - e);
+    mpiscope__json_number(j, NULL, s->mean + e);
+    mpiscope__json_end(j);
+}
+
+static void write_stats(mpiscope__json_t *j, const mpiscope_stats_t *s)
+{
+    mpiscope__json_integer(j, "launches_valid", (long long)s->n_valid);
+    mpiscope__json_integer(j, "samples_used", (long long)s->n_used);
+    mpiscope__json_number(j, "mean_ns", s->mean);
+    mpiscope__json_number(j, "stddev_ns", s->stddev);
+    mpiscope__json_number(j, "se_ns", s->se);
+    mpiscope__json_number(j, "rse", s->rse);
+    mpiscope__json_number(j, "median_ns", s->median);
+    mpiscope__json_number(j, "min_ns", s->min);
+    mpiscope__json_number(j, "max_ns", s->max);
+    mpiscope__json_number(j, "trimmed_min_ns", s->trimmed_min);
+    mpiscope__json_number(j, "trimmed_max_ns", s->trimmed_max);
+    mpiscope__json_number(j, "q25_ns", s->q25);
+    mpiscope__json_number(j, "q75_ns", s->q75);
+    mpiscope__json_number(j, "confidence", s->confidence);
+    mpiscope__json_number(j, "error_ns", s->error);
+    mpiscope__json_number(j, "ci_low_ns", s->ci_low);
+    mpiscope__json_number(j, "ci_high_ns", s->ci_high);
+    mpiscope__json_object(j, "intervals");
+    write_interval(j, "0.90", s, 0.90);
+    write_interval(j, "0.95", s, 0.95);
+    write_interval(j, "0.99", s, 0.99);
+    mpiscope__json_end(j);
+}
+
+static void write_summary(mpiscope__json_t *j, const char *key, double median, double mean, double max)
+{
+    mpiscope__json_object(j, key);
+    mpiscope__json_number(j, "median_ns", median);
+    mpiscope__json_number(j, "mean_ns", mean);
+    mpiscope__json_number(j, "max_ns", max);
+    mpiscope__json_end(j);
+}
+
+static void write_window(mpiscope__json_t *j, const mpiscope_point_result_t *p)
+{
+    mpiscope__json_object(j, "window");
+    mpiscope__json_number(j, "initial_ns", p->window_initial_ns);
+    mpiscope__json_number(j, "final_ns", p->window_final_ns);
+    mpiscope__json_number(j, "min_ns", p->window_min_ns);
+    mpiscope__json_number(j, "max_ns", p->window_max_ns);
+    mpiscope__json_integer(j, "stages", p->stages);
+    mpiscope__json_integer(j, "invalid_late", (long long)p->invalid_late);
+    mpiscope__json_integer(j, "invalid_overrun", (long long)p->invalid_overrun);
+    mpiscope__json_integer(j, "widened", p->widened);
+    mpiscope__json_integer(j, "shrunk", p->shrunk);
+    mpiscope__json_end(j);
+}
+
+static void write_unstable(mpiscope__json_t *j, unsigned unstable)
+{
+    mpiscope__json_bool(j, "unstable", unstable != 0);
+    mpiscope__json_array(j, "unstable_reasons");
+    for (unsigned bit = 1; bit && bit <= unstable; bit <<= 1)
+        if (unstable & bit)
+            mpiscope__json_string(j, NULL, mpiscope_unstable_reason_name(bit));
+    mpiscope__json_end(j);
+}
+
+/* Each rank's own durations over the valid launches. */
+static void write_per_rank(mpiscope__json_t *j, const mpiscope__window_t *w)
+{
+    double *v = malloc((w->valid ? w->valid : 1) * sizeof *v);
+    if (!v) {
+        j->failed = 1;
+        return;
+    }
+    mpiscope__json_array(j, "per_rank");
+    for (int r = 0; r < w->nprocs; r++) {
+        for (size_t i = 0; i < w->valid; i++)
+            v[i] = w->rank_time_ns[i * w->nprocs + r];
+        mpiscope_stats_t s;
+        mpiscope_stats_compute(v, w->valid, 0, 0.95, &s);
+        mpiscope__json_object(j, NULL);
+        mpiscope__json_integer(j, "rank", r);
+        mpiscope__json_number(j, "median_ns", s.median);
+        mpiscope__json_number(j, "mean_ns", s.mean);
+        mpiscope__json_number(j, "min_ns", s.min);
+        mpiscope__json_number(j, "max_ns", s.max);
+        mpiscope__json_end(j);
+    }
+    mpiscope__json_end(j);
+    free(v);
+}
+
+static void write_raw(mpiscope__json_t *j, const mpiscope__window_t *w)
+{
+    size_t n = w->total < w->capacity ? w->total : w->capacity;
+    mpiscope__json_object(j, "raw");
+    mpiscope__json_array(j, "valid");
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_bool(j, NULL, w->raw_valid[i]);
+    mpiscope__json_end(j);
+    mpiscope__json_array(j, "time_ns");
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_number(j, NULL, w->raw_time_ns[i]);
+    mpiscope__json_end(j);
+    const double *const tables[2] = {w->raw_start_ns, w->raw_end_ns};
+    const char *const names[2] = {"start_ns", "end_ns"};
+    for (int t = 0; t < 2; t++) {
+        mpiscope__json_array(j, names[t]);
+        for (size_t i = 0; i < n; i++) {
+            mpiscope__json_array(j, NULL);
+            for (int r = 0; r < w->nprocs; r++)
+                mpiscope__json_number(j, NULL, tables[t][i * w->nprocs + r]);
+            mpiscope__json_end(j);
+        }
+        mpiscope__json_end(j);
+    }
+    mpiscope__json_end(j);
+}
+
+void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op,
+                          const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
+                          int oversubscribed, mpiscope__json_t *j)
+{
+    int reduction = (op->flags & MPISCOPE_OP_USES_REDUCTION) != 0;
+    const char *dtype = "MPI_BYTE", *reduce = NULL;
+    MPI_Datatype dt;
+    MPI_Op mop;
+    size_t bytes;
+    if (reduction) {
+        mpiscope__dtype_parse(spec->dtype ? spec->dtype : "double", &dt, &bytes, &dtype);
+        mpiscope__reduce_op_parse(spec->reduce_op ? spec->reduce_op : "sum", &mop, &reduce);
+    }
+    mpiscope__json_object(j, NULL);
+    mpiscope__json_string(j, "op", op->name);
+    if (op->flags & MPISCOPE_OP_USES_SIZE) {
+        mpiscope__json_integer(j, "size_bytes", (long long)spec->size_bytes);
+        mpiscope__json_integer(j, "actual_bytes", (long long)point->actual_bytes);
+    } else {
+        mpiscope__json_raw(j, "size_bytes", "null");
+        mpiscope__json_raw(j, "actual_bytes", "null");
+    }
+    mpiscope__json_integer(j, "nprocs", ctx->last_nprocs);
+    if (op->flags & MPISCOPE_OP_USES_ROOT)
+        mpiscope__json_integer(j, "root", spec->root);
+    else
+        mpiscope__json_raw(j, "root", "null");
+    mpiscope__json_string(j, "dtype", dtype);
+    mpiscope__json_string(j, "reduce_op", reduce);
+    mpiscope__json_object(j, "options");
+    for (size_t i = 0; i < spec->n_options; i++)
+        mpiscope__json_string(j, spec->option_names[i], spec->option_values[i]);
+    mpiscope__json_end(j);
+    mpiscope__json_integer(j, "launches_total", (long long)point->launches_total);
+    write_stats(j, &point->stats);
+    write_summary(j, "global_span", point->span_median_ns, point->span_mean_ns, point->span_max_ns);
+    write_summary(j, "start_skew", point->skew_median_ns, point->skew_mean_ns, point->skew_max_ns);
+    write_window(j, point);
+    mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
+    mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));
+    write_unstable(j, point->unstable);
+    mpiscope__json_bool(j, "oversubscribed", oversubscribed);
+    mpiscope__json_number(j, "elapsed_ns", point->elapsed_ns);
+    if (ctx->last)
+        write_per_rank(j, ctx->last);
+    if (ctx->last && ctx->keep_raw)
+        write_raw(j, ctx->last);
+    mpiscope__json_end(j);
+}

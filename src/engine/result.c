@@ -1,0 +1,299 @@
+/* result.c: the result document, rewritten atomically after every point. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "mpiscope/error.h"
+#include "mpiscope/result.h"
+#include "context.h"
+#include "environment.h"
+#include "json.h"
+#include "point_json.h"
+
+enum { MAX_META = 32 };
+
+struct mpiscope_result {
+    mpiscope_context_t *ctx;
+    char *path;
+    unsigned flags;
+    int is_writer;                 /* rank 0 of the context */
+    mpiscope__environment_t env;
+    char *meta_key[MAX_META], *meta_value[MAX_META];
+    int n_meta;
+    char varied[16];
+    int oversubscribed;
+    mpiscope__json_t points;       /* "p1,p2,..." items of the points array */
+    mpiscope__json_t warnings;
+    double *end_residual_ns;       /* [nprocs] after close */
+    char end_time_utc[32];
+};
+
+static void write_timer(const mpiscope_context_t *ctx, mpiscope__json_t *j)
+{
+    const mpiscope_timer_info_t *t = &ctx->timer;
+    mpiscope__json_object(j, "timer");
+    mpiscope__json_string(j, "name", t->name);
+    mpiscope__json_string(j, "source", t->source);
+    mpiscope__json_number(j, "resolution_ns", t->resolution_ns);
+    mpiscope__json_number(j, "read_overhead_ns", t->read_overhead_ns);
+    mpiscope__json_number(j, "frequency_hz", t->frequency_hz);
+    mpiscope__json_bool(j, "invariant", t->invariant);
+    mpiscope__json_bool(j, "wtime_is_global", t->wtime_is_global);
+    mpiscope__json_end(j);
+}
+
+static void number_array(mpiscope__json_t *j, const char *key, const double *v, int n)
+{
+    mpiscope__json_array(j, key);
+    for (int i = 0; i < n; i++)
+        mpiscope__json_number(j, NULL, v[i]);
+    mpiscope__json_end(j);
+}
+
+static double max_abs(const double *v, int n)
+{
+    double m = 0;
+    for (int i = 0; i < n; i++)
+        m = v[i] < 0 ? (-v[i] > m ? -v[i] : m) : (v[i] > m ? v[i] : m);
+    return m;
+}
+
+static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
+{
+    const mpiscope_clock_sync_t *s = res->ctx->sync;
+    mpiscope__json_object(j, "clock_sync");
+    mpiscope__json_string(j, "algorithm", mpiscope_sync_algorithm_name(s->algorithm));
+    mpiscope__json_integer(j, "patience", res->ctx->params.sync.patience);
+    mpiscope__json_integer(j, "max_exchanges", res->ctx->params.sync.max_exchanges);
+    mpiscope__json_number(j, "duration_ns", s->duration_ns);
+    mpiscope__json_integer(j, "exchanges", (long long)s->exchanges);
+    number_array(j, "offset_ns", s->offsets_ns, s->nprocs);
+    number_array(j, "rtt_min_ns", s->rtt_min_ns, s->nprocs);
+    number_array(j, "residual_ns", s->residual_ns, s->nprocs);
+    mpiscope__json_number(j, "max_abs_residual_ns", max_abs(s->residual_ns, s->nprocs));
+    if (res->end_residual_ns) {
+        number_array(j, "end_residual_ns", res->end_residual_ns, s->nprocs);
+        mpiscope__json_number(j, "max_abs_end_residual_ns", max_abs(res->end_residual_ns, s->nprocs));
+    }
+    mpiscope__json_end(j);
+}
+
+static void write_cache(const mpiscope_result_t *res, mpiscope__json_t *j)
+{
+    const mpiscope_params_t *p = &res->ctx->params;
+    mpiscope__buffer_pool_info_t info;
+    mpiscope__buffer_pool_info(res->ctx->pool, &info);
+    mpiscope__json_object(j, "cache");
+    mpiscope__json_string(j, "mode", p->cache_cold ? "cold" : "warm");
+    mpiscope__json_integer(j, "llc_bytes", (long long)info.llc_bytes);
+    mpiscope__json_integer(j, "alignment_bytes", (long long)p->alignment_bytes);
+    mpiscope__json_integer(j, "pool_limit_bytes", (long long)info.limit_bytes);
+    mpiscope__json_end(j);
+}
+
+static void write_environment(const mpiscope_result_t *res, mpiscope__json_t *j)
+{
+    mpiscope__json_object(j, "environment");
+    mpiscope__environment_write(&res->env, j);
+    if (res->end_time_utc[0])
+        mpiscope__json_string(j, "end_time_utc", res->end_time_utc);
+    mpiscope__json_bool(j, "oversubscribed", res->oversubscribed);
+    for (int i = 0; i < res->n_meta; i++)
+        mpiscope__json_string(j, res->meta_key[i], res->meta_value[i]);
+    write_timer(res->ctx, j);
+    write_sync(res, j);
+    write_cache(res, j);
+    mpiscope__json_end(j);
+}
+
+static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
+{
+    mpiscope__json_object(j, "method");
+    mpiscope__json_string(j, "name", "window");
+    mpiscope__json_number(j, "t_bcast_ns", p->t_bcast_ns);
+    mpiscope__json_integer(j, "k_init", p->k_init);
+    mpiscope__json_integer(j, "k", p->k);
+    mpiscope__json_number(j, "invalid_threshold", p->invalid_threshold);
+    mpiscope__json_number(j, "gamma", p->gamma);
+    mpiscope__json_number(j, "window_min_ns", p->window_min_ns);
+    mpiscope__json_number(j, "window_quantile", p->window_quantile);
+    mpiscope__json_number(j, "late_tolerance_ns", p->late_tolerance_ns);
+    mpiscope__json_string(j, "stop_rule", mpiscope_stop_rule_name(p->stop_rule));
+    mpiscope__json_number(j, "target_rse", p->target_rse);
+    mpiscope__json_integer(j, "min_valid", p->min_valid);
+    mpiscope__json_integer(j, "max_valid", p->max_valid);
+    mpiscope__json_integer(j, "max_launches", p->max_launches);
+    mpiscope__json_number(j, "max_point_seconds", p->max_point_seconds);
+    mpiscope__json_number(j, "trim_fraction", p->trim_fraction);
+    mpiscope__json_number(j, "confidence", p->confidence);
+    mpiscope__json_end(j);
+}
+
+/* The whole document, then temporary file + rename: readers never see a
+ * half-written file. */
+static int write_document(mpiscope_result_t *res, const char *status)
+{
+    mpiscope__json_t j;
+    mpiscope__json_init(&j);
+    mpiscope__json_object(&j, NULL);
+    mpiscope__json_string(&j, "schema_version", MPISCOPE_SCHEMA_VERSION);
+    mpiscope__json_string(&j, "status", status);
+    mpiscope__json_raw(&j, "units", "{\"time\":\"ns\",\"size\":\"bytes\",\"frequency\":\"Hz\",\"fraction\":\"1\"}");
+    write_environment(res, &j);
+    write_method(&res->ctx->params, &j);
+    mpiscope__json_string(&j, "varied", res->varied);
+    mpiscope__json_array(&j, "points");
+    mpiscope__json_raw(&j, NULL, res->points.buf ? res->points.buf : "");
+    mpiscope__json_end(&j);
+    mpiscope__json_array(&j, "warnings");
+    mpiscope__json_raw(&j, NULL, res->warnings.buf ? res->warnings.buf : "");
+    mpiscope__json_end(&j);
+    mpiscope__json_end(&j);
+    int err = j.failed || res->points.failed || res->warnings.failed ? MPISCOPE_ENOMEM : 0;
+    if (!err) {
+        size_t n = strlen(res->path) + 32;
+        char *tmp = malloc(n);
+        FILE *f = tmp ? (snprintf(tmp, n, "%s.tmp.%ld", res->path, (long)getpid()), fopen(tmp, "w")) : NULL;
+        int ok = f && fwrite(j.buf, 1, j.len, f) == j.len && fputc('\n', f) != EOF;
+        ok = f && fclose(f) == 0 && ok;
+        if (!ok || rename(tmp, res->path) != 0) {
+            if (tmp)
+                unlink(tmp);
+            err = MPISCOPE_EIO;
+        }
+        free(tmp);
+    }
+    mpiscope__json_free(&j);
+    return err;
+}
+
+static void result_free(mpiscope_result_t *res)
+{
+    for (int i = 0; i < res->n_meta; i++) {
+        free(res->meta_key[i]);
+        free(res->meta_value[i]);
+    }
+    mpiscope__environment_free(&res->env);
+    mpiscope__json_free(&res->points);
+    mpiscope__json_free(&res->warnings);
+    free(res->end_residual_ns);
+    free(res->path);
+    free(res);
+}
+
+int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned flags, mpiscope_result_t **out)
+{
+    if (!ctx || !path || !out || (flags & ~(unsigned)(MPISCOPE_RESULT_FORCE | MPISCOPE_RESULT_RAW)))
+        return MPISCOPE_EINVAL;
+    mpiscope_result_t *res = calloc(1, sizeof *res);
+    int err = res ? 0 : MPISCOPE_ENOMEM;
+    if (res) {
+        res->ctx = ctx;
+        res->flags = flags;
+        res->is_writer = ctx->rank == 0;
+        res->path = strdup(path);
+        snprintf(res->varied, sizeof res->varied, "size");
+        mpiscope__json_init(&res->points);
+        mpiscope__json_init(&res->warnings);
+        err = res->path ? mpiscope__environment_gather(ctx->comm, &res->env) : MPISCOPE_ENOMEM;
+    }
+    if (!err && res->is_writer) {
+        if (!(flags & MPISCOPE_RESULT_FORCE) && access(path, F_OK) == 0)
+            err = MPISCOPE_EEXIST;
+        else
+            err = write_document(res, "running");
+    }
+    MPI_Bcast(&err, 1, MPI_INT, 0, ctx->comm);
+    if (err) {
+        if (res)
+            result_free(res);
+        return err;
+    }
+    mpiscope__context_keep_raw(ctx, (flags & MPISCOPE_RESULT_RAW) != 0);
+    *out = res;
+    return 0;
+}
+
+int mpiscope_result_set_meta(mpiscope_result_t *res, const char *key, const char *value)
+{
+    if (!res || !key || !value || res->n_meta == MAX_META)
+        return MPISCOPE_EINVAL;
+    for (int i = 0; i < res->n_meta; i++)
+        if (strcmp(res->meta_key[i], key) == 0) {
+            char *v = strdup(value);
+            if (!v)
+                return MPISCOPE_ENOMEM;
+            free(res->meta_value[i]);
+            res->meta_value[i] = v;
+            return 0;
+        }
+    res->meta_key[res->n_meta] = strdup(key);
+    res->meta_value[res->n_meta] = strdup(value);
+    if (!res->meta_key[res->n_meta] || !res->meta_value[res->n_meta])
+        return MPISCOPE_ENOMEM;
+    res->n_meta++;
+    return 0;
+}
+
+int mpiscope_result_set_varied(mpiscope_result_t *res, const char *varied)
+{
+    if (!res || !varied || (strcmp(varied, "size") != 0 && strcmp(varied, "nprocs") != 0))
+        return MPISCOPE_EINVAL;
+    snprintf(res->varied, sizeof res->varied, "%s", varied);
+    return 0;
+}
+
+void mpiscope_result_set_oversubscribed(mpiscope_result_t *res, int oversubscribed)
+{
+    if (res)
+        res->oversubscribed = oversubscribed != 0;
+}
+
+int mpiscope_result_warn(mpiscope_result_t *res, const char *text)
+{
+    if (!res || !text)
+        return MPISCOPE_EINVAL;
+    mpiscope__json_t item;
+    mpiscope__json_init(&item);
+    mpiscope__json_string(&item, NULL, text);
+    mpiscope__json_list_append(&res->warnings, item.buf);
+    mpiscope__json_free(&item);
+    return res->warnings.failed ? MPISCOPE_ENOMEM : 0;
+}
+
+int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
+                              const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point)
+{
+    if (!res || !op || !spec || !point)
+        return MPISCOPE_EINVAL;
+    if (!res->is_writer || !point->participated)
+        return 0;
+    mpiscope__json_t item;
+    mpiscope__json_init(&item);
+    mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, &item);
+    mpiscope__json_list_append(&res->points, item.buf);
+    int err = item.failed ? MPISCOPE_ENOMEM : 0;
+    mpiscope__json_free(&item);
+    return err ? err : write_document(res, "running");
+}
+
+int mpiscope_result_close(mpiscope_result_t *res, int failed)
+{
+    if (!res)
+        return MPISCOPE_EINVAL;
+    mpiscope_context_t *ctx = res->ctx;
+    int err = 0;
+    res->end_residual_ns = calloc((size_t)ctx->nprocs, sizeof(double));
+    if (!failed && res->end_residual_ns)
+        mpiscope_clock_sync_verify(ctx->comm, ctx->sync, res->end_residual_ns);
+    else {
+        free(res->end_residual_ns);
+        res->end_residual_ns = NULL;
+    }
+    mpiscope__utc_now(res->end_time_utc, sizeof res->end_time_utc);
+    if (res->is_writer)
+        err = write_document(res, failed ? "failed" : "complete");
+    MPI_Bcast(&err, 1, MPI_INT, 0, ctx->comm);
+    result_free(res);
+    return err;
+}

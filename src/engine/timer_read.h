@@ -1,0 +1,65 @@
+/* timer_read.h (internal): the raw counter reads behind mpiscope_timer_now_ns.
+ * Kept inline so the engine's timed regions pay one read, not a call chain. */
+#ifndef MPISCOPE_TIMER_READ_H
+#define MPISCOPE_TIMER_READ_H
+
+#include <stdint.h>
+#include <sys/time.h>
+#include <time.h>
+#include "mpiscope/timer.h"
+
+typedef struct mpiscope__timer_state {
+    mpiscope_timer_kind_t kind;      /* AUTO until init */
+    clockid_t clock_id;              /* for monotonic */
+    double ns_per_tick;              /* tsc */
+    uint64_t origin_ticks;           /* tsc origin */
+    double origin_ns;                /* other timers' origin, ns */
+    double (*wtime)(void);           /* MPI_Wtime, set by the MPI glue */
+} mpiscope__timer_state_t;
+
+extern mpiscope__timer_state_t mpiscope__timer;
+
+/* Serialised counter read: rdtscp waits for earlier instructions; the
+ * lfence after it keeps later ones from starting early. Never CPUID: it
+ * traps to the hypervisor (microseconds per read under virtualisation). */
+static inline uint64_t mpiscope__tsc_read(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    uint32_t lo, hi, aux;
+    __asm__ volatile("rdtscp\n\tlfence" : "=a"(lo), "=d"(hi), "=c"(aux) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(v) : : "memory");
+    return v;
+#else
+    return 0;
+#endif
+}
+
+static inline double mpiscope__timespec_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static inline double mpiscope__now_ns(void)
+{
+    switch (mpiscope__timer.kind) {
+    case MPISCOPE_TIMER_TSC:
+        return (double)(int64_t)(mpiscope__tsc_read() - mpiscope__timer.origin_ticks)
+               * mpiscope__timer.ns_per_tick;
+    case MPISCOPE_TIMER_GETTIMEOFDAY: {
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        return (double)tv.tv_sec * 1e9 + (double)tv.tv_usec * 1e3 - mpiscope__timer.origin_ns;
+    }
+    case MPISCOPE_TIMER_WTIME:
+        return mpiscope__timer.wtime() * 1e9 - mpiscope__timer.origin_ns;
+    default:
+        return mpiscope__timespec_ns(mpiscope__timer.clock_id) - mpiscope__timer.origin_ns;
+    }
+}
+
+#endif

@@ -1,0 +1,54 @@
+"""Fixtures of the Python tests: the sample result and a fake MPI."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mpiscope_fakes import (
+    FAKE_BENCH,
+    FAKE_MPIEXEC,
+    FAKE_OPS,
+    SAMPLE,
+    FakeMpi,
+    write_script,
+)
+
+
+@pytest.fixture
+def sample_doc() -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(SAMPLE.read_text())
+    return copy.deepcopy(doc)
+
+
+@pytest.fixture
+def fake_mpi(tmp_path: Path) -> Iterator[FakeMpi]:
+    root = tmp_path / "fakempi"
+    profile_dir = root / "profiles"
+    profile_dir.mkdir(parents=True)
+    bench = write_script(
+        root / "mpiscope-bench", FAKE_BENCH.replace("__OPS__", repr(json.dumps(FAKE_OPS)))
+    )
+    mpiexec = write_script(root / "mpiexec", FAKE_MPIEXEC)
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in ("MPISCOPE_MPI", "MPISCOPE_BENCH", "MPIEXEC")
+    }
+    env.update(
+        MPISCOPE_PROFILE_DIR=str(profile_dir),
+        FAKE_BENCH_SAMPLE=str(SAMPLE),
+        FAKE_BENCH_LOG=str(root / "bench-args.json"),
+        FAKE_MPIEXEC_LOG=str(root / "mpiexec-call.json"),
+    )
+    fake = FakeMpi(
+        root, profile_dir, bench, mpiexec, root / "bench-args.json", root / "mpiexec-call.json", env
+    )
+    fake.write_profile()
+    yield fake
