@@ -70,24 +70,25 @@ void mpiscope__window_destroy(mpiscope__window_t *w)
     free(w);
 }
 
-/* Stage 0 ran its launches back to back (delta 0). Its first launch pays
- * any late initialisation, so the first window is gamma times the MEDIAN
- * span of the others, not the seed's mean over the stage: one interrupted
- * launch there must not inflate the window a thousandfold. */
+/* Stage 0 ran its launches back to back (delta 0), so their spans mix
+ * in the ranks' drift; each launch's own time (max over ranks) is what a
+ * synchronised slot must hold. Its first launch pays any late
+ * initialisation, so the first window is gamma times the MEDIAN of the
+ * others, not the seed's mean over the stage: one interrupted launch there
+ * must not inflate the window a thousandfold. Too small a guess costs one
+ * stage of overruns, after which the window is sized from real needs. */
 static double first_window(const mpiscope__window_t *w, const double *start, const double *end)
 {
     unsigned k = w->plan.k;
-    double spans[64];
+    double times[64];
     unsigned n = 0;
     for (unsigned l = (k > 1); l < k; l++) {
-        double smin = INFINITY, emax = -INFINITY;
-        for (int r = 0; r < w->nprocs; r++) {
-            smin = fmin(smin, start[(size_t)r * k + l]);
-            emax = dmax(emax, end[(size_t)r * k + l]);
-        }
-        spans[n++] = emax - smin;
+        double tmax = 0;
+        for (int r = 0; r < w->nprocs; r++)
+            tmax = dmax(tmax, end[(size_t)r * k + l] - start[(size_t)r * k + l]);
+        times[n++] = tmax;
     }
-    return w->params.gamma * quantile_of(spans, n, 0.5);
+    return w->params.gamma * quantile_of(times, n, 0.5);
 }
 
 static void push_needed(mpiscope__window_t *w, double needed)

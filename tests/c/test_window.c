@@ -1,0 +1,250 @@
+/* test_window.c: the synchronized-window scheduler driven by a simulated
+ * clock, no MPI: late starts, overruns, widening, shrinking, stopping
+ * rules and the instability flags. */
+#include <string.h>
+#include "check.h"
+#include "mpiscope/error.h"
+#include "window.h"
+
+enum { RANKS = 2, KMAX = 64 };
+
+/* A simulated op: rank r takes duration(stage, l, r) ns; a rank may also
+ * be descheduled (delay before its start). */
+typedef struct sim {
+    double base_ns[RANKS];        /* steady duration per rank */
+    double first_launch_ns;       /* stage 0, launch 0 (late initialisation); 0: base */
+    double from_stage_ns;         /* from stage `change_stage` on, every launch takes this; 0: off */
+    unsigned change_stage;
+    double deschedule_ns;         /* rank 1 starts this late in launch `deschedule_launch` */
+    unsigned deschedule_stage, deschedule_launch;
+    int alternate;                /* odd launches take 3x: a wide spread */
+    double clock_ns;              /* simulated global time */
+    double elapsed_ns;
+} sim_t;
+
+static double duration(const sim_t *s, unsigned stage, unsigned l, int r, size_t launch)
+{
+    if (stage == 0 && l == 0 && s->first_launch_ns > 0)
+        return s->first_launch_ns;
+    if (s->from_stage_ns > 0 && stage >= s->change_stage)
+        return s->from_stage_ns;
+    if (s->alternate && launch % 2)
+        return 3 * s->base_ns[r];
+    return s->base_ns[r];
+}
+
+/* Run the planned stage: each rank waits for its slot (or its previous
+ * launch), then runs; returns the scheduler's verdict. */
+static int run_stage(sim_t *s, mpiscope__window_t *w, size_t *launch)
+{
+    double start[RANKS * KMAX], end[RANKS * KMAX];
+    const mpiscope__stage_plan_t p = w->plan;
+    double tau = s->clock_ns + 500; /* t_bcast */
+    double last = tau;
+    for (int r = 0; r < RANKS; r++) {
+        double ready = tau;
+        for (unsigned l = 0; l < p.k; l++) {
+            double slot = tau + l * p.delta_ns;
+            double t0 = ready > slot ? ready : slot;
+            if (r == 1 && p.index == s->deschedule_stage && l == s->deschedule_launch && s->deschedule_ns > 0)
+                t0 += s->deschedule_ns;
+            start[r * p.k + l] = t0 + 20;  /* clock read after the spin */
+            end[r * p.k + l] = start[r * p.k + l] + duration(s, p.index, l, r, *launch + l);
+            ready = end[r * p.k + l] + 30;
+            last = ready > last ? ready : last;
+        }
+    }
+    *launch += p.k;
+    s->elapsed_ns += last - s->clock_ns;
+    s->clock_ns = last + 1000; /* gather + decision */
+    return mpiscope__window_feed(w, tau, start, end, s->elapsed_ns);
+}
+
+static mpiscope__window_t *make(mpiscope_params_t *p, int raw)
+{
+    mpiscope__window_t *w = NULL;
+    p->late_tolerance_ns = 100;
+    CHECK_INT_EQ(mpiscope__window_create(p, RANKS, raw, &w), 0);
+    return w;
+}
+
+static void run_until_done(sim_t *s, mpiscope__window_t *w, mpiscope_point_result_t *r)
+{
+    size_t launch = 0;
+    for (int i = 0; i < 10000 && !run_stage(s, w, &launch); i++)
+        ;
+    CHECK_INT_EQ(mpiscope__window_result(w, r), 0);
+}
+
+static void test_steady_op(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__window_t *w = make(&p, 1);
+    sim_t s = {.base_ns = {500, 1000}};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    /* the op time is the max over ranks of each rank's own duration */
+    CHECK_NEAR(r.stats.mean, 1000, 1e-9);
+    CHECK_NEAR(r.stats.median, 1000, 1e-9);
+    CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_TARGET_ERROR);
+    CHECK_INT_EQ(r.stats.n_valid, 16); /* stage 0 discarded, then 2 stages of 8 */
+    CHECK_INT_EQ(r.launches_total, 16);
+    CHECK_INT_EQ(r.unstable, 0);
+    CHECK_INT_EQ(r.invalid_late + r.invalid_overrun, 0);
+    CHECK(r.skew_max_ns < 1e-9); /* both ranks start on the same slot */
+    CHECK_NEAR(r.span_median_ns, 1000, 1e-9);
+    /* the first window is gamma x the median time of stage 0's later launches */
+    CHECK_NEAR(r.window_initial_ns, 1.1 * 1000, 1e-9);
+    CHECK(w->raw_valid[0] == 1);
+    CHECK_NEAR(w->raw_end_ns[1] - w->raw_start_ns[1], 1000, 1e-9);
+    mpiscope__window_destroy(w);
+}
+
+static void test_late_initialisation_does_not_inflate_window(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}, .first_launch_ns = 5e6};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.window_initial_ns < 2000); /* the seed's rule would give ~1.4 ms */
+    CHECK_NEAR(r.stats.mean, 1000, 1e-9);
+    mpiscope__window_destroy(w);
+}
+
+static void test_overrun_widens(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}, .from_stage_ns = 8000, .change_stage = 1};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.widened > 0);
+    CHECK(r.invalid_overrun > 0);
+    CHECK(r.window_final_ns >= 8000);
+    CHECK_NEAR(r.stats.median, 8000, 1e-9); /* valid launches carry the new time */
+    mpiscope__window_destroy(w);
+}
+
+static void test_window_shrinks(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.min_valid = 40;
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {20000, 20000}, .from_stage_ns = 2000, .change_stage = 1};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.shrunk > 0);
+    CHECK(r.window_final_ns < r.window_initial_ns / 4);
+    CHECK(r.window_final_ns >= 2000);
+    mpiscope__window_destroy(w);
+}
+
+static void test_descheduled_rank_is_late_not_widened(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__window_t *w = make(&p, 0);
+    /* one interruption at the end of a stage: late and overrun, nothing else */
+    sim_t s = {.base_ns = {1000, 1000}, .deschedule_ns = 3000, .deschedule_stage = 1,
+               .deschedule_launch = 7};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK_INT_EQ(r.invalid_late, 1);
+    /* sized by needs (gamma x 1020 ns), not widened by gamma on top */
+    CHECK(r.window_max_ns < 1.05 * 1.1 * 1020);
+    CHECK_NEAR(r.stats.mean, 1000, 1e-9);
+    mpiscope__window_destroy(w);
+}
+
+static void test_spread_is_unstable(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.max_launches = 64;
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}, .alternate = 1};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.unstable & MPISCOPE_UNSTABLE_SPREAD);
+    mpiscope__window_destroy(w);
+}
+
+static void test_cap_without_target_is_unstable(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.target_rse = 1e-12;
+    p.max_launches = 40;
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}, .alternate = 1};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_MAX_LAUNCHES);
+    CHECK(r.unstable & MPISCOPE_UNSTABLE_TARGET_MISSED);
+    CHECK(r.launches_total >= 40 && r.launches_total < 48);
+    mpiscope__window_destroy(w);
+}
+
+static void test_count_rule(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.stop_rule = MPISCOPE_STOP_COUNT;
+    p.max_valid = 30;
+    p.max_launches = 100;
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_MAX_VALID);
+    CHECK_INT_EQ(r.stats.n_valid, 32);
+    CHECK_INT_EQ(r.unstable & MPISCOPE_UNSTABLE_TARGET_MISSED, 0);
+    mpiscope__window_destroy(w);
+}
+
+static void test_time_limit(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.max_point_seconds = 50e-6; /* 50 us of simulated time */
+    p.target_rse = 1e-12;
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}, .alternate = 1};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_TIME_LIMIT);
+    mpiscope__window_destroy(w);
+}
+
+static void test_bad_arguments(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__window_t *w = NULL;
+    CHECK_INT_EQ(mpiscope__window_create(&p, 0, 0, &w), MPISCOPE_EINVAL);
+    p.k = 65;
+    CHECK_INT_EQ(mpiscope__window_create(&p, 2, 0, &w), MPISCOPE_EINVAL);
+    mpiscope_params_default(&p);
+    p.gamma = 2.5;
+    CHECK_INT_EQ(mpiscope_params_check(&p), MPISCOPE_ERANGE);
+}
+
+int main(void)
+{
+    test_steady_op();
+    test_late_initialisation_does_not_inflate_window();
+    test_overrun_widens();
+    test_window_shrinks();
+    test_descheduled_rank_is_late_not_widened();
+    test_spread_is_unstable();
+    test_cap_without_target_is_unstable();
+    test_count_rule();
+    test_time_limit();
+    test_bad_arguments();
+    CHECK_DONE();
+}

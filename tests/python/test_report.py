@@ -1,0 +1,177 @@
+"""Rendering result documents as text."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+
+from mpiscope.report import render_report
+from mpiscope.result import Result, validate_result
+
+
+def render(doc: dict[str, Any], per_rank: bool = False) -> str:
+    validate_result(doc)  # every rendered document is a valid one
+    return render_report(Result(doc), per_rank=per_rank)
+
+
+def header_value(text: str, name: str) -> str:
+    for line in text.splitlines():
+        if line.startswith(name + " "):
+            return line[len(name) :].strip()
+    raise AssertionError(f"no header line {name!r} in:\n{text}")
+
+
+def table(text: str) -> list[list[str]]:
+    """The table rows (header first) split on runs of 2+ spaces."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("op "))
+    rows = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        if not line.startswith("-"):
+            rows.append([cell for cell in line.split("  ") if cell.strip()])
+    return rows
+
+
+def test_header_block(sample_doc: dict[str, Any]) -> None:
+    text = render(sample_doc)
+    assert text.splitlines()[0].startswith("MPI library ")
+    assert header_value(text, "MPI library") == "MPICH Version: 5.0.2 ... (MPI 4.1, mpich)"
+    assert header_value(text, "hosts") == "node1 (1 node, 2 ranks, 2 per node)"
+    timer = header_value(text, "timer")
+    assert timer.startswith("tsc (rdtscp)")
+    assert "resolution 0.4 ns" in timer and "read overhead 18.2 ns" in timer
+    sync = header_value(text, "clock sync")
+    assert sync.startswith("linear") and "max residual 3.1 ns" in sync
+    method = header_value(text, "method")
+    assert method.startswith("window: k=8, k_init=4, gamma=1.1")
+    assert "confidence 95%" in method and "trim 25%" in method
+    assert "RSE <= 5%" in header_value(text, "stopping")
+    assert header_value(text, "cache").startswith("cold (alignment 64 B")
+    assert header_value(text, "command") == "mpiscope run bcast --np 2 --sizes 1,1024"
+    assert "PARTIAL" not in text
+
+
+def test_only_the_first_line_of_the_library_version(sample_doc: dict[str, Any]) -> None:
+    sample_doc["environment"]["mpi_library_version"] = "Open MPI v5.0.5, package: x\nline two"
+    text = render(sample_doc)
+    assert header_value(text, "MPI library").startswith("Open MPI v5.0.5, package: x (")
+    assert "line two" not in text
+
+
+def test_point_row(sample_doc: dict[str, Any]) -> None:
+    rows = table(render(sample_doc))
+    header, row = rows[0], rows[1]
+    assert header[:4] == ["op", "size", "n_t/n_c/n_s", "median [ns]"]
+    assert "mean ± E(95%) [ns]" in header
+    cells = dict(zip(header, row, strict=False))
+    assert cells["op"].strip() == "bcast"
+    assert cells["size"].strip() == "1 KiB"
+    assert cells["n_t/n_c/n_s"].strip() == "40/30/16"
+    assert cells["median [ns]"].strip() == "810"
+    assert cells["mean ± E(95%) [ns]"].strip() == "812 ± 11"
+    assert cells["min [ns]"].strip() == "790"
+    assert cells["max [us]"].strip() == "5.4"  # its own unit: the column's typical value
+    assert cells["span med [ns]"].strip() == "900"
+    assert cells["skew med [ns]"].strip() == "40"
+    assert len(rows) == 2
+
+
+def test_confidence_label_follows_the_run(sample_doc: dict[str, Any]) -> None:
+    sample_doc["method"]["confidence"] = 0.99
+    sample_doc["points"][0]["confidence"] = 0.99
+    text = render(sample_doc)
+    assert "mean ± E(99%)" in text and "99% confidence interval" in text
+
+
+def test_column_units_follow_the_values(sample_doc: dict[str, Any]) -> None:
+    big = copy.deepcopy(sample_doc["points"][0])
+    big.update(size_bytes=1024**2, actual_bytes=1024**2, median_ns=250_000.0, mean_ns=251_234.0,
+               error_ns=1_500.0, min_ns=240_000.0)
+    sample_doc["points"].append(big)
+    sample_doc["points"].append(copy.deepcopy(big))
+    sample_doc["points"][-1]["size_bytes"] = 4 * 1024**2
+    rows = table(render(sample_doc))
+    assert "median [us]" in rows[0]
+    cells = dict(zip(rows[0], rows[2], strict=False))
+    assert cells["size"].strip() == "1 MiB"
+    assert cells["median [us]"].strip() == "250"
+    assert cells["mean ± E(95%) [us]"].strip() == "251.2 ± 1.5"
+
+
+def test_flags(sample_doc: dict[str, Any]) -> None:
+    point = sample_doc["points"][0]
+    point.update(unstable=True, unstable_reasons=["rse 0.12 > 0.05", "max_launches reached"],
+                 oversubscribed=True, actual_bytes=1032)
+    text = render(sample_doc)
+    row = next(line for line in text.splitlines() if line.startswith("bcast"))
+    assert row.endswith(
+        "UNSTABLE: rse 0.12 > 0.05, max_launches reached; oversubscribed; actual 1.01 KiB"
+    )
+
+
+def test_missing_statistics_are_dashes(sample_doc: dict[str, Any]) -> None:
+    point = sample_doc["points"][0]
+    for key in ("median_ns", "mean_ns", "error_ns", "min_ns", "max_ns"):
+        point[key] = None
+    row = table(render(sample_doc))[1]
+    assert [c.strip() for c in row[3:7]] == ["-"] * 4
+
+
+def test_per_rank_rows(sample_doc: dict[str, Any]) -> None:
+    assert "rank 0" not in render(sample_doc)
+    rows = table(render(sample_doc, per_rank=True))
+    assert [r[0].strip() for r in rows[1:]] == ["bcast", "rank 0", "rank 1"]
+    assert [c.strip() for c in rows[2][1:3]] == ["700", "705"]
+
+
+def test_per_rank_absent_is_said(sample_doc: dict[str, Any]) -> None:
+    del sample_doc["points"][0]["per_rank"]
+    assert "no per-rank data" in render(sample_doc, per_rank=True)
+
+
+def test_nprocs_column_when_varied(sample_doc: dict[str, Any]) -> None:
+    sample_doc["varied"] = "nprocs"
+    rows = table(render(sample_doc))
+    assert rows[0][2] == "np" and rows[1][2].strip() == "2"
+    sample_doc["varied"] = "size"
+    assert "np" not in table(render(sample_doc))[0]
+
+
+def test_warnings_come_last(sample_doc: dict[str, Any]) -> None:
+    sample_doc["warnings"] = ["timer resolution is coarse", "clock drift 3 ppm"]
+    lines = render(sample_doc).splitlines()
+    assert lines[-3:] == ["warnings:", "  - timer resolution is coarse", "  - clock drift 3 ppm"]
+    assert lines.index("warnings:") > max(i for i, ln in enumerate(lines) if ln.startswith("bcast"))
+
+
+@pytest.mark.parametrize("status", ["running", "failed"])
+def test_partial_result_banner(sample_doc: dict[str, Any], status: str) -> None:
+    sample_doc["status"] = status
+    sample_doc["environment"]["end_time_utc"] = None
+    lines = render(sample_doc).splitlines()
+    assert lines[0] == f"PARTIAL RESULT: the run did not finish (status: {status})"
+    assert lines[-1].startswith("PARTIAL RESULT: the run did not finish: 1 point(s)")
+    assert "not finished" in header_value("\n".join(lines), "time (UTC)")
+
+
+def test_failed_result_shows_its_error(sample_doc: dict[str, Any]) -> None:
+    sample_doc["status"] = "failed"
+    sample_doc["error"] = "MPI_Bcast returned MPI_ERR_TRUNCATE"
+    first = render(sample_doc).splitlines()[0]
+    assert first.endswith("(status: failed): MPI_Bcast returned MPI_ERR_TRUNCATE")
+
+
+def test_no_points(sample_doc: dict[str, Any]) -> None:
+    sample_doc["points"] = []
+    sample_doc["status"] = "running"
+    text = render(sample_doc)
+    assert "no measurement point" in text and text.startswith("PARTIAL RESULT")
+
+
+def test_oversubscribed_run_is_said(sample_doc: dict[str, Any]) -> None:
+    sample_doc["environment"]["oversubscribed"] = True
+    assert header_value(render(sample_doc), "hosts").endswith("OVERSUBSCRIBED)")

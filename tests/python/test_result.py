@@ -1,0 +1,220 @@
+"""Loading and validating result documents."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from mpiscope_fakes import SAMPLE
+
+import mpiscope
+from mpiscope.errors import MpiscopeError
+from mpiscope.result import load_result, parse_result, result_schema, validate_result
+
+
+def write(tmp_path: Path, doc: Any, name: str = "r.json") -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    schema = result_schema()
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_schema_accepts_the_sample() -> None:
+    sample = json.loads(SAMPLE.read_text())
+    jsonschema.Draft202012Validator(result_schema()).validate(sample)
+
+
+def test_load_sample_and_accessors() -> None:
+    result = mpiscope.load_result(SAMPLE)
+    assert result.complete and result.status == "complete"
+    assert result.schema_version == "1.0"
+    assert result.varied == "size"
+    assert result.confidence == 0.95
+    assert result.environment["timer"]["name"] == "tsc"
+    assert len(result) == 1
+    point = result.points[0]
+    assert (point.op, point.size_bytes, point.nprocs) == ("bcast", 1024, 2)
+    assert (point.launches_total, point.launches_valid, point.samples_used) == (40, 30, 16)
+    assert point.median_ns == 810.0 and point.error_ns == 10.7
+    assert point.global_span is not None and point.global_span.median_ns == 900.0
+    assert point.start_skew is not None and point.start_skew.max_ns == 300.0
+    ranks = point.per_rank
+    assert ranks is not None and [r.rank for r in ranks] == [0, 1]
+    assert point["raw"]["valid"] == [True, False]
+    assert result.warnings == []
+
+
+def test_package_exports_are_short() -> None:
+    assert set(mpiscope.__all__) == {"MpiscopeError", "Point", "Result", "__version__", "load_result"}
+    assert mpiscope.__version__ == "0.1.0"
+
+
+def drop(doc: dict[str, Any], *path: str | int) -> None:
+    target: Any = doc
+    for key in path[:-1]:
+        target = target[key]
+    del target[path[-1]]
+
+
+def put(doc: dict[str, Any], value: Any, *path: str | int) -> None:
+    target: Any = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+
+
+@pytest.mark.parametrize(
+    ("path", "expect"),
+    [
+        (("status",), "'status' is a required property"),
+        (("environment",), "'environment' is a required property"),
+        (("points", 0, "median_ns"), "points[0]"),
+        (("points", 0, "op"), "points[0]"),
+        (("environment", "timer", "resolution_ns"), "environment.timer"),
+        (("method", "confidence"), "method"),
+        (("points", 0, "window"), "points[0]"),  # required for the window method
+        (("method", "gamma"), "method"),  # required for the window method
+    ],
+)
+def test_missing_required_field_is_rejected(
+    sample_doc: dict[str, Any], path: tuple[str | int, ...], expect: str
+) -> None:
+    drop(sample_doc, *path)
+    with pytest.raises(MpiscopeError) as info:
+        validate_result(sample_doc, "doc.json")
+    assert "doc.json does not match the result schema" in str(info.value)
+    assert expect in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        (("points", 0, "mean_ns"), "812"),
+        (("points", 0, "size_bytes"), 1.5),
+        (("points", 0, "size_bytes"), -1),
+        (("points", 0, "unstable"), "no"),
+        (("points", 0, "confidence"), 1.0),
+        (("points", 0, "per_rank", 0, "rank"), "0"),
+        (("points", 0, "raw", "valid"), [1, 0]),
+        (("points", 0, "intervals", "95%"), [1.0, 2.0]),
+        (("status",), "done"),
+        (("varied",), "message size"),
+        (("units", "time"), "us"),
+        (("environment", "ranks"), 0),
+        (("environment", "hosts"), []),
+        (("environment", "cache", "mode"), "hot"),
+        (("method", "stop_rule"), "rse"),
+        (("method", "trim_fraction"), 0.5),
+        (("warnings",), "none"),
+        (("points",), {}),
+    ],
+)
+def test_wrong_type_is_rejected(
+    sample_doc: dict[str, Any], path: tuple[str | int, ...], value: Any
+) -> None:
+    put(sample_doc, value, *path)
+    with pytest.raises(MpiscopeError, match="does not match the result schema"):
+        validate_result(sample_doc, "doc.json")
+
+
+def test_error_names_the_field(sample_doc: dict[str, Any]) -> None:
+    sample_doc["points"][0]["mean_ns"] = "812"
+    with pytest.raises(MpiscopeError, match=r"at points\[0\]\.mean_ns: '812' is not of type"):
+        validate_result(sample_doc, "doc.json")
+
+
+def test_optional_blocks_and_new_fields_are_allowed(sample_doc: dict[str, Any]) -> None:
+    point = sample_doc["points"][0]
+    del point["per_rank"], point["raw"]
+    point["a_field_from_version_1_1"] = {"x": 1}
+    sample_doc["schema_version"] = "1.1"
+    sample_doc["error"] = None
+    validate_result(sample_doc)
+
+
+def test_null_statistics_for_a_point_without_valid_launch(sample_doc: dict[str, Any]) -> None:
+    point = sample_doc["points"][0]
+    for key in ("mean_ns", "stddev_ns", "se_ns", "rse", "median_ns", "error_ns", "ci_low_ns"):
+        point[key] = None
+    point["launches_valid"] = 0
+    validate_result(sample_doc)
+
+
+def test_other_methods_need_no_window_block(sample_doc: dict[str, Any]) -> None:
+    sample_doc["method"]["name"] = "max"
+    for key in ("t_bcast_ns", "k_init", "k", "gamma", "window_quantile"):
+        del sample_doc["method"][key]
+    del sample_doc["points"][0]["window"]
+    validate_result(sample_doc)
+
+
+@pytest.mark.parametrize("version", ["2.0", "0.9", "10.0"])
+def test_wrong_major_version_is_rejected(sample_doc: dict[str, Any], version: str) -> None:
+    sample_doc["schema_version"] = version
+    with pytest.raises(MpiscopeError, match=f"schema_version {version}; this mpiscope reads 1.x"):
+        validate_result(sample_doc, "doc.json")
+
+
+@pytest.mark.parametrize("version", [1, "1", "v1.0", "1.0.0", None])
+def test_malformed_version_is_rejected(sample_doc: dict[str, Any], version: Any) -> None:
+    sample_doc["schema_version"] = version
+    with pytest.raises(MpiscopeError, match="schema_version"):
+        validate_result(sample_doc, "doc.json")
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(MpiscopeError, match="no such file"):
+        load_result(tmp_path / "nope.json")
+
+
+def test_directory(tmp_path: Path) -> None:
+    with pytest.raises(MpiscopeError, match="directory"):
+        load_result(tmp_path)
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_unreadable_file(tmp_path: Path) -> None:
+    path = write(tmp_path, {})
+    path.chmod(0)
+    with pytest.raises(MpiscopeError, match="permission denied"):
+        load_result(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"{\"schema_version\": ", "not valid JSON"),
+        (b"hello", "not valid JSON"),
+        (b"", "not valid JSON"),
+        (b"\xff\xfe\x00binary", "not UTF-8"),
+        (b'{"schema_version": "1.0", "x": NaN}', "NaN"),
+        (b"[1, 2]", "top level is not an object"),
+        (b"{}", "no schema_version"),
+    ],
+)
+def test_not_a_result_document(tmp_path: Path, content: bytes, message: str) -> None:
+    path = tmp_path / "bad.json"
+    path.write_bytes(content)
+    with pytest.raises(MpiscopeError, match=message):
+        load_result(path)
+
+
+def test_parse_result_from_text() -> None:
+    result = parse_result(SAMPLE.read_text())
+    assert result.path is None and result.points[0].op == "bcast"
+
+
+def test_errors_are_one_line(sample_doc: dict[str, Any]) -> None:
+    sample_doc["points"][0] = {"op": "x" * 1000}
+    with pytest.raises(MpiscopeError) as info:
+        validate_result(sample_doc, "doc.json")
+    assert "\n" not in str(info.value) and len(str(info.value)) < 400
