@@ -26,7 +26,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse that raises MpiscopeError instead of printing usage."""
 
     def error(self, message: str) -> NoReturn:
-        raise MpiscopeError(f"{message} (see {self.prog} --help)")
+        raise MpiscopeError(f"{message}; see {self.prog} --help")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -108,7 +108,7 @@ void mpiscope__json_number(mpiscope__json_t *j, const char *key, double value)
 {
     item(j, key);
     if (isfinite(value))
-        putf(j, "%.10g", value);
+        putf(j, "%.15g", value); /* ns since the origin need 15 digits */
     else
         put(j, "null", 4);
 }
