@@ -26,6 +26,7 @@ else ifeq ($(MPI),openmpi)
   MPIEXEC ?= $(PREFIX)/bin/mpiexec
   IMPLEMENTATION := openmpi
   MPI_STAMP := $(PREFIX)/.openmpi-installed
+  MPIEXEC_EXTRA := --oversubscribe
 else
   PREFIX := $(CURDIR)/.mpi/$(MPI)
   IMPLEMENTATION := other
@@ -57,7 +58,9 @@ $(CURDIR)/.mpi/openmpi/.openmpi-installed: $(VENV)/.python-installed
 build: $(VENV)/.python-installed $(MPI_STAMP)
 	@test -x "$(MPICC)" || { echo "mpiscope: error: no MPI compiler at '$(MPICC)' (set MPICC=...)"; exit 1; }
 	@test -x "$(MPIEXEC)" || { echo "mpiscope: error: no mpiexec at '$(MPIEXEC)' (set MPIEXEC=...)"; exit 1; }
-	CC=$(MPICC) cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_BUILD_TYPE=RelWithDebInfo > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
+	@mkdir -p build
+	CC=$(MPICC) cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) -DMPISCOPE_MPIEXEC_EXTRA=$(MPIEXEC_EXTRA) > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
 	cmake --build $(BUILD) -j $(JOBS)
 	cmake --install $(BUILD) > /dev/null
 	@mkdir -p $(PROFILE_DIR)
@@ -76,6 +79,7 @@ run: build
 test: build
 	$(MAKE) --no-print-directory MPI=openmpi build
 	$(MAKE) --no-print-directory test-c test-sanitize lint
+	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R ops_check_2
 	$(VPY) -m pytest -q tests/python
 
 test-c: build
@@ -83,7 +87,8 @@ test-c: build
 
 # Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
 test-sanitize: build
-	CC=$(MPICC) cmake -S . -B $(CURDIR)/build/sanitize -DMPISCOPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug > $(CURDIR)/build/sanitize.log 2>&1 || { cat $(CURDIR)/build/sanitize.log; exit 1; }
+	CC=$(MPICC) cmake -S . -B $(CURDIR)/build/sanitize -DMPISCOPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
+	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) > $(CURDIR)/build/sanitize.log 2>&1 || { cat $(CURDIR)/build/sanitize.log; exit 1; }
 	cmake --build $(CURDIR)/build/sanitize -j $(JOBS)
 	cd $(CURDIR)/build/sanitize && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure
 
