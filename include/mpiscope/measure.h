@@ -105,6 +105,8 @@ typedef struct mpiscope_point_result {
     unsigned unstable;                /* MPISCOPE_UNSTABLE_* bits, 0 if trusted */
     double elapsed_ns;                /* wall time of the point */
     size_t actual_bytes;              /* bytes per message actually moved (reductions round to elements) */
+    size_t buffer_slots;              /* distinct buffer pairs rotated through (1: warm) */
+    size_t buffer_region_bytes;       /* memory they span; cold only if larger than the LLC */
 } mpiscope_point_result_t;
 
 typedef struct mpiscope_context mpiscope_context_t;

@@ -177,6 +177,10 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     result->actual_bytes = have_ctx && (op->flags & MPISCOPE_OP_USES_REDUCTION)
                                ? op_ctx.count * op_ctx.dtype_bytes : spec->size_bytes;
     result->elapsed_ns = mpiscope__now_ns() - t_begin;
+    mpiscope__buffer_pool_info_t pool;
+    mpiscope__buffer_pool_info(ctx->pool, &pool);
+    result->buffer_slots = pool.slots;
+    result->buffer_region_bytes = pool.region_bytes;
     if (initialized && op->finalize)
         op->finalize(&op_ctx);
     if (have_ctx)

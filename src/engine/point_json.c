@@ -170,6 +170,10 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));
     write_unstable(j, point->unstable);
+    mpiscope__json_object(j, "buffers");
+    mpiscope__json_integer(j, "slots", (long long)point->buffer_slots);
+    mpiscope__json_integer(j, "region_bytes", (long long)point->buffer_region_bytes);
+    mpiscope__json_end(j);
     mpiscope__json_bool(j, "oversubscribed", oversubscribed);
     mpiscope__json_number(j, "elapsed_ns", point->elapsed_ns);
     if (ctx->last)

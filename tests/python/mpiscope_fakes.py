@@ -4,7 +4,8 @@ The fake bench is a small Python script written to tmp_path at test time.
 It answers ``--list-ops`` with a fixed catalogue and otherwise behaves like
 mpiscope-bench: progress and warning lines on stdout, a result document
 (built from tests/data/sample-result.json) at ``--out``. FAKE_BENCH_MODE
-selects "ok", "fail" (a partial result, exit code 3) or "hang". The fake
+selects "ok", "fail" (a partial result, exit code 3), "crash" (no result,
+exit code 4) or "hang". The fake
 mpiexec strips ``-n N [--oversubscribe]`` and execs the rest. Both log their
 arguments (and the fake mpiexec a few environment variables) as JSON.
 """
@@ -67,6 +68,9 @@ def write(doc, path):
     os.replace(tmp, path)
 
 mode = os.environ.get("FAKE_BENCH_MODE", "ok")
+if mode == "crash":
+    print("crashed before writing anything", file=sys.stderr)
+    sys.exit(4)
 with open(os.environ["FAKE_BENCH_SAMPLE"]) as f:
     doc = json.load(f)
 out = opt("--out")

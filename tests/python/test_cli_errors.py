@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from mpiscope_fakes import SAMPLE, FakeMpi, run_cli
 
 
@@ -79,9 +80,7 @@ def test_unknown_op_in_a_list(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],
 )
-def test_bad_run_options(
-    fake_mpi: FakeMpi, tmp_path: Path, args: list[str], fragment: str
-) -> None:
+def test_bad_run_options(fake_mpi: FakeMpi, tmp_path: Path, args: list[str], fragment: str) -> None:
     assert_one_error(run_fake(fake_mpi, tmp_path, "bcast", *args), fragment)
 
 

@@ -89,8 +89,14 @@ def test_confidence_label_follows_the_run(sample_doc: dict[str, Any]) -> None:
 
 def test_column_units_follow_the_values(sample_doc: dict[str, Any]) -> None:
     big = copy.deepcopy(sample_doc["points"][0])
-    big.update(size_bytes=1024**2, actual_bytes=1024**2, median_ns=250_000.0, mean_ns=251_234.0,
-               error_ns=1_500.0, min_ns=240_000.0)
+    big.update(
+        size_bytes=1024**2,
+        actual_bytes=1024**2,
+        median_ns=250_000.0,
+        mean_ns=251_234.0,
+        error_ns=1_500.0,
+        min_ns=240_000.0,
+    )
     sample_doc["points"].append(big)
     sample_doc["points"].append(copy.deepcopy(big))
     sample_doc["points"][-1]["size_bytes"] = 4 * 1024**2
@@ -104,8 +110,12 @@ def test_column_units_follow_the_values(sample_doc: dict[str, Any]) -> None:
 
 def test_flags(sample_doc: dict[str, Any]) -> None:
     point = sample_doc["points"][0]
-    point.update(unstable=True, unstable_reasons=["rse 0.12 > 0.05", "max_launches reached"],
-                 oversubscribed=True, actual_bytes=1032)
+    point.update(
+        unstable=True,
+        unstable_reasons=["rse 0.12 > 0.05", "max_launches reached"],
+        oversubscribed=True,
+        actual_bytes=1032,
+    )
     text = render(sample_doc)
     row = next(line for line in text.splitlines() if line.startswith("bcast"))
     assert row.endswith(

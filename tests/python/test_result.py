@@ -9,11 +9,11 @@ from typing import Any
 
 import jsonschema
 import pytest
-from mpiscope_fakes import SAMPLE
 
 import mpiscope
 from mpiscope.errors import MpiscopeError
 from mpiscope.result import load_result, parse_result, result_schema, validate_result
+from mpiscope_fakes import SAMPLE
 
 
 def write(tmp_path: Path, doc: Any, name: str = "r.json") -> Path:
@@ -54,7 +54,13 @@ def test_load_sample_and_accessors() -> None:
 
 
 def test_package_exports_are_short() -> None:
-    assert set(mpiscope.__all__) == {"MpiscopeError", "Point", "Result", "__version__", "load_result"}
+    assert set(mpiscope.__all__) == {
+        "MpiscopeError",
+        "Point",
+        "Result",
+        "__version__",
+        "load_result",
+    }
     assert mpiscope.__version__ == "0.1.0"
 
 
@@ -192,7 +198,7 @@ def test_unreadable_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"{\"schema_version\": ", "not valid JSON"),
+        (b'{"schema_version": ', "not valid JSON"),
         (b"hello", "not valid JSON"),
         (b"", "not valid JSON"),
         (b"\xff\xfe\x00binary", "not UTF-8"),

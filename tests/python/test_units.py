@@ -50,7 +50,14 @@ def test_format_bytes(size: int | None, text: str) -> None:
 
 @pytest.mark.parametrize(
     ("value", "text"),
-    [(0, "0"), (1.0, "1"), (0.8124, "0.812"), (12.345, "12.3"), (12345.6, "12346"), (0.0001, "0.0001")],
+    [
+        (0, "0"),
+        (1.0, "1"),
+        (0.8124, "0.812"),
+        (12.345, "12.3"),
+        (12345.6, "12346"),
+        (0.0001, "0.0001"),
+    ],
 )
 def test_format_number(value: float, text: str) -> None:
     assert format_number(value) == text

@@ -1,0 +1,382 @@
+"""``mpiscope run`` and ``list-ops`` end to end with the fake MPI, and the
+pieces they are made of (line protocol, progress display, profiles)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.launcher import (
+    OutputEvent,
+    ProgressEvent,
+    WarningEvent,
+    build_env,
+    mpiexec_command,
+    parse_line,
+)
+from mpiscope.mpi_profile import MpiProfile, select_profile
+from mpiscope.progress import ProgressDisplay, format_progress
+from mpiscope_fakes import FAKE_OPS, FakeMpi, run_cli
+
+
+def option(args: list[str], name: str) -> str:
+    return args[args.index(name) + 1]
+
+
+def metas(args: list[str]) -> dict[str, str]:
+    pairs = [args[i + 1] for i, a in enumerate(args) if a == "--meta"]
+    return dict(pair.split("=", 1) for pair in pairs)
+
+
+def test_run_passes_explicit_values(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(
+        ["run", "bcast,allreduce", "--sizes", "1:16:x4", "--confidence", "0.99", "--out", "r.json"],
+        env=fake_mpi.env,
+        cwd=tmp_path,
+    )
+    assert run.code == 0, run
+    args = fake_mpi.bench_args()
+    assert option(args, "--ops") == "bcast,allreduce"
+    assert option(args, "--sizes") == "1,4,16"
+    assert option(args, "--confidence") == "0.99"
+    assert option(args, "--max-launches") == "1000"
+    assert option(args, "--timer") == "auto" and option(args, "--sync") == "linear"
+    assert option(args, "--out") == str(tmp_path / "r.json")
+    for flag in ("--raw", "--force", "--oversubscribed", "--nprocs"):
+        assert flag not in args
+    meta = metas(args)
+    assert meta["command_line"] == (
+        "mpiscope run bcast,allreduce --sizes 1:16:x4 --confidence 0.99 --out r.json"
+    )
+    assert meta["launcher"] == f"{fake_mpi.mpiexec} -n 2"
+    assert meta["mpi_implementation"] == "mpich"
+    call = fake_mpi.mpiexec_call()
+    assert call["args"][:3] == ["-n", "2", str(fake_mpi.bench)]
+    assert call["env"]["PYTHONPATH"] is None
+
+
+def test_run_shows_the_report_and_the_path(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["run", "bcast", "--sizes", "1K,4K", "--out", "r.json"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    out = run.stdout.splitlines()
+    assert "plain output from the bench" in out  # other bench lines pass through
+    assert any(line.startswith("MPI library ") for line in out)
+    rows = [line.split() for line in out if line.startswith("bcast ")]
+    assert [row[1:3] for row in rows] == [["1", "KiB"], ["4", "KiB"]]
+    assert out[-1] == f"result: {tmp_path / 'r.json'}"
+    err = run.err_lines
+    assert "[1/2] bcast 1 KiB  median 810 ns" in err  # plain progress: not a TTY
+    assert "[2/2] bcast 4 KiB  median 810 ns" in err
+    assert "mpiscope: warning: clock drift is large" in err
+
+
+def test_quiet_hides_progress_not_warnings(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(
+        ["run", "bcast", "--sizes", "8", "--quiet", "--out", "r.json"], fake_mpi.env, tmp_path
+    )
+    assert run.code == 0, run
+    assert run.err_lines == ["mpiscope: warning: clock drift is large"]
+
+
+def test_default_out_name(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["run", "bcast", "--sizes", "8"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    written = sorted(p.name for p in tmp_path.glob("mpiscope-*.json"))
+    assert len(written) == 1
+    name = written[0]
+    assert len(name) == len("mpiscope-YYYYmmdd-HHMMSS.json") and name[17] == "-"
+
+
+def test_count_rule_and_other_options(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    (tmp_path / "r.json").write_text("old")
+    run = run_cli(
+        [
+            "run",
+            "allreduce",
+            "--stop",
+            "count",
+            "--max-valid",
+            "50",
+            "--cache",
+            "warm",
+            "--dtype",
+            "int",
+            "--reduce-op",
+            "bxor",
+            "--raw",
+            "--force",
+            "--out",
+            "r.json",
+            "--timer",
+            "TSC",
+            "--sync",
+            "ring",
+            "--align",
+            "4096",
+            "--trim",
+            "0",
+            "--window-min-ns",
+            "2500",
+            "--max-point-seconds",
+            "5",
+            "--timeout",
+            "300",
+        ],
+        fake_mpi.env,
+        tmp_path,
+    )
+    assert run.code == 0, run
+    args = fake_mpi.bench_args()
+    assert option(args, "--stop") == "count" and option(args, "--max-launches") == "100"
+    assert option(args, "--max-valid") == "50" and option(args, "--cache") == "warm"
+    assert option(args, "--dtype") == "int" and option(args, "--reduce-op") == "bxor"
+    assert option(args, "--timer") == "tsc" and option(args, "--sync") == "ring"
+    assert option(args, "--align") == "4096" and option(args, "--trim") == "0.0"
+    assert option(args, "--window-min-ns") == "2500.0"
+    assert "--raw" in args and "--force" in args
+    assert json.loads((tmp_path / "r.json").read_text())["status"] == "complete"
+
+
+def test_nprocs_varies_the_process_count(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["run", "bcast", "--nprocs", "1:2", "--out", "r.json"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    args = fake_mpi.bench_args()
+    assert option(args, "--nprocs") == "1,2" and option(args, "--sizes") == "1024"
+    header = next(line for line in run.stdout.splitlines() if line.startswith("op "))
+    assert header.split()[:3] == ["op", "size", "np"]
+
+
+def test_oversubscribe_with_open_mpi(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    (fake_mpi.profile_dir / "fake.json").unlink()
+    fake_mpi.write_profile("openmpi", implementation="openmpi")
+    n = len(os.sched_getaffinity(0)) + 1
+    run = run_cli(
+        ["run", "bcast", "--sizes", "8", "--np", str(n), "--oversubscribe", "--out", "r.json"],
+        fake_mpi.env,
+        tmp_path,
+    )
+    assert run.code == 0, run
+    call = fake_mpi.mpiexec_call()
+    assert call["args"][:3] == ["-n", str(n), "--oversubscribe"]
+    assert "--oversubscribed" in fake_mpi.bench_args()
+    assert metas(fake_mpi.bench_args())["mpi_implementation"] == "openmpi"
+    root = "1" if os.geteuid() == 0 else None
+    assert call["env"]["OMPI_ALLOW_RUN_AS_ROOT"] == root
+    assert call["env"]["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == root
+
+
+def test_failed_run_shows_the_partial_table(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    env = dict(fake_mpi.env, FAKE_BENCH_MODE="fail")
+    run = run_cli(["run", "bcast", "--sizes", "8,16", "--out", "r.json"], env, tmp_path)
+    assert run.code == 1
+    out = run.stdout.splitlines()
+    assert out[0].startswith("PARTIAL RESULT: the run did not finish (status: failed)")
+    assert any(line.startswith("bcast ") for line in out)
+    assert "boom: rank 1 died" in run.stderr  # the bench's stderr passes through
+    assert run.err_lines[-1] == (
+        "mpiscope: error: mpiscope-bench failed (exit code 3); "
+        f"partial result kept in {tmp_path / 'r.json'}"
+    )
+
+
+def test_crash_does_not_show_an_old_file(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    env = dict(fake_mpi.env, FAKE_BENCH_MODE="crash")
+    old = tmp_path / "r.json"
+    old.write_text((Path(__file__).parents[1] / "data" / "sample-result.json").read_text())
+    run = run_cli(["run", "bcast", "--sizes", "8", "--out", "r.json", "--force"], env, tmp_path)
+    assert run.code == 1
+    assert "MPI library" not in run.stdout  # the old file is not this run's result
+    assert run.err_lines[-1] == (
+        "mpiscope: error: mpiscope-bench failed (exit code 4); no result was written"
+    )
+
+
+def test_timeout_kills_the_process_group(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    child_file = tmp_path / "child.pid"
+    env = dict(fake_mpi.env, FAKE_BENCH_MODE="hang", FAKE_BENCH_CHILD=str(child_file))
+    run = run_cli(
+        ["run", "bcast", "--sizes", "8", "--timeout", "2", "--out", "r.json"], env, tmp_path
+    )
+    assert run.code == 1
+    assert run.err_lines[-1].startswith(
+        "mpiscope: error: the run did not finish within --timeout 2 s"
+    )
+    assert run.err_lines[-1].endswith("no result was written")
+    pid = int(child_file.read_text())
+    assert not alive(pid), "a process of the bench's group outlived the timeout"
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state not in ("Z", "X")
+
+
+def test_list_ops_table_and_json(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["list-ops"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    lines = run.stdout.splitlines()
+    assert lines[0].split()[:3] == ["operation", "flags", "size"]
+    names = [line.split()[0] for line in lines[2:] if not line.startswith(" ")]
+    assert names == ["bcast", "allreduce", "waitpattern_up"]
+    assert any("option unit = 1000 ns: wait step" in line for line in lines)
+    raw = run_cli(["list-ops", "--json"], fake_mpi.env, tmp_path)
+    assert raw.code == 0 and json.loads(raw.stdout) == FAKE_OPS
+
+
+def test_bench_override_without_profile(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    empty = tmp_path / "none"
+    empty.mkdir()
+    env = dict(fake_mpi.env, MPISCOPE_PROFILE_DIR=str(empty), MPISCOPE_BENCH=str(fake_mpi.bench))
+    run = run_cli(["list-ops", "--json"], env, tmp_path)
+    assert run.code == 0, run
+
+
+# --- pieces -----------------------------------------------------------------------
+
+
+def test_parse_progress_line() -> None:
+    event = parse_line(
+        '@mpiscope progress {"index": 11, "total": 40, "op": "bcast", "size_bytes": 4096, '
+        '"nprocs": 2, "median_ns": 1234.0, "ci_low_ns": 1200, "ci_high_ns": 1260, '
+        '"unstable": true}'
+    )
+    assert event == ProgressEvent(11, 40, "bcast", 4096, 2, 1234.0, 1200.0, 1260.0, True)
+    assert format_progress(event, nprocs=2) == "[12/40] bcast 4 KiB  median 1.23 us  UNSTABLE"
+    assert format_progress(event, nprocs=4) == "[12/40] bcast 4 KiB np=2  median 1.23 us  UNSTABLE"
+
+
+def test_parse_other_lines() -> None:
+    assert parse_line("@mpiscope warning  TSC is not invariant ") == WarningEvent(
+        "TSC is not invariant"
+    )
+    assert parse_line("hello") == OutputEvent("hello")
+    bad = parse_line("@mpiscope progress {not json")
+    assert isinstance(bad, WarningEvent) and "unreadable progress line" in bad.text
+    assert isinstance(parse_line('@mpiscope progress {"index": 1}'), WarningEvent)
+
+
+def test_progress_display_plain_and_tty() -> None:
+    event = ProgressEvent(0, 2, "bcast", 8, 2, 900.0, None, None, False)
+    err, out = io.StringIO(), io.StringIO()
+    display = ProgressDisplay(err=err, out=out, tty=False, nprocs=2)
+    display(event)
+    display(WarningEvent("careful"))
+    display(OutputEvent("text"))
+    assert err.getvalue() == "[1/2] bcast 8 B  median 900 ns\nmpiscope: warning: careful\n"
+    assert out.getvalue() == "text\n"
+
+    err = io.StringIO()
+    display = ProgressDisplay(err=err, out=io.StringIO(), tty=True, nprocs=2)
+    display(event)
+    display(WarningEvent("careful"))
+    display.close()
+    assert err.getvalue() == (
+        "\r\x1b[K[1/2] bcast 8 B  median 900 ns"
+        "\r\x1b[Kmpiscope: warning: careful\n[1/2] bcast 8 B  median 900 ns"
+        "\r\x1b[K"
+    )
+
+    err = io.StringIO()
+    quiet = ProgressDisplay(quiet=True, err=err, out=io.StringIO(), tty=True)
+    quiet(event)
+    assert err.getvalue() == ""
+
+
+def profile(implementation: str) -> MpiProfile:
+    return MpiProfile(
+        "x",
+        implementation,
+        "/opt/mpi",
+        "/opt/mpi/bin/mpicc",
+        "/opt/mpi/bin/mpiexec",
+        "/opt/mpi/bin/mpiscope-bench",
+        "test",
+    )
+
+
+def test_mpiexec_command() -> None:
+    assert mpiexec_command(profile("mpich"), 4, oversubscribe=True) == [
+        "/opt/mpi/bin/mpiexec",
+        "-n",
+        "4",
+    ]
+    assert mpiexec_command(profile("openmpi"), 4, oversubscribe=True)[-1] == "--oversubscribe"
+    assert "--oversubscribe" not in mpiexec_command(profile("openmpi"), 4)
+
+
+def test_build_env_is_explicit() -> None:
+    env = build_env(
+        profile("openmpi"), base={"PATH": "/usr/bin", "PYTHONPATH": "/x", "OMPI_MCA_btl": "self"}
+    )
+    assert env["PATH"] == "/opt/mpi/bin:/usr/bin"
+    assert "PYTHONPATH" not in env and env["OMPI_MCA_btl"] == "self"
+    assert ("OMPI_ALLOW_RUN_AS_ROOT" in env) == (os.geteuid() == 0)
+    assert "OMPI_ALLOW_RUN_AS_ROOT" not in build_env(profile("mpich"), base={})
+
+
+def write_profile(directory: Path, name: str, implementation: str = "mpich") -> None:
+    data = {
+        "name": name,
+        "implementation": implementation,
+        "prefix": "/p",
+        "mpicc": "/p/mpicc",
+        "mpiexec": "/p/mpiexec",
+        "bench": f"/p/{name}/mpiscope-bench",
+    }
+    (directory / f"{name}.json").write_text(json.dumps(data))
+
+
+def test_profile_selection(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("MPISCOPE_MPI", "MPIEXEC", "MPISCOPE_BENCH"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("MPISCOPE_PROFILE_DIR", str(tmp_path))
+    write_profile(tmp_path, "openmpi", "openmpi")
+    assert select_profile().name == "openmpi"  # the only one
+    write_profile(tmp_path, "mpich")
+    assert select_profile().name == "mpich"  # the default when present
+    assert select_profile("openmpi").implementation == "openmpi"
+    monkeypatch.setenv("MPISCOPE_MPI", "openmpi")
+    assert select_profile().name == "openmpi"
+    assert select_profile("mpich").name == "mpich"  # --mpi beats the variable
+    monkeypatch.setenv("MPIEXEC", "/elsewhere/mpiexec")
+    monkeypatch.setenv("MPISCOPE_BENCH", "/elsewhere/bench")
+    chosen = select_profile()
+    assert (chosen.mpiexec, chosen.bench) == ("/elsewhere/mpiexec", "/elsewhere/bench")
+
+
+def test_several_profiles_without_mpich(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MPISCOPE_MPI", raising=False)
+    monkeypatch.setenv("MPISCOPE_PROFILE_DIR", str(tmp_path))
+    write_profile(tmp_path, "openmpi", "openmpi")
+    write_profile(tmp_path, "cluster", "other")
+    with pytest.raises(MpiscopeError, match="several MPI installations"):
+        select_profile()
+
+
+def test_bad_profile_implementation(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MPISCOPE_PROFILE_DIR", str(tmp_path))
+    write_profile(tmp_path, "mpich", "intel")
+    with pytest.raises(MpiscopeError, match="implementation 'intel'"):
+        select_profile("mpich")
+
+
+def test_help_imports_nothing_heavy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mpiscope.cli; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & "
+        "{'numpy', 'jsonschema', 'pandas', 'scipy', 'matplotlib'}))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
