@@ -103,23 +103,22 @@ def _op_from_json(item: Any) -> OpInfo:
 
 
 def render_ops(ops: list[OpInfo]) -> str:
-    """The catalogue as a table, each op's options listed under it."""
+    """The catalogue as a table; under each operation what its size means
+    and its options."""
     if not ops:
         return "mpiscope-bench reports no operation"
-    titles = ("operation", "flags", "size means", "description")
-    rows = [
-        (op.name, ",".join(op.flags) or "-", op.size_meaning or "-", op.description) for op in ops
+    flags = [",".join(op.flags) or "-" for op in ops]
+    name_width = max(len("operation"), *(len(op.name) for op in ops))
+    flag_width = max(len("flags"), *(len(f) for f in flags))
+    indent = " " * (name_width + flag_width + 4)
+    lines = [
+        f"{'operation':<{name_width}}  {'flags':<{flag_width}}  description",
+        f"{'-' * name_width}  {'-' * flag_width}  {'-' * 11}",
     ]
-    widths = [max(len(t), *(len(r[i]) for r in rows)) for i, t in enumerate(titles[:3])]
-
-    def line(cells: tuple[str, ...]) -> str:
-        fixed = "  ".join(f"{c:<{w}}" for c, w in zip(cells[:3], widths, strict=True))
-        return f"{fixed}  {cells[3]}".rstrip()
-
-    lines = [line(titles), line(tuple("-" * w for w in widths) + ("-" * 11,))]
-    indent = " " * (widths[0] + 2)
-    for op, row in zip(ops, rows, strict=True):
-        lines.append(line(row))
+    for op, flag in zip(ops, flags, strict=True):
+        lines.append(f"{op.name:<{name_width}}  {flag:<{flag_width}}  {op.description}".rstrip())
+        if op.size_meaning:
+            lines.append(f"{indent}size: {op.size_meaning}")
         for o in op.options:
             unit = f" {o.unit}" if o.unit else ""
             lines.append(f"{indent}option {o.name} = {o.default}{unit}: {o.description}".rstrip())

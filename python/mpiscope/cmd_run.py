@@ -13,9 +13,10 @@ import argparse
 import difflib
 import os
 import shlex
+import signal
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -38,42 +39,26 @@ DEFAULT_SIZES = "1:1M:x4"
 DEFAULT_NPROCS_SIZE = 1024
 DEFAULT_MAX_LAUNCHES = {"error": 1000, "count": 100}
 
-# MPI predefined C datatypes by kind; the kind decides which reductions apply
-# (MPI standard, "Predefined Reduction Operations").
+# The element types the engine knows (src/engine/opctx.c), by kind; the kind
+# decides which reductions the MPI standard allows ("Predefined Reduction
+# Operations"). MPI_CHAR is text, valid for no reduction.
 DTYPES: dict[str, str] = {
     **dict.fromkeys(
         (
-            "signed_char",
-            "unsigned_char",
-            "short",
-            "unsigned_short",
-            "int",
-            "unsigned",
-            "long",
-            "unsigned_long",
-            "long_long",
-            "unsigned_long_long",
-            "int8_t",
-            "int16_t",
-            "int32_t",
-            "int64_t",
-            "uint8_t",
-            "uint16_t",
-            "uint32_t",
-            "uint64_t",
+            "signed_char", "unsigned_char", "short", "unsigned_short", "int", "unsigned",
+            "long", "unsigned_long", "long_long", "unsigned_long_long", "int8_t", "int16_t",
+            "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
         ),
         "integer",
     ),
     **dict.fromkeys(("float", "double", "long_double"), "floating"),
-    **dict.fromkeys(("c_float_complex", "c_double_complex"), "complex"),
-    "c_bool": "logical",
     "byte": "byte",
     "char": "char",
-}
+}  # fmt: skip
 REDUCE_OPS: dict[str, frozenset[str]] = {
     **dict.fromkeys(("sum", "prod"), frozenset({"integer", "floating", "complex"})),
     **dict.fromkeys(("max", "min"), frozenset({"integer", "floating"})),
-    **dict.fromkeys(("land", "lor", "lxor"), frozenset({"integer", "logical"})),
+    **dict.fromkeys(("land", "lor", "lxor"), frozenset({"integer"})),
     **dict.fromkeys(("band", "bor", "bxor"), frozenset({"integer", "byte"})),
 }
 
@@ -123,9 +108,13 @@ def _power_of_two(text: str) -> int:
     return value
 
 
-def _choice(choices: tuple[str, ...] | dict[str, Any], what: str) -> Callable[[str], str]:
+def _choice(
+    choices: tuple[str, ...] | dict[str, Any], what: str, mpi_prefix: bool = False
+) -> Callable[[str], str]:
     def parse(text: str) -> str:
         name = text.strip().lower()
+        if mpi_prefix and name.startswith("mpi_"):
+            name = name[4:]  # MPI_DOUBLE, mpi_sum: the names of the MPI standard
         if name in choices:
             return name
         raise argparse.ArgumentTypeError(_unknown(what, text, list(choices)))
@@ -238,13 +227,13 @@ def add_parser(commands: Any) -> None:
     add("--root", type=_int_at_least(0), default=0, metavar="R", help="root rank (default 0)")
     add(
         "--dtype",
-        type=_choice(DTYPES, "datatype"),
+        type=_choice(DTYPES, "datatype", mpi_prefix=True),
         default="double",
         help="element type of reductions (default double)",
     )
     add(
         "--reduce-op",
-        type=_choice(REDUCE_OPS, "reduction"),
+        type=_choice(REDUCE_OPS, "reduction", mpi_prefix=True),
         default="sum",
         metavar="NAME",
         help="reduction operation: " + ",".join(REDUCE_OPS) + " (default sum)",
@@ -304,7 +293,7 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     ops = [name.strip() for name in args.ops.split(",")]
     if not all(ops):
         raise MpiscopeError(f"bad operation list {args.ops!r}: empty name")
-    if len(set(ops)) != len(ops):
+    if len({op.lower() for op in ops}) != len(ops):
         raise MpiscopeError(f"bad operation list {args.ops!r}: an operation appears twice")
     nprocs = parse_nprocs_spec(args.nprocs) if args.nprocs is not None else None
     sizes = parse_size_spec(args.sizes) if args.sizes is not None else None
@@ -355,79 +344,57 @@ def _check_out(args: argparse.Namespace) -> Path:
     return out
 
 
-def check_ops(plan: RunPlan, profile: MpiProfile) -> None:
-    """Every requested operation must be in the bench's catalogue."""
+def check_ops(plan: RunPlan, profile: MpiProfile) -> list[str]:
+    """The requested operations by their catalogue names (case does not
+    matter); an unknown one is an error."""
     _, catalogue = query_ops(profile)
-    known = [op.name for op in catalogue]
+    known = {op.name.lower(): op.name for op in catalogue}
     for name in plan.ops:
-        if name not in known:
-            raise MpiscopeError(_unknown("operation", name, known))
+        if name.lower() not in known:
+            raise MpiscopeError(_unknown("operation", name, list(known.values())))
+    return [known[name.lower()] for name in plan.ops]
 
 
 def bench_arguments(
     args: argparse.Namespace, plan: RunPlan, profile: MpiProfile, launcher: list[str]
 ) -> list[str]:
     """The bench's arguments: explicit values for everything."""
-    argv = [
-        "--ops",
-        ",".join(plan.ops),
-        "--sizes",
-        ",".join(str(size) for size in plan.sizes),
+    values: list[tuple[str, str]] = [
+        ("--ops", ",".join(plan.ops)),
+        ("--sizes", ",".join(str(size) for size in plan.sizes)),
     ]
     if plan.nprocs is not None:
-        argv += ["--nprocs", ",".join(str(n) for n in plan.nprocs)]
-    argv += [
-        "--timer",
-        args.timer,
-        "--sync",
-        args.sync,
-        "--stop",
-        args.stop,
-        "--target-rse",
-        repr(args.target_rse),
-        "--min-valid",
-        str(args.min_valid),
-        "--max-valid",
-        str(args.max_valid),
-        "--max-launches",
-        str(plan.max_launches),
-        "--max-point-seconds",
-        repr(args.max_point_seconds),
-        "--confidence",
-        repr(args.confidence),
-        "--trim",
-        repr(args.trim),
-        "--cache",
-        args.cache,
-        "--align",
-        str(args.align),
-        "--root",
-        str(args.root),
-        "--dtype",
-        args.dtype,
-        "--reduce-op",
-        args.reduce_op,
-        "--window-min-ns",
-        repr(args.window_min_ns),
-        "--out",
-        str(plan.out),
+        values.append(("--nprocs", ",".join(str(n) for n in plan.nprocs)))
+    values += [
+        ("--timer", args.timer),
+        ("--sync", args.sync),
+        ("--stop", args.stop),
+        ("--target-rse", repr(args.target_rse)),
+        ("--min-valid", str(args.min_valid)),
+        ("--max-valid", str(args.max_valid)),
+        ("--max-launches", str(plan.max_launches)),
+        ("--max-point-seconds", repr(args.max_point_seconds)),
+        ("--confidence", repr(args.confidence)),
+        ("--trim", repr(args.trim)),
+        ("--cache", args.cache),
+        ("--align", str(args.align)),
+        ("--root", str(args.root)),
+        ("--dtype", args.dtype),
+        ("--reduce-op", args.reduce_op),
+        ("--window-min-ns", repr(args.window_min_ns)),
+        ("--out", str(plan.out)),
+        ("--meta", "command_line=" + shlex.join(["mpiscope", *getattr(args, "argv", [])])),
+        ("--meta", f"launcher={format_command(launcher)}"),
+        ("--meta", f"mpi_implementation={profile.implementation}"),
     ]
-    if args.raw:
-        argv.append("--raw")
-    if args.force:
-        argv.append("--force")
-    if plan.oversubscribed:
-        argv.append("--oversubscribed")
-    user_command = shlex.join(["mpiscope", *getattr(args, "argv", [])])
-    argv += [
-        "--meta",
-        f"command_line={user_command}",
-        "--meta",
-        f"launcher={format_command(launcher)}",
-        "--meta",
-        f"mpi_implementation={profile.implementation}",
-    ]
-    return argv
+    flags = {
+        "--progress": True,
+        "--raw": args.raw,
+        "--force": args.force,
+        "--oversubscribed": plan.oversubscribed,
+    }
+    argv = [item for pair in values for item in pair]
+    return argv + [flag for flag, wanted in flags.items() if wanted]
 
 
 # --- running ------------------------------------------------------------------
@@ -439,7 +406,7 @@ def run(args: argparse.Namespace) -> int:
     bench = profile.check_bench()
     launcher = mpiexec_command(profile, args.np, args.oversubscribe)
     profile.check_mpiexec()
-    check_ops(plan, profile)
+    plan = replace(plan, ops=check_ops(plan, profile))
     command = launcher + [bench] + bench_arguments(args, plan, profile, launcher)
     before = _file_id(plan.out)
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
@@ -447,24 +414,24 @@ def run(args: argparse.Namespace) -> int:
         code = run_streaming(command, build_env(profile), args.timeout, display)
     except RunFailedError as exc:
         display.close()
-        _show_partial(plan.out, before, args.per_rank)
-        raise RunFailedError(f"{exc}{_partial_note(plan.out, before)}") from None
+        raise RunFailedError(f"{exc}{_leftover(plan.out, before, args.per_rank)}") from None
     except KeyboardInterrupt:
         display.close()
-        raise KeyboardInterrupt(_partial_note(plan.out, before).lstrip("; ")) from None
+        raise KeyboardInterrupt(_leftover(plan.out, before, None).lstrip("; ")) from None
     display.close()
     return _finish(code, plan.out, before, args.per_rank)
 
 
 def _finish(code: int, out: Path, before: tuple[int, int] | None, per_rank: bool) -> int:
     if code != 0:
-        _show_partial(out, before, per_rank)
-        raise RunFailedError(
-            f"mpiscope-bench failed ({_describe_exit(code)}){_partial_note(out, before)}"
-        )
+        note = _leftover(out, before, per_rank)
+        raise RunFailedError(f"mpiscope-bench failed ({_describe_exit(code)}){note}")
     if _file_id(out) in (None, before):
         raise RunFailedError(f"mpiscope-bench exited normally but wrote no result to {out}")
-    result = load_result(out)
+    try:
+        result = load_result(out)
+    except MpiscopeError as exc:
+        raise RunFailedError(f"mpiscope-bench wrote an unreadable result: {exc}") from None
     print(render_report(result, per_rank=per_rank))
     print(f"\nresult: {out}")
     if not result.complete:
@@ -474,22 +441,21 @@ def _finish(code: int, out: Path, before: tuple[int, int] | None, per_rank: bool
     return 0
 
 
-def _show_partial(out: Path, before: tuple[int, int] | None, per_rank: bool) -> None:
-    """Print what a failed run left, if it wrote anything readable."""
-    if _file_id(out) in (None, before):
-        return
-    try:
-        result = load_result(out)
-    except MpiscopeError:
-        return  # the error line says where the file is
-    print(render_report(result, per_rank=per_rank))
-    print(f"\nresult: {out}")
-
-
-def _partial_note(out: Path, before: tuple[int, int] | None) -> str:
+def _leftover(out: Path, before: tuple[int, int] | None, per_rank: bool | None) -> str:
+    """What a stopped run left: prints its partial table (unless ``per_rank``
+    is None) and returns the end of the error line that says where it is."""
     if _file_id(out) in (None, before):
         return "; no result was written"
-    return f"; partial result kept in {out}"
+    note = f"; partial result kept in {out}"
+    if per_rank is None:
+        return note
+    try:
+        result = load_result(out)
+    except MpiscopeError as exc:
+        return f"{note}, but it cannot be shown: {exc}"
+    print(render_report(result, per_rank=per_rank))
+    print(f"\nresult: {out}")
+    return note
 
 
 def _file_id(path: Path) -> tuple[int, int] | None:
@@ -503,8 +469,6 @@ def _file_id(path: Path) -> tuple[int, int] | None:
 
 def _describe_exit(code: int) -> str:
     if code < 0:
-        import signal
-
         try:
             return f"killed by {signal.Signals(-code).name}"
         except ValueError:

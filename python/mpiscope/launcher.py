@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
@@ -51,13 +52,14 @@ WARNING_PREFIX = "@mpiscope warning "
 #: Seconds between SIGTERM and SIGKILL when stopping a process group.
 KILL_GRACE_SECONDS = 3.0
 _POLL_SECONDS = 0.2
+_NONFINITE_RE = re.compile(r"([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
 class ProgressEvent:
     """One measured point, as announced by the bench (times in ns)."""
 
-    index: int  # 0-based position of the point in the run
+    index: int  # 1-based position of the point in the run
     total: int  # number of points in the run
     op: str
     size_bytes: int
@@ -95,6 +97,8 @@ def parse_line(line: str) -> Event:
 
 
 def _progress_from_json(payload: str) -> ProgressEvent | None:
+    # C's printf("%g") writes nan/inf, which JSON lacks: read them as "no value".
+    payload = _NONFINITE_RE.sub(r"\1null", payload)
     try:
         data: Any = json.loads(payload)
         if not isinstance(data, dict):

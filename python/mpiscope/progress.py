@@ -27,7 +27,7 @@ _CLEAR_LINE = "\r\x1b[K"
 def format_progress(event: ProgressEvent, nprocs: int | None = None) -> str:
     """The text of one progress line; the process count is shown when it
     differs from ``nprocs`` (the run's --np), i.e. when it is varied."""
-    parts = [f"[{event.index + 1}/{event.total}] {event.op} {format_bytes(event.size_bytes)}"]
+    parts = [f"[{event.index}/{event.total}] {event.op} {format_bytes(event.size_bytes)}"]
     if nprocs is None or event.nprocs != nprocs:
         parts.append(f" np={event.nprocs}")
     parts.append(f"  median {format_ns(event.median_ns)}")

@@ -66,7 +66,7 @@ def _header_lines(result: Result) -> list[str]:
         ("cache", _cache_line(env["cache"])),
         ("cpu", str(env.get("cpu_model") or MISSING)),
         ("compiler", str(env.get("compiler") or MISSING)),
-        ("time (UTC)", f"{env['start_time_utc']} .. {env['end_time_utc'] or 'not finished'}"),
+        ("time (UTC)", f"{env['start_time_utc']} .. {env.get('end_time_utc') or 'not finished'}"),
         ("command", env.get("command_line") or MISSING),
         ("mpiscope", f"{env.get('mpiscope_version')} (result schema {result.schema_version})"),
     ]
@@ -76,7 +76,7 @@ def _header_lines(result: Result) -> list[str]:
 
 def _mpi_line(env: Mapping[str, Any]) -> str:
     library = str(env.get("mpi_library_version") or "").strip()
-    first = library.splitlines()[0].strip() if library else "unknown"
+    first = " ".join(library.splitlines()[0].split()) if library else "unknown"
     extra = [f"MPI {env.get('mpi_version')}"]
     if env.get("mpi_implementation"):
         extra.append(str(env["mpi_implementation"]))
@@ -289,7 +289,7 @@ def _summary_median(point: Point, key: str) -> float | None:
 def _scaled(value: float | None, unit: tuple[str, float]) -> str:
     if value is None:
         return MISSING
-    return format_number(value / unit[1], 3)
+    return format_number(value / unit[1], 3, trim_zeros=False)
 
 
 def _mean_pm(point: Point, unit: tuple[str, float]) -> str:
@@ -299,7 +299,7 @@ def _mean_pm(point: Point, unit: tuple[str, float]) -> str:
         return MISSING
     scale = unit[1]
     if error is None or error <= 0 or not math.isfinite(error):
-        return f"{format_number(mean / scale, 3)} ± {MISSING}"
+        return f"{format_number(mean / scale, 3, trim_zeros=False)} ± {MISSING}"
     e = error / scale
     decimals = min(3, max(0, 1 - math.floor(math.log10(e))))
     return f"{mean / scale:.{decimals}f} ± {e:.{decimals}f}"
@@ -312,6 +312,6 @@ def _flags(point: Point) -> str:
         flags.append(f"UNSTABLE: {reasons}")
     if point.oversubscribed:
         flags.append("oversubscribed")
-    if point.actual_bytes != point.size_bytes:
+    if point.actual_bytes is not None and point.actual_bytes != point.size_bytes:
         flags.append(f"actual {format_bytes(point.actual_bytes)}")
     return "; ".join(flags)

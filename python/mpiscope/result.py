@@ -81,12 +81,15 @@ class Point:
         return str(self.data["op"])
 
     @property
-    def size_bytes(self) -> int:
-        return int(self.data["size_bytes"])
+    def size_bytes(self) -> int | None:
+        """The size asked for; None for operations without a size."""
+        value = self.data["size_bytes"]
+        return None if value is None else int(value)
 
     @property
-    def actual_bytes(self) -> int:
-        return int(self.data["actual_bytes"])
+    def actual_bytes(self) -> int | None:
+        value = self.data["actual_bytes"]
+        return None if value is None else int(value)
 
     @property
     def nprocs(self) -> int:
@@ -106,23 +109,23 @@ class Point:
 
     @property
     def median_ns(self) -> float | None:
-        return self.data["median_ns"]
+        return _ns(self.data["median_ns"])
 
     @property
     def mean_ns(self) -> float | None:
-        return self.data["mean_ns"]
+        return _ns(self.data["mean_ns"])
 
     @property
     def error_ns(self) -> float | None:
-        return self.data["error_ns"]
+        return _ns(self.data["error_ns"])
 
     @property
     def min_ns(self) -> float | None:
-        return self.data["min_ns"]
+        return _ns(self.data["min_ns"])
 
     @property
     def max_ns(self) -> float | None:
-        return self.data["max_ns"]
+        return _ns(self.data["max_ns"])
 
     @property
     def confidence(self) -> float:
@@ -185,11 +188,13 @@ class Result:
 
     @property
     def environment(self) -> Mapping[str, Any]:
-        return self.data["environment"]
+        environment: Mapping[str, Any] = self.data["environment"]
+        return environment
 
     @property
     def method(self) -> Mapping[str, Any]:
-        return self.data["method"]
+        method: Mapping[str, Any] = self.data["method"]
+        return method
 
     @property
     def confidence(self) -> float:
@@ -270,7 +275,7 @@ def validate_result(data: Any, source: str = "<document>") -> None:
             f"{source} has schema_version {version}; this mpiscope reads {SCHEMA_MAJOR}.x "
             "(use a matching mpiscope version)"
         )
-    import jsonschema  # lazy: keeps `mpiscope --help` fast
+    import jsonschema  # type: ignore[import-untyped]  # lazy: keeps `mpiscope --help` fast
 
     validator = jsonschema.Draft202012Validator(result_schema())
     error = jsonschema.exceptions.best_match(validator.iter_errors(data))
@@ -282,6 +287,10 @@ def validate_result(data: Any, source: str = "<document>") -> None:
         raise MpiscopeError(
             f"{source} does not match the result schema {version}: {where}{message}"
         )
+
+
+def _ns(value: Any) -> float | None:
+    return None if value is None else float(value)
 
 
 def _json_path(parts: Any) -> str:

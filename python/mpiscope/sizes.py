@@ -53,7 +53,7 @@ def parse_size(text: str) -> int:
             f"ambiguous size {text.strip()!r}: write {prefix.upper()} or "
             f"{prefix.upper()}iB (1024-based) instead of {unit}"
         )
-    return int(digits) * 1024 ** _SUFFIX_POWER[prefix.lower()]
+    return int(digits) * (1 << (10 * _SUFFIX_POWER[prefix.lower()]))
 
 
 def parse_nprocs(text: str) -> int:

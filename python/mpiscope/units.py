@@ -36,10 +36,12 @@ _BYTE_UNITS: tuple[tuple[str, int], ...] = (
 MISSING = "-"
 
 
-def format_number(value: float, digits: int = 3) -> str:
+def format_number(value: float, digits: int = 3, trim_zeros: bool = True) -> str:
     """``value`` with ``digits`` significant digits, never in exponent form.
 
     Values of ``10**digits`` and more are shown as integers (1234 -> "1234").
+    With ``trim_zeros`` false, trailing zeros stay (0.92 -> "0.920"), which
+    keeps a table column's precision visible.
     """
     if not math.isfinite(value):
         return str(value)
@@ -48,7 +50,7 @@ def format_number(value: float, digits: int = 3) -> str:
     magnitude = math.floor(math.log10(abs(value)))
     decimals = max(0, digits - 1 - magnitude)
     text = f"{value:.{decimals}f}"
-    if "." in text:
+    if trim_zeros and "." in text:
         text = text.rstrip("0").rstrip(".")
     return "0" if text in ("-0", "") else text
 

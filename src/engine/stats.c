@@ -19,6 +19,7 @@
 #define STATS_CF_MAX_ITER 200000  /* the fraction needs ~sqrt(df) terms at worst */
 #define STATS_SOLVE_MAX_ITER 200
 #define STATS_BGRAT_TERMS 30
+#define STATS_DF_NORMAL 1e20      /* t_df is the normal quantile to 1e-17 beyond */
 #define STATS_SOLVE_TOL 1e-12     /* last Halley/Newton step, relative to max(1,|u|) */
 
 /* ---- special functions ------------------------------------------------ */
@@ -121,12 +122,19 @@ static double beta_bgrat_half(double a, double log_x, double lgr)
     return NAN;
 }
 
-/* I_x(a, 1/2) and its complement at x = 1/(1+r^2), r = exp(u). */
+/* log(1 - exp(l)) for l < 0, accurate on both sides of l = -log 2. */
+static double log1mexp(double l)
+{
+    return l > -0.6931471805599453 ? log(-expm1(l)) : log1p(-exp(l));
+}
+
+/* I_x(a, 1/2) and its complement at x = 1/(1+r^2), r = exp(u), in logs so
+ * that nothing underflows far in the tails. */
 struct tbeta {
-    double w;     /* I_x(a, 1/2) = 2 P(T > t), t = r sqrt(df) */
-    double w1;    /* 1 - w = I_y(1/2, a) = 2 P(0 < T < t), y = 1 - x */
-    double front; /* x^a y^(1/2) / B(a, 1/2); dw1/du = 2 front */
-    double x, y;
+    double log_w;     /* log I_x(a, 1/2) = log 2 P(T > t), t = r sqrt(df) */
+    double log_w1;    /* log(1 - w) = log I_y(1/2, a) = log 2 P(0 < T < t) */
+    double log_front; /* log(x^a y^(1/2) / B(a, 1/2)); dw1/du = 2 front */
+    double x, y;      /* 1/(1+r^2) and r^2/(1+r^2) */
 };
 
 /* The smaller of w and w1 is computed directly, the other as 1 minus it. */
@@ -136,17 +144,17 @@ static struct tbeta tbeta_eval(double u, double a, double lgr)
     double log_x = -softplus(2.0 * u), log_y = -softplus(-2.0 * u);
     e.x = exp(log_x);
     e.y = exp(log_y);
-    e.front = exp(a * log_x + 0.5 * log_y - lgr - STATS_LOG_SQRT_PI);
-    e.w = NAN;
+    e.log_front = a * log_x + 0.5 * log_y - lgr - STATS_LOG_SQRT_PI;
+    e.log_w = NAN;
     if (a >= 15.0 && a * e.y > 0.5 && e.y < 0.29) /* TOMS 708's domain */
-        e.w = beta_bgrat_half(a, log_x, lgr);
-    if (isnan(e.w) && e.x * (a + 2.5) < a + 1.0)
-        e.w = e.front * beta_cf(a, 0.5, e.x) / a;
-    if (!isnan(e.w)) {
-        e.w1 = 1.0 - e.w;
+        e.log_w = log(beta_bgrat_half(a, log_x, lgr));
+    if (isnan(e.log_w) && e.x * (a + 2.5) < a + 1.0)
+        e.log_w = e.log_front + log(beta_cf(a, 0.5, e.x) / a);
+    if (!isnan(e.log_w)) {
+        e.log_w1 = log1mexp(e.log_w);
     } else {
-        e.w1 = e.front * beta_cf(0.5, a, e.y) / 0.5;
-        e.w = 1.0 - e.w1;
+        e.log_w1 = e.log_front + log(beta_cf(0.5, a, e.y) / 0.5);
+        e.log_w = log1mexp(e.log_w1);
     }
     return e;
 }
@@ -231,9 +239,9 @@ static double t_solve(double target, double a, double lgr, int tail_mode, double
     double lo = -INFINITY, hi = INFINITY, span = 1.0;
     for (int it = 0; it < STATS_SOLVE_MAX_ITER; it++) {
         struct tbeta e = tbeta_eval(u, a, lgr);
-        double side = tail_mode ? e.w : e.w1;
-        double h = s * (log(side) - log_target);
-        double dh = 2.0 * e.front / side;            /* h'(u) > 0 */
+        double log_side = tail_mode ? e.log_w : e.log_w1;
+        double h = s * (log_side - log_target);
+        double dh = 2.0 * exp(e.log_front - log_side); /* h'(u) > 0 */
         if (h == 0.0)
             return u;
         if (h < 0.0)
@@ -263,8 +271,11 @@ static double t_solve(double target, double a, double lgr, int tail_mode, double
 
 double mpiscope_student_t_quantile(double p, double df)
 {
-    if (!(p > 0.0 && p < 1.0) || !(df > 0.0) || !isfinite(df))
+    if (!(p > 0.0 && p < 1.0) || !(df > 0.0)) /* also NAN arguments */
         return NAN;
+    /* Beyond 1e20 (and for df = +inf, the normal limit), t_df differs from
+     * t_1e20 by about (z^2 + 1) / (4e20) relative: below 1e-17 for p > 1e-300. */
+    df = fmin(df, STATS_DF_NORMAL);
     if (p == 0.5)
         return 0.0;
     /* q = upper tail, c = 1/2 - q: both exact when they are the smaller */

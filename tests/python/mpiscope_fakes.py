@@ -5,7 +5,7 @@ It answers ``--list-ops`` with a fixed catalogue and otherwise behaves like
 mpiscope-bench: progress and warning lines on stdout, a result document
 (built from tests/data/sample-result.json) at ``--out``. FAKE_BENCH_MODE
 selects "ok", "fail" (a partial result, exit code 3), "crash" (no result,
-exit code 4) or "hang". The fake
+exit code 4), "garbage" (a truncated file, exit code 5) or "hang". The fake
 mpiexec strips ``-n N [--oversubscribe]`` and execs the rest. Both log their
 arguments (and the fake mpiexec a few environment variables) as JSON.
 """
@@ -71,6 +71,10 @@ mode = os.environ.get("FAKE_BENCH_MODE", "ok")
 if mode == "crash":
     print("crashed before writing anything", file=sys.stderr)
     sys.exit(4)
+if mode == "garbage":
+    with open(opt("--out"), "w") as f:
+        f.write('{"schema_version": "1.0", "status": "running", "points": [')
+    sys.exit(5)
 with open(os.environ["FAKE_BENCH_SAMPLE"]) as f:
     doc = json.load(f)
 out = opt("--out")
@@ -84,8 +88,9 @@ doc["status"] = "running"
 for i, (op, size, n) in enumerate(combos):
     point = dict(template, op=op, size_bytes=size, actual_bytes=size, nprocs=n)
     doc["points"].append(point)
-    print("@mpiscope progress " + json.dumps({
-        "index": i, "total": len(combos), "op": op, "size_bytes": size, "nprocs": n,
+    if "--progress" in args:
+        print("@mpiscope progress " + json.dumps({
+        "index": i + 1, "total": len(combos), "op": op, "size_bytes": size, "nprocs": n,
         "median_ns": point["median_ns"], "ci_low_ns": point["ci_low_ns"],
         "ci_high_ns": point["ci_high_ns"], "unstable": False}), flush=True)
     if mode == "fail":

@@ -72,6 +72,9 @@ def test_unknown_op_in_a_list(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         (["--cache", "hot"], "unknown cache mode 'hot'"),
         (["--dtype", "dubble"], "did you mean 'double'"),
         (["--reduce-op", "bxor"], "does not apply to --dtype double"),
+        (["--dtype", "char"], "--reduce-op sum does not apply to --dtype char"),
+        (["--dtype", "c_bool"], "unknown datatype 'c_bool'"),
+        (["--reduce-op", "maxloc"], "unknown reduction 'maxloc'"),
         (["--root", "2"], "--root 2 is not a rank"),
         (["--nprocs", "2,3", "--np", "2"], "goes up to 3, more than --np 2"),
         (["--nprocs", "2", "--sizes", "1,2"], "--sizes must be one size"),
@@ -87,6 +90,7 @@ def test_bad_run_options(fake_mpi: FakeMpi, tmp_path: Path, args: list[str], fra
 def test_bad_op_list(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert_one_error(run_fake(fake_mpi, tmp_path, "bcast,,barrier"), "empty name")
     assert_one_error(run_fake(fake_mpi, tmp_path, "bcast,bcast"), "appears twice")
+    assert_one_error(run_fake(fake_mpi, tmp_path, "bcast,BCAST"), "appears twice")
 
 
 def test_missing_ops(fake_mpi: FakeMpi, tmp_path: Path) -> None:

@@ -56,10 +56,30 @@ def test_header_block(sample_doc: dict[str, Any]) -> None:
 
 
 def test_only_the_first_line_of_the_library_version(sample_doc: dict[str, Any]) -> None:
-    sample_doc["environment"]["mpi_library_version"] = "Open MPI v5.0.5, package: x\nline two"
+    sample_doc["environment"]["mpi_library_version"] = (
+        "MPICH Version:      5.0.2\nMPICH Release date: Fri Sep 25 20:45:26 UTC 2026\n"
+    )
     text = render(sample_doc)
-    assert header_value(text, "MPI library").startswith("Open MPI v5.0.5, package: x (")
-    assert "line two" not in text
+    assert header_value(text, "MPI library") == "MPICH Version: 5.0.2 (MPI 4.1, mpich)"
+    assert "Release date" not in text
+
+
+def test_operation_without_size(sample_doc: dict[str, Any]) -> None:
+    point = sample_doc["points"][0]
+    point.update(op="waitpattern_up", size_bytes=None, actual_bytes=None, root=None)
+    row = table(render(sample_doc))[1]
+    assert [row[0].strip(), row[1].strip()] == ["waitpattern_up", "-"]
+    assert "actual" not in render(sample_doc)
+
+
+def test_table_cells_keep_their_precision(sample_doc: dict[str, Any]) -> None:
+    sample_doc["points"][0].update(min_ns=920.0, max_ns=1000.0)
+    cells = dict(zip(*table(render(sample_doc))[:2], strict=False))
+    assert cells["min [ns]"].strip() == "920"
+    assert cells["max [us]"].strip() == "1.00"
+    sample_doc["points"][0].update(min_ns=9200.0)
+    cells = dict(zip(*table(render(sample_doc))[:2], strict=False))
+    assert cells["min [us]"].strip() == "9.20"
 
 
 def test_point_row(sample_doc: dict[str, Any]) -> None:
@@ -74,9 +94,9 @@ def test_point_row(sample_doc: dict[str, Any]) -> None:
     assert cells["median [ns]"].strip() == "810"
     assert cells["mean ± E(95%) [ns]"].strip() == "812 ± 11"
     assert cells["min [ns]"].strip() == "790"
-    assert cells["max [us]"].strip() == "5.4"  # its own unit: the column's typical value
+    assert cells["max [us]"].strip() == "5.40"  # its own unit: the column's typical value
     assert cells["span med [ns]"].strip() == "900"
-    assert cells["skew med [ns]"].strip() == "40"
+    assert cells["skew med [ns]"].strip() == "40.0"  # 3 significant digits
     assert len(rows) == 2
 
 

@@ -155,6 +155,14 @@ def test_null_statistics_for_a_point_without_valid_launch(sample_doc: dict[str, 
     validate_result(sample_doc)
 
 
+def test_operation_without_size(sample_doc: dict[str, Any]) -> None:
+    point = sample_doc["points"][0]
+    point.update(size_bytes=None, actual_bytes=None, options={"unit_us": "1"})
+    point["buffers"] = {"slots": 0, "region_bytes": 0}
+    validate_result(sample_doc)
+    assert parse_result(json.dumps(sample_doc)).points[0].size_bytes is None
+
+
 def test_other_methods_need_no_window_block(sample_doc: dict[str, Any]) -> None:
     sample_doc["method"]["name"] = "max"
     for key in ("t_bcast_ns", "k_init", "k", "gamma", "window_quantile"):

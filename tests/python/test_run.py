@@ -47,6 +47,7 @@ def test_run_passes_explicit_values(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert option(args, "--max-launches") == "1000"
     assert option(args, "--timer") == "auto" and option(args, "--sync") == "linear"
     assert option(args, "--out") == str(tmp_path / "r.json")
+    assert "--progress" in args
     for flag in ("--raw", "--force", "--oversubscribed", "--nprocs"):
         assert flag not in args
     meta = metas(args)
@@ -105,9 +106,9 @@ def test_count_rule_and_other_options(fake_mpi: FakeMpi, tmp_path: Path) -> None
             "--cache",
             "warm",
             "--dtype",
-            "int",
+            "MPI_INT",
             "--reduce-op",
-            "bxor",
+            "mpi_bxor",
             "--raw",
             "--force",
             "--out",
@@ -196,6 +197,25 @@ def test_crash_does_not_show_an_old_file(fake_mpi: FakeMpi, tmp_path: Path) -> N
     )
 
 
+def test_unreadable_partial_file_is_said(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    env = dict(fake_mpi.env, FAKE_BENCH_MODE="garbage")
+    run = run_cli(["run", "bcast", "--sizes", "8", "--out", "r.json"], env, tmp_path)
+    assert run.code == 1
+    assert run.err_lines[-1].startswith(
+        f"mpiscope: error: mpiscope-bench failed (exit code 5); partial result kept in "
+        f"{tmp_path / 'r.json'}, but it cannot be shown: "
+    )
+    assert "is not valid JSON" in run.err_lines[-1]
+
+
+def test_op_names_ignore_case(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(
+        ["run", "BCast,AllReduce", "--sizes", "8", "--out", "r.json"], fake_mpi.env, tmp_path
+    )
+    assert run.code == 0, run
+    assert option(fake_mpi.bench_args(), "--ops") == "bcast,allreduce"
+
+
 def test_timeout_kills_the_process_group(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     child_file = tmp_path / "child.pid"
     env = dict(fake_mpi.env, FAKE_BENCH_MODE="hang", FAKE_BENCH_CHILD=str(child_file))
@@ -224,10 +244,12 @@ def test_list_ops_table_and_json(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["list-ops"], fake_mpi.env, tmp_path)
     assert run.code == 0, run
     lines = run.stdout.splitlines()
-    assert lines[0].split()[:3] == ["operation", "flags", "size"]
+    assert lines[0].split() == ["operation", "flags", "description"]
     names = [line.split()[0] for line in lines[2:] if not line.startswith(" ")]
     assert names == ["bcast", "allreduce", "waitpattern_up"]
-    assert any("option unit = 1000 ns: wait step" in line for line in lines)
+    assert lines[2].split() == ["bcast", "size,root", "MPI_Bcast", "from", "the", "root"]
+    assert lines[3].strip() == "size: bytes sent by the root"
+    assert lines[-1].strip() == "option unit = 1000 ns: wait step"
     raw = run_cli(["list-ops", "--json"], fake_mpi.env, tmp_path)
     assert raw.code == 0 and json.loads(raw.stdout) == FAKE_OPS
 
@@ -245,11 +267,11 @@ def test_bench_override_without_profile(fake_mpi: FakeMpi, tmp_path: Path) -> No
 
 def test_parse_progress_line() -> None:
     event = parse_line(
-        '@mpiscope progress {"index": 11, "total": 40, "op": "bcast", "size_bytes": 4096, '
+        '@mpiscope progress {"index": 12, "total": 40, "op": "bcast", "size_bytes": 4096, '
         '"nprocs": 2, "median_ns": 1234.0, "ci_low_ns": 1200, "ci_high_ns": 1260, '
         '"unstable": true}'
     )
-    assert event == ProgressEvent(11, 40, "bcast", 4096, 2, 1234.0, 1200.0, 1260.0, True)
+    assert event == ProgressEvent(12, 40, "bcast", 4096, 2, 1234.0, 1200.0, 1260.0, True)
     assert format_progress(event, nprocs=2) == "[12/40] bcast 4 KiB  median 1.23 us  UNSTABLE"
     assert format_progress(event, nprocs=4) == "[12/40] bcast 4 KiB np=2  median 1.23 us  UNSTABLE"
 
@@ -264,8 +286,18 @@ def test_parse_other_lines() -> None:
     assert isinstance(parse_line('@mpiscope progress {"index": 1}'), WarningEvent)
 
 
+def test_progress_line_with_c_nan() -> None:
+    # printf("%g") of a point without valid launch: nan is not JSON, but not fatal either.
+    event = parse_line(
+        '@mpiscope progress {"index":1,"total":2,"op":"bcast","size_bytes":8,"nprocs":2,'
+        '"median_ns":nan,"ci_low_ns":-nan,"ci_high_ns":inf,"unstable":true}'
+    )
+    assert isinstance(event, ProgressEvent) and event.median_ns is None
+    assert format_progress(event) == "[1/2] bcast 8 B np=2  median -  UNSTABLE"
+
+
 def test_progress_display_plain_and_tty() -> None:
-    event = ProgressEvent(0, 2, "bcast", 8, 2, 900.0, None, None, False)
+    event = ProgressEvent(1, 2, "bcast", 8, 2, 900.0, None, None, False)
     err, out = io.StringIO(), io.StringIO()
     display = ProgressDisplay(err=err, out=out, tty=False, nprocs=2)
     display(event)

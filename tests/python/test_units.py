@@ -63,6 +63,12 @@ def test_format_number(value: float, text: str) -> None:
     assert format_number(value) == text
 
 
+def test_format_number_keeping_zeros() -> None:
+    assert format_number(0.92, trim_zeros=False) == "0.920"
+    assert format_number(1.0, trim_zeros=False) == "1.00"
+    assert format_number(1500.0, trim_zeros=False) == "1500"
+
+
 def test_pick_time_unit_uses_the_typical_value() -> None:
     assert pick_time_unit([800, 900, 5.4e6])[0] == "ns"
     assert pick_time_unit([800, 1200, 5000])[0] == "us"
