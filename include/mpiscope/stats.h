@@ -18,7 +18,7 @@ typedef struct mpiscope_stats {
     size_t n_used;        /* n_s: samples left after trimming */
     double trim_fraction; /* g': fraction dropped from EACH end */
     double mean;          /* T: mean of the trimmed sample */
-    double stddev;        /* unbiased standard deviation of the trimmed sample */
+    double stddev;        /* unbiased std. deviation of the trimmed sample; NAN if n_used < 2 */
     double se;            /* stddev / sqrt(n_used); NAN if n_used < 2 */
     double rse;           /* se / mean; NAN if undefined */
     double median;        /* of all Q samples */
@@ -26,28 +26,43 @@ typedef struct mpiscope_stats {
     double trimmed_min, trimmed_max; /* extremes of the trimmed sample */
     double q25, q75;      /* quartiles of all Q samples (linear interpolation) */
     double confidence;    /* p */
-    double t_quantile;    /* Student t_{(1+p)/2, n_used-1}; NAN if n_used < 2 */
+    double t_quantile;    /* Student t_{(1+p)/2, n_used-1} (> 0); NAN if n_used < 2 */
     double error;         /* E = t_quantile * se */
     double ci_low, ci_high; /* mean -/+ error */
 } mpiscope_stats_t;
 
 /* Compute the statistics of `n` samples (any order; not modified).
  * trim_fraction in [0, 0.5): floor(trim_fraction * n) smallest and as many
- * largest samples are dropped before the mean. confidence in (0, 1).
- * n == 0 gives n_valid = 0 and NAN everywhere else. Fields that need two
- * samples (se, error, interval) are NAN when n_used < 2.
- * Returns 0, MPISCOPE_EINVAL (bad arguments) or MPISCOPE_ENOMEM. */
+ * largest samples are dropped before the mean (the double product, as
+ * scipy.stats.trim_mean's int(proportiontocut * n)); n_used >= 1 if n >= 1.
+ * confidence in (0, 1). Samples must be finite.
+ * n == 0 gives n_valid = n_used = 0 and NAN in every statistic;
+ * trim_fraction and confidence are always echoed. Fields that need two
+ * samples (stddev, se, rse, t_quantile, error, interval) are NAN when
+ * n_used < 2; rse is also NAN when mean == 0. median, q25 and q75 are
+ * mpiscope_quantile_sorted() at 0.5, 0.25, 0.75 (numpy.median may differ
+ * from the median in the last bit).
+ * Allocates a private sorted copy (n doubles): never call it in a timed
+ * region. Reentrant; not collective.
+ * Returns 0, MPISCOPE_EINVAL (out NULL, samples NULL with n > 0, an argument
+ * out of range or NAN, a sample not finite) or MPISCOPE_ENOMEM. On error
+ * *out (if not NULL) holds the n == 0 statistics. */
 MPISCOPE_API int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction,
                            double confidence, mpiscope_stats_t *out);
 
 /* The p-quantile (inverse CDF) of Student's t distribution with `df`
- * degrees of freedom (df > 0, not necessarily whole), 0 < p < 1.
- * Computed exactly through the inverse regularized incomplete beta function
- * (relative error below 1e-10). NAN for bad arguments. */
+ * degrees of freedom (df > 0, not necessarily whole; +INFINITY gives the
+ * normal quantile), 0 < p < 1. Computed through the inverse regularized
+ * incomplete beta function: relative error below 1e-10 (about 1e-14 in
+ * practice for df >= 1, against 50-digit arithmetic), the centre p -> 1/2
+ * included. Odd: q(1 - p) == -q(p) exactly when 1 - p is exact. May be
+ * +-INFINITY for tiny df and extreme p, where the quantile exceeds DBL_MAX.
+ * NAN for bad arguments (NAN included). Reentrant, no allocation. */
 MPISCOPE_API double mpiscope_student_t_quantile(double p, double df);
 
-/* The q-quantile (0 <= q <= 1) of sorted data, linear interpolation between
- * closest ranks (numpy's default). NAN when n == 0. */
+/* The q-quantile (0 <= q <= 1) of `n` ascending data, linear interpolation
+ * between closest ranks, bit for bit numpy.quantile's default ('linear').
+ * NAN when n == 0, sorted is NULL or q is outside [0, 1] or NAN. */
 MPISCOPE_API double mpiscope_quantile_sorted(const double *sorted, size_t n, double q);
 
 #ifdef __cplusplus

@@ -108,7 +108,19 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__window_t *w)
     mpiscope__json_object(j, "raw");
     mpiscope__json_array(j, "valid");
     for (size_t i = 0; i < n; i++)
-        mpiscope__json_bool(j, NULL, w->raw_valid[i]);
+        mpiscope__json_bool(j, NULL, w->raw_flags[i] == 0);
+    mpiscope__json_end(j);
+    mpiscope__json_array(j, "late");
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_bool(j, NULL, (w->raw_flags[i] & MPISCOPE__LAUNCH_LATE) != 0);
+    mpiscope__json_end(j);
+    mpiscope__json_array(j, "overrun");
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_bool(j, NULL, (w->raw_flags[i] & MPISCOPE__LAUNCH_OVERRUN) != 0);
+    mpiscope__json_end(j);
+    mpiscope__json_array(j, "slot_ns");
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_number(j, NULL, w->raw_slot_ns[i]);
     mpiscope__json_end(j);
     mpiscope__json_array(j, "time_ns");
     for (size_t i = 0; i < n; i++)

@@ -1,9 +1,11 @@
 /* stats.c: statistics of one measurement point and the Student t quantile.
  *
  * The t quantile inverts the regularized incomplete beta function
- * I_x(df/2, 1/2) (continued fraction, modified Lentz) by safeguarded
- * Halley/Newton steps in u = log(t / sqrt(df)). Reentrant: no static
- * mutable state, and not even lgamma (which writes the global signgam).
+ * I_x(df/2, 1/2) (continued fraction, modified Lentz; for df >= 30 in the
+ * tail, the TOMS 708 asymptotic expansion) by Halley/Newton steps in
+ * u = log(t / sqrt(df)), safeguarded by bisection. Reentrant: no static
+ * mutable state, not even lgamma's (it writes the global signgam; we need
+ * only lgamma(a) - lgamma(a + 1/2), computed without cancellation).
  * Not collective, no MPI. */
 #include "mpiscope/stats.h"
 #include "mpiscope/error.h"
@@ -16,7 +18,7 @@
 
 #define STATS_PI 3.14159265358979323846
 #define STATS_LOG_SQRT_PI 0.57236494292470008707 /* log(sqrt(pi)) = lgamma(1/2) */
-#define STATS_CF_MAX_ITER 200000  /* the fraction needs ~sqrt(df) terms at worst */
+#define STATS_CF_MAX_ITER 10000   /* used: below 30 terms (df >= 30 uses BGRAT) */
 #define STATS_SOLVE_MAX_ITER 200
 #define STATS_BGRAT_TERMS 30
 #define STATS_DF_NORMAL 1e20      /* t_df is the normal quantile to 1e-17 beyond */
@@ -84,22 +86,37 @@ static double beta_cf(double a, double b, double x)
     return NAN;
 }
 
-/* I_x(a, 1/2) for a >= 15 by the asymptotic expansion BGRAT of DiDonato
- * and Morris (ACM TOMS 708, 1992) with b = 1/2, where the incomplete gamma
- * ratio is Q(1/2, z) = erfc(sqrt(z)). The continued fraction loses about
- * eps/(1-x) there (cancelling partial denominators near x = 1, large a).
- * Every term carries the factor exp(-z) folded in, so nothing cancels.
+/* exp(z) erfc(sqrt(z)) sqrt(pi / z) for z > 0: erfc directly while it
+ * cannot underflow, then its asymptotic series (terms below 1e-17 by k = 12). */
+static double scaled_erfc_half(double z)
+{
+    if (z < 600.0)
+        return exp(z) * erfc(sqrt(z)) * sqrt(STATS_PI / z);
+    double sum = 1.0, term = 1.0;
+    for (int k = 1; k <= 20 && fabs(term) > 0.25 * DBL_EPSILON; k++) {
+        term *= -(2.0 * k - 1.0) / (2.0 * z);
+        sum += term;
+    }
+    return sum / z;
+}
+
+/* log I_x(a, 1/2) for a >= 15 by the asymptotic expansion BGRAT of
+ * DiDonato and Morris (ACM TOMS 708, 1992) with b = 1/2, where the
+ * incomplete gamma ratio is Q(1/2, z) = erfc(sqrt(z)). The continued
+ * fraction loses about eps/(1-x) there (partial denominators cancel near
+ * x = 1 for large a); this expansion has no cancellation.
  * lgr = lgamma(a) - lgamma(a + 1/2). NAN if the expansion fails. */
-static double beta_bgrat_half(double a, double log_x, double lgr)
+static double log_beta_bgrat_half(double a, double log_x, double lgr)
 {
     const double b = 0.5, bm1 = -0.5;
     double nu = a + 0.5 * bm1, z = -nu * log_x;
-    if (!(z > 0.0 && z < 700.0)) /* erfc(sqrt(z)) must not underflow */
+    if (!(z > 0.0))
         return NAN;
-    double u = exp(0.5 * log(z / nu) - lgr - STATS_LOG_SQRT_PI);
-    double j = erfc(sqrt(z)) * sqrt(STATS_PI / z); /* Q(b, z) Gamma(b) / z^b */
+    /* with u = z^b x^nu Gamma(a+b) / (Gamma(b) Gamma(a) nu^b), I_x = u sum */
+    double log_u = 0.5 * log(z / nu) - z - lgr - STATS_LOG_SQRT_PI;
+    double j = scaled_erfc_half(z); /* Q(b, z) / (e^-z z^b / Gamma(b)) */
     double v = 0.25 / (nu * nu), t2 = 0.25 * log_x * log_x;
-    double sum = j, t = exp(-z), cn = 1.0, n2 = 0.0;
+    double sum = j, t = 1.0, cn = 1.0, n2 = 0.0;
     double c[STATS_BGRAT_TERMS], d[STATS_BGRAT_TERMS];
     for (int n = 1; n <= STATS_BGRAT_TERMS; n++) {
         double bp2n = b + n2;
@@ -117,7 +134,7 @@ static double beta_bgrat_half(double a, double log_x, double lgr)
         if (!(sum > 0.0))
             return NAN;
         if (fabs(dj) <= 0.5 * DBL_EPSILON * sum)
-            return u * sum;
+            return log_u + log(sum);
     }
     return NAN;
 }
@@ -147,7 +164,7 @@ static struct tbeta tbeta_eval(double u, double a, double lgr)
     e.log_front = a * log_x + 0.5 * log_y - lgr - STATS_LOG_SQRT_PI;
     e.log_w = NAN;
     if (a >= 15.0 && a * e.y > 0.5 && e.y < 0.29) /* TOMS 708's domain */
-        e.log_w = log(beta_bgrat_half(a, log_x, lgr));
+        e.log_w = log_beta_bgrat_half(a, log_x, lgr);
     if (isnan(e.log_w) && e.x * (a + 2.5) < a + 1.0)
         e.log_w = e.log_front + log(beta_cf(a, 0.5, e.x) / a);
     if (!isnan(e.log_w)) {
@@ -345,7 +362,7 @@ static void stats_empty(double trim_fraction, double confidence, mpiscope_stats_
     out->confidence = confidence;
 }
 
-/* Everything from the sorted sample x[0..n), n >= 1. */
+/* Everything from the sorted sample x[0..n), n >= 1, over stats_empty(). */
 static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
                               double confidence, mpiscope_stats_t *out)
 {
@@ -353,7 +370,6 @@ static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
     if (2 * k >= n) /* cannot happen for trim_fraction < 1/2; keep one sample */
         k = (n - 1) / 2;
     size_t m = n - 2 * k;
-    stats_empty(trim_fraction, confidence, out);
     out->n_valid = n;
     out->n_used = m;
     mean_stddev(x + k, m, &out->mean, &out->stddev);
@@ -375,21 +391,27 @@ static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
     out->ci_high = out->mean + out->error;
 }
 
-int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction,
-                           double confidence, mpiscope_stats_t *out)
+static int stats_check(const double *samples, size_t n, double trim_fraction,
+                       double confidence)
 {
-    if (out == NULL || (samples == NULL && n > 0) || !(trim_fraction >= 0.0 && trim_fraction < 0.5)
+    if ((samples == NULL && n > 0) || !(trim_fraction >= 0.0 && trim_fraction < 0.5)
         || !(confidence > 0.0 && confidence < 1.0))
         return MPISCOPE_EINVAL;
     for (size_t i = 0; i < n; i++)
         if (!isfinite(samples[i]))
             return MPISCOPE_EINVAL;
-    if (n == 0) {
-        stats_empty(trim_fraction, confidence, out);
-        return 0;
-    }
-    if (n > SIZE_MAX / sizeof(double))
-        return MPISCOPE_ENOMEM;
+    return n > SIZE_MAX / sizeof(double) ? MPISCOPE_ENOMEM : 0;
+}
+
+int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction,
+                           double confidence, mpiscope_stats_t *out)
+{
+    if (out == NULL)
+        return MPISCOPE_EINVAL;
+    stats_empty(trim_fraction, confidence, out); /* also what an error leaves */
+    int err = stats_check(samples, n, trim_fraction, confidence);
+    if (err || n == 0)
+        return err;
     double *sorted = malloc(n * sizeof(double));
     if (sorted == NULL)
         return MPISCOPE_ENOMEM;

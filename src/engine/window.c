@@ -42,9 +42,10 @@ int mpiscope__window_create(const mpiscope_params_t *params, int nprocs, int kee
     if (keep_raw) {
         w->raw_start_ns = malloc(cr * sizeof(double));
         w->raw_end_ns = malloc(cr * sizeof(double));
-        w->raw_valid = malloc(c);
+        w->raw_flags = malloc(c);
+        w->raw_slot_ns = malloc(c * sizeof(double));
         w->raw_time_ns = malloc(c * sizeof(double));
-        ok = ok && w->raw_start_ns && w->raw_end_ns && w->raw_valid && w->raw_time_ns;
+        ok = ok && w->raw_start_ns && w->raw_end_ns && w->raw_flags && w->raw_slot_ns && w->raw_time_ns;
     }
     if (!ok) {
         mpiscope__window_destroy(w);
@@ -65,7 +66,8 @@ void mpiscope__window_destroy(mpiscope__window_t *w)
     free(w->rank_time_ns);
     free(w->raw_start_ns);
     free(w->raw_end_ns);
-    free(w->raw_valid);
+    free(w->raw_flags);
+    free(w->raw_slot_ns);
     free(w->raw_time_ns);
     free(w);
 }
@@ -97,10 +99,16 @@ static void push_needed(mpiscope__window_t *w, double needed)
     w->needed_count++;
 }
 
-/* Judge one launch of a measured stage and keep what it tells. Returns
- * bit 0 set if the launch is invalid, bit 1 if it overran its slot. */
-static int judge_launch(mpiscope__window_t *w, double tau, unsigned l, const double *start,
-                        const double *end)
+/* What one stage showed about the window. */
+typedef struct stage_verdict {
+    unsigned on_time_overruns;  /* launches started in their slot that did not fit it */
+    unsigned oversized;         /* launches whose own time alone exceeds the slot */
+    double oversized_ns[64];    /* their times */
+} stage_verdict_t;
+
+/* Judge one launch of a measured stage and keep what it tells. */
+static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const double *start,
+                         const double *end, stage_verdict_t *verdict)
 {
     unsigned k = w->plan.k;
     double delta = w->plan.delta_ns, sched = tau + l * delta, deadline = tau + (l + 1) * delta;
@@ -121,17 +129,21 @@ static int judge_launch(mpiscope__window_t *w, double tau, unsigned l, const dou
             w->raw_start_ns[t * w->nprocs + r] = start[(size_t)r * k + l];
             w->raw_end_ns[t * w->nprocs + r] = end[(size_t)r * k + l];
         }
-        w->raw_valid[t] = !(late || overrun);
+        w->raw_flags[t] = (unsigned char)(late * MPISCOPE__LAUNCH_LATE | overrun * MPISCOPE__LAUNCH_OVERRUN);
+        w->raw_slot_ns[t] = sched;
         w->raw_time_ns[t] = tmax;
     }
-    if (late) {
+    if (tmax > delta)
+        verdict->oversized_ns[verdict->oversized++] = tmax;
+    if (late) { /* descheduled, or still busy with an earlier launch */
         w->late++;
-        return 1 | overrun << 1;
+        return;
     }
     push_needed(w, emax - sched); /* what this launch really needed from its slot */
     if (overrun) {
+        verdict->on_time_overruns++;
         w->overrun++;
-        return 3;
+        return;
     }
     size_t v = w->valid++;
     w->time_ns[v] = tmax;
@@ -139,27 +151,49 @@ static int judge_launch(mpiscope__window_t *w, double tau, unsigned l, const dou
     w->skew_ns[v] = smax - smin;
     for (int r = 0; r < w->nprocs; r++)
         w->rank_time_ns[v * w->nprocs + r] = end[(size_t)r * k + l] - start[(size_t)r * k + l];
-    return 0;
 }
 
-/* The next window: gamma times a high quantile of what recent launches
- * needed. It widens at least by gamma when too many launches overran
- * their slot (the seed's rule, which counts every invalid launch; but a
- * launch that started late because its rank was descheduled says nothing
- * about the window, and widening for it only slows the run down), and may
- * shrink, by half at most per stage, when the window proved too large. */
-static double next_window(mpiscope__window_t *w, unsigned overruns, double tau, double stage_end)
+/* What a slot must hold: a high quantile of what recent on-time launches
+ * needed, leaving out stalls (over 4x the median: a descheduled rank, not
+ * the operation); the median while there are fewer than 8 samples. */
+static double typical_need(const mpiscope__window_t *w)
+{
+    size_t have = w->needed_count < MPISCOPE__WINDOW_HISTORY ? w->needed_count : MPISCOPE__WINDOW_HISTORY;
+    double kept[MPISCOPE__WINDOW_HISTORY];
+    double median = quantile_of(w->needed_ns, have, 0.5);
+    size_t n = 0;
+    for (size_t i = 0; i < have; i++)
+        if (w->needed_ns[i] <= 4 * median)
+            kept[n++] = w->needed_ns[i];
+    return quantile_of(kept, n, n >= 8 ? w->params.window_quantile : 0.5);
+}
+
+/* The next window: gamma times the typical need, with two exceptions.
+ * When more than the threshold of a stage's launches took longer than the
+ * slot by themselves, the window is too small for what the operation now
+ * takes (late launches cascade, so few start on time): size it from those
+ * launches alone. When more than the threshold (of k) of the launches that started
+ * on time overran, widen by at least gamma (the seed's rule, which counts
+ * every invalid launch: but a launch that started late - its rank
+ * descheduled, or still busy in an earlier launch that stalled - says
+ * nothing about the window, and widening for it only slows the run).
+ * Otherwise the window follows the need and may shrink, by half at most
+ * per stage. */
+static double next_window(mpiscope__window_t *w, const stage_verdict_t *v)
 {
     const mpiscope_params_t *p = &w->params;
-    double delta = w->plan.delta_ns, next;
-    size_t have = w->needed_count < MPISCOPE__WINDOW_HISTORY ? w->needed_count : MPISCOPE__WINDOW_HISTORY;
-    double need = have ? p->gamma * quantile_of(w->needed_ns, have, p->window_quantile) : NAN;
-    if (overruns > p->invalid_threshold * w->plan.k) {
-        double seed_rule = p->gamma * (stage_end - tau) / w->plan.k;
-        next = dmax(p->gamma * delta, have ? need : seed_rule);
-    } else {
-        next = dmax(have ? need : delta, 0.5 * delta);
-    }
+    double delta = w->plan.delta_ns, next = delta;
+    double need = w->needed_count ? p->gamma * typical_need(w) : NAN;
+    if (v->oversized > p->invalid_threshold * w->plan.k) {
+        /* a new regime: forget the needs of the old one */
+        w->needed_count = 0;
+        for (unsigned i = 0; i < v->oversized; i++)
+            push_needed(w, v->oversized_ns[i]);
+        next = dmax(p->gamma * delta, p->gamma * typical_need(w));
+    } else if (v->on_time_overruns > p->invalid_threshold * w->plan.k)
+        next = dmax(p->gamma * delta, need);
+    else if (w->needed_count)
+        next = dmax(need, 0.5 * delta);
     next = dmax(next, p->window_min_ns);
     w->widened += next > delta;
     w->shrunk += next < delta;
@@ -193,13 +227,10 @@ int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *st
         next = dmax(first_window(w, start_ns, end_ns), w->params.window_min_ns);
         w->window_initial_ns = w->window_min_seen_ns = w->window_max_seen_ns = next;
     } else {
-        unsigned overruns = 0;
-        double stage_end = -INFINITY;
+        stage_verdict_t verdict = {0};
         for (unsigned l = 0; l < plan->k; l++)
-            overruns += judge_launch(w, tau_ns, l, start_ns, end_ns) >> 1;
-        for (int r = 0; r < w->nprocs; r++)
-            stage_end = dmax(stage_end, end_ns[(size_t)r * plan->k + plan->k - 1]);
-        next = next_window(w, overruns, tau_ns, stage_end);
+            judge_launch(w, tau_ns, l, start_ns, end_ns, &verdict);
+        next = next_window(w, &verdict);
         w->window_min_seen_ns = fmin(w->window_min_seen_ns, plan->delta_ns);
         w->window_max_seen_ns = dmax(w->window_max_seen_ns, plan->delta_ns);
         w->window_last_ns = plan->delta_ns;

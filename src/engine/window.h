@@ -11,6 +11,9 @@
 
 enum { MPISCOPE__WINDOW_HISTORY = 32 }; /* needed-window samples kept for sizing */
 
+/* Why a launch was invalid (raw per-launch flags). */
+enum { MPISCOPE__LAUNCH_LATE = 1, MPISCOPE__LAUNCH_OVERRUN = 2 };
+
 /* One stage to run: k launches, launch l at tau_ns + l * delta_ns (global clock). */
 typedef struct mpiscope__stage_plan {
     unsigned index;     /* stage number j; 0 is the discarded initialisation stage */
@@ -31,7 +34,8 @@ typedef struct mpiscope__window {
     size_t valid, total, late, overrun;
     /* raw launches (all of stages >= 1) when keep_raw */
     double *raw_start_ns, *raw_end_ns; /* [total * nprocs] global clock */
-    unsigned char *raw_valid;          /* [total] */
+    unsigned char *raw_flags;          /* [total] MPISCOPE__LAUNCH_* bits */
+    double *raw_slot_ns;               /* [total] scheduled start, global clock */
     double *raw_time_ns;               /* [total] */
     size_t capacity;                   /* launches the arrays can hold */
     /* window sizing */

@@ -18,12 +18,16 @@ typedef struct sim {
     double deschedule_ns;         /* rank 1 starts this late in launch `deschedule_launch` */
     unsigned deschedule_stage, deschedule_launch;
     int alternate;                /* odd launches take 3x: a wide spread */
+    double stall_ns;              /* one launch takes this long (rank 0, stage/launch below) */
+    unsigned stall_stage, stall_launch;
     double clock_ns;              /* simulated global time */
     double elapsed_ns;
 } sim_t;
 
 static double duration(const sim_t *s, unsigned stage, unsigned l, int r, size_t launch)
 {
+    if (s->stall_ns > 0 && stage == s->stall_stage && l == s->stall_launch && r == 0)
+        return s->stall_ns;
     if (stage == 0 && l == 0 && s->first_launch_ns > 0)
         return s->first_launch_ns;
     if (s->from_stage_ns > 0 && stage >= s->change_stage)
@@ -96,7 +100,8 @@ static void test_steady_op(void)
     CHECK_NEAR(r.span_median_ns, 1000, 1e-9);
     /* the first window is gamma x the median time of stage 0's later launches */
     CHECK_NEAR(r.window_initial_ns, 1.1 * 1000, 1e-9);
-    CHECK(w->raw_valid[0] == 1);
+    CHECK(w->raw_flags[0] == 0);
+    CHECK_NEAR(w->raw_slot_ns[1] - w->raw_slot_ns[0], r.window_initial_ns, 1e-9);
     CHECK_NEAR(w->raw_end_ns[1] - w->raw_start_ns[1], 1000, 1e-9);
     mpiscope__window_destroy(w);
 }
@@ -126,6 +131,21 @@ static void test_overrun_widens(void)
     CHECK(r.invalid_overrun > 0);
     CHECK(r.window_final_ns >= 8000);
     CHECK_NEAR(r.stats.median, 8000, 1e-9); /* valid launches carry the new time */
+    mpiscope__window_destroy(w);
+}
+
+static void test_slower_op_later_widens_at_once(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.min_valid = 60;
+    mpiscope__window_t *w = make(&p, 0);
+    /* four stages of 1 us fill the history, then the op takes 8 us */
+    sim_t s = {.base_ns = {1000, 1000}, .from_stage_ns = 8000, .change_stage = 5};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.window_final_ns >= 8000);
+    CHECK(r.invalid_late + r.invalid_overrun <= 8); /* one stage lost, not many */
     mpiscope__window_destroy(w);
 }
 
@@ -159,6 +179,29 @@ static void test_descheduled_rank_is_late_not_widened(void)
     CHECK(r.window_max_ns < 1.05 * 1.1 * 1020);
     CHECK_NEAR(r.stats.mean, 1000, 1e-9);
     mpiscope__window_destroy(w);
+}
+
+static void one_stall(unsigned launch)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.min_valid = 40;
+    mpiscope__window_t *w = make(&p, 0);
+    /* one launch of stage 2 takes 20x: it and the launches behind it are invalid */
+    sim_t s = {.base_ns = {1000, 1000}, .stall_ns = 20000, .stall_stage = 2, .stall_launch = launch};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.invalid_overrun + r.invalid_late >= 2);
+    CHECK(r.window_max_ns < 1.05 * 1.1 * 1020);
+    CHECK_NEAR(r.stats.median, 1000, 1e-9);
+    mpiscope__window_destroy(w);
+}
+
+static void test_one_stall_does_not_inflate_window(void)
+{
+    one_stall(0); /* every later launch of the stage starts late */
+    one_stall(2);
+    one_stall(7);
 }
 
 static void test_spread_is_unstable(void)
@@ -239,8 +282,10 @@ int main(void)
     test_steady_op();
     test_late_initialisation_does_not_inflate_window();
     test_overrun_widens();
+    test_slower_op_later_widens_at_once();
     test_window_shrinks();
     test_descheduled_rank_is_late_not_widened();
+    test_one_stall_does_not_inflate_window();
     test_spread_is_unstable();
     test_cap_without_target_is_unstable();
     test_count_rule();
