@@ -123,6 +123,11 @@ static void test_quantile_sorted(void)
     CHECK(mpiscope_quantile_sorted(x, 4, 0.75) == 3.25);
     CHECK(mpiscope_quantile_sorted(x, 4, 1.0) == 4.0);
     CHECK(mpiscope_quantile_sorted(x, 1, 0.3) == 1.0);
+    /* numpy's _lerp interpolates from the upper end when the weight >= 1/2:
+     * plain a + (b - a) g would give 0.32500000000000007 and 0.30000000000000004 */
+    const double y[] = { 0.1, 0.4 }, z[] = { 0.1, 0.5 };
+    CHECK(mpiscope_quantile_sorted(y, 2, 0.75) == 0.325); /* numpy.quantile([.1, .4], .75) */
+    CHECK(mpiscope_quantile_sorted(z, 2, 0.5) == 0.3);    /* numpy.quantile([.1, .5], .5) */
     CHECK_NAN(mpiscope_quantile_sorted(x, 0, 0.5));
     CHECK_NAN(mpiscope_quantile_sorted(NULL, 4, 0.5));
     CHECK_NAN(mpiscope_quantile_sorted(x, 4, -0.01));
