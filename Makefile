@@ -80,7 +80,7 @@ test: build
 	$(MAKE) --no-print-directory MPI=openmpi build
 	$(MAKE) --no-print-directory test-c test-sanitize lint
 	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R ops_check_2
-	$(VPY) -m pytest -q tests/python
+	MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(VPY) -m pytest -q tests/python
 
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure

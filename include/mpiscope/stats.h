@@ -1,4 +1,4 @@
-/* mpiscope/stats.h: statistics of one measurement point (MPIPerf section 4).
+/* mpiscope/stats.h: statistics of one measurement point (MPIPerf section 4; spec section 5).
  *
  * The same code serves every timing method. Not collective, no MPI. */
 #ifndef MPISCOPE_STATS_H

@@ -8,7 +8,7 @@
 
 static void write_interval(mpiscope__json_t *j, const char *key, const mpiscope_stats_t *s, double p)
 {
-    double t = mpiscope_student_t_quantile(0.5 * (1 + p), (double)s->n_used - 1);
+    double t = -mpiscope_student_t_quantile(0.5 * (1 - p), (double)s->n_used - 1); /* exact input */
     double e = t * s->se;
     mpiscope__json_array(j, key);
     mpiscope__json_number(j, NULL, s->mean - e);

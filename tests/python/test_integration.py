@@ -98,9 +98,9 @@ def test_raw_samples_and_ring_sync(mpi: str, tmp_path: Path) -> None:
     assert len(raw["valid"]) == len(raw["time_ns"]) == len(raw["slot_ns"]) == n
     assert sum(raw["valid"]) == p["launches_valid"]
     assert all(len(s) == 2 for s in raw["start_ns"]) and len(raw["end_ns"]) == n
-    for ok, late, over in zip(raw["valid"], raw["late"], raw["overrun"]):
+    for ok, late, over in zip(raw["valid"], raw["late"], raw["overrun"], strict=True):
         assert ok == (not late and not over)
-    valid_times = sorted(t for t, ok in zip(raw["time_ns"], raw["valid"]) if ok)
+    valid_times = sorted(t for t, ok in zip(raw["time_ns"], raw["valid"], strict=True) if ok)
     assert valid_times[0] == pytest.approx(p["min_ns"], rel=1e-9)
     assert valid_times[-1] == pytest.approx(p["max_ns"], rel=1e-9)
 

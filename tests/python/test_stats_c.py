@@ -2,7 +2,8 @@
 
 The library comes from $MPISCOPE_LIB (path to libmpiscope.so) or else from
 build*/libmpiscope.so or build*/*/libmpiscope.so under the repository root
-(the newest if there are several). The module is skipped if neither exists.
+(the newest if there are several; sanitizer builds are passed over). The
+module is skipped if there is none.
 """
 
 from __future__ import annotations
@@ -24,12 +25,19 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 T_CONTRACT_REL = 1e-10
 
 
+def _loadable(path: Path) -> bool:
+    """False for a sanitizer build (build/sanitize): an ASan runtime cannot be
+    loaded into an uninstrumented python, it would abort the whole session."""
+    data = path.read_bytes()
+    return b"libasan.so" not in data and b"libubsan.so" not in data
+
+
 def _find_library() -> Path | None:
     env = os.environ.get("MPISCOPE_LIB")
     if env:
         return Path(env)
     found = [p for pattern in ("build*/libmpiscope.so", "build*/*/libmpiscope.so")
-             for p in REPO_ROOT.glob(pattern)]
+             for p in REPO_ROOT.glob(pattern) if p.is_file() and _loadable(p)]
     return max(found, key=lambda p: p.stat().st_mtime) if found else None
 
 
