@@ -96,7 +96,7 @@ lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench
 
 bench: build
-	$(VPY) bench/bench_engine.py
+	$(VPY) bench/bench_engine.py --mpi $(MPI)
 
 clean:
 	rm -rf build results

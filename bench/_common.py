@@ -1,0 +1,47 @@
+"""Shared helpers of the bench/ scripts: run mpiscope, read its results."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+DEFAULT_SUITE = "barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null"
+
+
+def run_mpiscope(args: list[str], out: Path) -> tuple[dict[str, Any], float]:
+    """Run `mpiscope run ARGS --out OUT --force --quiet`; the document and the wall time (s)."""
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", *args, "--out", str(out), "--force", "--quiet"],
+        capture_output=True, text=True, check=False,
+    )
+    wall = time.monotonic() - start
+    if proc.returncode != 0:
+        sys.exit(f"mpiscope run failed:\n{proc.stderr}")
+    return json.loads(out.read_text()), wall
+
+
+def point_key(p: dict[str, Any]) -> tuple[str, int | None, int]:
+    return (p["op"], p["size_bytes"], p["nprocs"])
+
+
+def human_ns(ns: float | None) -> str:
+    if ns is None:
+        return "-"
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def human_bytes(n: int | None) -> str:
+    if n is None:
+        return "-"
+    for unit, scale in (("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if n >= scale and n % scale == 0:
+            return f"{n // scale} {unit}"
+    return f"{n} B"
