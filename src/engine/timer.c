@@ -127,6 +127,11 @@ static int select_kind(mpiscope_timer_kind_t kind)
         info->invariant = tsc_is_invariant();
         if (!info->invariant)
             return MPISCOPE_ENOTIMER;
+        {
+            struct timespec ts; /* calibration reads CLOCK_MONOTONIC_RAW: keep its values small */
+            clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+            s->origin_sec = ts.tv_sec;
+        }
         info->frequency_hz = tsc_calibrate_hz();
         s->ns_per_tick = 1e9 / info->frequency_hz;
 #if defined(__aarch64__)
@@ -174,10 +179,22 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
         return err;
     /* Readings start near 0 so doubles keep sub-picosecond precision for days. */
     mpiscope__timer.kind = kind;
+    mpiscope__timer.origin_sec = 0;
     mpiscope__timer.origin_ns = 0;
     mpiscope__timer.origin_ticks = mpiscope__tsc_read();
-    if (kind != MPISCOPE_TIMER_TSC)
+    if (kind == MPISCOPE_TIMER_WTIME) {
+        mpiscope__timer.origin_ns = mpiscope__timer.wtime() * 1e9;
+    } else if (kind != MPISCOPE_TIMER_TSC) {
+        struct timeval tv;
+        gettimeofday(&tv, NULL);
+        mpiscope__timer.origin_sec = tv.tv_sec; /* any whole second will do: the rest goes below */
+        if (kind == MPISCOPE_TIMER_MONOTONIC) {
+            struct timespec ts;
+            clock_gettime(mpiscope__timer.clock_id, &ts);
+            mpiscope__timer.origin_sec = ts.tv_sec;
+        }
         mpiscope__timer.origin_ns = mpiscope__now_ns();
+    }
     characterise(200000, &timer_info.resolution_ns, &timer_info.read_overhead_ns);
     return 0;
 }

@@ -13,7 +13,8 @@ typedef struct mpiscope__timer_state {
     clockid_t clock_id;              /* for monotonic */
     double ns_per_tick;              /* tsc */
     uint64_t origin_ticks;           /* tsc origin */
-    double origin_ns;                /* other timers' origin, ns */
+    int64_t origin_sec;              /* timespec/timeval timers: whole seconds of the origin */
+    double origin_ns;                /* and the rest, ns (wtime: the whole origin) */
     double (*wtime)(void);           /* MPI_Wtime, set by the MPI glue */
 } mpiscope__timer_state_t;
 
@@ -37,11 +38,13 @@ static inline uint64_t mpiscope__tsc_read(void)
 #endif
 }
 
+/* Seconds are made relative to the origin as integers first: an epoch
+ * time in double nanoseconds (1.7e18) keeps only 256 ns of precision. */
 static inline double mpiscope__timespec_ns(clockid_t id)
 {
     struct timespec ts;
     clock_gettime(id, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return (double)(ts.tv_sec - mpiscope__timer.origin_sec) * 1e9 + (double)ts.tv_nsec;
 }
 
 static inline double mpiscope__now_ns(void)
@@ -53,10 +56,11 @@ static inline double mpiscope__now_ns(void)
     case MPISCOPE_TIMER_GETTIMEOFDAY: {
         struct timeval tv;
         gettimeofday(&tv, NULL);
-        return (double)tv.tv_sec * 1e9 + (double)tv.tv_usec * 1e3 - mpiscope__timer.origin_ns;
+        return (double)(tv.tv_sec - mpiscope__timer.origin_sec) * 1e9 + (double)tv.tv_usec * 1e3
+               - mpiscope__timer.origin_ns;
     }
     case MPISCOPE_TIMER_WTIME:
-        return mpiscope__timer.wtime() * 1e9 - mpiscope__timer.origin_ns;
+        return (mpiscope__timer.wtime() - mpiscope__timer.origin_ns * 1e-9) * 1e9;
     default:
         return mpiscope__timespec_ns(mpiscope__timer.clock_id) - mpiscope__timer.origin_ns;
     }
