@@ -202,17 +202,8 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
 
 
 def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
-    def unit_for(values: Sequence[float | None]) -> tuple[str, float]:
-        return pick_time_unit(values)
-
-    median_u = unit_for([p.median_ns for p in points])
-    mean_u = unit_for([p.mean_ns for p in points])
-    min_u = unit_for([p.min_ns for p in points])
-    max_u = unit_for([p.max_ns for p in points])
-    span_u = unit_for([_summary_median(p, "global_span") for p in points])
-    skew_u = unit_for([_summary_median(p, "start_skew") for p in points])
+    """Every time cell carries its own unit: a column runs from ns to ms."""
     conf = _percent(result.confidence)
-
     columns = [
         _Column("op", "<", lambda p: p.op, lambda r: f"  rank {r.rank}"),
         _Column("size", ">", lambda p: format_bytes(p.size_bytes)),
@@ -223,40 +214,12 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         _Column(
             "n_t/n_c/n_s", ">", lambda p: f"{p.launches_total}/{p.launches_valid}/{p.samples_used}"
         ),
-        _Column(
-            f"median [{median_u[0]}]",
-            ">",
-            lambda p: _scaled(p.median_ns, median_u),
-            lambda r: _scaled(r.median_ns, median_u),
-        ),
-        _Column(
-            f"mean ± E({conf}) [{mean_u[0]}]",
-            ">",
-            lambda p: _mean_pm(p, mean_u),
-            lambda r: _scaled(r.mean_ns, mean_u),
-        ),
-        _Column(
-            f"min [{min_u[0]}]",
-            ">",
-            lambda p: _scaled(p.min_ns, min_u),
-            lambda r: _scaled(r.min_ns, min_u),
-        ),
-        _Column(
-            f"max [{max_u[0]}]",
-            ">",
-            lambda p: _scaled(p.max_ns, max_u),
-            lambda r: _scaled(r.max_ns, max_u),
-        ),
-        _Column(
-            f"span med [{span_u[0]}]",
-            ">",
-            lambda p: _scaled(_summary_median(p, "global_span"), span_u),
-        ),
-        _Column(
-            f"skew med [{skew_u[0]}]",
-            ">",
-            lambda p: _scaled(_summary_median(p, "start_skew"), skew_u),
-        ),
+        _Column("median", ">", lambda p: _timed(p.median_ns), lambda r: _timed(r.median_ns)),
+        _Column(f"mean ± E({conf})", ">", _mean_pm, lambda r: _timed(r.mean_ns)),
+        _Column("min", ">", lambda p: _timed(p.min_ns), lambda r: _timed(r.min_ns)),
+        _Column("max", ">", lambda p: _timed(p.max_ns), lambda r: _timed(r.max_ns)),
+        _Column("span med", ">", lambda p: _timed(_summary_median(p, "global_span"))),
+        _Column("skew med", ">", lambda p: _timed(_summary_median(p, "start_skew"))),
         _Column("flags", "<", _flags),
     ]
     return columns
@@ -286,23 +249,25 @@ def _summary_median(point: Point, key: str) -> float | None:
     return None if summary is None else summary.get("median_ns")
 
 
-def _scaled(value: float | None, unit: tuple[str, float]) -> str:
+def _timed(value: float | None) -> str:
+    """3 significant digits (trailing zeros kept) in the value's own unit."""
     if value is None:
         return MISSING
-    return format_number(value / unit[1], 3, trim_zeros=False)
+    name, scale = pick_time_unit([value])
+    return f"{format_number(value / scale, 3, trim_zeros=False)} {name}"
 
 
-def _mean_pm(point: Point, unit: tuple[str, float]) -> str:
-    """``mean ± E`` with E to 2 significant digits and the mean to the same place."""
+def _mean_pm(point: Point) -> str:
+    """``mean ± E unit`` with E to 2 significant digits and the mean to the same place."""
     mean, error = point.mean_ns, point.error_ns
     if mean is None:
         return MISSING
-    scale = unit[1]
+    name, scale = pick_time_unit([mean])
     if error is None or error <= 0 or not math.isfinite(error):
-        return f"{format_number(mean / scale, 3, trim_zeros=False)} ± {MISSING}"
+        return f"{format_number(mean / scale, 3, trim_zeros=False)} ± {MISSING} {name}"
     e = error / scale
     decimals = min(3, max(0, 1 - math.floor(math.log10(e))))
-    return f"{mean / scale:.{decimals}f} ± {e:.{decimals}f}"
+    return f"{mean / scale:.{decimals}f} ± {e:.{decimals}f} {name}"
 
 
 def _flags(point: Point) -> str:
