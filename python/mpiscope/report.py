@@ -263,7 +263,9 @@ def _mean_pm(point: Point) -> str:
     if mean is None:
         return MISSING
     name, scale = pick_time_unit([mean])
-    if error is None or error <= 0 or not math.isfinite(error):
+    if error == 0:  # every kept sample equal
+        return f"{format_number(mean / scale, 3, trim_zeros=False)} ± 0 {name}"
+    if error is None or error < 0 or not math.isfinite(error):
         return f"{format_number(mean / scale, 3, trim_zeros=False)} ± {MISSING} {name}"
     e = error / scale
     decimals = min(3, max(0, 1 - math.floor(math.log10(e))))

@@ -73,12 +73,14 @@ void mpiscope__window_destroy(mpiscope__window_t *w)
 }
 
 /* Stage 0 ran its launches back to back (delta 0), so their spans mix
- * in the ranks' drift; each launch's own time (max over ranks) is what a
- * synchronised slot must hold. Its first launch pays any late
- * initialisation, so the first window is gamma times the MEDIAN of the
- * others, not the seed's mean over the stage: one interrupted launch there
- * must not inflate the window a thousandfold. Too small a guess costs one
- * stage of overruns, after which the window is sized from real needs. */
+ * in the ranks' drift; each launch's own time (max over ranks) is the
+ * base of the first window. Its first launch pays any late
+ * initialisation, so the base is the MEDIAN of the others, not the seed's
+ * mean over the stage: one interrupted launch there must not inflate the
+ * window a thousandfold. Back-to-back launches also hide how long ranks
+ * wait for each other, so the first window is twice gamma times that base:
+ * too small a guess costs a stage of cascading late starts, too large a
+ * guess only one stage of idle time before the window shrinks to need. */
 static double first_window(const mpiscope__window_t *w, const double *start, const double *end)
 {
     unsigned k = w->plan.k;
@@ -90,7 +92,7 @@ static double first_window(const mpiscope__window_t *w, const double *start, con
             tmax = dmax(tmax, end[(size_t)r * k + l] - start[(size_t)r * k + l]);
         times[n++] = tmax;
     }
-    return w->params.gamma * quantile_of(times, n, 0.5);
+    return 2 * w->params.gamma * quantile_of(times, n, 0.5);
 }
 
 static void push_needed(mpiscope__window_t *w, double needed)

@@ -98,8 +98,9 @@ static void test_steady_op(void)
     CHECK_INT_EQ(r.invalid_late + r.invalid_overrun, 0);
     CHECK(r.skew_max_ns < 1e-9); /* both ranks start on the same slot */
     CHECK_NEAR(r.span_median_ns, 1000, 1e-9);
-    /* the first window is gamma x the median time of stage 0's later launches */
-    CHECK_NEAR(r.window_initial_ns, 1.1 * 1000, 1e-9);
+    /* the first window is 2 gamma x the median time of stage 0's later launches */
+    CHECK_NEAR(r.window_initial_ns, 2 * 1.1 * 1000, 1e-9);
+    CHECK(r.shrunk > 0 && r.window_final_ns < r.window_initial_ns);
     CHECK(w->raw_flags[0] == 0);
     CHECK_NEAR(w->raw_slot_ns[1] - w->raw_slot_ns[0], r.window_initial_ns, 1e-9);
     CHECK_NEAR(w->raw_end_ns[1] - w->raw_start_ns[1], 1000, 1e-9);
@@ -114,7 +115,7 @@ static void test_late_initialisation_does_not_inflate_window(void)
     sim_t s = {.base_ns = {1000, 1000}, .first_launch_ns = 5e6};
     mpiscope_point_result_t r;
     run_until_done(&s, w, &r);
-    CHECK(r.window_initial_ns < 2000); /* the seed's rule would give ~1.4 ms */
+    CHECK(r.window_initial_ns < 2 * 1.1 * 1000 + 1); /* the seed's rule would give ~1.4 ms */
     CHECK_NEAR(r.stats.mean, 1000, 1e-9);
     mpiscope__window_destroy(w);
 }
@@ -176,7 +177,8 @@ static void test_descheduled_rank_is_late_not_widened(void)
     run_until_done(&s, w, &r);
     CHECK_INT_EQ(r.invalid_late, 1);
     /* sized by needs (gamma x 1020 ns), not widened by gamma on top */
-    CHECK(r.window_max_ns < 1.05 * 1.1 * 1020);
+    CHECK_INT_EQ(r.widened, 0);
+    CHECK(r.window_final_ns < 1.05 * 1.1 * 1020);
     CHECK_NEAR(r.stats.mean, 1000, 1e-9);
     mpiscope__window_destroy(w);
 }
@@ -192,7 +194,8 @@ static void one_stall(unsigned launch)
     mpiscope_point_result_t r;
     run_until_done(&s, w, &r);
     CHECK(r.invalid_overrun + r.invalid_late >= 1);
-    CHECK(r.window_max_ns < 1.05 * 1.1 * 1020);
+    CHECK_INT_EQ(r.widened, 0);
+    CHECK(r.window_final_ns < 1.05 * 1.1 * 1020);
     CHECK_NEAR(r.stats.median, 1000, 1e-9);
     mpiscope__window_destroy(w);
 }
