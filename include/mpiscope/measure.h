@@ -59,6 +59,7 @@ typedef struct mpiscope_params {
     double window_min_ns;             /* the window never shrinks below this (1000 ns) */
     double window_quantile;           /* the window is gamma x this quantile of recent needs (0.9) */
     double late_tolerance_ns;         /* a start later than the schedule by more is late (0: auto) */
+    double late_tolerance_fraction;   /* ... or by more than this fraction of the window (0.01) */
     double t_bcast_ns;                /* stage start lead time (0: measured at context creation) */
     mpiscope_stop_rule_t stop_rule;   /* ERROR */
     double target_rse;                /* 0.05 */

@@ -14,6 +14,7 @@ void mpiscope_params_default(mpiscope_params_t *p)
         .window_min_ns = 1000,
         .window_quantile = 0.9,
         .late_tolerance_ns = 0,
+        .late_tolerance_fraction = 0.01,
         .t_bcast_ns = 0,
         .stop_rule = MPISCOPE_STOP_ERROR,
         .target_rse = 0.05,
@@ -40,6 +41,7 @@ int mpiscope_params_check(const mpiscope_params_t *p)
               || !(p->gamma > 1 && p->gamma < 2) || !(p->window_min_ns >= 0)
               || !(p->window_quantile > 0 && p->window_quantile <= 1)
               || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
+              || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1)
               || !(p->target_rse > 0) || p->min_valid < 1 || p->max_valid < 1
               || p->max_launches < 1 || p->max_launches > 1000000
               || !(p->max_point_seconds > 0)

@@ -118,6 +118,7 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
     mpiscope__json_number(j, "window_min_ns", p->window_min_ns);
     mpiscope__json_number(j, "window_quantile", p->window_quantile);
     mpiscope__json_number(j, "late_tolerance_ns", p->late_tolerance_ns);
+    mpiscope__json_number(j, "late_tolerance_fraction", p->late_tolerance_fraction);
     mpiscope__json_string(j, "stop_rule", mpiscope_stop_rule_name(p->stop_rule));
     mpiscope__json_number(j, "target_rse", p->target_rse);
     mpiscope__json_integer(j, "min_valid", p->min_valid);
