@@ -22,7 +22,8 @@ extern "C" {
     X(EEXIST,    -7, "file exists (use --force to overwrite)")              \
     X(ENOTSUP,   -8, "not supported by this MPI library or machine")        \
     X(ETIMEDOUT, -9, "time limit reached")                                  \
-    X(ERANGE,   -10, "value out of range")
+    X(ERANGE,   -10, "value out of range")                                  \
+    X(EVALIDATE, -11, "a received buffer did not hold the expected data")
 
 enum {
 #define MPISCOPE_X_ENUM(name, value, msg) MPISCOPE_##name = (value),

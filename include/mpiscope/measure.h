@@ -89,8 +89,10 @@ typedef struct mpiscope_point_spec {
     const char *const *option_names;  /* op-specific options (n_options entries) */
     const char *const *option_values;
     size_t n_options;
+    int validate;                     /* check every received buffer (ops with a validate hook);
+                                         timings then include no checking, but the caches do */
 } mpiscope_point_spec_t;
-#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0}
+#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0, 0}
 
 typedef struct mpiscope_point_result {
     int participated;                 /* 0 on ranks outside the point's communicator */
@@ -108,6 +110,11 @@ typedef struct mpiscope_point_result {
     size_t actual_bytes;              /* bytes per message actually moved (reductions round to elements) */
     size_t buffer_slots;              /* distinct buffer pairs rotated through (1: warm) */
     size_t buffer_region_bytes;       /* memory they span; cold only if larger than the LLC */
+    size_t validated_launches;        /* launches checked on every rank (spec.validate) */
+    size_t validation_failures;       /* rank-launches whose check failed, all ranks together */
+    int first_mismatch_rank;          /* lowest rank with a failure, -1 if none */
+    size_t first_mismatch_launch;
+    char first_mismatch[256];         /* its message */
 } mpiscope_point_result_t;
 
 typedef struct mpiscope_context mpiscope_context_t;

@@ -11,6 +11,13 @@
  *               engine; free only ctx->state);
  *   free        once when the engine drops the descriptor (may be NULL):
  *               release descriptor-level user data.
+ *   validate    optional, only when the user asks for validation
+ *               (--validate): called with MPISCOPE_VALIDATE_PREPARE before
+ *               a launch (write the launch's expected data into ctx->send,
+ *               e.g. from ctx->launch and ctx->rank) and with
+ *               MPISCOPE_VALIDATE_CHECK after it (check ctx->recv; on a
+ *               mismatch call mpiscope_op_ctx_mismatch() and return
+ *               MPISCOPE_EVALIDATE). Never inside the timed region.
  * Every hook returns 0 or a negative MPISCOPE_E* code. */
 #ifndef MPISCOPE_OP_H
 #define MPISCOPE_OP_H
@@ -32,6 +39,9 @@ enum {
     MPISCOPE_OP_GROUND_TRUTH   = 1u << 3  /* known true time: checks the tool */
 };
 
+/* Phases of the validate hook. */
+enum { MPISCOPE_VALIDATE_PREPARE = 0, MPISCOPE_VALIDATE_CHECK = 1 };
+
 /* One documented option of an operation (shown by list-ops). */
 typedef struct mpiscope_op_option {
     const char *name;          /* "root" */
@@ -51,6 +61,7 @@ typedef struct mpiscope_op_ctx {
     size_t dtype_bytes;       /* size of dtype */
     size_t count;             /* elements per message: size_bytes / dtype_bytes, >= 1 */
     MPI_Op reduce_op;         /* reduction operation (ops with a reduction) */
+    size_t launch;            /* number of the current launch in this point, from 0 */
     void *send;               /* send buffer of the current launch (rotated in cold mode) */
     void *recv;               /* receive buffer of the current launch */
     void *state;              /* private to the op */
@@ -68,6 +79,7 @@ struct mpiscope_op {
     int (*execute)(mpiscope_op_ctx_t *ctx);
     int (*finalize)(mpiscope_op_ctx_t *ctx);
     void (*free)(const mpiscope_op_t *op);
+    int (*validate)(mpiscope_op_ctx_t *ctx, int phase); /* optional, see above */
     void *user_data;          /* for user-defined ops; the engine never reads it */
 };
 
@@ -77,6 +89,12 @@ struct mpiscope_op {
  * ctx->recv at the buffers for that launch (a new pair each launch in
  * cold-cache mode). Returns 0 or MPISCOPE_ENOMEM / MPISCOPE_EINVAL. */
 MPISCOPE_API int mpiscope_op_ctx_buffers(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes);
+
+/* Report the first mismatch a validate hook found (printf-style, one line,
+ * e.g. "rank 1 byte 17: got 0x00, want 0xa5"). The engine keeps the first
+ * one of the point with the launch number. Returns MPISCOPE_EVALIDATE. */
+MPISCOPE_API int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
 
 /* The value of an op-specific option for this point, as text: the user's
  * value if given, else the descriptor's default; NULL if unknown. */

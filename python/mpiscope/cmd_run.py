@@ -247,6 +247,11 @@ def add_parser(commands: Any) -> None:
     )
     add("--per-rank", action="store_true", help="show per-rank rows in the final table")
     add("--raw", action="store_true", help="keep raw per-launch samples in the result")
+    add(
+        "--validate",
+        action="store_true",
+        help="check every received buffer and report the first mismatch (timings then warm)",
+    )
     add("--out", metavar="FILE", help="result file (default mpiscope-YYYYmmdd-HHMMSS.json)")
     add("--force", action="store_true", help="overwrite an existing --out file")
     add(
@@ -390,6 +395,7 @@ def bench_arguments(
     flags = {
         "--progress": True,
         "--raw": args.raw,
+        "--validate": args.validate,
         "--force": args.force,
         "--oversubscribed": plan.oversubscribed,
     }

@@ -281,4 +281,15 @@ def _flags(point: Point) -> str:
         flags.append("oversubscribed")
     if point.actual_bytes is not None and point.actual_bytes != point.size_bytes:
         flags.append(f"actual {format_bytes(point.actual_bytes)}")
+    validation = point.get("validation")
+    if validation:
+        if not validation.get("supported", True):
+            flags.append("not validated (no check for this op)")
+        elif validation.get("failures"):
+            flags.append(
+                f"VALIDATION FAILED on rank {validation.get('first_mismatch_rank')}, launch "
+                f"{validation.get('first_mismatch_launch')}: {validation.get('first_mismatch')}"
+            )
+        else:
+            flags.append(f"validated ({validation.get('launches_checked')} launches)")
     return "; ".join(flags)

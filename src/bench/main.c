@@ -45,6 +45,7 @@ static void progress(const bench_options_t *o, int index, int total, const mpisc
 static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscope_context_t *ctx,
                     mpiscope_result_t *res)
 {
+    int validation_failed = 0; /* every point still runs: one report lists them all */
     int varied_nprocs = o->n_nprocs > 0;
     int n_values = varied_nprocs ? o->n_nprocs : o->n_sizes;
     int total = 0, index = 0;
@@ -63,6 +64,7 @@ static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscop
             spec.option_names = o->opt_names;
             spec.option_values = o->opt_values;
             spec.n_options = (size_t)o->n_opts;
+            spec.validate = o->validate;
             mpiscope_point_result_t r;
             int err = mpiscope_context_measure(ctx, ops[i], &spec, &r);
             if (err) {
@@ -77,10 +79,16 @@ static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscop
                 return err;
             }
             progress(o, ++index, total, ops[i], &spec, &r);
+            if (r.validation_failures) {
+                if (rank0)
+                    fprintf(stderr, "mpiscope-bench: error: %s: validation failed on rank %d, launch %zu: %s\n",
+                            ops[i]->name, r.first_mismatch_rank, r.first_mismatch_launch, r.first_mismatch);
+                validation_failed = 1;
+            }
             MPI_Barrier(MPI_COMM_WORLD); /* ranks outside a sub-communicator wait here */
         }
     }
-    return 0;
+    return validation_failed ? MPISCOPE_EVALIDATE : 0;
 }
 
 static int run(const bench_options_t *o)
@@ -118,8 +126,12 @@ static int run(const bench_options_t *o)
     mpiscope_result_set_oversubscribed(res, o->oversubscribed);
     if (o->oversubscribed)
         mpiscope_result_warn(res, "more ranks than cores: every point was measured oversubscribed");
+    if (o->validate)
+        mpiscope_result_warn(res, "validated run: buffers were written and read around every launch, "
+                                  "so caches were warm and timings are not comparable");
     err = run_plan(o, ops, ctx, res);
-    int close_err = mpiscope_result_close(res, err != 0);
+    /* a validation failure is a finding of a complete run, not a failed run */
+    int close_err = mpiscope_result_close(res, err != 0 && err != MPISCOPE_EVALIDATE);
     if (close_err && !err)
         fail("writing the result", close_err);
     mpiscope_context_destroy(ctx);

@@ -203,6 +203,7 @@ void mpiscope__op_ctx_select_buffers(mpiscope_op_ctx_t *ctx, size_t launch)
     const mpiscope__buffer_pool_t *pool = ctx_pool(ctx);
     unsigned char *slot;
 
+    ctx->launch = launch;
     if (!pool || pool->slots == 0) {
         ctx->send = ctx->recv = NULL;
         return;

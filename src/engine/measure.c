@@ -1,5 +1,6 @@
 /* measure.c: the MPI side of the synchronized-window method: run the
  * stages the scheduler (window.c) plans, on every rank, on the global clock. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,22 +39,43 @@ static int point_comm(mpiscope_context_t *ctx, int n, MPI_Comm *comm)
     return 0;
 }
 
+/* Validation bookkeeping of one rank for one point. */
+typedef struct validation {
+    int enabled;
+    size_t checked, failed;
+} validation_t;
+
+/* Fill the send buffer before a launch, check the receive buffer after. */
+static void validate_phase(const mpiscope_op_t *op, mpiscope_op_ctx_t *op_ctx, validation_t *v,
+                           int phase)
+{
+    int err = op->validate(op_ctx, phase);
+    if (phase == MPISCOPE_VALIDATE_CHECK) {
+        v->checked++;
+        v->failed += err != 0;
+    }
+}
+
 /* One stage on this rank: k launches at tau + l*delta on the global clock.
  * The timed region is the execute call between two clock reads: no
  * allocation, no branch on anything but the loop. */
 static int run_stage(mpiscope_op_ctx_t *op_ctx, const mpiscope_op_t *op, const stage_msg_t *m,
-                     double offset_ns, size_t *launch, double *start, double *end)
+                     double offset_ns, size_t *launch, double *start, double *end, validation_t *v)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
     for (unsigned l = 0; l < k; l++) {
         mpiscope__op_ctx_select_buffers(op_ctx, (*launch)++);
+        if (v->enabled)
+            validate_phase(op, op_ctx, v, MPISCOPE_VALIDATE_PREPARE);
         mpiscope_timer_spin_until_ns(m->tau_ns + l * m->delta_ns - offset_ns);
         double t0 = mpiscope__now_ns();
         err |= op->execute(op_ctx);
         double t1 = mpiscope__now_ns();
         start[l] = t0 + offset_ns;
         end[l] = t1 + offset_ns;
+        if (v->enabled)
+            validate_phase(op, op_ctx, v, MPISCOPE_VALIDATE_CHECK);
     }
     return err ? MPISCOPE_EMPI : 0;
 }
@@ -92,7 +114,7 @@ static int judge_stage(mpiscope__window_t *w, const stage_msg_t *m, const double
 
 /* The stage loop. Collective over comm; rank 0 owns the scheduler. */
 static int run_point(mpiscope_context_t *ctx, MPI_Comm comm, int rank, int n, const mpiscope_op_t *op,
-                     mpiscope_op_ctx_t *op_ctx, mpiscope__window_t *w)
+                     mpiscope_op_ctx_t *op_ctx, mpiscope__window_t *w, validation_t *v)
 {
     enum { KMAX = 64 };
     double mine[2 * KMAX];
@@ -117,7 +139,7 @@ static int run_point(mpiscope_context_t *ctx, MPI_Comm comm, int rank, int n, co
         if (m.stop)
             break;
         unsigned k = (unsigned)m.k;
-        int stage_err = run_stage(op_ctx, op, &m, offset, &launch, mine, mine + k);
+        int stage_err = run_stage(op_ctx, op, &m, offset, &launch, mine, mine + k, v);
         MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, comm);
         if (stage_err) {
             err = stage_err;
@@ -135,6 +157,28 @@ static int run_point(mpiscope_context_t *ctx, MPI_Comm comm, int rank, int n, co
     free(start);
     free(end);
     return err;
+}
+
+/* Every rank's validation outcome into the result: counts summed, the
+ * first mismatch of the lowest failing rank (collective over comm). */
+static void gather_validation(MPI_Comm comm, int rank, const validation_t *v,
+                              const mpiscope__op_engine_t *engine, mpiscope_point_result_t *r)
+{
+    unsigned long counts[2] = {v->checked, v->failed}, sums[2];
+    MPI_Allreduce(counts, sums, 2, MPI_UNSIGNED_LONG, MPI_SUM, comm);
+    r->validated_launches = v->checked; /* every rank checks the same launches */
+    r->validation_failures = sums[1];
+    int mine = v->failed ? rank : INT_MAX, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    r->first_mismatch_rank = first == INT_MAX ? -1 : first;
+    r->first_mismatch[0] = '\0';
+    if (first == INT_MAX)
+        return;
+    unsigned long launch = engine->mismatch_launch;
+    memcpy(r->first_mismatch, engine->mismatch, sizeof r->first_mismatch);
+    MPI_Bcast(r->first_mismatch, (int)sizeof r->first_mismatch, MPI_CHAR, first, comm);
+    MPI_Bcast(&launch, 1, MPI_UNSIGNED_LONG, first, comm);
+    r->first_mismatch_launch = launch;
 }
 
 int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
@@ -166,14 +210,17 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     if (!err && rank == 0)
         err = mpiscope__window_create(&ctx->params, n, ctx->keep_raw, &w);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
     if (!err)
-        err = run_point(ctx, comm, rank, n, op, &op_ctx, w);
+        err = run_point(ctx, comm, rank, n, op, &op_ctx, w, &v);
     if (!err && rank == 0)
         err = mpiscope__window_result(w, result);
     MPI_Bcast(&err, 1, MPI_INT, 0, comm);
     if (!err)
         MPI_Bcast(result, (int)sizeof *result, MPI_BYTE, 0, comm);
     result->participated = 1;
+    if (!err)
+        gather_validation(comm, rank, &v, &engine, result);
     result->actual_bytes = have_ctx && (op->flags & MPISCOPE_OP_USES_REDUCTION)
                                ? op_ctx.count * op_ctx.dtype_bytes : spec->size_bytes;
     result->elapsed_ns = mpiscope__now_ns() - t_begin;

@@ -2,6 +2,9 @@
  * its options, and naming element types and reductions. The buffers of a
  * ctx live in buffers.c. */
 #include "opctx.h"
+
+#include <stdarg.h>
+#include <stdio.h>
 #include "mpiscope/error.h"
 
 #include <ctype.h>
@@ -127,4 +130,19 @@ int mpiscope__reduce_op_parse(const char *name, MPI_Op *op, const char **canonic
             return 0;
         }
     return MPISCOPE_EINVAL;
+}
+
+int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
+{
+    mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
+    if (engine && !engine->mismatch[0]) {
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(engine->mismatch, sizeof engine->mismatch, format, ap);
+        va_end(ap);
+        engine->mismatch_launch = ctx->launch;
+        if (!engine->mismatch[0]) /* an empty message still marks the failure */
+            snprintf(engine->mismatch, sizeof engine->mismatch, "mismatch");
+    }
+    return MPISCOPE_EVALIDATE;
 }

@@ -39,6 +39,8 @@ typedef struct mpiscope__op_engine {
     const char *const *option_names;   /* user-given op-specific options */
     const char *const *option_values;
     size_t n_options;
+    char mismatch[256];                /* first validation mismatch of the point, "" if none */
+    size_t mismatch_launch;
 } mpiscope__op_engine_t;
 
 /* Fill ctx for a point: comm (rank, nprocs from it), size, root, element

@@ -182,6 +182,18 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));
     write_unstable(j, point->unstable);
+    if (spec->validate) {
+        mpiscope__json_object(j, "validation");
+        mpiscope__json_bool(j, "supported", op->validate != NULL);
+        mpiscope__json_integer(j, "launches_checked", (long long)point->validated_launches);
+        mpiscope__json_integer(j, "failures", (long long)point->validation_failures);
+        if (point->first_mismatch_rank >= 0) {
+            mpiscope__json_integer(j, "first_mismatch_rank", point->first_mismatch_rank);
+            mpiscope__json_integer(j, "first_mismatch_launch", (long long)point->first_mismatch_launch);
+            mpiscope__json_string(j, "first_mismatch", point->first_mismatch);
+        }
+        mpiscope__json_end(j);
+    }
     mpiscope__json_object(j, "buffers");
     mpiscope__json_integer(j, "slots", (long long)point->buffer_slots);
     mpiscope__json_integer(j, "region_bytes", (long long)point->buffer_region_bytes);
