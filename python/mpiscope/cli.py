@@ -9,17 +9,26 @@ imported here, so ``mpiscope --help`` is instant.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from mpiscope import __version__, cmd_list_ops, cmd_report, cmd_run
+from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
 
 __all__ = ["build_parser", "main"]
 
 EXIT_INTERRUPTED = 130
+
+# One module per command, in the order of `mpiscope --help`. Each module
+# has add_parser(commands) and keeps its heavy imports inside its handler.
+COMMAND_MODULES = (
+    "cmd_run",
+    "cmd_report",
+    "cmd_list_ops",
+)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mpiscope {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for module in (cmd_run, cmd_report, cmd_list_ops):
-        module.add_parser(commands)
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"mpiscope.{name}").add_parser(commands)
     return parser
 
 
@@ -51,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = build_parser().parse_args(args_list)
         if args.command is None:
             raise MpiscopeError(
-                "no command given: use run, report or list-ops (see mpiscope --help)"
+                "no command given (see mpiscope --help for the commands)"
             )
         args.argv = args_list
         code: int = args.handler(args)
