@@ -130,7 +130,13 @@ def _method_line(method: Mapping[str, Any]) -> str:
             f": k={method['k']}, k_init={method['k_init']}, gamma={method['gamma']}, "
             f"invalid threshold {_percent(method['invalid_threshold'])}, "
             f"min window {format_ns(method['window_min_ns'])}, "
-            f"late tolerance {format_ns(method['late_tolerance_ns'])}, "
+            f"late tolerance {format_ns(method['late_tolerance_ns'])}"
+            + (
+                f" or {_percent(method['late_tolerance_fraction'])} of the window"
+                if method.get("late_tolerance_fraction")
+                else ""
+            )
+            + ", "
             f"t_bcast {format_ns(method['t_bcast_ns'])}"
         )
     return (
