@@ -131,6 +131,11 @@ MPISCOPE_API int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscop
                                           const mpiscope_point_spec_t *spec,
                                           mpiscope_point_result_t *result);
 
+/* Collective: synchronise the clocks again (same algorithm and
+ * parameters), e.g. before each point of a long run, where clocks of
+ * different nodes drift by microseconds per second. */
+MPISCOPE_API int mpiscope_context_resync(mpiscope_context_t *ctx);
+
 /* The synchronisation the context made (owned by the context). */
 MPISCOPE_API const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx);
 MPISCOPE_API const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx);

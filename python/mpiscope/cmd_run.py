@@ -248,6 +248,11 @@ def add_parser(commands: Any) -> None:
     add("--per-rank", action="store_true", help="show per-rank rows in the final table")
     add("--raw", action="store_true", help="keep raw per-launch samples in the result")
     add(
+        "--resync",
+        action="store_true",
+        help="synchronize the clocks again before every point (long runs, drifting clocks)",
+    )
+    add(
         "--validate",
         action="store_true",
         help="check every received buffer and report the first mismatch (timings then warm)",
@@ -396,6 +401,7 @@ def bench_arguments(
         "--progress": True,
         "--raw": args.raw,
         "--validate": args.validate,
+        "--resync": args.resync,
         "--force": args.force,
         "--oversubscribed": plan.oversubscribed,
     }

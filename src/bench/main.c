@@ -66,7 +66,9 @@ static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscop
             spec.n_options = (size_t)o->n_opts;
             spec.validate = o->validate;
             mpiscope_point_result_t r;
-            int err = mpiscope_context_measure(ctx, ops[i], &spec, &r);
+            int err = o->resync ? mpiscope_context_resync(ctx) : 0;
+            if (!err)
+                err = mpiscope_context_measure(ctx, ops[i], &spec, &r);
             if (err) {
                 fail(ops[i]->name, err);
                 return err;

@@ -13,7 +13,7 @@ enum {
     OPT_TRIM, OPT_CACHE, OPT_ALIGN, OPT_ROOT, OPT_DTYPE, OPT_REDUCE_OP, OPT_WINDOW_MIN,
     OPT_K, OPT_K_INIT, OPT_GAMMA, OPT_INVALID_THRESHOLD, OPT_OUT, OPT_FORCE, OPT_RAW,
     OPT_OVERSUBSCRIBED, OPT_META, OPT_OP_OPTION, OPT_PROGRESS, OPT_LIST_OPS, OPT_HELP,
-    OPT_SYNC_PATIENCE, OPT_VALIDATE
+    OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC
 };
 
 static const struct option long_options[] = {
@@ -45,6 +45,7 @@ static const struct option long_options[] = {
     {"force", no_argument, 0, OPT_FORCE},
     {"raw", no_argument, 0, OPT_RAW},
     {"validate", no_argument, 0, OPT_VALIDATE},
+    {"resync", no_argument, 0, OPT_RESYNC},
     {"oversubscribed", no_argument, 0, OPT_OVERSUBSCRIBED},
     {"meta", required_argument, 0, OPT_META},
     {"op-option", required_argument, 0, OPT_OP_OPTION},
@@ -65,8 +66,8 @@ void bench_options_usage(void)
          "  --max-valid N --max-launches N --max-point-seconds S --confidence P --trim F\n"
          "  --cache cold|warm --align BYTES --root R --dtype NAME --reduce-op NAME\n"
          "  --window-min-ns NS --k N --k-init N --gamma G --invalid-threshold F\n"
-         "  --op-option NAME=VALUE --meta KEY=VALUE --raw --validate --force --oversubscribed\n"
-         "  --progress");
+         "  --op-option NAME=VALUE --meta KEY=VALUE --raw --validate --resync --force\n"
+         "  --oversubscribed --progress");
 }
 
 static int parse_double(const char *s, double *v)
@@ -179,6 +180,7 @@ static int apply(int c, char *arg, bench_options_t *o, char *err, size_t err_siz
     case OPT_FORCE: o->force = 1; break;
     case OPT_RAW: o->raw = 1; break;
     case OPT_VALIDATE: o->validate = 1; break;
+    case OPT_RESYNC: o->resync = 1; break;
     case OPT_OVERSUBSCRIBED: o->oversubscribed = 1; break;
     case OPT_PROGRESS: o->progress = 1; break;
     case OPT_LIST_OPS: o->list_ops = 1; break;

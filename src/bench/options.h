@@ -22,7 +22,7 @@ typedef struct bench_options {
     const char *meta_keys[BENCH_MAX_META], *meta_values[BENCH_MAX_META];
     int n_meta;
     const char *out;
-    int force, raw, oversubscribed, progress, list_ops, help, validate;
+    int force, raw, oversubscribed, progress, list_ops, help, validate, resync;
 } bench_options_t;
 
 /* Parse argv (modifies the strings it splits). On error writes one line to

@@ -105,6 +105,20 @@ int mpiscope_context_create(MPI_Comm comm, const mpiscope_params_t *params, mpis
     return 0;
 }
 
+int mpiscope_context_resync(mpiscope_context_t *ctx)
+{
+    if (!ctx)
+        return MPISCOPE_EINVAL;
+    mpiscope_clock_sync_t *fresh = NULL;
+    int err = mpiscope_clock_sync_run(ctx->comm, &ctx->params.sync, &fresh);
+    if (err)
+        return err;
+    mpiscope_clock_sync_free(ctx->sync);
+    ctx->sync = fresh;
+    ctx->resyncs++;
+    return 0;
+}
+
 void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep) { ctx->keep_raw = keep; }
 
 const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx) { return ctx->sync; }

@@ -14,6 +14,7 @@ struct mpiscope_context {
     mpiscope_params_t params;      /* with t_bcast_ns and late_tolerance_ns resolved */
     mpiscope_timer_info_t timer;
     mpiscope_clock_sync_t *sync;
+    unsigned resyncs;              /* synchronisations after the first */
     mpiscope__buffer_pool_t *pool;
     int keep_raw;                  /* keep per-launch samples of the last point (rank 0) */
     mpiscope__window_t *last;      /* rank 0: the last point's window, for the result writer */

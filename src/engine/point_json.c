@@ -141,6 +141,15 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__window_t *w)
     mpiscope__json_end(j);
 }
 
+/* The clock precision this point was measured with (rank 0 holds all). */
+static double max_abs_residual(const mpiscope_clock_sync_t *sync)
+{
+    double m = 0;
+    for (int r = 0; r < sync->nprocs; r++)
+        m = fmax(m, fabs(sync->residual_ns[r]));
+    return m;
+}
+
 void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op,
                           const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
                           int oversubscribed, mpiscope__json_t *j)
@@ -200,6 +209,7 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_end(j);
     mpiscope__json_bool(j, "oversubscribed", oversubscribed);
     mpiscope__json_number(j, "elapsed_ns", point->elapsed_ns);
+    mpiscope__json_number(j, "clock_residual_ns", max_abs_residual(ctx->sync));
     if (ctx->last)
         write_per_rank(j, ctx->last);
     if (ctx->last && ctx->keep_raw)

@@ -67,6 +67,7 @@ static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
     mpiscope__json_integer(j, "max_exchanges", res->ctx->params.sync.max_exchanges);
     mpiscope__json_number(j, "duration_ns", s->duration_ns);
     mpiscope__json_integer(j, "exchanges", (long long)s->exchanges);
+    mpiscope__json_integer(j, "resyncs", res->ctx->resyncs);
     number_array(j, "offset_ns", s->offsets_ns, s->nprocs);
     number_array(j, "rtt_min_ns", s->rtt_min_ns, s->nprocs);
     number_array(j, "residual_ns", s->residual_ns, s->nprocs);
