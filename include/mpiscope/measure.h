@@ -61,6 +61,10 @@ typedef struct mpiscope_params {
     double late_tolerance_ns;         /* a start later than the schedule by more is late (0: auto) */
     double late_tolerance_fraction;   /* ... or by more than this fraction of the window (0.01) */
     double t_bcast_ns;                /* stage start lead time (0: measured at context creation) */
+    double window_ns;                 /* > 0: a fixed window, never sized from needs (0) */
+    double gap_ns;                    /* idle time before each launch: after the observed end of
+                                         the previous one (roundtime), after the barrier
+                                         (barrier-each, max, root, global); 0 */
     mpiscope_stop_rule_t stop_rule;   /* ERROR */
     double target_rse;                /* 0.05 */
     unsigned min_valid;               /* 10 */
@@ -91,17 +95,27 @@ typedef struct mpiscope_point_spec {
     size_t n_options;
     int validate;                     /* check every received buffer (ops with a validate hook);
                                          timings then include no checking, but the caches do */
+    const char *method;               /* timing method (mpiscope_method_count/name), NULL: "window" */
+    const double *arrival_ns;         /* [nprocs] delay of each rank's start after the schedule
+                                         (window, roundtime), NULL: all at once */
+    int cache_cold;                   /* -1: the context's mode; 0 warm; 1 cold */
 } mpiscope_point_spec_t;
-#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0, 0}
+#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, -1}
 
 typedef struct mpiscope_point_result {
     int participated;                 /* 0 on ranks outside the point's communicator */
-    mpiscope_stats_t stats;           /* of the valid launches' times (max over ranks) */
+    mpiscope_stats_t stats;           /* of the method's samples (window: each valid launch's
+                                         max over ranks of the rank's own duration) */
     size_t launches_total;            /* n_t (stages >= 1) */
+    size_t launches_valid;            /* n_c */
     size_t invalid_late, invalid_overrun;
     double invalid_fraction;
     double span_median_ns, span_mean_ns, span_max_ns;  /* global span of valid launches */
     double skew_median_ns, skew_mean_ns, skew_max_ns;  /* start skew of valid launches */
+    double gap_median_ns, gap_min_ns; /* idle time of the ranks before a launch (min over ranks) */
+    char view_names[4][32];           /* method-specific series (barrier: "rank0_ns" ...) */
+    double view_median_ns[4];
+    int n_views;
     double window_initial_ns, window_final_ns, window_min_ns, window_max_ns;
     unsigned stages, widened, shrunk;
     mpiscope_stop_reason_t stop_reason;
@@ -142,6 +156,14 @@ MPISCOPE_API const mpiscope_params_t *mpiscope_context_params(const mpiscope_con
 
 /* Collective: free everything. */
 MPISCOPE_API void mpiscope_context_destroy(mpiscope_context_t *ctx);
+
+/* The timing methods: "window" (default), "roundtime", "barrier",
+ * "barrier-each", "none", "root", "max", "global", "bcast-supinski". */
+MPISCOPE_API size_t mpiscope_method_count(void);
+MPISCOPE_API const char *mpiscope_method_name(size_t index);        /* NULL past the end */
+MPISCOPE_API const char *mpiscope_method_description(size_t index); /* NULL past the end */
+/* 1 if `method` (NULL: window) can measure `op` (bcast-supinski: Bcast only), else 0. */
+MPISCOPE_API int mpiscope_method_applies(const char *method, const mpiscope_op_t *op);
 
 /* Names for the result document. */
 MPISCOPE_API const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason);

@@ -38,6 +38,9 @@ MPISCOPE_API int mpiscope_result_set_meta(mpiscope_result_t *res, const char *ke
 /* "size" (default) or "nprocs": which parameter the run varies. */
 MPISCOPE_API int mpiscope_result_set_varied(mpiscope_result_t *res, const char *varied);
 
+/* The timing methods the run uses (top-level "methods"; default: window). */
+MPISCOPE_API int mpiscope_result_set_methods(mpiscope_result_t *res, const char *const *names, int n);
+
 /* Mark every point as measured with more ranks than cores. */
 MPISCOPE_API void mpiscope_result_set_oversubscribed(mpiscope_result_t *res, int oversubscribed);
 

@@ -6,6 +6,9 @@
 #include "mpiscope/mpiscope.h"
 #include "list_ops.h"
 #include "options.h"
+#include "plan.h"
+#include "check.h"
+#include "firstcall.h"
 
 static int rank0;
 
@@ -41,56 +44,82 @@ static void progress(const bench_options_t *o, int index, int total, const mpisc
     fflush(stdout);
 }
 
-/* The points in plan order: every op x every size (or x every nprocs). */
+static void report_validation(const bench_point_t *pt, const mpiscope_point_result_t *r)
+{
+    if (rank0)
+        fprintf(stderr, "mpiscope-bench: error: %s: validation failed on rank %d, launch %zu: %s\n",
+                pt->op->name, r->first_mismatch_rank, r->first_mismatch_launch, r->first_mismatch);
+}
+
+/* Measure one point and add it to the document. */
+static int measure_point(const bench_options_t *o, const bench_point_t *pt, const double *arrival,
+                         mpiscope_context_t *ctx, mpiscope_result_t *res, mpiscope_point_result_t *r)
+{
+    mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
+    spec.size_bytes = pt->size_bytes;
+    spec.nprocs = pt->nprocs;
+    spec.root = o->root;
+    spec.dtype = o->dtype;
+    spec.reduce_op = o->reduce_op;
+    spec.option_names = o->opt_names;
+    spec.option_values = o->opt_values;
+    spec.n_options = (size_t)o->n_opts;
+    spec.validate = o->validate;
+    spec.method = pt->method;
+    spec.cache_cold = pt->cache_cold;
+    spec.arrival_ns = o->arrival != BENCH_ARRIVAL_NONE ? arrival : NULL;
+    int err = o->resync ? mpiscope_context_resync(ctx) : 0;
+    if (!err)
+        err = mpiscope_context_measure(ctx, pt->op, &spec, r);
+    if (err) {
+        char what[160];
+        snprintf(what, sizeof what, "%s with method %s", pt->op->name, pt->method);
+        fail(what, err);
+        return err;
+    }
+    if (!spec.nprocs)
+        spec.nprocs = mpiscope_context_sync(ctx)->nprocs;
+    err = mpiscope_result_add_point(res, pt->op, &spec, r);
+    if (err)
+        fail("writing the result", err);
+    return err;
+}
+
+/* Every point of the plan, in plan order (or shuffled). */
 static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscope_context_t *ctx,
                     mpiscope_result_t *res)
 {
-    int validation_failed = 0; /* every point still runs: one report lists them all */
-    int varied_nprocs = o->n_nprocs > 0;
-    int n_values = varied_nprocs ? o->n_nprocs : o->n_sizes;
-    int total = 0, index = 0;
-    for (int i = 0; i < o->n_ops; i++)
-        total += (ops[i]->flags & MPISCOPE_OP_USES_SIZE) || varied_nprocs ? n_values : 1;
-    for (int i = 0; i < o->n_ops; i++) {
-        int uses_size = (ops[i]->flags & MPISCOPE_OP_USES_SIZE) != 0;
-        int n = uses_size || varied_nprocs ? n_values : 1;
-        for (int v = 0; v < n; v++) {
-            mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
-            spec.size_bytes = varied_nprocs ? o->sizes[0] : (uses_size ? o->sizes[v] : 0);
-            spec.nprocs = varied_nprocs ? o->nprocs[v] : 0;
-            spec.root = o->root;
-            spec.dtype = o->dtype;
-            spec.reduce_op = o->reduce_op;
-            spec.option_names = o->opt_names;
-            spec.option_values = o->opt_values;
-            spec.n_options = (size_t)o->n_opts;
-            spec.validate = o->validate;
-            mpiscope_point_result_t r;
-            int err = o->resync ? mpiscope_context_resync(ctx) : 0;
-            if (!err)
-                err = mpiscope_context_measure(ctx, ops[i], &spec, &r);
-            if (err) {
-                fail(ops[i]->name, err);
-                return err;
-            }
-            if (!spec.nprocs)
-                spec.nprocs = mpiscope_context_sync(ctx)->nprocs;
-            err = mpiscope_result_add_point(res, ops[i], &spec, &r);
-            if (err) {
-                fail("writing the result", err);
-                return err;
-            }
-            progress(o, ++index, total, ops[i], &spec, &r);
-            if (r.validation_failures) {
-                if (rank0)
-                    fprintf(stderr, "mpiscope-bench: error: %s: validation failed on rank %d, launch %zu: %s\n",
-                            ops[i]->name, r.first_mismatch_rank, r.first_mismatch_launch, r.first_mismatch);
-                validation_failed = 1;
-            }
-            MPI_Barrier(MPI_COMM_WORLD); /* ranks outside a sub-communicator wait here */
-        }
+    bench_point_t *points;
+    size_t n;
+    int nprocs = mpiscope_context_sync(ctx)->nprocs;
+    double *arrival = calloc((size_t)nprocs, sizeof *arrival);
+    int err = arrival ? bench_plan_build(o, ops, &points, &n) : MPISCOPE_ENOMEM;
+    if (err) {
+        free(arrival);
+        return err;
     }
-    return validation_failed ? MPISCOPE_EVALIDATE : 0;
+    err = bench_arrival_offsets(o, nprocs, arrival);
+    if (err)
+        fail("--arrival names a rank that does not exist", err);
+    int validation_failed = 0; /* every point still runs: one report lists them all */
+    for (size_t i = 0; i < n && !err; i++) {
+        mpiscope_point_result_t r;
+        err = measure_point(o, &points[i], arrival, ctx, res, &r);
+        if (err)
+            break;
+        mpiscope_point_spec_t shown = MPISCOPE_POINT_SPEC_INIT;
+        shown.size_bytes = points[i].size_bytes;
+        shown.nprocs = points[i].nprocs ? points[i].nprocs : nprocs;
+        progress(o, (int)i + 1, (int)n, points[i].op, &shown, &r);
+        if (r.validation_failures) {
+            report_validation(&points[i], &r);
+            validation_failed = 1;
+        }
+        MPI_Barrier(MPI_COMM_WORLD); /* ranks outside a sub-communicator wait here */
+    }
+    free(points);
+    free(arrival);
+    return err ? err : validation_failed ? MPISCOPE_EVALIDATE : 0;
 }
 
 static int run(const bench_options_t *o)
@@ -99,6 +128,12 @@ static int run(const bench_options_t *o)
     int err = check_ops(o, ops);
     if (err)
         return err;
+    if (o->check || o->firstcall) {
+        err = o->check ? bench_check(o) : bench_firstcall(o, ops);
+        if (err)
+            fail(o->check ? "machine check" : "first-call measurement", err);
+        return err;
+    }
     int nprocs;
     MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
     for (int i = 0; i < o->n_nprocs; i++)
@@ -125,6 +160,7 @@ static int run(const bench_options_t *o)
     for (int i = 0; i < o->n_meta; i++)
         mpiscope_result_set_meta(res, o->meta_keys[i], o->meta_values[i]);
     mpiscope_result_set_varied(res, o->n_nprocs ? "nprocs" : "size");
+    mpiscope_result_set_methods(res, o->methods, o->n_methods);
     mpiscope_result_set_oversubscribed(res, o->oversubscribed);
     if (o->oversubscribed)
         mpiscope_result_warn(res, "more ranks than cores: every point was measured oversubscribed");

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "mpiscope/measure.h"
 #include "options.h"
 
 enum {
@@ -13,7 +14,8 @@ enum {
     OPT_TRIM, OPT_CACHE, OPT_ALIGN, OPT_ROOT, OPT_DTYPE, OPT_REDUCE_OP, OPT_WINDOW_MIN,
     OPT_K, OPT_K_INIT, OPT_GAMMA, OPT_INVALID_THRESHOLD, OPT_OUT, OPT_FORCE, OPT_RAW,
     OPT_OVERSUBSCRIBED, OPT_META, OPT_OP_OPTION, OPT_PROGRESS, OPT_LIST_OPS, OPT_HELP,
-    OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC
+    OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC, OPT_METHOD, OPT_GAP, OPT_WINDOW, OPT_ARRIVAL,
+    OPT_SHUFFLE, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS
 };
 
 static const struct option long_options[] = {
@@ -46,6 +48,14 @@ static const struct option long_options[] = {
     {"raw", no_argument, 0, OPT_RAW},
     {"validate", no_argument, 0, OPT_VALIDATE},
     {"resync", no_argument, 0, OPT_RESYNC},
+    {"method", required_argument, 0, OPT_METHOD},
+    {"gap-ns", required_argument, 0, OPT_GAP},
+    {"window-ns", required_argument, 0, OPT_WINDOW},
+    {"arrival", required_argument, 0, OPT_ARRIVAL},
+    {"shuffle", required_argument, 0, OPT_SHUFFLE},
+    {"firstcall", no_argument, 0, OPT_FIRSTCALL},
+    {"check", no_argument, 0, OPT_CHECK},
+    {"drift-seconds", required_argument, 0, OPT_DRIFT_SECONDS},
     {"oversubscribed", no_argument, 0, OPT_OVERSUBSCRIBED},
     {"meta", required_argument, 0, OPT_META},
     {"op-option", required_argument, 0, OPT_OP_OPTION},
@@ -67,7 +77,11 @@ void bench_options_usage(void)
          "  --cache cold|warm --align BYTES --root R --dtype NAME --reduce-op NAME\n"
          "  --window-min-ns NS --k N --k-init N --gamma G --invalid-threshold F\n"
          "  --op-option NAME=VALUE --meta KEY=VALUE --raw --validate --resync --force\n"
-         "  --oversubscribed --progress");
+         "  --oversubscribed --progress\n"
+         "  --method M[,M...] (window roundtime barrier barrier-each none root max global\n"
+         "  bcast-supinski) --gap-ns NS --window-ns NS --cache cold,warm --shuffle SEED\n"
+         "  --arrival none|late:RANK:US|linear:US|random:US[:SEED]\n"
+         "  --firstcall (first vs second call)  --check [--drift-seconds S] (machine check)");
 }
 
 static int parse_double(const char *s, double *v)
@@ -120,6 +134,60 @@ static int split_pair(char *s, const char **key, const char **value)
     return 0;
 }
 
+/* Each name must be a method of the engine. */
+static int parse_methods(char *s, bench_options_t *o)
+{
+    int n = split_commas(s, o->methods, BENCH_MAX_METHODS);
+    for (int i = 0; i < n; i++) {
+        int known = 0;
+        for (size_t m = 0; mpiscope_method_name(m); m++)
+            known |= strcmp(o->methods[i], mpiscope_method_name(m)) == 0;
+        if (!known)
+            return 1;
+    }
+    o->n_methods = n > 0 ? n : 0;
+    return n <= 0;
+}
+
+/* "cold", "warm" or both, comma-separated. */
+static int parse_caches(char *s, bench_options_t *o)
+{
+    const char *items[2];
+    int n = split_commas(s, items, 2);
+    for (int i = 0; i < n; i++) {
+        if (strcmp(items[i], "cold") != 0 && strcmp(items[i], "warm") != 0)
+            return 1;
+        o->caches[i] = strcmp(items[i], "cold") == 0;
+    }
+    o->n_caches = n > 0 ? n : 0;
+    o->params.cache_cold = o->caches[0];
+    return n <= 0;
+}
+
+/* none | late:RANK:US | linear:US | random:US[:SEED] */
+static int parse_arrival(char *s, bench_options_t *o)
+{
+    o->arrival_text = s;
+    unsigned long long seed = 1;
+    double us = 0;
+    int rank = 0, used = 0;
+    if (strcmp(s, "none") == 0)
+        o->arrival = BENCH_ARRIVAL_NONE;
+    else if (sscanf(s, "late:%d:%lf%n", &rank, &us, &used) == 2 && !s[used] && rank >= 0)
+        o->arrival = BENCH_ARRIVAL_LATE;
+    else if (sscanf(s, "linear:%lf%n", &us, &used) == 1 && !s[used])
+        o->arrival = BENCH_ARRIVAL_LINEAR;
+    else if ((sscanf(s, "random:%lf%n", &us, &used) == 1 && !s[used])
+             || (sscanf(s, "random:%lf:%llu%n", &us, &seed, &used) == 2 && !s[used]))
+        o->arrival = BENCH_ARRIVAL_RANDOM;
+    else
+        return 1;
+    o->arrival_rank = rank;
+    o->arrival_us = us;
+    o->arrival_seed = seed;
+    return !(us >= 0 && us <= 1e7);
+}
+
 static int parse_list(char *s, int is_nprocs, bench_options_t *o)
 {
     const char *items[BENCH_MAX_VALUES];
@@ -163,10 +231,15 @@ static int apply(int c, char *arg, bench_options_t *o, char *err, size_t err_siz
     case OPT_MAX_POINT_SECONDS: bad = parse_double(arg, &p->max_point_seconds); break;
     case OPT_CONFIDENCE: bad = parse_double(arg, &p->confidence); break;
     case OPT_TRIM: bad = parse_double(arg, &p->trim_fraction); break;
-    case OPT_CACHE:
-        bad = strcmp(arg, "cold") != 0 && strcmp(arg, "warm") != 0;
-        p->cache_cold = strcmp(arg, "cold") == 0;
-        break;
+    case OPT_CACHE: bad = parse_caches(arg, o); break;
+    case OPT_METHOD: bad = parse_methods(arg, o); break;
+    case OPT_GAP: bad = parse_double(arg, &p->gap_ns); break;
+    case OPT_WINDOW: bad = parse_double(arg, &p->window_ns); break;
+    case OPT_ARRIVAL: bad = parse_arrival(arg, o); break;
+    case OPT_SHUFFLE: bad = parse_ulong(arg, &o->shuffle_seed); break;
+    case OPT_FIRSTCALL: o->firstcall = 1; break;
+    case OPT_CHECK: o->check = 1; break;
+    case OPT_DRIFT_SECONDS: bad = parse_double(arg, &o->drift_seconds) || !(o->drift_seconds >= 0); break;
     case OPT_ALIGN: bad = parse_ulong(arg, &ull); p->alignment_bytes = (size_t)ull; break;
     case OPT_ROOT: bad = parse_ulong(arg, &ull) || ull > 1u << 30; o->root = (int)ull; break;
     case OPT_DTYPE: o->dtype = arg; break;
@@ -210,6 +283,12 @@ int bench_options_parse(int argc, char **argv, bench_options_t *o, char *err, si
     mpiscope_params_default(&o->params);
     o->sizes[0] = 1024;
     o->n_sizes = 1;
+    o->methods[0] = "window";
+    o->n_methods = 1;
+    o->caches[0] = 1;
+    o->n_caches = 1;
+    o->arrival_text = "none";
+    o->drift_seconds = 2;
     int c;
     opterr = 0;
     optind = 1;
@@ -222,8 +301,8 @@ int bench_options_parse(int argc, char **argv, bench_options_t *o, char *err, si
     }
     if (o->list_ops || o->help)
         return 0;
-    if (o->n_ops == 0 || !o->out) {
-        snprintf(err, err_size, "--ops and --out are required (see --help)");
+    if ((o->n_ops == 0 && !o->check) || !o->out) {
+        snprintf(err, err_size, "--ops (or --check) and --out are required (see --help)");
         return 1;
     }
     if (o->params.stop_rule == MPISCOPE_STOP_COUNT && o->params.max_launches == 1000)

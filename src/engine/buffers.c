@@ -156,7 +156,7 @@ static void shuffle_order(mpiscope__buffer_pool_t *pool)
     }
 }
 
-static int pool_reserve(mpiscope__buffer_pool_t *pool, size_t send_bytes, size_t recv_bytes)
+static int pool_reserve(mpiscope__buffer_pool_t *pool, size_t send_bytes, size_t recv_bytes, int fixed)
 {
     size_t send_aligned, recv_aligned, slot_bytes, slots;
     int rc;
@@ -168,7 +168,7 @@ static int pool_reserve(mpiscope__buffer_pool_t *pool, size_t send_bytes, size_t
     if (send_aligned > SIZE_MAX - recv_aligned)
         return MPISCOPE_ERANGE;
     slot_bytes = send_aligned + recv_aligned;
-    slots = pool->cold ? cold_slot_count(pool, slot_bytes) : 1;
+    slots = pool->cold && !fixed ? cold_slot_count(pool, slot_bytes) : 1;
     if (slot_bytes > SIZE_MAX / slots)
         return MPISCOPE_ERANGE;
     if ((rc = grow_region(pool, slots * slot_bytes)) != 0)
@@ -186,16 +186,26 @@ static mpiscope__buffer_pool_t *ctx_pool(const mpiscope_op_ctx_t *ctx)
     return engine ? engine->pool : NULL;
 }
 
-int mpiscope_op_ctx_buffers(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes)
+static int ctx_buffers(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes, int fixed)
 {
     mpiscope__buffer_pool_t *pool = ctx_pool(ctx);
     int rc;
 
     if (!pool)
         return MPISCOPE_EINVAL;
-    rc = pool_reserve(pool, send_bytes, recv_bytes);
+    rc = pool_reserve(pool, send_bytes, recv_bytes, fixed);
     mpiscope__op_ctx_select_buffers(ctx, 0);
     return rc;
+}
+
+int mpiscope_op_ctx_buffers(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes)
+{
+    return ctx_buffers(ctx, send_bytes, recv_bytes, 0);
+}
+
+int mpiscope_op_ctx_buffers_fixed(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes)
+{
+    return ctx_buffers(ctx, send_bytes, recv_bytes, 1);
 }
 
 void mpiscope__op_ctx_select_buffers(mpiscope_op_ctx_t *ctx, size_t launch)
@@ -273,4 +283,9 @@ size_t mpiscope__llc_bytes(void)
             best_bytes = bytes;
         }
     return best_bytes;
+}
+
+void mpiscope__buffer_pool_set_cold(mpiscope__buffer_pool_t *pool, int cold)
+{
+    pool->cold = cold != 0; /* takes effect at the next point's buffer request */
 }

@@ -132,7 +132,7 @@ void mpiscope_context_destroy(mpiscope_context_t *ctx)
     for (int i = 0; i < ctx->n_subcomms; i++)
         if (ctx->subcomm[i] != MPI_COMM_NULL)
             MPI_Comm_free(&ctx->subcomm[i]);
-    mpiscope__window_destroy(ctx->last);
+    mpiscope__samples_destroy(ctx->last);
     mpiscope__buffer_pool_destroy(ctx->pool);
     mpiscope_clock_sync_free(ctx->sync);
     MPI_Comm_free(&ctx->comm);

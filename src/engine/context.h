@@ -4,7 +4,7 @@
 
 #include "mpiscope/measure.h"
 #include "opctx.h"
-#include "window.h"
+#include "samples.h"
 
 enum { MPISCOPE__MAX_SUBCOMMS = 64 };
 
@@ -17,7 +17,7 @@ struct mpiscope_context {
     unsigned resyncs;              /* synchronisations after the first */
     mpiscope__buffer_pool_t *pool;
     int keep_raw;                  /* keep per-launch samples of the last point (rank 0) */
-    mpiscope__window_t *last;      /* rank 0: the last point's window, for the result writer */
+    mpiscope__samples_t *last;     /* rank 0: the last point's launches, for the result writer */
     int last_nprocs;
     MPI_Comm subcomm[MPISCOPE__MAX_SUBCOMMS]; /* first-n-ranks communicators, by n */
     int subcomm_n[MPISCOPE__MAX_SUBCOMMS];

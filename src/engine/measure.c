@@ -1,20 +1,15 @@
-/* measure.c: the MPI side of the synchronized-window method: run the
- * stages the scheduler (window.c) plans, on every rank, on the global clock. */
+/* measure.c: measuring one point: its communicator, the operation's
+ * context, and the stage loop every timing method (method.h) runs in. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
 #include "context.h"
+#include "method.h"
 #include "timer_read.h"
 
-/* What rank 0 broadcasts at the start of every stage. */
-typedef struct stage_msg {
-    double tau_ns;   /* global time of launch 0 */
-    double delta_ns;
-    double k;
-    double stop;     /* 1: the point is done */
-} stage_msg_t;
+extern const mpiscope__method_t mpiscope__method_window, mpiscope__method_bcast_supinski;
 
 /* The communicator of the first n ranks (created once per n, collectively). */
 static int point_comm(mpiscope_context_t *ctx, int n, MPI_Comm *comm)
@@ -39,47 +34,6 @@ static int point_comm(mpiscope_context_t *ctx, int n, MPI_Comm *comm)
     return 0;
 }
 
-/* Validation bookkeeping of one rank for one point. */
-typedef struct validation {
-    int enabled;
-    size_t checked, failed;
-} validation_t;
-
-/* Fill the send buffer before a launch, check the receive buffer after. */
-static void validate_phase(const mpiscope_op_t *op, mpiscope_op_ctx_t *op_ctx, validation_t *v,
-                           int phase)
-{
-    int err = op->validate(op_ctx, phase);
-    if (phase == MPISCOPE_VALIDATE_CHECK) {
-        v->checked++;
-        v->failed += err != 0;
-    }
-}
-
-/* One stage on this rank: k launches at tau + l*delta on the global clock.
- * The timed region is the execute call between two clock reads: no
- * allocation, no branch on anything but the loop. */
-static int run_stage(mpiscope_op_ctx_t *op_ctx, const mpiscope_op_t *op, const stage_msg_t *m,
-                     double offset_ns, size_t *launch, double *start, double *end, validation_t *v)
-{
-    unsigned k = (unsigned)m->k;
-    int err = 0;
-    for (unsigned l = 0; l < k; l++) {
-        mpiscope__op_ctx_select_buffers(op_ctx, (*launch)++);
-        if (v->enabled)
-            validate_phase(op, op_ctx, v, MPISCOPE_VALIDATE_PREPARE);
-        mpiscope_timer_spin_until_ns(m->tau_ns + l * m->delta_ns - offset_ns);
-        double t0 = mpiscope__now_ns();
-        err |= op->execute(op_ctx);
-        double t1 = mpiscope__now_ns();
-        start[l] = t0 + offset_ns;
-        end[l] = t1 + offset_ns;
-        if (v->enabled)
-            validate_phase(op, op_ctx, v, MPISCOPE_VALIDATE_CHECK);
-    }
-    return err ? MPISCOPE_EMPI : 0;
-}
-
 static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_op_t *op,
                         const mpiscope_point_spec_t *spec, mpiscope__op_engine_t *engine,
                         mpiscope_op_ctx_t *op_ctx)
@@ -100,24 +54,14 @@ static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_o
     return mpiscope__op_ctx_init(op_ctx, comm, spec->size_bytes, spec->root, dtype, reduce, engine);
 }
 
-/* Rank 0: feed the gathered stage into the scheduler; returns 1 when done. */
-static int judge_stage(mpiscope__window_t *w, const stage_msg_t *m, const double *gathered, int n,
-                       double *start, double *end, double elapsed_ns)
-{
-    unsigned k = (unsigned)m->k;
-    for (int r = 0; r < n; r++) {
-        memcpy(start + (size_t)r * k, gathered + (size_t)r * 2 * k, k * sizeof(double));
-        memcpy(end + (size_t)r * k, gathered + (size_t)r * 2 * k + k, k * sizeof(double));
-    }
-    return mpiscope__window_feed(w, m->tau_ns, start, end, elapsed_ns);
-}
-
-/* The stage loop. Collective over comm; rank 0 owns the scheduler. */
-static int run_point(mpiscope_context_t *ctx, MPI_Comm comm, int rank, int n, const mpiscope_op_t *op,
-                     mpiscope_op_ctx_t *op_ctx, mpiscope__window_t *w, validation_t *v)
+/* The stage loop of every method. Collective over comm; rank 0 plans and
+ * judges, every rank runs its part of each stage. */
+static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, mpiscope__stage_env_t *env,
+                     mpiscope__method_state_t *st)
 {
     enum { KMAX = 64 };
-    double mine[2 * KMAX];
+    int rank = env->rank, n = env->nprocs;
+    double mine[2 * KMAX], slot[KMAX];
     double *gathered = NULL, *start = NULL, *end = NULL;
     int err = 0;
     if (rank == 0) {
@@ -127,29 +71,34 @@ static int run_point(mpiscope_context_t *ctx, MPI_Comm comm, int rank, int n, co
         if (!gathered || !start || !end)
             err = MPISCOPE_ENOMEM;
     }
-    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
-    size_t launch = 0;
-    double t_begin = mpiscope__now_ns(), offset = ctx->sync->offset_ns;
+    MPI_Bcast(&err, 1, MPI_INT, 0, env->comm);
+    double t_begin = mpiscope__now_ns();
     while (!err) {
-        stage_msg_t m = {0};
-        if (rank == 0)
-            m = (stage_msg_t){.tau_ns = mpiscope__now_ns() + offset + ctx->params.t_bcast_ns,
-                              .delta_ns = w->plan.delta_ns, .k = w->plan.k, .stop = 0};
-        MPI_Bcast(&m, 4, MPI_DOUBLE, 0, comm);
-        if (m.stop)
-            break;
+        mpiscope__stage_msg_t m = {0};
+        if (rank == 0) {
+            method->plan(st, &m);
+            m.tau_ns = mpiscope__now_ns() + env->offset_ns + ctx->params.t_bcast_ns;
+        }
+        MPI_Bcast(&m, 4, MPI_DOUBLE, 0, env->comm);
         unsigned k = (unsigned)m.k;
-        int stage_err = run_stage(op_ctx, op, &m, offset, &launch, mine, mine + k, v);
-        MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, comm);
+        if (m.stop || k < 1 || k > KMAX)
+            break;
+        int stage_err = method->run_stage(env, &m, mine, mine + k, slot);
+        MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, env->comm);
         if (stage_err) {
             err = stage_err;
             break;
         }
-        MPI_Gather(mine, 2 * (int)k, MPI_DOUBLE, gathered, 2 * (int)k, MPI_DOUBLE, 0, comm);
+        MPI_Gather(mine, 2 * (int)k, MPI_DOUBLE, gathered, 2 * (int)k, MPI_DOUBLE, 0, env->comm);
         int done = 0;
-        if (rank == 0)
-            done = judge_stage(w, &m, gathered, n, start, end, mpiscope__now_ns() - t_begin);
-        MPI_Bcast(&done, 1, MPI_INT, 0, comm);
+        if (rank == 0) {
+            for (int r = 0; r < n; r++) {
+                memcpy(start + (size_t)r * k, gathered + (size_t)r * 2 * k, k * sizeof(double));
+                memcpy(end + (size_t)r * k, gathered + (size_t)r * 2 * k + k, k * sizeof(double));
+            }
+            done = method->judge(st, &m, start, end, slot, mpiscope__now_ns() - t_begin);
+        }
+        MPI_Bcast(&done, 1, MPI_INT, 0, env->comm);
         if (done)
             break;
     }
@@ -161,7 +110,7 @@ static int run_point(mpiscope_context_t *ctx, MPI_Comm comm, int rank, int n, co
 
 /* Every rank's validation outcome into the result: counts summed, the
  * first mismatch of the lowest failing rank (collective over comm). */
-static void gather_validation(MPI_Comm comm, int rank, const validation_t *v,
+static void gather_validation(MPI_Comm comm, int rank, const mpiscope__validation_t *v,
                               const mpiscope__op_engine_t *engine, mpiscope_point_result_t *r)
 {
     unsigned long counts[2] = {v->checked, v->failed}, sums[2];
@@ -181,6 +130,43 @@ static void gather_validation(MPI_Comm comm, int rank, const validation_t *v,
     r->first_mismatch_launch = launch;
 }
 
+/* Rank 0's scheduler and sample store for a point. */
+static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method,
+                        const mpiscope_point_spec_t *spec, MPI_Comm comm, int n, mpiscope__method_state_t *st)
+{
+    *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root,
+                                     .arrival_ns = spec->arrival_ns};
+    int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
+    if (!err && method == &mpiscope__method_window)
+        err = mpiscope__window_create(&ctx->params, st->samples, spec->arrival_ns, &st->window);
+    if (!err && method == &mpiscope__method_bcast_supinski) {
+        st->ack_ns = calloc((size_t)n, sizeof(double));
+        err = st->ack_ns ? 0 : MPISCOPE_ENOMEM;
+    }
+    return err;
+}
+
+static void state_free(mpiscope__method_state_t *st)
+{
+    mpiscope__window_destroy(st->window);
+    free(st->ack_ns);
+}
+
+/* Combinations that cannot be measured, found before anything runs. */
+static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op,
+                      const mpiscope_point_spec_t *spec, int n)
+{
+    if (!method)
+        return MPISCOPE_EINVAL;
+    if (spec->arrival_ns && !method->scheduled)
+        return MPISCOPE_ENOTSUP; /* arrival patterns need planned start times */
+    if (!mpiscope_method_applies(spec->method, op) || (method == &mpiscope__method_bcast_supinski && n < 2))
+        return MPISCOPE_ENOTSUP;
+    if (spec->root < 0 || spec->root >= n)
+        return MPISCOPE_ERANGE;
+    return 0;
+}
+
 int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
                              const mpiscope_point_spec_t *spec, mpiscope_point_result_t *result)
 {
@@ -194,13 +180,16 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    if (spec->root < 0 || spec->root >= n)
-        return MPISCOPE_ERANGE;
+    const mpiscope__method_t *method = mpiscope__method_find(spec->method);
+    err = check_spec(method, op, spec, n);
+    if (err)
+        return err;
 
     double t_begin = mpiscope__now_ns();
+    mpiscope__buffer_pool_set_cold(ctx->pool, spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold);
     mpiscope__op_engine_t engine;
     mpiscope_op_ctx_t op_ctx;
-    mpiscope__window_t *w = NULL;
+    mpiscope__method_state_t st = {0};
     int have_ctx = 0, initialized = 0;
     err = setup_op_ctx(ctx, comm, op, spec, &engine, &op_ctx);
     have_ctx = !err;
@@ -208,13 +197,22 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
         err = op->initialize(&op_ctx);
     initialized = have_ctx && !err;
     if (!err && rank == 0)
-        err = mpiscope__window_create(&ctx->params, n, ctx->keep_raw, &w);
+        err = state_create(ctx, method, spec, comm, n, &st);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
-    validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
+    mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
+    mpiscope__stage_env_t env = {
+        .op = op, .op_ctx = &op_ctx, .comm = comm, .rank = rank, .nprocs = n, .root = spec->root,
+        .offset_ns = ctx->sync->offset_ns, .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
+        .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v};
+    if (!err && method == &mpiscope__method_bcast_supinski)
+        err = mpiscope__ack_latencies(comm, spec->root, st.ack_ns ? st.ack_ns : NULL);
     if (!err)
-        err = run_point(ctx, comm, rank, n, op, &op_ctx, w, &v);
-    if (!err && rank == 0)
-        err = mpiscope__window_result(w, result);
+        err = run_point(ctx, method, &env, &st);
+    if (!err && rank == 0) {
+        err = mpiscope__samples_result(st.samples, result);
+        if (st.window)
+            mpiscope__window_result(st.window, result);
+    }
     MPI_Bcast(&err, 1, MPI_INT, 0, comm);
     if (!err)
         MPI_Bcast(result, (int)sizeof *result, MPI_BYTE, 0, comm);
@@ -233,8 +231,9 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     if (have_ctx)
         mpiscope__op_ctx_release_buffers(&op_ctx);
     if (rank == 0) {
-        mpiscope__window_destroy(ctx->last);
-        ctx->last = w;
+        state_free(&st);
+        mpiscope__samples_destroy(ctx->last);
+        ctx->last = st.samples;
         ctx->last_nprocs = n;
     }
     return err;

@@ -17,6 +17,9 @@ int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_
                                  mpiscope__buffer_pool_t **out);
 void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool);
 
+/* Switch between cold and warm for the points that follow. */
+void mpiscope__buffer_pool_set_cold(mpiscope__buffer_pool_t *pool, int cold);
+
 /* What the pool did for the current point (for the result document). */
 typedef struct mpiscope__buffer_pool_info {
     int cold;
@@ -62,5 +65,15 @@ void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx);
  * Return 0 or MPISCOPE_EINVAL. */
 int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, const char **canonical);
 int mpiscope__reduce_op_parse(const char *name, MPI_Op *op, const char **canonical);
+
+/* What the C type behind a named element type is (for ops that write and
+ * check values of any element type); UNKNOWN for a type not in the list. */
+typedef enum mpiscope__dtype_kind {
+    MPISCOPE__DTYPE_UNKNOWN = 0,
+    MPISCOPE__DTYPE_SIGNED,
+    MPISCOPE__DTYPE_UNSIGNED,
+    MPISCOPE__DTYPE_FLOATING
+} mpiscope__dtype_kind_t;
+mpiscope__dtype_kind_t mpiscope__dtype_kind(MPI_Datatype dtype);
 
 #endif

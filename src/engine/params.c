@@ -42,6 +42,7 @@ int mpiscope_params_check(const mpiscope_params_t *p)
               || !(p->window_quantile > 0 && p->window_quantile <= 1)
               || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
               || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1)
+              || !(p->window_ns >= 0) || !(p->gap_ns >= 0)
               || !(p->target_rse > 0) || p->min_valid < 1 || p->max_valid < 1
               || p->max_launches < 1 || p->max_launches > 1000000
               || !(p->max_point_seconds > 0)

@@ -2,6 +2,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mpiscope/error.h"
 #include "opctx.h"
 #include "point_json.h"
@@ -18,7 +19,7 @@ static void write_interval(mpiscope__json_t *j, const char *key, const mpiscope_
 
 static void write_stats(mpiscope__json_t *j, const mpiscope_stats_t *s)
 {
-    mpiscope__json_integer(j, "launches_valid", (long long)s->n_valid);
+    mpiscope__json_integer(j, "samples", (long long)s->n_valid);
     mpiscope__json_integer(j, "samples_used", (long long)s->n_used);
     mpiscope__json_number(j, "mean_ns", s->mean);
     mpiscope__json_number(j, "stddev_ns", s->stddev);
@@ -77,7 +78,7 @@ static void write_unstable(mpiscope__json_t *j, unsigned unstable)
 }
 
 /* Each rank's own durations over the valid launches. */
-static void write_per_rank(mpiscope__json_t *j, const mpiscope__window_t *w)
+static void write_per_rank(mpiscope__json_t *j, const mpiscope__samples_t *w)
 {
     double *v = malloc((w->valid ? w->valid : 1) * sizeof *v);
     if (!v) {
@@ -102,7 +103,7 @@ static void write_per_rank(mpiscope__json_t *j, const mpiscope__window_t *w)
     free(v);
 }
 
-static void write_raw(mpiscope__json_t *j, const mpiscope__window_t *w)
+static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
 {
     size_t n = w->total < w->capacity ? w->total : w->capacity;
     mpiscope__json_object(j, "raw");
@@ -165,6 +166,14 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     }
     mpiscope__json_object(j, NULL);
     mpiscope__json_string(j, "op", op->name);
+    mpiscope__json_string(j, "method", spec->method ? spec->method : "window");
+    mpiscope__json_string(j, "cache", (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold) ? "cold" : "warm");
+    if (spec->arrival_ns) {
+        mpiscope__json_array(j, "arrival_ns");
+        for (int r = 0; r < ctx->last_nprocs; r++)
+            mpiscope__json_number(j, NULL, spec->arrival_ns[r]);
+        mpiscope__json_end(j);
+    }
     if (op->flags & MPISCOPE_OP_USES_SIZE) {
         mpiscope__json_integer(j, "size_bytes", (long long)spec->size_bytes);
         mpiscope__json_integer(j, "actual_bytes", (long long)point->actual_bytes);
@@ -184,10 +193,22 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
         mpiscope__json_string(j, spec->option_names[i], spec->option_values[i]);
     mpiscope__json_end(j);
     mpiscope__json_integer(j, "launches_total", (long long)point->launches_total);
+    mpiscope__json_integer(j, "launches_valid", (long long)point->launches_valid);
     write_stats(j, &point->stats);
     write_summary(j, "global_span", point->span_median_ns, point->span_mean_ns, point->span_max_ns);
     write_summary(j, "start_skew", point->skew_median_ns, point->skew_mean_ns, point->skew_max_ns);
-    write_window(j, point);
+    mpiscope__json_object(j, "gap"); /* idle time before a launch, min over ranks */
+    mpiscope__json_number(j, "median_ns", point->gap_median_ns);
+    mpiscope__json_number(j, "min_ns", point->gap_min_ns);
+    mpiscope__json_end(j);
+    if (point->n_views) {
+        mpiscope__json_object(j, "views");
+        for (int i = 0; i < point->n_views; i++)
+            mpiscope__json_number(j, point->view_names[i], point->view_median_ns[i]);
+        mpiscope__json_end(j);
+    }
+    if (!spec->method || strcmp(spec->method, "window") == 0)
+        write_window(j, point);
     mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));
     write_unstable(j, point->unstable);

@@ -23,6 +23,8 @@ struct mpiscope_result {
     char varied[16];
     int oversubscribed;
     mpiscope__json_t points;       /* "p1,p2,..." items of the points array */
+    mpiscope__json_t sections;     /* "\"key\":value,..." extra top-level members */
+    mpiscope__json_t methods;      /* "\"window\",..." names of the methods run */
     mpiscope__json_t warnings;
     double *end_residual_ns;       /* [nprocs] after close */
     char end_time_utc[32];
@@ -112,6 +114,8 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
     mpiscope__json_object(j, "method");
     mpiscope__json_string(j, "name", "window");
     mpiscope__json_number(j, "t_bcast_ns", p->t_bcast_ns);
+    mpiscope__json_number(j, "window_ns", p->window_ns);
+    mpiscope__json_number(j, "gap_ns", p->gap_ns);
     mpiscope__json_integer(j, "k_init", p->k_init);
     mpiscope__json_integer(j, "k", p->k);
     mpiscope__json_number(j, "invalid_threshold", p->invalid_threshold);
@@ -144,6 +148,11 @@ static int write_document(mpiscope_result_t *res, const char *status)
     write_environment(res, &j);
     write_method(&res->ctx->params, &j);
     mpiscope__json_string(&j, "varied", res->varied);
+    mpiscope__json_array(&j, "methods");
+    mpiscope__json_raw(&j, NULL, res->methods.buf ? res->methods.buf : "\"window\"");
+    mpiscope__json_end(&j);
+    if (res->sections.buf)
+        mpiscope__json_raw(&j, NULL, res->sections.buf); /* "key":value pairs, pre-encoded */
     mpiscope__json_array(&j, "points");
     mpiscope__json_raw(&j, NULL, res->points.buf ? res->points.buf : "");
     mpiscope__json_end(&j);
@@ -178,6 +187,8 @@ static void result_free(mpiscope_result_t *res)
     mpiscope__environment_free(&res->env);
     mpiscope__json_free(&res->points);
     mpiscope__json_free(&res->warnings);
+    mpiscope__json_free(&res->sections);
+    mpiscope__json_free(&res->methods);
     free(res->end_residual_ns);
     free(res->path);
     free(res);
@@ -197,6 +208,8 @@ int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned fla
         snprintf(res->varied, sizeof res->varied, "size");
         mpiscope__json_init(&res->points);
         mpiscope__json_init(&res->warnings);
+        mpiscope__json_init(&res->sections);
+        mpiscope__json_init(&res->methods);
         err = res->path ? mpiscope__environment_gather(ctx->comm, &res->env) : MPISCOPE_ENOMEM;
     }
     if (!err && res->is_writer) {
@@ -297,5 +310,48 @@ int mpiscope_result_close(mpiscope_result_t *res, int failed)
         err = write_document(res, failed ? "failed" : "complete");
     MPI_Bcast(&err, 1, MPI_INT, 0, ctx->comm);
     result_free(res);
+    return err;
+}
+
+int mpiscope_result_set_methods(mpiscope_result_t *res, const char *const *names, int n)
+{
+    if (!res || !names || n < 1)
+        return MPISCOPE_EINVAL;
+    mpiscope__json_free(&res->methods);
+    for (int i = 0; i < n; i++) {
+        mpiscope__json_t item;
+        mpiscope__json_init(&item);
+        mpiscope__json_string(&item, NULL, names[i]);
+        mpiscope__json_list_append(&res->methods, item.buf);
+        mpiscope__json_free(&item);
+    }
+    return res->methods.failed ? MPISCOPE_ENOMEM : 0;
+}
+
+int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_object)
+{
+    if (!res || !json_object)
+        return MPISCOPE_EINVAL;
+    if (!res->is_writer)
+        return 0;
+    mpiscope__json_list_append(&res->points, json_object);
+    return res->points.failed ? MPISCOPE_ENOMEM : write_document(res, "running");
+}
+
+int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value)
+{
+    if (!res || !key || !json_value)
+        return MPISCOPE_EINVAL;
+    mpiscope__json_t member; /* a one-member object, then its braces stripped */
+    mpiscope__json_init(&member);
+    mpiscope__json_object(&member, NULL);
+    mpiscope__json_raw(&member, key, json_value);
+    mpiscope__json_end(&member);
+    if (!member.failed) {
+        member.buf[member.len - 1] = '\0';
+        mpiscope__json_list_append(&res->sections, member.buf + 1);
+    }
+    int err = member.failed || res->sections.failed ? MPISCOPE_ENOMEM : 0;
+    mpiscope__json_free(&member);
     return err;
 }

@@ -21,56 +21,24 @@ static double quantile_of(const double *v, size_t n, double q)
     return mpiscope_quantile_sorted(tmp, n, q);
 }
 
-int mpiscope__window_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
-                            mpiscope__window_t **out)
+int mpiscope__window_create(const mpiscope_params_t *params, mpiscope__samples_t *samples,
+                            const double *arrival_ns, mpiscope__window_t **out)
 {
-    if (!params || nprocs < 1 || params->k < 1 || params->k > 64 || params->k_init > 64)
+    if (!params || !samples || params->k < 1 || params->k > 64 || params->k_init > 64)
         return MPISCOPE_EINVAL;
     mpiscope__window_t *w = calloc(1, sizeof *w);
     if (!w)
         return MPISCOPE_ENOMEM;
     w->params = *params;
-    w->nprocs = nprocs;
-    w->keep_raw = keep_raw;
-    w->capacity = (size_t)params->max_launches + params->k;
-    size_t c = w->capacity, cr = c * (size_t)nprocs;
-    w->time_ns = malloc(c * sizeof(double));
-    w->span_ns = malloc(c * sizeof(double));
-    w->skew_ns = malloc(c * sizeof(double));
-    w->rank_time_ns = malloc(cr * sizeof(double));
-    int ok = w->time_ns && w->span_ns && w->skew_ns && w->rank_time_ns;
-    if (keep_raw) {
-        w->raw_start_ns = malloc(cr * sizeof(double));
-        w->raw_end_ns = malloc(cr * sizeof(double));
-        w->raw_flags = malloc(c);
-        w->raw_slot_ns = malloc(c * sizeof(double));
-        w->raw_time_ns = malloc(c * sizeof(double));
-        ok = ok && w->raw_start_ns && w->raw_end_ns && w->raw_flags && w->raw_slot_ns && w->raw_time_ns;
-    }
-    if (!ok) {
-        mpiscope__window_destroy(w);
-        return MPISCOPE_ENOMEM;
-    }
+    w->nprocs = samples->nprocs;
+    w->samples = samples;
+    w->arrival_ns = arrival_ns;
     w->plan = (mpiscope__stage_plan_t){.index = 0, .k = params->k_init ? params->k_init : 1, .delta_ns = 0};
     *out = w;
     return 0;
 }
 
-void mpiscope__window_destroy(mpiscope__window_t *w)
-{
-    if (!w)
-        return;
-    free(w->time_ns);
-    free(w->span_ns);
-    free(w->skew_ns);
-    free(w->rank_time_ns);
-    free(w->raw_start_ns);
-    free(w->raw_end_ns);
-    free(w->raw_flags);
-    free(w->raw_slot_ns);
-    free(w->raw_time_ns);
-    free(w);
-}
+void mpiscope__window_destroy(mpiscope__window_t *w) { free(w); }
 
 /* Stage 0 ran its launches back to back (delta 0), so their spans mix
  * in the ranks' drift; each launch's own time (max over ranks) is the
@@ -114,48 +82,31 @@ static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const do
 {
     unsigned k = w->plan.k;
     double delta = w->plan.delta_ns, sched = tau + l * delta, deadline = tau + (l + 1) * delta;
-    double smin = INFINITY, smax = -INFINITY, emax = -INFINITY, tmax = 0;
     /* Late by a tiny fraction of a long launch distorts it by as little:
      * after a 1 MiB Alltoall the spin loop itself restarts ~100 ns late. */
     double tolerance = dmax(w->params.late_tolerance_ns, w->params.late_tolerance_fraction * delta);
-    int late = 0, overrun = 0;
+    double emax = -INFINITY;
+    unsigned flags = 0;
     for (int r = 0; r < w->nprocs; r++) {
-        double s = start[(size_t)r * k + l], e = end[(size_t)r * k + l];
-        late |= s - sched > tolerance;
-        overrun |= e > deadline;
-        smin = fmin(smin, s);
-        smax = dmax(smax, s);
-        emax = dmax(emax, e);
-        tmax = dmax(tmax, e - s);
+        double own_slot = sched + (w->arrival_ns ? w->arrival_ns[r] : 0);
+        if (start[(size_t)r * k + l] - own_slot > tolerance)
+            flags |= MPISCOPE__LAUNCH_LATE;
+        if (end[(size_t)r * k + l] > deadline)
+            flags |= MPISCOPE__LAUNCH_OVERRUN;
+        emax = dmax(emax, end[(size_t)r * k + l]);
     }
-    size_t t = w->total++;
-    if (w->keep_raw) {
-        for (int r = 0; r < w->nprocs; r++) {
-            w->raw_start_ns[t * w->nprocs + r] = start[(size_t)r * k + l];
-            w->raw_end_ns[t * w->nprocs + r] = end[(size_t)r * k + l];
-        }
-        w->raw_flags[t] = (unsigned char)(late * MPISCOPE__LAUNCH_LATE | overrun * MPISCOPE__LAUNCH_OVERRUN);
-        w->raw_slot_ns[t] = sched;
-        w->raw_time_ns[t] = tmax;
-    }
+    mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
+                                 .slot_ns = sched, .flags = flags};
+    double tmax = mpiscope__samples_add_launch(w->samples, &launch);
     if (tmax > delta)
         verdict->oversized_ns[verdict->oversized++] = tmax;
-    if (late) { /* descheduled, or still busy with an earlier launch */
-        w->late++;
+    if (flags & MPISCOPE__LAUNCH_LATE) /* descheduled, or still busy with an earlier launch */
         return;
-    }
     push_needed(w, emax - sched); /* what this launch really needed from its slot */
-    if (overrun) {
+    if (flags & MPISCOPE__LAUNCH_OVERRUN)
         verdict->on_time_overruns++;
-        w->overrun++;
-        return;
-    }
-    size_t v = w->valid++;
-    w->time_ns[v] = tmax;
-    w->span_ns[v] = emax - smin;
-    w->skew_ns[v] = smax - smin;
-    for (int r = 0; r < w->nprocs; r++)
-        w->rank_time_ns[v * w->nprocs + r] = end[(size_t)r * k + l] - start[(size_t)r * k + l];
+    else
+        mpiscope__samples_add_sample(w->samples, tmax);
 }
 
 /* What a slot must hold: a high quantile of what recent on-time launches
@@ -205,82 +156,36 @@ static double next_window(mpiscope__window_t *w, const stage_verdict_t *v)
     return next;
 }
 
-static mpiscope_stop_reason_t stop_reason(const mpiscope__window_t *w, double elapsed_ns)
-{
-    const mpiscope_params_t *p = &w->params;
-    if (p->stop_rule == MPISCOPE_STOP_ERROR && w->valid >= p->min_valid && w->valid >= 2) {
-        mpiscope_stats_t s;
-        if (mpiscope_stats_compute(w->time_ns, w->valid, p->trim_fraction, p->confidence, &s) == 0
-            && s.rse <= p->target_rse)
-            return MPISCOPE_STOPPED_TARGET_ERROR;
-    }
-    if (p->stop_rule == MPISCOPE_STOP_COUNT && w->valid >= p->max_valid)
-        return MPISCOPE_STOPPED_MAX_VALID;
-    if (w->total >= p->max_launches)
-        return MPISCOPE_STOPPED_MAX_LAUNCHES;
-    if (elapsed_ns >= p->max_point_seconds * 1e9)
-        return MPISCOPE_STOPPED_TIME_LIMIT;
-    return MPISCOPE_STOPPED_NOT;
-}
-
 int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *start_ns,
                           const double *end_ns, double elapsed_ns)
 {
     mpiscope__stage_plan_t *plan = &w->plan;
     double next;
     if (plan->index == 0) {
-        next = dmax(first_window(w, start_ns, end_ns), w->params.window_min_ns);
+        next = w->params.window_ns > 0 ? w->params.window_ns
+                                       : dmax(first_window(w, start_ns, end_ns), w->params.window_min_ns);
         w->window_initial_ns = w->window_min_seen_ns = w->window_max_seen_ns = next;
     } else {
         stage_verdict_t verdict = {0};
         for (unsigned l = 0; l < plan->k; l++)
             judge_launch(w, tau_ns, l, start_ns, end_ns, &verdict);
-        next = next_window(w, &verdict);
+        next = w->params.window_ns > 0 ? w->params.window_ns : next_window(w, &verdict);
         w->window_min_seen_ns = fmin(w->window_min_seen_ns, plan->delta_ns);
         w->window_max_seen_ns = dmax(w->window_max_seen_ns, plan->delta_ns);
         w->window_last_ns = plan->delta_ns;
     }
     *plan = (mpiscope__stage_plan_t){.index = plan->index + 1, .k = w->params.k, .delta_ns = next};
-    w->stop_reason = stop_reason(w, elapsed_ns);
-    return w->stop_reason != MPISCOPE_STOPPED_NOT;
-}
-
-/* Median, mean and max of n values (sorted copy in scratch). */
-static void summarise(const double *v, size_t n, double *scratch, double *median, double *mean,
-                      double *max)
-{
-    if (n == 0) {
-        *median = *mean = *max = NAN;
-        return;
+    if (plan->index == 1) { /* only the discarded stage so far */
+        if (elapsed_ns < w->params.max_point_seconds * 1e9)
+            return 0;
+        w->samples->stop_reason = MPISCOPE_STOPPED_TIME_LIMIT;
+        return 1;
     }
-    double sum = 0;
-    memcpy(scratch, v, n * sizeof *v);
-    qsort(scratch, n, sizeof *scratch, mpiscope__cmp_double);
-    for (size_t i = 0; i < n; i++)
-        sum += scratch[i];
-    *median = mpiscope_quantile_sorted(scratch, n, 0.5);
-    *mean = sum / n;
-    *max = scratch[n - 1];
+    return mpiscope__samples_stop(w->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT;
 }
 
-int mpiscope__window_result(const mpiscope__window_t *w, mpiscope_point_result_t *out)
+void mpiscope__window_result(const mpiscope__window_t *w, mpiscope_point_result_t *out)
 {
-    const mpiscope_params_t *p = &w->params;
-    memset(out, 0, sizeof *out);
-    out->participated = 1;
-    int err = mpiscope_stats_compute(w->time_ns, w->valid, p->trim_fraction, p->confidence, &out->stats);
-    if (err)
-        return err;
-    double *scratch = malloc((w->valid ? w->valid : 1) * sizeof(double));
-    if (!scratch)
-        return MPISCOPE_ENOMEM;
-    summarise(w->span_ns, w->valid, scratch, &out->span_median_ns, &out->span_mean_ns, &out->span_max_ns);
-    summarise(w->skew_ns, w->valid, scratch, &out->skew_median_ns, &out->skew_mean_ns, &out->skew_max_ns);
-    free(scratch);
-    out->launches_total = w->total;
-    out->invalid_late = w->late;
-    out->invalid_overrun = w->overrun;
-    out->invalid_fraction = w->total ? (double)(w->late + w->overrun) / w->total : NAN;
     out->window_initial_ns = w->window_initial_ns;
     out->window_final_ns = w->window_last_ns;
     out->window_min_ns = w->window_min_seen_ns;
@@ -288,14 +193,4 @@ int mpiscope__window_result(const mpiscope__window_t *w, mpiscope_point_result_t
     out->stages = w->plan.index;
     out->widened = w->widened;
     out->shrunk = w->shrunk;
-    out->stop_reason = w->stop_reason;
-    if (w->total && out->invalid_fraction > 0.5)
-        out->unstable |= MPISCOPE_UNSTABLE_INVALID_FRACTION;
-    if (w->valid >= 4 && out->stats.q75 - out->stats.q25 > 0.5 * out->stats.median)
-        out->unstable |= MPISCOPE_UNSTABLE_SPREAD;
-    if (p->stop_rule == MPISCOPE_STOP_ERROR && w->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR)
-        out->unstable |= MPISCOPE_UNSTABLE_TARGET_MISSED;
-    if (w->valid < p->min_valid)
-        out->unstable |= MPISCOPE_UNSTABLE_TOO_FEW_VALID;
-    return 0;
 }

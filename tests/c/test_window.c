@@ -64,12 +64,21 @@ static int run_stage(sim_t *s, mpiscope__window_t *w, size_t *launch)
     return mpiscope__window_feed(w, tau, start, end, s->elapsed_ns);
 }
 
+/* A window scheduler and the sample store it records into. */
 static mpiscope__window_t *make(mpiscope_params_t *p, int raw)
 {
+    mpiscope__samples_t *samples = NULL;
     mpiscope__window_t *w = NULL;
     p->late_tolerance_ns = 100;
-    CHECK_INT_EQ(mpiscope__window_create(p, RANKS, raw, &w), 0);
+    CHECK_INT_EQ(mpiscope__samples_create(p, RANKS, raw, &samples), 0);
+    CHECK_INT_EQ(mpiscope__window_create(p, samples, NULL, &w), 0);
     return w;
+}
+
+static void destroy(mpiscope__window_t *w)
+{
+    mpiscope__samples_destroy(w->samples);
+    mpiscope__window_destroy(w);
 }
 
 static void run_until_done(sim_t *s, mpiscope__window_t *w, mpiscope_point_result_t *r)
@@ -77,7 +86,8 @@ static void run_until_done(sim_t *s, mpiscope__window_t *w, mpiscope_point_resul
     size_t launch = 0;
     for (int i = 0; i < 10000 && !run_stage(s, w, &launch); i++)
         ;
-    CHECK_INT_EQ(mpiscope__window_result(w, r), 0);
+    CHECK_INT_EQ(mpiscope__samples_result(w->samples, r), 0);
+    mpiscope__window_result(w, r);
 }
 
 static void test_steady_op(void)
@@ -101,10 +111,10 @@ static void test_steady_op(void)
     /* the first window is 2 gamma x the median time of stage 0's later launches */
     CHECK_NEAR(r.window_initial_ns, 2 * 1.1 * 1000, 1e-9);
     CHECK(r.shrunk > 0 && r.window_final_ns < r.window_initial_ns);
-    CHECK(w->raw_flags[0] == 0);
-    CHECK_NEAR(w->raw_slot_ns[1] - w->raw_slot_ns[0], r.window_initial_ns, 1e-9);
-    CHECK_NEAR(w->raw_end_ns[1] - w->raw_start_ns[1], 1000, 1e-9);
-    mpiscope__window_destroy(w);
+    CHECK(w->samples->raw_flags[0] == 0);
+    CHECK_NEAR(w->samples->raw_slot_ns[1] - w->samples->raw_slot_ns[0], r.window_initial_ns, 1e-9);
+    CHECK_NEAR(w->samples->raw_end_ns[1] - w->samples->raw_start_ns[1], 1000, 1e-9);
+    destroy(w);
 }
 
 static void test_late_initialisation_does_not_inflate_window(void)
@@ -117,7 +127,7 @@ static void test_late_initialisation_does_not_inflate_window(void)
     run_until_done(&s, w, &r);
     CHECK(r.window_initial_ns < 2 * 1.1 * 1000 + 1); /* the seed's rule would give ~1.4 ms */
     CHECK_NEAR(r.stats.mean, 1000, 1e-9);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_overrun_widens(void)
@@ -132,7 +142,7 @@ static void test_overrun_widens(void)
     CHECK(r.invalid_overrun > 0);
     CHECK(r.window_final_ns >= 8000);
     CHECK_NEAR(r.stats.median, 8000, 1e-9); /* valid launches carry the new time */
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_slower_op_later_widens_at_once(void)
@@ -147,7 +157,7 @@ static void test_slower_op_later_widens_at_once(void)
     run_until_done(&s, w, &r);
     CHECK(r.window_final_ns >= 8000);
     CHECK(r.invalid_late + r.invalid_overrun <= 8); /* one stage lost, not many */
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_window_shrinks(void)
@@ -162,7 +172,7 @@ static void test_window_shrinks(void)
     CHECK(r.shrunk > 0);
     CHECK(r.window_final_ns < r.window_initial_ns / 4);
     CHECK(r.window_final_ns >= 2000);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_descheduled_rank_is_late_not_widened(void)
@@ -180,7 +190,7 @@ static void test_descheduled_rank_is_late_not_widened(void)
     CHECK_INT_EQ(r.widened, 0);
     CHECK(r.window_final_ns < 1.05 * 1.1 * 1020);
     CHECK_NEAR(r.stats.mean, 1000, 1e-9);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void one_stall(unsigned launch)
@@ -197,7 +207,7 @@ static void one_stall(unsigned launch)
     CHECK_INT_EQ(r.widened, 0);
     CHECK(r.window_final_ns < 1.05 * 1.1 * 1020);
     CHECK_NEAR(r.stats.median, 1000, 1e-9);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_one_stall_does_not_inflate_window(void)
@@ -217,7 +227,7 @@ static void test_spread_is_unstable(void)
     mpiscope_point_result_t r;
     run_until_done(&s, w, &r);
     CHECK(r.unstable & MPISCOPE_UNSTABLE_SPREAD);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_cap_without_target_is_unstable(void)
@@ -233,7 +243,7 @@ static void test_cap_without_target_is_unstable(void)
     CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_MAX_LAUNCHES);
     CHECK(r.unstable & MPISCOPE_UNSTABLE_TARGET_MISSED);
     CHECK(r.launches_total >= 40 && r.launches_total < 48);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_count_rule(void)
@@ -250,7 +260,7 @@ static void test_count_rule(void)
     CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_MAX_VALID);
     CHECK_INT_EQ(r.stats.n_valid, 32);
     CHECK_INT_EQ(r.unstable & MPISCOPE_UNSTABLE_TARGET_MISSED, 0);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_time_limit(void)
@@ -264,7 +274,7 @@ static void test_time_limit(void)
     mpiscope_point_result_t r;
     run_until_done(&s, w, &r);
     CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_TIME_LIMIT);
-    mpiscope__window_destroy(w);
+    destroy(w);
 }
 
 static void test_bad_arguments(void)
@@ -272,9 +282,13 @@ static void test_bad_arguments(void)
     mpiscope_params_t p;
     mpiscope_params_default(&p);
     mpiscope__window_t *w = NULL;
-    CHECK_INT_EQ(mpiscope__window_create(&p, 0, 0, &w), MPISCOPE_EINVAL);
+    mpiscope__samples_t *samples = NULL;
+    CHECK_INT_EQ(mpiscope__samples_create(&p, 0, 0, &samples), MPISCOPE_EINVAL);
+    CHECK_INT_EQ(mpiscope__window_create(&p, NULL, NULL, &w), MPISCOPE_EINVAL);
+    CHECK_INT_EQ(mpiscope__samples_create(&p, 2, 0, &samples), 0);
     p.k = 65;
-    CHECK_INT_EQ(mpiscope__window_create(&p, 2, 0, &w), MPISCOPE_EINVAL);
+    CHECK_INT_EQ(mpiscope__window_create(&p, samples, NULL, &w), MPISCOPE_EINVAL);
+    mpiscope__samples_destroy(samples);
     mpiscope_params_default(&p);
     p.gamma = 2.5;
     CHECK_INT_EQ(mpiscope_params_check(&p), MPISCOPE_ERANGE);

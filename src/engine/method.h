@@ -1,0 +1,82 @@
+/* method.h (internal): timing methods. Every method runs in stages: rank 0
+ * plans a stage and broadcasts it, every rank runs its part (run_stage:
+ * the launches, timed on the global clock), rank 0 gathers the times and
+ * judges them (what is valid, what the samples are, whether to stop).
+ * Stage 0 (k_init launches) is discarded by every method. */
+#ifndef MPISCOPE_METHOD_H
+#define MPISCOPE_METHOD_H
+
+#include <mpi.h>
+#include "mpiscope/measure.h"
+#include "samples.h"
+#include "window.h"
+
+/* What rank 0 broadcasts at the start of every stage. */
+typedef struct mpiscope__stage_msg {
+    double tau_ns;   /* global time of the stage's first launch (scheduled methods) */
+    double delta_ns; /* window: slot length */
+    double k;        /* launches in the stage */
+    double stop;     /* 1: the point is done */
+} mpiscope__stage_msg_t;
+
+/* Validation bookkeeping of one rank for one point. */
+typedef struct mpiscope__validation {
+    int enabled;
+    size_t checked, failed;
+} mpiscope__validation_t;
+
+/* What one rank needs to run a stage. */
+typedef struct mpiscope__stage_env {
+    const mpiscope_op_t *op;
+    mpiscope_op_ctx_t *op_ctx;
+    MPI_Comm comm;
+    int rank, nprocs, root;
+    double offset_ns;      /* this rank's clock offset: global = local + offset */
+    double arrival_ns;     /* this rank's planned start delay (scheduled methods) */
+    double gap_ns;         /* idle time before a launch (params.gap_ns) */
+    double lead_ns;        /* time a small collective decision needs (t_bcast) */
+    size_t launch;         /* launches made so far in this point */
+    mpiscope__validation_t *validation;
+} mpiscope__stage_env_t;
+
+/* Rank 0's state for one point. */
+typedef struct mpiscope__method_state {
+    const mpiscope_params_t *params;
+    mpiscope__samples_t *samples;
+    mpiscope__window_t *window;  /* window method only */
+    unsigned stage;              /* stages judged so far */
+    int root;
+    const double *arrival_ns;    /* [nprocs] planned start delays, or NULL */
+    double *ack_ns;              /* bcast-supinski: [nprocs] one-way ack latency from each rank */
+} mpiscope__method_state_t;
+
+typedef struct mpiscope__method {
+    const char *name;
+    const char *description;
+    int scheduled;   /* launches start at planned global times (arrival patterns apply) */
+    /* every rank: run m->k launches, fill start/end (global clock) and, for
+     * scheduled methods, slot (the planned start of each launch) */
+    int (*run_stage)(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
+                     double *end, double *slot);
+    /* rank 0: the next stage's k (and delta) */
+    void (*plan)(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m);
+    /* rank 0: judge a finished stage (times [rank * k + l]); 1 when done */
+    int (*judge)(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
+                 const double *end, const double *slot, double elapsed_ns);
+} mpiscope__method_t;
+
+/* The method named `name` (NULL: window), or NULL if unknown. */
+const mpiscope__method_t *mpiscope__method_find(const char *name);
+
+/* Shared by the stage loops: one timed launch (buffers selected, validated
+ * around it when asked). start/end on the global clock. */
+int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *end);
+
+/* Busy-wait until the global time t_ns. */
+void mpiscope__spin_until_global(const mpiscope__stage_env_t *env, double t_ns);
+
+/* One-way latency of a small message from every rank to `root`: half the
+ * minimum round trip of a few ping-pongs (collective; result on root). */
+int mpiscope__ack_latencies(MPI_Comm comm, int root, double *ack_ns);
+
+#endif

@@ -1,0 +1,115 @@
+/* method_supinski.c: the Bcast-specific method of de Supinski and Karonis
+ * (1999), which needs no global clock: the root broadcasts, one chosen
+ * rank answers with an acknowledgement, and the root's time from the
+ * broadcast to the acknowledgement, minus the acknowledgement's one-way
+ * latency, is how long the broadcast took to reach that rank. A cycle
+ * visits every non-root rank; its sample is the maximum over them. */
+#include <math.h>
+#include <string.h>
+#include "mpiscope/error.h"
+#include "method.h"
+#include "opctx.h"
+#include "timer_read.h"
+
+enum { ACK_TAG = 7412, PINGS = 20 };
+
+int mpiscope__ack_latencies(MPI_Comm comm, int root, double *ack_ns)
+{
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    char byte = 0;
+    for (int peer = 0; peer < n; peer++) {
+        if (peer == root)
+            continue;
+        double best = INFINITY;
+        for (int i = 0; i < PINGS; i++) {
+            if (rank == root) {
+                double t0 = mpiscope__now_ns();
+                MPI_Send(&byte, 1, MPI_CHAR, peer, ACK_TAG, comm);
+                MPI_Recv(&byte, 1, MPI_CHAR, peer, ACK_TAG, comm, MPI_STATUS_IGNORE);
+                best = fmin(best, mpiscope__now_ns() - t0);
+            } else if (rank == peer) {
+                MPI_Recv(&byte, 1, MPI_CHAR, root, ACK_TAG, comm, MPI_STATUS_IGNORE);
+                MPI_Send(&byte, 1, MPI_CHAR, root, ACK_TAG, comm);
+            }
+        }
+        if (rank == root)
+            ack_ns[peer] = best / 2;
+    }
+    if (rank == root)
+        ack_ns[root] = 0;
+    return 0;
+}
+
+/* The rank that acknowledges launch l: the non-root ranks in turn. */
+static int target_of(unsigned l, int root, int n)
+{
+    int t = (int)(l % (unsigned)(n - 1));
+    return t >= root ? t + 1 : t;
+}
+
+static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
+                     double *end, double *slot)
+{
+    unsigned k = (unsigned)m->k;
+    char ack = 1;
+    int err = 0;
+    for (unsigned l = 0; l < k; l++) {
+        int target = target_of(l, env->root, env->nprocs);
+        slot[l] = NAN;
+        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
+        MPI_Barrier(env->comm);
+        double t0 = mpiscope__now_ns();
+        err |= env->op->execute(env->op_ctx);
+        if (env->rank == env->root)
+            MPI_Recv(&ack, 1, MPI_CHAR, target, ACK_TAG, env->comm, MPI_STATUS_IGNORE);
+        else if (env->rank == target)
+            MPI_Send(&ack, 1, MPI_CHAR, env->root, ACK_TAG, env->comm);
+        double t1 = mpiscope__now_ns();
+        start[l] = t0 + env->offset_ns;
+        end[l] = t1 + env->offset_ns;
+    }
+    return err ? MPISCOPE_EMPI : 0;
+}
+
+/* Whole cycles over the non-root ranks per stage. */
+static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
+{
+    unsigned leaves = (unsigned)st->samples->nprocs - 1;
+    unsigned want = st->stage == 0 ? st->params->k_init : st->params->k;
+    unsigned cycles = (want + leaves - 1) / leaves;
+    m->k = (double)(cycles * leaves);
+    m->delta_ns = 0;
+}
+
+static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
+                 const double *end, const double *slot, double elapsed_ns)
+{
+    unsigned k = (unsigned)m->k, leaves = (unsigned)st->samples->nprocs - 1;
+    size_t root = (size_t)st->root;
+    if (st->stage++ > 0) {
+        double cycle_max = 0;
+        for (unsigned l = 0; l < k; l++) {
+            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
+                                         .slot_ns = NAN, .flags = 0};
+            mpiscope__samples_add_launch(st->samples, &launch);
+            int target = target_of(l, st->root, st->samples->nprocs);
+            double reach = end[root * k + l] - start[root * k + l] - st->ack_ns[target];
+            cycle_max = fmax(cycle_max, reach);
+            if ((l + 1) % leaves == 0) {
+                mpiscope__samples_add_sample(st->samples, cycle_max);
+                cycle_max = 0;
+            }
+        }
+    }
+    return mpiscope__samples_stop(st->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT && st->stage > 1;
+}
+
+const mpiscope__method_t mpiscope__method_bcast_supinski = {
+    .name = "bcast-supinski",
+    .description = "Bcast only (de Supinski & Karonis): root-to-rank acknowledgements, no global clock",
+    .run_stage = run_stage,
+    .plan = plan,
+    .judge = judge,
+};

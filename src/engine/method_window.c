@@ -1,0 +1,41 @@
+/* method_window.c: the synchronized-window method (MPIPerf): launch l of a
+ * stage starts at tau + l * delta on the global clock on every rank. */
+#include "mpiscope/error.h"
+#include "method.h"
+#include "opctx.h"
+
+static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
+                     double *end, double *slot)
+{
+    unsigned k = (unsigned)m->k;
+    int err = 0;
+    for (unsigned l = 0; l < k; l++) {
+        slot[l] = m->tau_ns + l * m->delta_ns;
+        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
+        mpiscope__spin_until_global(env, slot[l] + env->arrival_ns);
+        err |= mpiscope__timed_launch(env, &start[l], &end[l]);
+    }
+    return err ? MPISCOPE_EMPI : 0;
+}
+
+static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
+{
+    m->k = st->window->plan.k;
+    m->delta_ns = st->window->plan.delta_ns;
+}
+
+static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
+                 const double *end, const double *slot, double elapsed_ns)
+{
+    (void)slot;
+    return mpiscope__window_feed(st->window, m->tau_ns, start, end, elapsed_ns);
+}
+
+const mpiscope__method_t mpiscope__method_window = {
+    .name = "window",
+    .description = "synchronized windows (MPIPerf): every launch starts at the same global moment",
+    .scheduled = 1,
+    .run_stage = run_stage,
+    .plan = plan,
+    .judge = judge,
+};

@@ -1,0 +1,204 @@
+/* samples.c: launch records, stopping rules and the statistics of a point. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "mpiscope/error.h"
+#include "samples.h"
+#include "util.h"
+
+int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
+                             mpiscope__samples_t **out)
+{
+    if (!params || nprocs < 1)
+        return MPISCOPE_EINVAL;
+    mpiscope__samples_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return MPISCOPE_ENOMEM;
+    s->params = *params;
+    s->nprocs = nprocs;
+    s->keep_raw = keep_raw;
+    s->capacity = (size_t)params->max_launches + 64;
+    size_t c = s->capacity, cr = c * (size_t)nprocs;
+    s->sample_ns = malloc(c * sizeof(double));
+    s->span_ns = malloc(c * sizeof(double));
+    s->skew_ns = malloc(c * sizeof(double));
+    s->gap_ns = malloc(c * sizeof(double));
+    s->rank_time_ns = malloc(cr * sizeof(double));
+    s->prev_end_ns = malloc((size_t)nprocs * sizeof(double));
+    int ok = s->sample_ns && s->span_ns && s->skew_ns && s->gap_ns && s->rank_time_ns && s->prev_end_ns;
+    if (keep_raw) {
+        s->raw_start_ns = malloc(cr * sizeof(double));
+        s->raw_end_ns = malloc(cr * sizeof(double));
+        s->raw_slot_ns = malloc(c * sizeof(double));
+        s->raw_time_ns = malloc(c * sizeof(double));
+        s->raw_flags = malloc(c);
+        ok = ok && s->raw_start_ns && s->raw_end_ns && s->raw_slot_ns && s->raw_time_ns && s->raw_flags;
+    }
+    if (!ok) {
+        mpiscope__samples_destroy(s);
+        return MPISCOPE_ENOMEM;
+    }
+    for (int r = 0; r < nprocs; r++)
+        s->prev_end_ns[r] = NAN;
+    *out = s;
+    return 0;
+}
+
+void mpiscope__samples_destroy(mpiscope__samples_t *s)
+{
+    if (!s)
+        return;
+    free(s->sample_ns);
+    free(s->span_ns);
+    free(s->skew_ns);
+    free(s->gap_ns);
+    free(s->rank_time_ns);
+    free(s->prev_end_ns);
+    free(s->raw_start_ns);
+    free(s->raw_end_ns);
+    free(s->raw_slot_ns);
+    free(s->raw_time_ns);
+    free(s->raw_flags);
+    for (int i = 0; i < MPISCOPE__MAX_VIEWS; i++)
+        free(s->view_ns[i]);
+    free(s);
+}
+
+double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__launch_t *l)
+{
+    double smin = INFINITY, smax = -INFINITY, emax = -INFINITY, tmax = 0, gap = INFINITY;
+    for (int r = 0; r < s->nprocs; r++) {
+        double b = l->start_ns[(size_t)r * l->stride], e = l->end_ns[(size_t)r * l->stride];
+        smin = fmin(smin, b);
+        smax = fmax(smax, b);
+        emax = fmax(emax, e);
+        tmax = fmax(tmax, e - b);
+        gap = fmin(gap, b - s->prev_end_ns[r]); /* NAN before a rank's first launch */
+        s->prev_end_ns[r] = e;
+    }
+    if (s->total >= s->capacity)
+        return tmax;
+    size_t t = s->total++;
+    if (s->keep_raw) {
+        for (int r = 0; r < s->nprocs; r++) {
+            s->raw_start_ns[t * s->nprocs + r] = l->start_ns[(size_t)r * l->stride];
+            s->raw_end_ns[t * s->nprocs + r] = l->end_ns[(size_t)r * l->stride];
+        }
+        s->raw_slot_ns[t] = l->slot_ns;
+        s->raw_time_ns[t] = tmax;
+        s->raw_flags[t] = (unsigned char)l->flags;
+    }
+    if (l->flags) {
+        s->late += (l->flags & MPISCOPE__LAUNCH_LATE) != 0;
+        s->overrun += l->flags == MPISCOPE__LAUNCH_OVERRUN;
+        return tmax;
+    }
+    size_t v = s->valid++;
+    s->span_ns[v] = emax - smin;
+    s->skew_ns[v] = smax - smin;
+    s->gap_ns[v] = gap;
+    for (int r = 0; r < s->nprocs; r++)
+        s->rank_time_ns[v * s->nprocs + r] = l->end_ns[(size_t)r * l->stride] - l->start_ns[(size_t)r * l->stride];
+    return tmax;
+}
+
+void mpiscope__samples_add_sample(mpiscope__samples_t *s, double value_ns)
+{
+    if (s->n_samples < s->capacity)
+        s->sample_ns[s->n_samples++] = value_ns;
+}
+
+void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name, double value_ns)
+{
+    if (index < 0 || index >= MPISCOPE__MAX_VIEWS)
+        return;
+    if (!s->view_ns[index]) {
+        s->view_ns[index] = malloc(s->capacity * sizeof(double));
+        if (!s->view_ns[index])
+            return; /* the view is then missing from the result, nothing else */
+        s->view_names[index] = name;
+        if (index >= s->n_views)
+            s->n_views = index + 1;
+    }
+    if (s->n_view_values[index] < s->capacity)
+        s->view_ns[index][s->n_view_values[index]++] = value_ns;
+}
+
+mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns)
+{
+    const mpiscope_params_t *p = &s->params;
+    mpiscope_stop_reason_t reason = MPISCOPE_STOPPED_NOT;
+    mpiscope_stats_t st;
+    if (p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
+        && mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, &st) == 0
+        && st.rse <= p->target_rse)
+        reason = MPISCOPE_STOPPED_TARGET_ERROR;
+    else if (p->stop_rule == MPISCOPE_STOP_COUNT && s->n_samples >= p->max_valid)
+        reason = MPISCOPE_STOPPED_MAX_VALID;
+    else if (s->total >= p->max_launches)
+        reason = MPISCOPE_STOPPED_MAX_LAUNCHES;
+    else if (elapsed_ns >= p->max_point_seconds * 1e9)
+        reason = MPISCOPE_STOPPED_TIME_LIMIT;
+    s->stop_reason = reason;
+    return reason;
+}
+
+/* Median, mean, min and max of n values (sorted copy in scratch). */
+static void summarise(const double *v, size_t n, double *scratch, double *median, double *mean,
+                      double *min, double *max)
+{
+    size_t m = 0;
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(v[i]))
+            sum += scratch[m++] = v[i];
+    if (m == 0) {
+        *median = *mean = *min = *max = NAN;
+        return;
+    }
+    qsort(scratch, m, sizeof *scratch, mpiscope__cmp_double);
+    *median = mpiscope_quantile_sorted(scratch, m, 0.5);
+    *mean = sum / m;
+    *min = scratch[0];
+    *max = scratch[m - 1];
+}
+
+int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result_t *out)
+{
+    const mpiscope_params_t *p = &s->params;
+    memset(out, 0, sizeof *out);
+    out->participated = 1;
+    out->first_mismatch_rank = -1;
+    int err = mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, &out->stats);
+    if (err)
+        return err;
+    double *scratch = malloc((s->capacity ? s->capacity : 1) * sizeof(double));
+    if (!scratch)
+        return MPISCOPE_ENOMEM;
+    double unused;
+    summarise(s->span_ns, s->valid, scratch, &out->span_median_ns, &out->span_mean_ns, &unused, &out->span_max_ns);
+    summarise(s->skew_ns, s->valid, scratch, &out->skew_median_ns, &out->skew_mean_ns, &unused, &out->skew_max_ns);
+    summarise(s->gap_ns, s->valid, scratch, &out->gap_median_ns, &unused, &out->gap_min_ns, &unused);
+    for (int i = 0; i < s->n_views; i++) {
+        snprintf(out->view_names[i], sizeof out->view_names[i], "%s", s->view_names[i]);
+        summarise(s->view_ns[i], s->n_view_values[i], scratch, &out->view_median_ns[i], &unused, &unused, &unused);
+    }
+    out->n_views = s->n_views;
+    free(scratch);
+    out->launches_total = s->total;
+    out->launches_valid = s->valid;
+    out->invalid_late = s->late;
+    out->invalid_overrun = s->overrun;
+    out->invalid_fraction = s->total ? (double)(s->total - s->valid) / s->total : NAN;
+    out->stop_reason = s->stop_reason;
+    if (s->total && out->invalid_fraction > 0.5)
+        out->unstable |= MPISCOPE_UNSTABLE_INVALID_FRACTION;
+    if (s->n_samples >= 4 && out->stats.q75 - out->stats.q25 > 0.5 * out->stats.median)
+        out->unstable |= MPISCOPE_UNSTABLE_SPREAD;
+    if (p->stop_rule == MPISCOPE_STOP_ERROR && s->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR)
+        out->unstable |= MPISCOPE_UNSTABLE_TARGET_MISSED;
+    if (s->n_samples < p->min_valid)
+        out->unstable |= MPISCOPE_UNSTABLE_TOO_FEW_VALID;
+    return 0;
+}

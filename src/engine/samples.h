@@ -1,0 +1,72 @@
+/* samples.h (internal): what a measurement point keeps of its launches,
+ * whatever the timing method: the samples behind the statistics, each
+ * valid launch's span, start skew, idle gap and per-rank times, raw
+ * launches on request, and the stopping rules. No MPI, no clock reads. */
+#ifndef MPISCOPE_SAMPLES_H
+#define MPISCOPE_SAMPLES_H
+
+#include <stddef.h>
+#include "mpiscope/measure.h"
+
+/* Why a launch was invalid (raw per-launch flags). */
+enum { MPISCOPE__LAUNCH_LATE = 1, MPISCOPE__LAUNCH_OVERRUN = 2 };
+
+enum { MPISCOPE__MAX_VIEWS = 4 };
+
+/* One launch as every rank saw it, on the global clock. */
+typedef struct mpiscope__launch {
+    const double *start_ns;     /* rank r's start at start_ns[r * stride] */
+    const double *end_ns;
+    size_t stride;
+    double slot_ns;             /* scheduled start, NAN when the method has none */
+    unsigned flags;             /* MPISCOPE__LAUNCH_*; 0 = valid */
+} mpiscope__launch_t;
+
+typedef struct mpiscope__samples {
+    mpiscope_params_t params;
+    int nprocs;
+    int keep_raw;
+    size_t capacity;                   /* launches the arrays can hold */
+    /* the statistic's inputs: one per valid launch, or per stage (barrier) */
+    double *sample_ns;
+    size_t n_samples;
+    /* every valid launch */
+    double *span_ns, *skew_ns, *gap_ns, *rank_time_ns; /* rank_time_ns[v * nprocs + r] */
+    size_t valid, total, late, overrun;
+    double *prev_end_ns;               /* [nprocs] each rank's last end, for the idle gap */
+    /* raw launches (keep_raw) */
+    double *raw_start_ns, *raw_end_ns; /* [total * nprocs] */
+    double *raw_slot_ns, *raw_time_ns; /* [total] */
+    unsigned char *raw_flags;          /* [total] */
+    /* method-specific series (e.g. the barrier loop's rank 0 / mean / max views) */
+    const char *view_names[MPISCOPE__MAX_VIEWS];
+    double *view_ns[MPISCOPE__MAX_VIEWS];
+    size_t n_view_values[MPISCOPE__MAX_VIEWS];
+    int n_views;
+    mpiscope_stop_reason_t stop_reason;
+} mpiscope__samples_t;
+
+/* Room for params->max_launches plus one stage of launches. */
+int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
+                             mpiscope__samples_t **out);
+void mpiscope__samples_destroy(mpiscope__samples_t *s);
+
+/* Record a launch; returns its own time (max over ranks of each rank's
+ * duration). A valid launch's span, skew, gap and per-rank times are kept;
+ * its sample is NOT added (methods choose what their sample is). */
+double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__launch_t *launch);
+
+/* Add one value to the statistic's inputs. */
+void mpiscope__samples_add_sample(mpiscope__samples_t *s, double value_ns);
+
+/* Declare a method-specific series (index < MPISCOPE__MAX_VIEWS) and add to it. */
+void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name, double value_ns);
+
+/* The stopping rules (error or count, caps, time); also sets s->stop_reason. */
+mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns);
+
+/* Statistics, summaries and instability of what was recorded (the
+ * window bookkeeping fields are left for the window method). */
+int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result_t *out);
+
+#endif
