@@ -1,0 +1,127 @@
+/* test_methods.c: what each timing method takes as the time of a launch,
+ * judged on synthetic stages (no MPI): the IMB/OSU loop's per-rank means,
+ * MPIBlib's root and global, the per-launch max, round-time lateness, and
+ * de Supinski's acknowledgement correction. */
+#include <math.h>
+#include <string.h>
+#include "check.h"
+#include "method.h"
+#include "mpiscope/error.h"
+
+enum { RANKS = 2, K = 4 };
+
+/* Launch l: rank 0 runs [10l, 10l+3], rank 1 runs [10l+1, 10l+6] (ns),
+ * offset by 1000 so no time is 0. */
+static void stage_times(double *start, double *end)
+{
+    for (int l = 0; l < K; l++) {
+        start[0 * K + l] = 1000 + 10 * l;
+        end[0 * K + l] = 1000 + 10 * l + 3;
+        start[1 * K + l] = 1000 + 10 * l + 1;
+        end[1 * K + l] = 1000 + 10 * l + 6;
+    }
+}
+
+/* Judge stage 0 (discarded) and stage 1 with the same times; the result. */
+static mpiscope_point_result_t judge_twice(const char *name, const double *slot, const double *arrival,
+                                           double *ack)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.k_init = K;
+    p.k = K;
+    p.late_tolerance_ns = 0.5;
+    mpiscope__method_state_t st = {.params = &p, .root = 1, .arrival_ns = arrival, .ack_ns = ack};
+    CHECK_INT_EQ(mpiscope__samples_create(&p, RANKS, 1, &st.samples), 0);
+    const mpiscope__method_t *m = mpiscope__method_find(name);
+    CHECK(m != NULL);
+    double start[RANKS * K], end[RANKS * K];
+    stage_times(start, end);
+    mpiscope__stage_msg_t msg = {0};
+    m->plan(&st, &msg);
+    CHECK_INT_EQ((int)msg.k, name && strcmp(name, "bcast-supinski") == 0 ? K : K);
+    m->judge(&st, &msg, start, end, slot, 0);
+    m->plan(&st, &msg);
+    m->judge(&st, &msg, start, end, slot, 0);
+    mpiscope_point_result_t r;
+    CHECK_INT_EQ(mpiscope__samples_result(st.samples, &r), 0);
+    CHECK_INT_EQ(r.launches_total, K); /* stage 0 is never recorded */
+    mpiscope__samples_destroy(st.samples);
+    return r;
+}
+
+static void test_per_launch_max(void)
+{
+    /* each launch: rank 0 took 3, rank 1 took 5 */
+    mpiscope_point_result_t r = judge_twice("barrier-each", NULL, NULL, NULL);
+    CHECK_NEAR(r.stats.median, 5, 1e-12);
+    CHECK_INT_EQ(r.stats.n_valid, K);
+    CHECK_NEAR(r.skew_median_ns, 1, 1e-12);
+    CHECK_NEAR(r.span_median_ns, 6, 1e-12);
+    r = judge_twice("none", NULL, NULL, NULL);
+    CHECK_NEAR(r.stats.median, 5, 1e-12);
+    CHECK_NEAR(r.gap_median_ns, 5, 1e-12); /* next start 10 later, previous end 6 later: min over ranks 5 */
+}
+
+static void test_mpiblib_root_and_global(void)
+{
+    mpiscope_point_result_t r = judge_twice("root", NULL, NULL, NULL); /* root = rank 1 */
+    CHECK_NEAR(r.stats.median, 5, 1e-12);
+    r = judge_twice("global", NULL, NULL, NULL);
+    CHECK_NEAR(r.stats.median, 6, 1e-12); /* last end - first start */
+}
+
+static void test_suite_loop_views(void)
+{
+    /* per-rank mean over the stage: rank 0 (33-0)/4 = 8.25, rank 1 (36-1)/4 = 8.75 */
+    mpiscope_point_result_t r = judge_twice("barrier", NULL, NULL, NULL);
+    CHECK_INT_EQ(r.stats.n_valid, 1); /* one sample per stage */
+    CHECK_NEAR(r.stats.median, 8.75, 1e-12);
+    CHECK_INT_EQ(r.n_views, 4);
+    CHECK(strcmp(r.view_names[0], "rank0_ns") == 0);
+    CHECK_NEAR(r.view_median_ns[0], 8.25, 1e-12);
+    CHECK_NEAR(r.view_median_ns[1], 8.5, 1e-12);
+    CHECK_NEAR(r.view_median_ns[2], 8.75, 1e-12);
+    CHECK_NEAR(r.view_median_ns[3], 5, 1e-12); /* the per-launch max the loop's mean hides */
+}
+
+static void test_roundtime_lateness_and_arrival(void)
+{
+    double slot[K] = {1000, 1010, 1020, 1030}; /* rank 1 starts 1 ns after its slot: late */
+    mpiscope_point_result_t r = judge_twice("roundtime", slot, NULL, NULL);
+    CHECK_INT_EQ(r.invalid_late, K);
+    CHECK_INT_EQ(r.stats.n_valid, 0);
+    double arrival[RANKS] = {0, 1}; /* ... unless it was planned */
+    r = judge_twice("roundtime", slot, arrival, NULL);
+    CHECK_INT_EQ(r.invalid_late, 0);
+    CHECK_NEAR(r.stats.median, 5, 1e-12);
+}
+
+static void test_supinski_subtracts_the_ack(void)
+{
+    double ack[RANKS] = {2, 0}; /* root is rank 1, rank 0 acknowledges in 2 ns */
+    mpiscope_point_result_t r = judge_twice("bcast-supinski", NULL, NULL, ack);
+    CHECK_NEAR(r.stats.median, 5 - 2, 1e-12);
+}
+
+static void test_registry(void)
+{
+    CHECK(mpiscope__method_find(NULL) == mpiscope__method_find("window"));
+    CHECK(mpiscope__method_find("nope") == NULL);
+    CHECK_INT_EQ(mpiscope_method_count(), 9);
+    CHECK(mpiscope_method_name(9) == NULL);
+    CHECK(mpiscope_method_applies("bcast-supinski", mpiscope_op_find("bcast")));
+    CHECK(!mpiscope_method_applies("bcast-supinski", mpiscope_op_find("reduce")));
+    CHECK(mpiscope_method_applies("roundtime", mpiscope_op_find("reduce")));
+}
+
+int main(void)
+{
+    test_per_launch_max();
+    test_mpiblib_root_and_global();
+    test_suite_loop_views();
+    test_roundtime_lateness_and_arrival();
+    test_supinski_subtracts_the_ack();
+    test_registry();
+    CHECK_DONE();
+}
