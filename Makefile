@@ -35,7 +35,7 @@ endif
 
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
-.PHONY: all build run test test-c test-sanitize test-python test-openmpi lint bench clean distclean
+.PHONY: all build run test test-c test-sanitize test-python test-openmpi lint bench clean distclean chromium
 
 all: build
 
@@ -72,11 +72,14 @@ build: $(VENV)/.python-installed $(MPI_STAMP)
 # --- the default suite ------------------------------------------------------
 run: build
 	@mkdir -p results
+	$(VENV)/bin/mpiscope check --mpi $(MPI) --brief --drift-seconds 1 --out results/check.json --force
 	$(VENV)/bin/mpiscope run $(DEFAULT_SUITE) --mpi $(MPI) --np 2 --sizes 1:1M:x4 \
 	  --out results/default.json --force
+	$(VENV)/bin/mpiscope html results/default.json -o results/default.html
+	@echo "HTML report: $(CURDIR)/results/default.html"
 
 # --- tests ----------------------------------------------------------------
-test: build
+test: build chromium
 	$(MAKE) --no-print-directory MPI=openmpi build
 	$(MAKE) --no-print-directory test-c test-sanitize lint
 	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R ops_check_2
@@ -91,6 +94,12 @@ test-sanitize: build
 	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) > $(CURDIR)/build/sanitize.log 2>&1 || { cat $(CURDIR)/build/sanitize.log; exit 1; }
 	cmake --build $(CURDIR)/build/sanitize -j $(JOBS)
 	cd $(CURDIR)/build/sanitize && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure
+
+# The HTML report test opens the report in a real headless browser: Debian's
+# chromium, installed here when it is missing (apt-get, as root).
+chromium:
+	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
+	@test -x /usr/bin/chromium || { echo "mpiscope: error: could not install chromium (apt-get install chromium, as root)"; exit 1; }
 
 lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench

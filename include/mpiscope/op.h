@@ -1,24 +1,51 @@
 /* mpiscope/op.h: a measurable operation, built-in or user-defined.
  *
- * An operation is a const descriptor with four hooks (MPIBlib's shape):
- *   initialize  once per measurement point (comm, size, root fixed):
- *               allocate buffers with mpiscope_op_ctx_buffers() and any
- *               private state in ctx->state;
- *   execute     one launch; the engine times exactly this call. It must not
- *               allocate, log or touch files;
- *   finalize    once per point, after the last launch: undo initialize
- *               (buffers from mpiscope_op_ctx_buffers() are freed by the
- *               engine; free only ctx->state);
- *   free        once when the engine drops the descriptor (may be NULL):
- *               release descriptor-level user data.
- *   validate    optional, only when the user asks for validation
- *               (--validate): called with MPISCOPE_VALIDATE_PREPARE before
- *               a launch (write the launch's expected data into ctx->send,
- *               e.g. from ctx->launch and ctx->rank) and with
- *               MPISCOPE_VALIDATE_CHECK after it (check ctx->recv; on a
- *               mismatch call mpiscope_op_ctx_mismatch() and return
- *               MPISCOPE_EVALIDATE). Never inside the timed region.
- * Every hook returns 0 or a negative MPISCOPE_E* code. */
+ * An operation is a const descriptor (MPIBlib's shape): a name, a one-line
+ * description, what the message size means, its options, and hooks. The
+ * built-in operations (mpiscope_op_find("bcast"), `mpiscope list-ops`,
+ * docs/operations.md) and an application's own are the same kind of
+ * object: pass either to mpiscope_context_measure(). A user-defined
+ * operation needs no registration; examples/library/ has two.
+ *
+ *   static int my_execute(mpiscope_op_ctx_t *ctx) { ... one launch ... }
+ *   static const mpiscope_op_t my_op = {
+ *       .name = "one_to_two", .description = "...", .size_meaning = "bytes of each message",
+ *       .flags = MPISCOPE_OP_USES_SIZE, .initialize = my_initialize,
+ *       .execute = my_execute, .finalize = my_finalize, .validate = my_validate,
+ *   };
+ *
+ * The hooks, for one measurement point (communicator, size, root fixed):
+ *   initialize  once, on every rank of the point's communicator (it may
+ *               communicate: it is collective): allocate buffers with
+ *               mpiscope_op_ctx_buffers() and private state in ctx->state,
+ *               parse options (mpiscope_op_ctx_option()). A failure on
+ *               one rank fails the point on all; finalize is called on the
+ *               ranks whose initialize succeeded, so a failing initialize
+ *               frees what it allocated itself.
+ *   execute     one launch, on every rank, at the same scheduled instant of
+ *               the global clock; the engine times exactly this call. It
+ *               must leave no communication pending and must not
+ *               allocate, log, parse or touch files.
+ *   finalize    once, after the last launch, on every rank: undo
+ *               initialize (buffers from mpiscope_op_ctx_buffers() belong
+ *               to the engine; free only ctx->state). Collective.
+ *   validate    optional, only when validation is asked for
+ *               (mpiscope_point_spec_t.validate, `--validate`), never in
+ *               the timed region: MPISCOPE_VALIDATE_PREPARE before every
+ *               launch (write the launch's data into ctx->send, poison
+ *               ctx->recv; make the data depend on ctx->launch so that a
+ *               buffer left over from an earlier launch shows), and
+ *               MPISCOPE_VALIDATE_CHECK after it (check what this rank
+ *               received; on the first mismatch call
+ *               mpiscope_op_ctx_mismatch() and return its value). Every
+ *               rank calls both phases for every launch, so the hook may
+ *               communicate (e.g. a barrier). The engine counts the failed
+ *               checks and reports the first mismatch of the lowest rank.
+ *   free        optional: releases descriptor-level data (user_data) of a
+ *               descriptor built at run time; called by mpiscope_op_free(),
+ *               never by the engine.
+ * Every hook but free returns 0 or a negative MPISCOPE_E* code
+ * (MPISCOPE_ENOTSUP: this MPI library lacks what the operation needs). */
 #ifndef MPISCOPE_OP_H
 #define MPISCOPE_OP_H
 
@@ -33,77 +60,101 @@ extern "C" {
 
 /* What parameters an operation uses (descriptor `flags`). */
 enum {
-    MPISCOPE_OP_USES_SIZE      = 1u << 0, /* message size varies the op */
-    MPISCOPE_OP_USES_ROOT      = 1u << 1, /* has a root rank */
-    MPISCOPE_OP_USES_REDUCTION = 1u << 2, /* datatype + reduction op apply */
+    MPISCOPE_OP_USES_SIZE      = 1u << 0, /* message size varies the op (else measured once, size 0) */
+    MPISCOPE_OP_USES_ROOT      = 1u << 1, /* has a root rank (ctx->root) */
+    MPISCOPE_OP_USES_REDUCTION = 1u << 2, /* element type and reduction apply (ctx->dtype, ctx->reduce_op) */
     MPISCOPE_OP_GROUND_TRUTH   = 1u << 3  /* known true time: checks the tool */
 };
 
 /* Phases of the validate hook. */
 enum { MPISCOPE_VALIDATE_PREPARE = 0, MPISCOPE_VALIDATE_CHECK = 1 };
 
-/* One documented option of an operation (shown by list-ops). */
+/* One documented option of an operation (shown by list-ops). Values reach
+ * the hooks as text through mpiscope_op_ctx_option(). */
 typedef struct mpiscope_op_option {
-    const char *name;          /* "root" */
-    const char *default_value; /* "0" */
-    const char *unit;          /* "rank", "bytes", "us", "" */
+    const char *name;          /* "window" */
+    const char *default_value; /* "64": what mpiscope_op_ctx_option() returns when the user gave none */
+    const char *unit;          /* "messages", "rank", "bytes", "us", "" */
     const char *description;   /* one line */
 } mpiscope_op_option_t;
 
-/* Everything an op needs for one measurement point. Filled by the engine. */
+typedef struct mpiscope_op mpiscope_op_t;
+
+/* Everything an op needs for one measurement point. Filled by the engine
+ * before initialize; the op writes only `state` (and the buffers). */
 typedef struct mpiscope_op_ctx {
-    MPI_Comm comm;            /* the point's communicator */
+    MPI_Comm comm;            /* the point's communicator (owned by the engine) */
     int rank;                 /* rank in comm */
     int nprocs;               /* size of comm */
-    size_t size_bytes;        /* the message size asked for, bytes */
-    int root;                 /* root rank in comm (ops with a root) */
-    MPI_Datatype dtype;       /* element type: MPI_BYTE, or the reduction type */
-    size_t dtype_bytes;       /* size of dtype */
+    size_t size_bytes;        /* the message size asked for, bytes (0 for ops without USES_SIZE) */
+    int root;                 /* root rank in comm (ops with a root; else 0) */
+    MPI_Datatype dtype;       /* element type: the reduction type, else MPI_BYTE */
+    size_t dtype_bytes;       /* size of dtype, bytes */
     size_t count;             /* elements per message: size_bytes / dtype_bytes, >= 1 */
-    MPI_Op reduce_op;         /* reduction operation (ops with a reduction) */
+    MPI_Op reduce_op;         /* reduction operation (ops with USES_REDUCTION; else MPI_OP_NULL) */
     size_t launch;            /* number of the current launch in this point, from 0 */
     void *send;               /* send buffer of the current launch (rotated in cold mode) */
     void *recv;               /* receive buffer of the current launch */
-    void *state;              /* private to the op */
+    void *state;              /* private to the op: set in initialize, freed in finalize */
     void *engine;             /* private to the engine */
+    const mpiscope_op_t *op;  /* the descriptor being measured (its user_data, options) */
 } mpiscope_op_ctx_t;
 
-typedef struct mpiscope_op mpiscope_op_t;
 struct mpiscope_op {
-    const char *name;         /* lower case, unique: "bcast", "waitpattern_up" */
+    const char *name;         /* lower case, unique among built-ins: "bcast", "one_to_two" */
     const char *description;  /* one line for list-ops */
-    const char *size_meaning; /* what size_bytes is: "bytes per rank sent by root" */
+    const char *size_meaning; /* what size_bytes is: "bytes broadcast by the root" */
     unsigned flags;           /* MPISCOPE_OP_* */
     const mpiscope_op_option_t *options; /* array ending with {NULL}, or NULL */
     int (*initialize)(mpiscope_op_ctx_t *ctx);
     int (*execute)(mpiscope_op_ctx_t *ctx);
     int (*finalize)(mpiscope_op_ctx_t *ctx);
-    void (*free)(const mpiscope_op_t *op);
+    void (*free)(const mpiscope_op_t *op);              /* optional, see above */
     int (*validate)(mpiscope_op_ctx_t *ctx, int phase); /* optional, see above */
-    void *user_data;          /* for user-defined ops; the engine never reads it */
+    void *user_data;          /* for user-defined ops (ctx->op->user_data); the engine never reads it */
 };
 
-/* Ask the engine for per-launch send and receive buffers of the given
- * sizes (bytes, 0 allowed). Call from initialize. The engine aligns them,
- * fills them with a pattern, and before every launch points ctx->send and
- * ctx->recv at the buffers for that launch (a new pair each launch in
- * cold-cache mode). Returns 0 or MPISCOPE_ENOMEM / MPISCOPE_EINVAL. */
+/* From initialize: ask the engine for per-launch send and receive buffers
+ * of the given sizes (bytes, 0 allowed). The engine owns them: it aligns
+ * them, fills them once with a pattern (no page fault lands in a timed
+ * launch), and before every launch points ctx->send and ctx->recv at the
+ * pair for that launch (a different pair each launch in cold-cache mode,
+ * the same pair in warm mode); it frees them after finalize. A second call
+ * replaces the first. Not collective. Returns 0, MPISCOPE_ENOMEM,
+ * MPISCOPE_ERANGE (sizes overflow) or MPISCOPE_EINVAL (ctx not the
+ * engine's). */
 MPISCOPE_API int mpiscope_op_ctx_buffers(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes);
 
-/* Report the first mismatch a validate hook found (printf-style, one line,
- * e.g. "rank 1 byte 17: got 0x00, want 0xa5"). The engine keeps the first
- * one of the point with the launch number. Returns MPISCOPE_EVALIDATE. */
+/* The same, but one pair serves every launch of the point, even in
+ * cold-cache mode: for operations that bind their buffers in initialize
+ * (persistent requests, RMA windows). The result then reports 1 slot. */
+MPISCOPE_API int mpiscope_op_ctx_buffers_fixed(mpiscope_op_ctx_t *ctx, size_t send_bytes, size_t recv_bytes);
+
+/* From a validate hook: report a mismatch (printf-style, one line, e.g.
+ * "rank 1: recv block 0 byte 17: got 0x00, want 0xa5"; at most 255
+ * characters are kept). The engine keeps the first one of the point with
+ * its launch number. Not collective. Returns MPISCOPE_EVALIDATE. */
 MPISCOPE_API int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* The value of an op-specific option for this point, as text: the user's
- * value if given, else the descriptor's default; NULL if unknown. */
+ * value if given (the last one if given twice), else the descriptor's
+ * default; NULL if the descriptor has no such option and the user gave
+ * none. The string belongs to the engine or the descriptor and lives as
+ * long as the point. Not collective. */
 MPISCOPE_API const char *mpiscope_op_ctx_option(const mpiscope_op_ctx_t *ctx, const char *name);
 
-/* The registry of built-in operations. */
+/* The registry of built-in operations; the descriptors are static (never
+ * freed). Not collective; callable before MPI_Init. */
 MPISCOPE_API size_t mpiscope_op_count(void);                       /* number of built-in ops */
 MPISCOPE_API const mpiscope_op_t *mpiscope_op_at(size_t index);    /* NULL past the end */
-MPISCOPE_API const mpiscope_op_t *mpiscope_op_find(const char *name); /* case-insensitive; NULL if unknown */
+MPISCOPE_API const mpiscope_op_t *mpiscope_op_find(const char *name); /* any case, '-' for '_'; NULL if unknown */
+
+/* Release a descriptor's own data: calls op->free(op) if it is set (built-in
+ * descriptors have none). For descriptors an application built at run
+ * time, once no context measures them any more. Not collective; NULL is
+ * ignored. */
+MPISCOPE_API void mpiscope_op_free(const mpiscope_op_t *op);
 
 #ifdef __cplusplus
 }

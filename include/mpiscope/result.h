@@ -15,7 +15,7 @@
 extern "C" {
 #endif
 
-#define MPISCOPE_SCHEMA_VERSION "1.0"
+#define MPISCOPE_SCHEMA_VERSION "1.1"
 
 enum {
     MPISCOPE_RESULT_FORCE = 1u << 0, /* overwrite an existing file */
@@ -26,36 +26,45 @@ typedef struct mpiscope_result mpiscope_result_t;
 
 /* Collective over the context's communicator: gather the environment
  * (hosts, ranks per node, MPI library, CPU, compiler) and create the file
- * on rank 0. MPISCOPE_EEXIST if it exists and FORCE is not given,
- * MPISCOPE_EIO if it cannot be written; the same code on every rank. */
+ * `path` on rank 0 (flags: MPISCOPE_RESULT_*). *out belongs to the caller
+ * until mpiscope_result_close() frees it; the context must outlive it.
+ * MPISCOPE_EEXIST if the file exists and FORCE is not given, MPISCOPE_EIO
+ * if it cannot be written, MPISCOPE_ENOMEM; the same code on every rank. */
 MPISCOPE_API int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned flags,
                                       mpiscope_result_t **out);
 
 /* Add a string to the environment block ("command_line", "launcher",
- * "mpi_implementation", or any other key). Not collective; rank 0's count. */
+ * "mpi_implementation", or any other key; a key given again replaces its
+ * value). Both strings are copied. Not collective; rank 0's calls count.
+ * MPISCOPE_EINVAL (NULL, or more than 32 keys), MPISCOPE_ENOMEM. */
 MPISCOPE_API int mpiscope_result_set_meta(mpiscope_result_t *res, const char *key, const char *value);
 
-/* "size" (default) or "nprocs": which parameter the run varies. */
+/* "size" (default) or "nprocs": which parameter the run varies (the
+ * report's x axis). Not collective. MPISCOPE_EINVAL for another text. */
 MPISCOPE_API int mpiscope_result_set_varied(mpiscope_result_t *res, const char *varied);
 
 /* The timing methods the run uses (top-level "methods"; default: window). */
 MPISCOPE_API int mpiscope_result_set_methods(mpiscope_result_t *res, const char *const *names, int n);
 
-/* Mark every point as measured with more ranks than cores. */
+/* Mark every point added from now on as measured with more ranks than
+ * cores. Not collective. */
 MPISCOPE_API void mpiscope_result_set_oversubscribed(mpiscope_result_t *res, int oversubscribed);
 
 /* Add a warning line to the document. Not collective; rank 0's count. */
 MPISCOPE_API int mpiscope_result_warn(mpiscope_result_t *res, const char *text);
 
 /* Append a point just measured with mpiscope_context_measure() on the same
- * context and rewrite the file. Call on every rank (others do nothing). */
+ * context (spec and point as given to and filled by it; user-defined ops
+ * are written like built-in ones, under op->name) and rewrite the file.
+ * Call on every rank: not collective, rank 0 writes, the others and ranks
+ * outside the point's communicator do nothing. MPISCOPE_EIO, ENOMEM. */
 MPISCOPE_API int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
                                            const mpiscope_point_spec_t *spec,
                                            const mpiscope_point_result_t *point);
 
 /* Collective: measure the clock residual again (drift over the run), write
  * the final document with status "complete" (failed == 0) or "failed",
- * and free `res`. */
+ * and free `res` (also on error; do not use it afterwards). */
 MPISCOPE_API int mpiscope_result_close(mpiscope_result_t *res, int failed);
 
 #ifdef __cplusplus

@@ -25,11 +25,12 @@ typedef struct mpiscope_sync_params {
     unsigned max_exchanges;  /* cap per pair, so a noisy link cannot run forever (5000) */
 } mpiscope_sync_params_t;
 
-/* Defaults: linear, patience 100, cap 5000. */
+/* Defaults: linear, patience 100, cap 5000. Not collective. */
 MPISCOPE_API void mpiscope_sync_params_default(mpiscope_sync_params_t *params);
 
-/* "linear" or "ring": 0, else MPISCOPE_EINVAL. */
+/* "linear" or "ring": 0, else MPISCOPE_EINVAL. Not collective. */
 MPISCOPE_API int mpiscope_sync_parse(const char *text, mpiscope_sync_algorithm_t *algorithm);
+/* "linear" or "ring" (a static string). */
 MPISCOPE_API const char *mpiscope_sync_algorithm_name(mpiscope_sync_algorithm_t algorithm);
 
 /* The outcome of a synchronisation. Per-rank arrays are complete on rank 0
@@ -62,6 +63,8 @@ MPISCOPE_API int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_
 /* The current time on the global clock of `sync` (not collective). */
 MPISCOPE_API double mpiscope_clock_sync_now_ns(const mpiscope_clock_sync_t *sync);
 
+/* Free what mpiscope_clock_sync_run() made (NULL is ignored). Not
+ * collective. Never for the context's own (mpiscope_context_sync()). */
 MPISCOPE_API void mpiscope_clock_sync_free(mpiscope_clock_sync_t *sync);
 
 #ifdef __cplusplus

@@ -7,13 +7,16 @@ around them: the command line, launching, and reading result documents::
     result = mpiscope.load_result("bcast.json")
     for point in result.points:
         print(point.op, point.size_bytes, point.median_ns)
+
+    df = mpiscope.load("bcast.json")   # pandas DataFrame, one row per point
 """
 
 from __future__ import annotations
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.frame import load
 from mpiscope.result import Point, Result, load_result
 
-__all__ = ["MpiscopeError", "Point", "Result", "__version__", "load_result"]
+__all__ = ["MpiscopeError", "Point", "Result", "__version__", "load", "load_result"]
 
 __version__ = "0.1.0"

@@ -26,8 +26,17 @@ EXIT_INTERRUPTED = 130
 # has add_parser(commands) and keeps its heavy imports inside its handler.
 COMMAND_MODULES = (
     "cmd_run",
+    "cmd_methods",
+    "cmd_overlap",
+    "cmd_firstcall",
+    "cmd_check",
     "cmd_report",
     "cmd_list_ops",
+    "cmd_plot",
+    "cmd_html",
+    "cmd_compare",
+    "cmd_export",
+    "cmd_trace",
 )
 
 

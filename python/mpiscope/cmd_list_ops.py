@@ -46,6 +46,9 @@ def add_parser(commands: Any) -> None:
         description="List the operations the selected mpiscope-bench build can measure.",
     )
     parser.add_argument("--json", action="store_true", help="print the bench's JSON as is")
+    parser.add_argument(
+        "--markdown", action="store_true", help="print the operation reference (docs/operations.md)"
+    )
     parser.add_argument("--mpi", metavar="NAME", help="MPI installation (default: MPISCOPE_MPI)")
     parser.set_defaults(handler=run)
 
@@ -53,6 +56,11 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     profile = select_profile(args.mpi)
     text, ops = query_ops(profile)
+    if args.markdown:
+        from mpiscope.ops_markdown import render_markdown  # imports this module
+
+        print(render_markdown(ops), end="")
+        return 0
     print(text.strip() if args.json else render_ops(ops))
     return 0
 

@@ -15,7 +15,7 @@ import os
 import shlex
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -23,18 +23,36 @@ from typing import Any
 from mpiscope.cmd_list_ops import query_ops
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import build_env, format_command, mpiexec_command, run_streaming
+from mpiscope.method_options import (
+    DEFAULT_METHOD,
+    Arrival,
+    check_method_options,
+    parse_arrival,
+    parse_cache_modes,
+    parse_methods,
+)
 from mpiscope.mpi_profile import MpiProfile, select_profile
+from mpiscope.op_options import check_op_options, parse_op_option
 from mpiscope.progress import ProgressDisplay
 from mpiscope.report import render_report
 from mpiscope.result import load_result
 from mpiscope.sizes import parse_nprocs_spec, parse_size_spec
 
-__all__ = ["RunPlan", "add_parser", "bench_arguments", "plan_run", "run"]
+__all__ = [
+    "RunPlan",
+    "add_measure_options",
+    "add_parser",
+    "bench_arguments",
+    "check_ops",
+    "check_out",
+    "measure_defaults",
+    "plan_run",
+    "run",
+]
 
 TIMERS = ("auto", "tsc", "monotonic", "gettimeofday", "wtime")
 SYNC_ALGORITHMS = ("linear", "ring")
 STOP_RULES = ("error", "count")
-CACHE_MODES = ("cold", "warm")
 DEFAULT_SIZES = "1:1M:x4"
 DEFAULT_NPROCS_SIZE = 1024
 DEFAULT_MAX_LAUNCHES = {"error": 1000, "count": 100}
@@ -141,7 +159,19 @@ def add_parser(commands: Any) -> None:
         "'0:64K:+4K' (arithmetic), '8,1K,64K' (list).",
     )
     p.add_argument("ops", metavar="OPS", help="operations, comma-separated (see list-ops)")
-    add = p.add_argument
+    add_measure_options(p)
+    p.set_defaults(handler=run)
+
+
+def add_measure_options(
+    p: argparse.ArgumentParser, launches: bool = True, only: Collection[str] | None = None
+) -> None:
+    """The options of ``run``, for the commands that take them too:
+    ``launches``: with ``--launches`` and ``--seed``; ``only``: just these."""
+
+    def add(flag: str, **kwargs: Any) -> None:
+        if only is None or flag in only:
+            p.add_argument(flag, **kwargs)
     add("--np", type=_int_at_least(1), default=2, metavar="N", help="MPI processes (default 2)")
     add("--sizes", metavar="SPEC", help=f"message sizes in bytes (default {DEFAULT_SIZES})")
     add(
@@ -213,9 +243,38 @@ def add_parser(commands: Any) -> None:
     )
     add(
         "--cache",
-        type=_choice(CACHE_MODES, "cache mode"),
-        default="cold",
-        help="cold (rotate buffers beyond the LLC) or warm (default cold)",
+        type=parse_cache_modes,
+        default=["cold"],
+        metavar="MODE",
+        help="cold (rotate buffers beyond the LLC), warm, or cold,warm (every point measured "
+        "both ways, side by side) (default cold)",
+    )
+    add(
+        "--method",
+        type=parse_methods,
+        metavar="M[,M...]",
+        help="timing method(s), several measured interleaved: window (default), roundtime, "
+        "barrier, barrier-each, none, root, max, global, bcast-supinski (see 'mpiscope methods')",
+    )
+    add(
+        "--gap-ns",
+        type=_float_in(0, None, False, True),
+        metavar="X",
+        help="idle gap before each launch, ns (roundtime: after the previous launch's end; "
+        "barrier-each, max, root, global: after the barrier; window: window = need + gap)",
+    )
+    add(
+        "--window-ns",
+        type=_float_in(0, None, True, True),
+        metavar="X",
+        help="fixed window length of the window method, ns (no adaptation)",
+    )
+    add(
+        "--arrival",
+        type=parse_arrival,
+        metavar="SPEC",
+        help="start ranks at controlled offsets (window, roundtime): none, late:RANK:US, "
+        "linear:US (rank i late by i*US), random:US[:SEED] (uniform in [0, US]); US in us",
     )
     add(
         "--align",
@@ -272,7 +331,38 @@ def add_parser(commands: Any) -> None:
         help="stop the whole run after S seconds (default: none)",
     )
     add("--quiet", action="store_true", help="no progress display")
-    p.set_defaults(handler=run)
+    add(
+        "--option",
+        type=parse_op_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="an option of the operations (see list-ops), e.g. mode=nonblocking; repeatable",
+    )
+    if not launches:
+        return
+    add(
+        "--launches",
+        type=_int_at_least(1),
+        default=1,
+        metavar="R",
+        help="R separate bench launches, each in its own random order of points, merged into "
+        "one result with per-point within- and between-launch variation (default 1)",
+    )
+    add(
+        "--seed",
+        type=_int_at_least(0),
+        metavar="S",
+        help="seed of the launches' point orders and of the bootstrap (default: random, "
+        "recorded in the result)",
+    )
+
+
+def measure_defaults() -> dict[str, Any]:
+    """Every option of ``run`` at its default, for commands that expose fewer."""
+    parser = argparse.ArgumentParser(add_help=False)
+    add_measure_options(parser)
+    return vars(parser.parse_args([]))
 
 
 # --- the plan: everything checked, nothing launched ---------------------------------
@@ -288,6 +378,10 @@ class RunPlan:
     out: Path
     oversubscribed: bool
     max_launches: int
+    methods: tuple[str, ...] = ()  # empty: the bench's default (window)
+    arrival: Arrival | None = None
+    shuffle_seed: int | None = None  # measure the points in a random order
+    options: tuple[tuple[str, str], ...] = ()  # operation-specific, checked by check_ops
 
 
 def available_cores() -> int:
@@ -323,6 +417,8 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
     smallest = min(nprocs) if nprocs else args.np
     if args.root >= smallest:
         raise MpiscopeError(f"--root {args.root} is not a rank of a {smallest}-process run")
+    methods = tuple(args.method or ())
+    check_method_options(ops, methods or (DEFAULT_METHOD,), args.arrival, args.window_ns, args.np)
     kinds = REDUCE_OPS[args.reduce_op]
     if DTYPES[args.dtype] not in kinds:
         raise MpiscopeError(
@@ -337,10 +433,15 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
             f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
             "measure the scheduler, not MPI (use --oversubscribe to run anyway)"
         )
-    return RunPlan(ops, sizes, nprocs, _check_out(args), oversubscribed, max_launches)
+    return RunPlan(
+        ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
+        options=tuple(getattr(args, "option", None) or ()),
+    )
 
 
-def _check_out(args: argparse.Namespace) -> Path:
+def check_out(args: argparse.Namespace) -> Path:
+    """The absolute ``--out`` path (default: a time-stamped name), refused when
+    it exists without ``--force`` or cannot be written."""
     name = args.out or time.strftime("mpiscope-%Y%m%d-%H%M%S.json")
     out = Path(name).expanduser().absolute()
     if out.is_dir():
@@ -356,13 +457,15 @@ def _check_out(args: argparse.Namespace) -> Path:
 
 def check_ops(plan: RunPlan, profile: MpiProfile) -> list[str]:
     """The requested operations by their catalogue names (case does not
-    matter); an unknown one is an error."""
+    matter); an unknown one is an error, and so is an option none of them has."""
     _, catalogue = query_ops(profile)
     known = {op.name.lower(): op.name for op in catalogue}
     for name in plan.ops:
         if name.lower() not in known:
             raise MpiscopeError(_unknown("operation", name, list(known.values())))
-    return [known[name.lower()] for name in plan.ops]
+    ops = [known[name.lower()] for name in plan.ops]
+    check_op_options(plan.options, [op for op in catalogue if op.name in ops])
+    return ops
 
 
 def bench_arguments(
@@ -386,12 +489,25 @@ def bench_arguments(
         ("--max-point-seconds", repr(args.max_point_seconds)),
         ("--confidence", repr(args.confidence)),
         ("--trim", repr(args.trim)),
-        ("--cache", args.cache),
+        ("--cache", ",".join(args.cache)),
         ("--align", str(args.align)),
         ("--root", str(args.root)),
         ("--dtype", args.dtype),
         ("--reduce-op", args.reduce_op),
         ("--window-min-ns", repr(args.window_min_ns)),
+    ]
+    if plan.methods:
+        values.append(("--method", ",".join(plan.methods)))
+    if args.gap_ns is not None:
+        values.append(("--gap-ns", repr(args.gap_ns)))
+    if args.window_ns is not None:
+        values.append(("--window-ns", repr(args.window_ns)))
+    if plan.arrival is not None:
+        values.append(("--arrival", plan.arrival.bench_text))
+    if plan.shuffle_seed is not None:
+        values.append(("--shuffle", str(plan.shuffle_seed)))
+    values += [("--op-option", f"{name}={value}") for name, value in plan.options]
+    values += [
         ("--out", str(plan.out)),
         ("--meta", "command_line=" + shlex.join(["mpiscope", *getattr(args, "argv", [])])),
         ("--meta", f"launcher={format_command(launcher)}"),
@@ -419,6 +535,10 @@ def run(args: argparse.Namespace) -> int:
     launcher = mpiexec_command(profile, args.np, args.oversubscribe)
     profile.check_mpiexec()
     plan = replace(plan, ops=check_ops(plan, profile))
+    if getattr(args, "launches", 1) > 1:
+        from mpiscope.runner import run_repeated  # several launches, merged
+
+        return run_repeated(args, plan, profile, launcher, bench)
     command = launcher + [bench] + bench_arguments(args, plan, profile, launcher)
     before = _file_id(plan.out)
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)

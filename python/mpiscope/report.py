@@ -17,7 +17,7 @@ from typing import Any
 from mpiscope.result import Point, Result
 from mpiscope.units import format_bytes, format_ns, format_number, pick_time_unit
 
-__all__ = ["render_report"]
+__all__ = ["header_rows", "render_report", "table_cells"]
 
 MISSING = "-"
 PARTIAL_BANNER = "PARTIAL RESULT: the run did not finish"
@@ -30,7 +30,7 @@ def render_report(result: Result, per_rank: bool = False) -> str:
     lines += partial
     lines += _header_lines(result)
     lines.append("")
-    lines += _table_lines(result, per_rank)
+    lines += _body_lines(result, per_rank)
     if result.warnings:
         lines.append("")
         lines.append("warnings:")
@@ -39,6 +39,22 @@ def render_report(result: Result, per_rank: bool = False) -> str:
         lines.append("")
         lines.append(f"{PARTIAL_BANNER}: {len(result)} point(s) were measured before it stopped")
     return "\n".join(lines)
+
+
+def _body_lines(result: Result, per_rank: bool) -> list[str]:
+    """The point table (then the launch summary and the comparison of timing
+    methods, when there are), or what a check or first-call document shows."""
+    # lazy: these modules render their own parts of a report
+    from mpiscope.check import check_lines
+    from mpiscope.firstcall import firstcall_lines, is_firstcall
+    from mpiscope.launch_report import summary_lines
+    from mpiscope.method_compare import comparison_lines
+
+    if result.data.get("check") is not None:
+        return check_lines(result)
+    if is_firstcall(result):
+        return firstcall_lines(result)
+    return _table_lines(result, per_rank) + summary_lines(result) + comparison_lines(result)
 
 
 # --- header -----------------------------------------------------------------
@@ -54,8 +70,15 @@ def _partial_lines(result: Result) -> list[str]:
 
 
 def _header_lines(result: Result) -> list[str]:
+    rows = header_rows(result)
+    width = max(len(name) for name, _ in rows)
+    return [f"{name:<{width}}  {value}" for name, value in rows]
+
+
+def header_rows(result: Result) -> list[tuple[str, str]]:
+    """The header block as (name, text) pairs, for other renderings (HTML)."""
     env = result.environment
-    rows: list[tuple[str, str]] = [
+    return [
         ("MPI library", _mpi_line(env)),
         ("hosts", _hosts_line(env)),
         ("launcher", env.get("launcher") or MISSING),
@@ -70,8 +93,6 @@ def _header_lines(result: Result) -> list[str]:
         ("command", env.get("command_line") or MISSING),
         ("mpiscope", f"{env.get('mpiscope_version')} (result schema {result.schema_version})"),
     ]
-    width = max(len(name) for name, _ in rows)
-    return [f"{name:<{width}}  {value}" for name, value in rows]
 
 
 def _mpi_line(env: Mapping[str, Any]) -> str:
@@ -198,13 +219,29 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
             rows.append(["  (no per-rank data in this result)"] + [""] * (len(columns) - 1))
     lines = _layout(columns, rows)
     lines.append("")
-    if result.method["name"] == "window":
+    if result.method["name"] == "window" and all(
+        p.get("method", "window") == "window" for p in points
+    ):
         lines.append("time: max over ranks of each rank's own duration of a launch")
+    if per_rank:
+        lines.append(
+            "rank rows: the rank's own durations; skew med: how late the rank started after the "
+            "first rank (median over valid launches; needs --raw)"
+        )
     lines.append(
         f"E: half-width of the {_percent(result.confidence)} confidence interval of the mean; "
         "n_t/n_c/n_s: launches / valid / kept after trimming"
     )
     return lines
+
+
+def table_cells(result: Result) -> tuple[list[str], list[str], list[list[str]]]:
+    """The point table for other renderings (HTML): titles, alignments ("<" or
+    ">") and one row of cell texts per point, as in the text report."""
+    points = result.points
+    columns = _columns(result, points)
+    rows = [[column.cell(point) for column in columns] for point in points]
+    return [c.title for c in columns], [c.align for c in columns], rows
 
 
 def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
@@ -216,6 +253,7 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
     ]
     if result.varied == "nprocs" or len({p.nprocs for p in points}) > 1:
         columns.append(_Column("np", ">", lambda p: str(p.nprocs)))
+    columns += _variant_columns(result, points)
     columns += [
         _Column(
             "n_t/n_c/n_s", ">", lambda p: f"{p.launches_total}/{p.launches_valid}/{p.samples_used}"
@@ -225,10 +263,49 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         _Column("min", ">", lambda p: _timed(p.min_ns), lambda r: _timed(r.min_ns)),
         _Column("max", ">", lambda p: _timed(p.max_ns), lambda r: _timed(r.max_ns)),
         _Column("span med", ">", lambda p: _timed(_summary_median(p, "global_span"))),
-        _Column("skew med", ">", lambda p: _timed(_summary_median(p, "start_skew"))),
-        _Column("flags", "<", _flags),
+        _Column(
+            "skew med",
+            ">",
+            lambda p: _timed(_summary_median(p, "start_skew")),
+            lambda r: _timed(r.start_delay_ns),
+        ),
     ]
+    if any(p.get("gap") is not None for p in points):
+        columns.append(
+            _Column("gap med", ">", lambda p: _timed((p.get("gap") or {}).get("median_ns")))
+        )
+    columns.append(_Column("flags", "<", _flags))
     return columns
+
+
+def _variant_columns(result: Result, points: Sequence[Point]) -> list[_Column]:
+    """method, cache, arrival and launch: shown when they vary among the points."""
+    defaults = {
+        "method": result.method.get("name"),
+        "cache": result.environment["cache"].get("mode"),
+        "arrival": None,
+        "launch": None,
+    }
+    texts: dict[str, Callable[[Point], str]] = {
+        key: (lambda p, key=key: _text(_point_value(p, key, defaults[key])))
+        for key in defaults
+    }
+    return [
+        _Column(key, "<" if key != "launch" else ">", texts[key])
+        for key in defaults
+        if len({texts[key](p) for p in points}) > 1
+    ]
+
+
+def _text(value: Any) -> str:
+    return MISSING if value is None else str(value)
+
+
+def _point_value(point: Point, key: str, default: Any) -> Any:
+    if key == "arrival" and point.get("arrival") is None and point.get("arrival_ns"):
+        delays = point["arrival_ns"]  # the bench's planned delays per rank
+        return "late " + "/".join(_timed(d) if d else "0" for d in delays)
+    return point.get(key, default)
 
 
 def _layout(columns: Sequence[_Column], rows: Sequence[Sequence[str]]) -> list[str]:

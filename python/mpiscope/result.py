@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import statistics
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -55,13 +56,16 @@ class Summary:
 
 @dataclass(frozen=True)
 class PerRank:
-    """One rank's own durations for a point (ns)."""
+    """One rank's own durations for a point (ns); ``start_delay_ns``: how much
+    later than the first rank it started a launch (median over the valid
+    launches; only with raw samples)."""
 
     rank: int
     median_ns: float | None
     mean_ns: float | None
     min_ns: float | None
     max_ns: float | None
+    start_delay_ns: float | None = None
 
 
 @dataclass(frozen=True)
@@ -156,9 +160,30 @@ class Point:
         rows = self.data.get("per_rank")
         if rows is None:
             return None
+        delays = _start_delays(self.data.get("raw"))
         return [
-            PerRank(r["rank"], r["median_ns"], r["mean_ns"], r["min_ns"], r["max_ns"]) for r in rows
-        ]
+            PerRank(
+                r["rank"], r["median_ns"], r["mean_ns"], r["min_ns"], r["max_ns"],
+                delays.get(r["rank"]),
+            )
+            for r in rows
+        ]  # fmt: skip
+
+
+def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
+    """Per rank, the median over valid launches of its start minus the
+    earliest start of the launch (global clock)."""
+    if not raw:
+        return {}
+    valid = raw.get("valid") or []
+    per_rank: dict[int, list[float]] = {}
+    for i, starts in enumerate(raw.get("start_ns") or []):
+        if not starts or (i < len(valid) and not valid[i]):
+            continue
+        first = min(starts)
+        for rank, start in enumerate(starts):
+            per_rank.setdefault(rank, []).append(start - first)
+    return {rank: statistics.median(values) for rank, values in per_rank.items()}
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_byt
         .count = size_bytes < (size_t)dtype_bytes ? 1 : size_bytes / (size_t)dtype_bytes,
         .reduce_op = reduce_op,
         .engine = engine,
+        .op = engine->op,
     };
     return 0;
 }
@@ -60,6 +61,7 @@ typedef struct named_dtype {
     MPI_Datatype type;
     size_t bytes;
     const char *canonical;
+    mpiscope__dtype_kind_t kind;
 } named_dtype_t;
 
 typedef struct named_op {
@@ -68,7 +70,9 @@ typedef struct named_op {
 } named_op_t;
 
 /* sizeof, not MPI_Type_size: names parse before MPI_Init. */
-#define DTYPE(mpi_type, c_type) {mpi_type, sizeof(c_type), #mpi_type}
+#define DTYPE_KIND(c_type) ((c_type)0.5 != 0 ? MPISCOPE__DTYPE_FLOATING \
+                           : (c_type)-1 < (c_type)1 ? MPISCOPE__DTYPE_SIGNED : MPISCOPE__DTYPE_UNSIGNED)
+#define DTYPE(mpi_type, c_type) {mpi_type, sizeof(c_type), #mpi_type, DTYPE_KIND(c_type)}
 static const named_dtype_t dtypes[] = {
     DTYPE(MPI_DOUBLE, double),       DTYPE(MPI_FLOAT, float),
     DTYPE(MPI_LONG_DOUBLE, long double),
@@ -84,6 +88,7 @@ static const named_dtype_t dtypes[] = {
     DTYPE(MPI_INT64_T, int64_t),     DTYPE(MPI_UINT64_T, uint64_t),
 };
 #undef DTYPE
+#undef DTYPE_KIND
 
 #define REDUCE_OP(mpi_op) {mpi_op, #mpi_op}
 static const named_op_t reduce_ops[] = {
@@ -118,6 +123,14 @@ int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, 
             return 0;
         }
     return MPISCOPE_EINVAL;
+}
+
+mpiscope__dtype_kind_t mpiscope__dtype_kind(MPI_Datatype dtype)
+{
+    for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes; i++)
+        if (dtypes[i].type == dtype)
+            return dtypes[i].kind;
+    return MPISCOPE__DTYPE_UNKNOWN;
 }
 
 int mpiscope__reduce_op_parse(const char *name, MPI_Op *op, const char **canonical)

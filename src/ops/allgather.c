@@ -1,49 +1,45 @@
-/* allgather.c: MPI_Allgather and MPI_Allgatherv (equal counts). Every rank
- * receives all blocks in rank order. */
-#include "common.h"
+/* allgather.c: MPI_Allgather and MPI_Allgatherv (equal counts) in their
+ * three forms. Every rank receives all blocks in rank order. */
+#include "coll.h"
 
-static int allgather_initialize(mpiscope_op_ctx_t *ctx)
+static int allgather_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_byte_buffers(ctx, 1, (size_t)ctx->nprocs);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Allgather(a->send, a->count, a->type, a->recv, a->count, a->type, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iallgather(a->send, a->count, a->type, a->recv, a->count, a->type, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Allgather_init(a->send, a->count, a->type, a->recv, a->count, a->type,
+                                                       a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int allgather_execute(mpiscope_op_ctx_t *ctx)
+static int allgatherv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    int n = (int)ctx->size_bytes;
-    return mpiscope__ops_mpi(MPI_Allgather(ctx->send, n, MPI_BYTE, ctx->recv, n, MPI_BYTE, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Allgatherv(a->send, a->count, a->type, a->recv, a->counts, a->displs, a->type, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iallgatherv(a->send, a->count, a->type, a->recv, a->counts, a->displs, a->type, a->comm,
+                               request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Allgatherv_init(a->send, a->count, a->type, a->recv, a->counts,
+                                                        a->displs, a->type, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int allgatherv_initialize(mpiscope_op_ctx_t *ctx)
-{
-    int rc = allgather_initialize(ctx);
-    return rc ? rc : mpiscope__ops_vectors_create(ctx, ctx->size_bytes, 0);
-}
+#define ALLGATHER_CLASS(call_fn, with_vectors)                                                         \
+    {.call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ONE,                       \
+     .recv = MPISCOPE__SHAPE_ALL, .source = MPISCOPE__FROM_J_BLOCK_0,                                 \
+     .in_place = MPISCOPE__IN_PLACE_SEND, .vectors = with_vectors}
+static const mpiscope__coll_class_t allgather_class = ALLGATHER_CLASS(allgather_call, 0);
+static const mpiscope__coll_class_t allgatherv_class = ALLGATHER_CLASS(allgatherv_call, 1);
 
-static int allgatherv_execute(mpiscope_op_ctx_t *ctx)
-{
-    const mpiscope__ops_vectors_t *v = ctx->state;
-    return mpiscope__ops_mpi(MPI_Allgatherv(ctx->send, (int)ctx->size_bytes, MPI_BYTE, ctx->recv, v->counts,
-                                            v->displs, MPI_BYTE, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_allgather = {
-    .name = "allgather",
-    .description = "MPI_Allgather: every rank sends one message to every rank",
-    .size_meaning = "bytes each rank contributes (each rank receives nprocs times that)",
-    .flags = MPISCOPE_OP_USES_SIZE,
-    .options = NULL,
-    .initialize = allgather_initialize,
-    .execute = allgather_execute,
-    .finalize = mpiscope__ops_nothing,
-};
-
-const mpiscope_op_t mpiscope__op_allgatherv = {
-    .name = "allgatherv",
-    .description = "MPI_Allgatherv with equal counts: every rank sends one message to every rank",
-    .size_meaning = "bytes each rank contributes (each rank receives nprocs times that)",
-    .flags = MPISCOPE_OP_USES_SIZE,
-    .options = NULL,
-    .initialize = allgatherv_initialize,
-    .execute = allgatherv_execute,
-    .finalize = mpiscope__ops_vectors_free,
-};
+#define SIZE_MEANING "bytes each rank contributes (each rank receives nprocs times that)"
+MPISCOPE__COLL_OPS(allgather, allgather_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_move_in_place,
+                   mpiscope__opts_move_in_place_nb, "Allgather", "Iallgather",
+                   "every rank sends one message to every rank", SIZE_MEANING)
+MPISCOPE__COLL_OPS(allgatherv, allgatherv_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_move_in_place,
+                   mpiscope__opts_move_in_place_nb, "Allgatherv", "Iallgatherv",
+                   "with equal counts, every rank sends one message to every rank", SIZE_MEANING)

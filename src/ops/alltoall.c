@@ -1,75 +1,69 @@
 /* alltoall.c: MPI_Alltoall, MPI_Alltoallv and MPI_Alltoallw (equal counts,
- * MPI_BYTE for every peer). Block i of the send buffer goes to rank i;
- * block i of the receive buffer comes from rank i. */
-#include "common.h"
+ * one type for every peer) in their three forms. Block i of the send
+ * buffer goes to rank i; block i of the receive buffer comes from rank i. */
+#include "coll.h"
 
-static int alltoall_initialize(mpiscope_op_ctx_t *ctx)
+static int alltoall_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_byte_buffers(ctx, (size_t)ctx->nprocs, (size_t)ctx->nprocs);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Alltoall(a->send, a->count, a->type, a->recv, a->count, a->type, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ialltoall(a->send, a->count, a->type, a->recv, a->count, a->type, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Alltoall_init(a->send, a->count, a->type, a->recv, a->count, a->type,
+                                                      a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int alltoall_execute(mpiscope_op_ctx_t *ctx)
+static int alltoallv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    int n = (int)ctx->size_bytes;
-    return mpiscope__ops_mpi(MPI_Alltoall(ctx->send, n, MPI_BYTE, ctx->recv, n, MPI_BYTE, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Alltoallv(a->send, a->counts, a->displs, a->type, a->recv, a->counts, a->displs, a->type,
+                             a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ialltoallv(a->send, a->counts, a->displs, a->type, a->recv, a->counts, a->displs, a->type,
+                              a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Alltoallv_init(a->send, a->counts, a->displs, a->type, a->recv, a->counts,
+                                                       a->displs, a->type, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int alltoallv_initialize(mpiscope_op_ctx_t *ctx)
+/* Alltoallw's displacements are in bytes. */
+static int alltoallw_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    int rc = alltoall_initialize(ctx);
-    return rc ? rc : mpiscope__ops_vectors_create(ctx, ctx->size_bytes, 0);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Alltoallw(a->send, a->counts, a->byte_displs, a->types, a->recv, a->counts, a->byte_displs,
+                             a->types, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ialltoallw(a->send, a->counts, a->byte_displs, a->types, a->recv, a->counts, a->byte_displs,
+                              a->types, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Alltoallw_init(a->send, a->counts, a->byte_displs, a->types, a->recv,
+                                                       a->counts, a->byte_displs, a->types, a->comm,
+                                                       MPI_INFO_NULL, request));
+    }
 }
 
-static int alltoallv_execute(mpiscope_op_ctx_t *ctx)
-{
-    const mpiscope__ops_vectors_t *v = ctx->state;
-    return mpiscope__ops_mpi(MPI_Alltoallv(ctx->send, v->counts, v->displs, MPI_BYTE, ctx->recv, v->counts,
-                                           v->displs, MPI_BYTE, ctx->comm));
-}
+#define ALLTOALL_CLASS(call_fn, with_vectors)                                                          \
+    {.call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ALL,                       \
+     .recv = MPISCOPE__SHAPE_ALL, .source = MPISCOPE__FROM_J_BLOCK_RANK,                              \
+     .in_place = MPISCOPE__IN_PLACE_SEND, .vectors = with_vectors}
+static const mpiscope__coll_class_t alltoall_class = ALLTOALL_CLASS(alltoall_call, 0);
+static const mpiscope__coll_class_t alltoallv_class = ALLTOALL_CLASS(alltoallv_call, 1);
+static const mpiscope__coll_class_t alltoallw_class = ALLTOALL_CLASS(alltoallw_call, 1);
 
-/* With MPI_BYTE types, alltoallw's byte displacements equal the counts'. */
-static int alltoallw_initialize(mpiscope_op_ctx_t *ctx)
-{
-    int rc = alltoall_initialize(ctx);
-    return rc ? rc : mpiscope__ops_vectors_create(ctx, ctx->size_bytes, 1);
-}
-
-static int alltoallw_execute(mpiscope_op_ctx_t *ctx)
-{
-    const mpiscope__ops_vectors_t *v = ctx->state;
-    return mpiscope__ops_mpi(MPI_Alltoallw(ctx->send, v->counts, v->displs, v->types, ctx->recv, v->counts,
-                                           v->displs, v->types, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_alltoall = {
-    .name = "alltoall",
-    .description = "MPI_Alltoall: every rank sends a different message to every rank",
-    .size_meaning = "bytes each rank sends to each rank (itself included)",
-    .flags = MPISCOPE_OP_USES_SIZE,
-    .options = NULL,
-    .initialize = alltoall_initialize,
-    .execute = alltoall_execute,
-    .finalize = mpiscope__ops_nothing,
-};
-
-const mpiscope_op_t mpiscope__op_alltoallv = {
-    .name = "alltoallv",
-    .description = "MPI_Alltoallv with equal counts: every rank sends a different message to every rank",
-    .size_meaning = "bytes each rank sends to each rank (itself included)",
-    .flags = MPISCOPE_OP_USES_SIZE,
-    .options = NULL,
-    .initialize = alltoallv_initialize,
-    .execute = alltoallv_execute,
-    .finalize = mpiscope__ops_vectors_free,
-};
-
-const mpiscope_op_t mpiscope__op_alltoallw = {
-    .name = "alltoallw",
-    .description = "MPI_Alltoallw with equal counts and MPI_BYTE for every peer",
-    .size_meaning = "bytes each rank sends to each rank (itself included)",
-    .flags = MPISCOPE_OP_USES_SIZE,
-    .options = NULL,
-    .initialize = alltoallw_initialize,
-    .execute = alltoallw_execute,
-    .finalize = mpiscope__ops_vectors_free,
-};
+#define SIZE_MEANING "bytes each rank sends to each rank (itself included)"
+MPISCOPE__COLL_OPS(alltoall, alltoall_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_move_in_place,
+                   mpiscope__opts_move_in_place_nb, "Alltoall", "Ialltoall",
+                   "every rank sends a different message to every rank", SIZE_MEANING)
+MPISCOPE__COLL_OPS(alltoallv, alltoallv_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_move_in_place,
+                   mpiscope__opts_move_in_place_nb, "Alltoallv", "Ialltoallv",
+                   "with equal counts, every rank sends a different message to every rank", SIZE_MEANING)
+MPISCOPE__COLL_OPS(alltoallw, alltoallw_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_move_in_place,
+                   mpiscope__opts_move_in_place_nb, "Alltoallw", "Ialltoallw",
+                   "with equal counts and one type for every peer, every rank sends a different message "
+                   "to every rank", SIZE_MEANING)

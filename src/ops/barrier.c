@@ -1,18 +1,19 @@
-/* barrier.c: MPI_Barrier. */
-#include "common.h"
+/* barrier.c: MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init. No data: the
+ * validate hook checks that no message is left pending. */
+#include "coll.h"
 
-static int barrier_execute(mpiscope_op_ctx_t *ctx)
+static int barrier_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_mpi(MPI_Barrier(ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING: return MPI_Barrier(a->comm);
+    case MPISCOPE__COLL_NONBLOCKING: return MPI_Ibarrier(a->comm, request);
+    default: return MPISCOPE__PERSISTENT(MPI_Barrier_init(a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-const mpiscope_op_t mpiscope__op_barrier = {
-    .name = "barrier",
-    .description = "MPI_Barrier: no rank leaves before all have entered",
-    .size_meaning = "not used",
-    .flags = 0,
-    .options = NULL,
-    .initialize = mpiscope__ops_nothing,
-    .execute = barrier_execute,
-    .finalize = mpiscope__ops_nothing,
+static const mpiscope__coll_class_t barrier_class = {
+    .call = barrier_call, .kind = MPISCOPE__COLL_SYNC, .source = MPISCOPE__FROM_NOBODY,
 };
+
+MPISCOPE__COLL_OPS(barrier, barrier_class, 0, mpiscope__opts_sync, mpiscope__opts_sync_nb, "Barrier",
+                   "Ibarrier", "no rank leaves before all have entered", "not used")

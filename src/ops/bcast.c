@@ -1,24 +1,23 @@
-/* bcast.c: MPI_Bcast. Its one buffer is ctx->send on every rank: the root
- * sends from it, the others receive into it. */
-#include "common.h"
+/* bcast.c: MPI_Bcast, MPI_Ibcast, MPI_Bcast_init. Its one buffer is the
+ * receive buffer on every rank: the root sends from it. */
+#include "coll.h"
 
-static int bcast_initialize(mpiscope_op_ctx_t *ctx)
+static int bcast_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_byte_buffers(ctx, 1, 0);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING: return MPI_Bcast(a->recv, a->count, a->type, a->root, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING: return MPI_Ibcast(a->recv, a->count, a->type, a->root, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(
+            MPI_Bcast_init(a->recv, a->count, a->type, a->root, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int bcast_execute(mpiscope_op_ctx_t *ctx)
-{
-    return mpiscope__ops_mpi(MPI_Bcast(ctx->send, (int)ctx->size_bytes, MPI_BYTE, ctx->root, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_bcast = {
-    .name = "bcast",
-    .description = "MPI_Bcast: the root sends one message to every rank",
-    .size_meaning = "bytes broadcast by the root",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT,
-    .options = mpiscope__ops_root_options,
-    .initialize = bcast_initialize,
-    .execute = bcast_execute,
-    .finalize = mpiscope__ops_nothing,
+static const mpiscope__coll_class_t bcast_class = {
+    .call = bcast_call, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ROOT_ONE,
+    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__FROM_ROOT_BLOCK_0, .in_place = MPISCOPE__IN_PLACE_BCAST,
 };
+
+MPISCOPE__COLL_OPS(bcast, bcast_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_move,
+                   mpiscope__opts_root_move_nb, "Bcast", "Ibcast", "the root sends one message to every rank",
+                   "bytes broadcast by the root")

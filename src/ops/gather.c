@@ -1,49 +1,46 @@
-/* gather.c: MPI_Gather and MPI_Gatherv (equal counts). The root receives
- * the blocks in rank order. */
-#include "common.h"
+/* gather.c: MPI_Gather and MPI_Gatherv (equal counts) in their three
+ * forms. The root receives the blocks in rank order. */
+#include "coll.h"
 
-static int gather_initialize(mpiscope_op_ctx_t *ctx)
+static int gather_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_byte_buffers(ctx, 1, mpiscope__ops_at_root(ctx, (size_t)ctx->nprocs));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Gather(a->send, a->count, a->type, a->recv, a->count, a->type, a->root, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Igather(a->send, a->count, a->type, a->recv, a->count, a->type, a->root, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Gather_init(a->send, a->count, a->type, a->recv, a->count, a->type,
+                                                    a->root, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int gather_execute(mpiscope_op_ctx_t *ctx)
+static int gatherv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    int n = (int)ctx->size_bytes;
-    return mpiscope__ops_mpi(MPI_Gather(ctx->send, n, MPI_BYTE, ctx->recv, n, MPI_BYTE, ctx->root, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Gatherv(a->send, a->count, a->type, a->recv, a->counts, a->displs, a->type, a->root, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Igatherv(a->send, a->count, a->type, a->recv, a->counts, a->displs, a->type, a->root,
+                            a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Gatherv_init(a->send, a->count, a->type, a->recv, a->counts, a->displs,
+                                                     a->type, a->root, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int gatherv_initialize(mpiscope_op_ctx_t *ctx)
-{
-    int rc = gather_initialize(ctx);
-    return rc ? rc : mpiscope__ops_vectors_create(ctx, ctx->size_bytes, 0);
-}
+#define GATHER_CLASS(call_fn, with_vectors)                                                            \
+    {.call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ONE,                       \
+     .recv = MPISCOPE__SHAPE_ROOT_ALL, .source = MPISCOPE__FROM_J_BLOCK_0,                            \
+     .in_place = MPISCOPE__IN_PLACE_SEND_AT_ROOT, .vectors = with_vectors}
+static const mpiscope__coll_class_t gather_class = GATHER_CLASS(gather_call, 0);
+static const mpiscope__coll_class_t gatherv_class = GATHER_CLASS(gatherv_call, 1);
 
-static int gatherv_execute(mpiscope_op_ctx_t *ctx)
-{
-    const mpiscope__ops_vectors_t *v = ctx->state;
-    return mpiscope__ops_mpi(MPI_Gatherv(ctx->send, (int)ctx->size_bytes, MPI_BYTE, ctx->recv, v->counts,
-                                         v->displs, MPI_BYTE, ctx->root, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_gather = {
-    .name = "gather",
-    .description = "MPI_Gather: every rank sends one message to the root",
-    .size_meaning = "bytes each rank sends to the root",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT,
-    .options = mpiscope__ops_root_options,
-    .initialize = gather_initialize,
-    .execute = gather_execute,
-    .finalize = mpiscope__ops_nothing,
-};
-
-const mpiscope_op_t mpiscope__op_gatherv = {
-    .name = "gatherv",
-    .description = "MPI_Gatherv with equal counts: every rank sends one message to the root",
-    .size_meaning = "bytes each rank sends to the root",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT,
-    .options = mpiscope__ops_root_options,
-    .initialize = gatherv_initialize,
-    .execute = gatherv_execute,
-    .finalize = mpiscope__ops_vectors_free,
-};
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT)
+MPISCOPE__COLL_OPS(gather, gather_class, FLAGS, mpiscope__opts_root_move_in_place,
+                   mpiscope__opts_root_move_in_place_nb, "Gather", "Igather",
+                   "every rank sends one message to the root", "bytes each rank sends to the root")
+MPISCOPE__COLL_OPS(gatherv, gatherv_class, FLAGS, mpiscope__opts_root_move_in_place,
+                   mpiscope__opts_root_move_in_place_nb, "Gatherv", "Igatherv",
+                   "with equal counts, every rank sends one message to the root",
+                   "bytes each rank sends to the root")

@@ -1,47 +1,46 @@
 /* reduce.c: MPI_Reduce and MPI_Allreduce of ctx->count elements of
- * ctx->dtype with ctx->reduce_op. */
-#include "common.h"
+ * ctx->dtype with ctx->reduce_op, in their three forms. */
+#include "coll.h"
 
-static int reduce_initialize(mpiscope_op_ctx_t *ctx)
+static int reduce_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_element_buffers(ctx, 1, mpiscope__ops_at_root(ctx, 1));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Reduce(a->send, a->recv, a->count, a->type, a->op, a->root, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ireduce(a->send, a->recv, a->count, a->type, a->op, a->root, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(
+            MPI_Reduce_init(a->send, a->recv, a->count, a->type, a->op, a->root, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int reduce_execute(mpiscope_op_ctx_t *ctx)
+static int allreduce_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_mpi(MPI_Reduce(ctx->send, ctx->recv, (int)ctx->count, ctx->dtype, ctx->reduce_op,
-                                        ctx->root, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING: return MPI_Allreduce(a->send, a->recv, a->count, a->type, a->op, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iallreduce(a->send, a->recv, a->count, a->type, a->op, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(
+            MPI_Allreduce_init(a->send, a->recv, a->count, a->type, a->op, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int allreduce_initialize(mpiscope_op_ctx_t *ctx)
-{
-    return mpiscope__ops_element_buffers(ctx, 1, 1);
-}
-
-static int allreduce_execute(mpiscope_op_ctx_t *ctx)
-{
-    return mpiscope__ops_mpi(
-        MPI_Allreduce(ctx->send, ctx->recv, (int)ctx->count, ctx->dtype, ctx->reduce_op, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_reduce = {
-    .name = "reduce",
-    .description = "MPI_Reduce: the root receives the element-wise reduction of every rank's vector",
-    .size_meaning = "bytes of the reduced vector",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_USES_REDUCTION,
-    .options = mpiscope__ops_root_reduction_options,
-    .initialize = reduce_initialize,
-    .execute = reduce_execute,
-    .finalize = mpiscope__ops_nothing,
+static const mpiscope__coll_class_t reduce_class = {
+    .call = reduce_call, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ROOT_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND_AT_ROOT,
+};
+static const mpiscope__coll_class_t allreduce_class = {
+    .call = allreduce_call, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND,
 };
 
-const mpiscope_op_t mpiscope__op_allreduce = {
-    .name = "allreduce",
-    .description = "MPI_Allreduce: every rank receives the element-wise reduction of every rank's vector",
-    .size_meaning = "bytes of the reduced vector",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION,
-    .options = mpiscope__ops_reduction_options,
-    .initialize = allreduce_initialize,
-    .execute = allreduce_execute,
-    .finalize = mpiscope__ops_nothing,
-};
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
+MPISCOPE__COLL_OPS(reduce, reduce_class, FLAGS | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_reduce,
+                   mpiscope__opts_root_reduce_nb, "Reduce", "Ireduce",
+                   "the root receives the element-wise reduction of every rank's vector",
+                   "bytes of the reduced vector")
+MPISCOPE__COLL_OPS(allreduce, allreduce_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
+                   "Allreduce", "Iallreduce", "every rank receives the element-wise reduction of every rank's vector",
+                   "bytes of the reduced vector")

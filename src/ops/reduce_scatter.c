@@ -1,50 +1,47 @@
 /* reduce_scatter.c: MPI_Reduce_scatter (equal counts) and
- * MPI_Reduce_scatter_block. Every rank contributes nprocs blocks of
- * ctx->count elements; rank i receives the reduction of the blocks i. */
-#include "common.h"
+ * MPI_Reduce_scatter_block in their three forms. Every rank contributes
+ * nprocs blocks of ctx->count elements; rank i receives the reduction of
+ * the blocks i. */
+#include "coll.h"
 
-static int reduce_scatter_block_initialize(mpiscope_op_ctx_t *ctx)
+static int reduce_scatter_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_element_buffers(ctx, (size_t)ctx->nprocs, 1);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING: return MPI_Reduce_scatter(a->send, a->recv, a->counts, a->type, a->op, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ireduce_scatter(a->send, a->recv, a->counts, a->type, a->op, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Reduce_scatter_init(a->send, a->recv, a->counts, a->type, a->op, a->comm,
+                                                            MPI_INFO_NULL, request));
+    }
 }
 
-static int reduce_scatter_block_execute(mpiscope_op_ctx_t *ctx)
+static int reduce_scatter_block_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form,
+                                     MPI_Request *request)
 {
-    return mpiscope__ops_mpi(MPI_Reduce_scatter_block(ctx->send, ctx->recv, (int)ctx->count, ctx->dtype,
-                                                      ctx->reduce_op, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Reduce_scatter_block(a->send, a->recv, a->count, a->type, a->op, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ireduce_scatter_block(a->send, a->recv, a->count, a->type, a->op, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Reduce_scatter_block_init(a->send, a->recv, a->count, a->type, a->op,
+                                                                  a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int reduce_scatter_initialize(mpiscope_op_ctx_t *ctx)
-{
-    int rc = reduce_scatter_block_initialize(ctx);
-    return rc ? rc : mpiscope__ops_vectors_create(ctx, ctx->count, 0);
-}
+#define REDUCE_SCATTER_CLASS(call_fn, with_vectors)                                                    \
+    {.call = call_fn, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ALL,                     \
+     .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__REDUCE_ALL_BLOCK_RANK,                          \
+     .in_place = MPISCOPE__IN_PLACE_SEND, .vectors = with_vectors}
+static const mpiscope__coll_class_t reduce_scatter_class = REDUCE_SCATTER_CLASS(reduce_scatter_call, 1);
+static const mpiscope__coll_class_t reduce_scatter_block_class = REDUCE_SCATTER_CLASS(reduce_scatter_block_call, 0);
 
-static int reduce_scatter_execute(mpiscope_op_ctx_t *ctx)
-{
-    const mpiscope__ops_vectors_t *v = ctx->state;
-    return mpiscope__ops_mpi(
-        MPI_Reduce_scatter(ctx->send, ctx->recv, v->counts, ctx->dtype, ctx->reduce_op, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_reduce_scatter = {
-    .name = "reduce_scatter",
-    .description = "MPI_Reduce_scatter with equal counts: a reduction whose result is split among the ranks",
-    .size_meaning = "bytes of the reduced block each rank receives (each rank sends nprocs times that)",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION,
-    .options = mpiscope__ops_reduction_options,
-    .initialize = reduce_scatter_initialize,
-    .execute = reduce_scatter_execute,
-    .finalize = mpiscope__ops_vectors_free,
-};
-
-const mpiscope_op_t mpiscope__op_reduce_scatter_block = {
-    .name = "reduce_scatter_block",
-    .description = "MPI_Reduce_scatter_block: a reduction whose result is split in equal blocks among the ranks",
-    .size_meaning = "bytes of the reduced block each rank receives (each rank sends nprocs times that)",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION,
-    .options = mpiscope__ops_reduction_options,
-    .initialize = reduce_scatter_block_initialize,
-    .execute = reduce_scatter_block_execute,
-    .finalize = mpiscope__ops_nothing,
-};
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
+#define SIZE_MEANING "bytes of the reduced block each rank receives (each rank sends nprocs times that)"
+MPISCOPE__COLL_OPS(reduce_scatter, reduce_scatter_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
+                   "Reduce_scatter", "Ireduce_scatter",
+                   "with equal counts, a reduction whose result is split among the ranks", SIZE_MEANING)
+MPISCOPE__COLL_OPS(reduce_scatter_block, reduce_scatter_block_class, FLAGS, mpiscope__opts_reduce,
+                   mpiscope__opts_reduce_nb, "Reduce_scatter_block", "Ireduce_scatter_block",
+                   "a reduction whose result is split in equal blocks among the ranks", SIZE_MEANING)

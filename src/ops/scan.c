@@ -1,42 +1,40 @@
-/* scan.c: MPI_Scan and MPI_Exscan of ctx->count elements of ctx->dtype
- * with ctx->reduce_op. */
-#include "common.h"
+/* scan.c: MPI_Scan (inclusive prefix reduction) and MPI_Exscan (exclusive;
+ * nothing is defined on rank 0) in their three forms. */
+#include "coll.h"
 
-static int scan_initialize(mpiscope_op_ctx_t *ctx)
+static int scan_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_element_buffers(ctx, 1, 1);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING: return MPI_Scan(a->send, a->recv, a->count, a->type, a->op, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iscan(a->send, a->recv, a->count, a->type, a->op, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(
+            MPI_Scan_init(a->send, a->recv, a->count, a->type, a->op, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int scan_execute(mpiscope_op_ctx_t *ctx)
+static int exscan_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_mpi(
-        MPI_Scan(ctx->send, ctx->recv, (int)ctx->count, ctx->dtype, ctx->reduce_op, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING: return MPI_Exscan(a->send, a->recv, a->count, a->type, a->op, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iexscan(a->send, a->recv, a->count, a->type, a->op, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(
+            MPI_Exscan_init(a->send, a->recv, a->count, a->type, a->op, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int exscan_execute(mpiscope_op_ctx_t *ctx)
-{
-    return mpiscope__ops_mpi(
-        MPI_Exscan(ctx->send, ctx->recv, (int)ctx->count, ctx->dtype, ctx->reduce_op, ctx->comm));
-}
+#define SCAN_CLASS(call_fn, which)                                                                     \
+    {.call = call_fn, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,                     \
+     .recv = MPISCOPE__SHAPE_ONE, .source = which, .in_place = MPISCOPE__IN_PLACE_SEND}
+static const mpiscope__coll_class_t scan_class = SCAN_CLASS(scan_call, MPISCOPE__REDUCE_INCLUSIVE);
+static const mpiscope__coll_class_t exscan_class = SCAN_CLASS(exscan_call, MPISCOPE__REDUCE_EXCLUSIVE);
 
-const mpiscope_op_t mpiscope__op_scan = {
-    .name = "scan",
-    .description = "MPI_Scan: rank i receives the reduction of the vectors of ranks 0..i",
-    .size_meaning = "bytes of the reduced vector",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION,
-    .options = mpiscope__ops_reduction_options,
-    .initialize = scan_initialize,
-    .execute = scan_execute,
-    .finalize = mpiscope__ops_nothing,
-};
-
-const mpiscope_op_t mpiscope__op_exscan = {
-    .name = "exscan",
-    .description = "MPI_Exscan: rank i receives the reduction of the vectors of ranks 0..i-1",
-    .size_meaning = "bytes of the reduced vector",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION,
-    .options = mpiscope__ops_reduction_options,
-    .initialize = scan_initialize,
-    .execute = exscan_execute,
-    .finalize = mpiscope__ops_nothing,
-};
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
+MPISCOPE__COLL_OPS(scan, scan_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb, "Scan", "Iscan",
+                   "rank i receives the reduction of the vectors of ranks 0..i", "bytes of the reduced vector")
+MPISCOPE__COLL_OPS(exscan, exscan_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb, "Exscan",
+                   "Iexscan", "rank i > 0 receives the reduction of the vectors of ranks 0..i-1",
+                   "bytes of the reduced vector")

@@ -1,49 +1,46 @@
-/* scatter.c: MPI_Scatter and MPI_Scatterv (equal counts). The root sends
- * block i of its buffer to rank i. */
-#include "common.h"
+/* scatter.c: MPI_Scatter and MPI_Scatterv (equal counts) in their three
+ * forms. Block i of the root's send buffer goes to rank i. */
+#include "coll.h"
 
-static int scatter_initialize(mpiscope_op_ctx_t *ctx)
+static int scatter_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    return mpiscope__ops_byte_buffers(ctx, mpiscope__ops_at_root(ctx, (size_t)ctx->nprocs), 1);
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Scatter(a->send, a->count, a->type, a->recv, a->count, a->type, a->root, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iscatter(a->send, a->count, a->type, a->recv, a->count, a->type, a->root, a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Scatter_init(a->send, a->count, a->type, a->recv, a->count, a->type,
+                                                     a->root, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int scatter_execute(mpiscope_op_ctx_t *ctx)
+static int scatterv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
-    int n = (int)ctx->size_bytes;
-    return mpiscope__ops_mpi(MPI_Scatter(ctx->send, n, MPI_BYTE, ctx->recv, n, MPI_BYTE, ctx->root, ctx->comm));
+    switch (form) {
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Scatterv(a->send, a->counts, a->displs, a->type, a->recv, a->count, a->type, a->root, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Iscatterv(a->send, a->counts, a->displs, a->type, a->recv, a->count, a->type, a->root,
+                             a->comm, request);
+    default:
+        return MPISCOPE__PERSISTENT(MPI_Scatterv_init(a->send, a->counts, a->displs, a->type, a->recv, a->count,
+                                                      a->type, a->root, a->comm, MPI_INFO_NULL, request));
+    }
 }
 
-static int scatterv_initialize(mpiscope_op_ctx_t *ctx)
-{
-    int rc = scatter_initialize(ctx);
-    return rc ? rc : mpiscope__ops_vectors_create(ctx, ctx->size_bytes, 0);
-}
+#define SCATTER_CLASS(call_fn, with_vectors)                                                           \
+    {.call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ROOT_ALL,                  \
+     .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__FROM_ROOT_BLOCK_RANK,                           \
+     .in_place = MPISCOPE__IN_PLACE_RECV_AT_ROOT, .vectors = with_vectors}
+static const mpiscope__coll_class_t scatter_class = SCATTER_CLASS(scatter_call, 0);
+static const mpiscope__coll_class_t scatterv_class = SCATTER_CLASS(scatterv_call, 1);
 
-static int scatterv_execute(mpiscope_op_ctx_t *ctx)
-{
-    const mpiscope__ops_vectors_t *v = ctx->state;
-    return mpiscope__ops_mpi(MPI_Scatterv(ctx->send, v->counts, v->displs, MPI_BYTE, ctx->recv,
-                                          (int)ctx->size_bytes, MPI_BYTE, ctx->root, ctx->comm));
-}
-
-const mpiscope_op_t mpiscope__op_scatter = {
-    .name = "scatter",
-    .description = "MPI_Scatter: the root sends a different message to every rank",
-    .size_meaning = "bytes sent by the root to each rank",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT,
-    .options = mpiscope__ops_root_options,
-    .initialize = scatter_initialize,
-    .execute = scatter_execute,
-    .finalize = mpiscope__ops_nothing,
-};
-
-const mpiscope_op_t mpiscope__op_scatterv = {
-    .name = "scatterv",
-    .description = "MPI_Scatterv with equal counts: the root sends a different message to every rank",
-    .size_meaning = "bytes sent by the root to each rank",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT,
-    .options = mpiscope__ops_root_options,
-    .initialize = scatterv_initialize,
-    .execute = scatterv_execute,
-    .finalize = mpiscope__ops_vectors_free,
-};
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT)
+MPISCOPE__COLL_OPS(scatter, scatter_class, FLAGS, mpiscope__opts_root_move_in_place,
+                   mpiscope__opts_root_move_in_place_nb, "Scatter", "Iscatter",
+                   "the root sends a different message to every rank", "bytes the root sends to each rank")
+MPISCOPE__COLL_OPS(scatterv, scatterv_class, FLAGS, mpiscope__opts_root_move_in_place,
+                   mpiscope__opts_root_move_in_place_nb, "Scatterv", "Iscatterv",
+                   "with equal counts, the root sends a different message to every rank",
+                   "bytes the root sends to each rank")

@@ -8,21 +8,34 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* ctx->state: this rank's wait, ns. */
+/* ctx->state: this rank's wait, and what the last launch did (the
+ * validate hook checks it waited, in this launch, at least that long). */
+typedef struct wait_state {
+    double wait_ns;
+    double prepared_ns;    /* clock when the launch was prepared */
+    double start_ns, end_ns;
+} wait_state_t;
+
+static int new_state(mpiscope_op_ctx_t *ctx, double wait_ns)
+{
+    wait_state_t *s = calloc(1, sizeof *s);
+
+    if (!s)
+        return MPISCOPE_ENOMEM;
+    s->wait_ns = wait_ns;
+    ctx->state = s;
+    return 0;
+}
+
 static int wait_initialize(mpiscope_op_ctx_t *ctx, size_t steps)
 {
     const char *text = mpiscope_op_ctx_option(ctx, "unit_us");
     char *end;
     double unit_us = text ? strtod(text, &end) : -1.0;
-    double *wait_ns;
 
     if (!text || end == text || *end != '\0' || !isfinite(unit_us) || unit_us < 0.0)
         return MPISCOPE_EINVAL;
-    if (!(wait_ns = malloc(sizeof *wait_ns)))
-        return MPISCOPE_ENOMEM;
-    *wait_ns = (double)steps * unit_us * 1e3;
-    ctx->state = wait_ns;
-    return 0;
+    return new_state(ctx, (double)steps * unit_us * 1e3);
 }
 
 static int up_initialize(mpiscope_op_ctx_t *ctx)
@@ -35,10 +48,26 @@ static int down_initialize(mpiscope_op_ctx_t *ctx)
     return wait_initialize(ctx, (size_t)(ctx->nprocs - ctx->rank));
 }
 
+static int null_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return new_state(ctx, 0.0);
+}
+
 static int wait_execute(mpiscope_op_ctx_t *ctx)
 {
-    const double *wait_ns = ctx->state;
-    mpiscope_timer_spin_until_ns(mpiscope_timer_now_ns() + *wait_ns);
+    wait_state_t *s = ctx->state;
+    double start = mpiscope_timer_now_ns();
+
+    s->end_ns = mpiscope_timer_spin_until_ns(start + s->wait_ns);
+    s->start_ns = start;
+    return 0;
+}
+
+static int null_execute(mpiscope_op_ctx_t *ctx)
+{
+    wait_state_t *s = ctx->state;
+
+    s->start_ns = s->end_ns = mpiscope_timer_now_ns();
     return 0;
 }
 
@@ -49,10 +78,20 @@ static int wait_finalize(mpiscope_op_ctx_t *ctx)
     return 0;
 }
 
-static int null_execute(mpiscope_op_ctx_t *ctx)
+static int wait_validate(mpiscope_op_ctx_t *ctx, int phase)
 {
-    (void)ctx;
-    (void)mpiscope_timer_now_ns();
+    wait_state_t *s = ctx->state;
+
+    if (phase == MPISCOPE_VALIDATE_PREPARE) {
+        s->prepared_ns = mpiscope_timer_now_ns();
+        s->start_ns = s->end_ns = -1.0; /* a launch that did not run shows */
+        return 0;
+    }
+    if (s->start_ns < s->prepared_ns)
+        return mpiscope_op_ctx_mismatch(ctx, "rank %d: the launch did not read the clock", ctx->rank);
+    if (s->end_ns - s->start_ns < s->wait_ns)
+        return mpiscope_op_ctx_mismatch(ctx, "rank %d: waited %.0f ns, want at least %.0f ns", ctx->rank,
+                                        s->end_ns - s->start_ns, s->wait_ns);
     return 0;
 }
 
@@ -70,6 +109,7 @@ const mpiscope_op_t mpiscope__op_waitpattern_up = {
     .initialize = up_initialize,
     .execute = wait_execute,
     .finalize = wait_finalize,
+    .validate = wait_validate,
 };
 
 const mpiscope_op_t mpiscope__op_waitpattern_down = {
@@ -81,6 +121,7 @@ const mpiscope_op_t mpiscope__op_waitpattern_down = {
     .initialize = down_initialize,
     .execute = wait_execute,
     .finalize = wait_finalize,
+    .validate = wait_validate,
 };
 
 const mpiscope_op_t mpiscope__op_waitpattern_null = {
@@ -89,7 +130,8 @@ const mpiscope_op_t mpiscope__op_waitpattern_null = {
     .size_meaning = "not used",
     .flags = MPISCOPE_OP_GROUND_TRUTH,
     .options = NULL,
-    .initialize = mpiscope__ops_nothing,
+    .initialize = null_initialize,
     .execute = null_execute,
-    .finalize = mpiscope__ops_nothing,
+    .finalize = wait_finalize,
+    .validate = wait_validate,
 };

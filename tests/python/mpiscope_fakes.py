@@ -7,7 +7,18 @@ mpiscope-bench: progress and warning lines on stdout, a result document
 selects "ok", "fail" (a partial result, exit code 3), "crash" (no result,
 exit code 4), "garbage" (a truncated file, exit code 5) or "hang". The fake
 mpiexec strips ``-n N [--oversubscribe]`` and execs the rest. Both log their
-arguments (and the fake mpiexec a few environment variables) as JSON.
+arguments (and the fake mpiexec a few environment variables) as JSON; the
+bench also appends each call's arguments to ``FAKE_BENCH_LOG + ".all"``
+(one JSON line per call, which also numbers the calls from 0).
+
+Beyond that, the fake knows the flags of the timing-method issue:
+``--method`` and ``--cache cold,warm`` multiply the points (interleaved, no
+bcast-supinski for other ops), each method's times scaled by
+METHOD_FACTORS (warm: x0.5), with ``gap`` and, for barrier, ``views``;
+``--shuffle SEED`` shuffles the points; ``--arrival`` is recorded per point;
+``--firstcall`` writes FIRSTCALL points; ``--check`` writes FAKE_CHECK.
+``FAKE_BENCH_SCALES=1,1,10`` scales every time of call i by the i-th value
+(cyclically); ``FAKE_BENCH_FAIL_AT=i`` makes call i behave as "fail".
 """
 
 from __future__ import annotations
@@ -46,17 +57,101 @@ FAKE_OPS = [
     },
 ]
 
+#: Time factor of each timing method in the fake bench (window = 1).
+METHOD_FACTORS = {
+    "window": 1.0, "roundtime": 1.1, "barrier": 0.5, "barrier-each": 1.5, "none": 0.75,
+    "root": 0.9, "max": 1.25, "global": 1.3, "bcast-supinski": 0.8,
+}  # fmt: skip
+#: The barrier method's suite views, as factors of its median.
+BARRIER_VIEWS = {
+    "rank0_ns": 0.5, "mean_over_ranks_ns": 0.75, "max_over_ranks_ns": 1.0,
+    "per_launch_max_ns": 2.0,
+}  # fmt: skip
+#: --firstcall: per op, each rank's first and second call (ns), 2 ranks.
+FIRSTCALL = {
+    "bcast": ([6178000.0, 5000.0], [1000.0, 1250.0]),
+    "allreduce": ([11710.0, 40000.0], [1000.0, 2000.0]),
+    "waitpattern_up": ([1000.0, 2000.0], [1000.0, 2000.0]),
+}
+#: --check: the machine check section (timers and sync algorithms), 2 ranks.
+FAKE_CHECK: dict[str, Any] = {
+    "timers": [
+        {
+            "name": "tsc", "available": True, "why_unavailable": None, "resolution_ns": 0.4,
+            "read_overhead_ns": 18.0, "reads": 4000000, "monotonic_violations": 0,
+            "invariant": True, "frequency_hz": 2.6e9, "frequency_error_ppm": 1.5,
+            "wtime_is_global": None,
+            "waitpatterns": [
+                {"op": "waitpattern_null", "expected_ns": 0.0, "median_ns": 40.0,
+                 "ci_low_ns": 38.0, "ci_high_ns": 42.0, "span_median_ns": 60.0,
+                 "skew_median_ns": 20.0},
+                {"op": "waitpattern_up", "expected_ns": 2000.0, "median_ns": 2030.0,
+                 "ci_low_ns": 2020.0, "ci_high_ns": 2040.0, "span_median_ns": 2050.0,
+                 "skew_median_ns": 25.0},
+                {"op": "waitpattern_down", "expected_ns": 2000.0, "median_ns": 2040.0,
+                 "ci_low_ns": 2030.0, "ci_high_ns": 2050.0, "span_median_ns": 2060.0,
+                 "skew_median_ns": 22.0},
+            ],
+        },
+        {
+            "name": "monotonic", "available": True, "why_unavailable": None,
+            "resolution_ns": 25.0, "read_overhead_ns": 24.0, "reads": 4000000,
+            "monotonic_violations": 0, "invariant": None, "frequency_hz": None,
+            "frequency_error_ppm": None, "wtime_is_global": None,
+            "waitpatterns": [
+                {"op": "waitpattern_null", "expected_ns": 0.0, "median_ns": 60.0,
+                 "ci_low_ns": 55.0, "ci_high_ns": 65.0, "span_median_ns": 90.0,
+                 "skew_median_ns": 30.0},
+                {"op": "waitpattern_up", "expected_ns": 2000.0, "median_ns": 2050.0,
+                 "ci_low_ns": 2040.0, "ci_high_ns": 2060.0, "span_median_ns": 2080.0,
+                 "skew_median_ns": 30.0},
+            ],
+        },
+        {
+            "name": "gettimeofday", "available": True, "why_unavailable": None,
+            "resolution_ns": 1000.0, "read_overhead_ns": 20.0, "reads": 4000000,
+            "monotonic_violations": 3, "invariant": None, "frequency_hz": None,
+            "frequency_error_ppm": None, "wtime_is_global": None,
+            "waitpatterns": [
+                {"op": "waitpattern_up", "expected_ns": 2000.0, "median_ns": 3000.0,
+                 "ci_low_ns": 2000.0, "ci_high_ns": 4000.0, "span_median_ns": 3000.0,
+                 "skew_median_ns": 500.0},
+            ],
+        },
+        {
+            "name": "wtime", "available": False, "why_unavailable": "MPI_Wtime is gettimeofday",
+            "resolution_ns": None, "read_overhead_ns": None, "reads": 0,
+            "monotonic_violations": 0, "invariant": None, "frequency_hz": None,
+            "frequency_error_ppm": None, "wtime_is_global": False, "waitpatterns": [],
+        },
+    ],
+    "sync": [
+        {"algorithm": "linear", "duration_ns": 2.0e6, "max_abs_residual_ns": 40.0,
+         "after_seconds": 2.0, "max_abs_residual_after_ns": 46.0, "drift_ppm": 0.003},
+        {"algorithm": "ring", "duration_ns": 1.0e6, "max_abs_residual_ns": 1500.0,
+         "after_seconds": 2.0, "max_abs_residual_after_ns": 51500.0, "drift_ppm": 25.0},
+    ],
+}  # fmt: skip
+
 FAKE_BENCH = r"""
-import itertools, json, os, subprocess, sys, time
+import itertools, json, os, random, subprocess, sys, time
 
 OPS = json.loads(__OPS__)
+EXTRA = json.loads(__EXTRA__)
 args = sys.argv[1:]
 if args == ["--list-ops"]:
     print(json.dumps(OPS))
     sys.exit(0)
+call = 0
 if os.environ.get("FAKE_BENCH_LOG"):
     with open(os.environ["FAKE_BENCH_LOG"], "w") as f:
         json.dump(args, f)
+    every = os.environ["FAKE_BENCH_LOG"] + ".all"
+    if os.path.exists(every):
+        with open(every) as f:
+            call = sum(1 for _ in f)
+    with open(every, "a") as f:
+        f.write(json.dumps(args) + "\n")
 
 def opt(name):
     return args[args.index(name) + 1] if name in args else None
@@ -68,6 +163,12 @@ def write(doc, path):
     os.replace(tmp, path)
 
 mode = os.environ.get("FAKE_BENCH_MODE", "ok")
+if os.environ.get("FAKE_BENCH_FAIL_AT", "") == str(call):
+    mode = "fail"
+scales = [float(x) for x in os.environ.get("FAKE_BENCH_SCALES", "").split(",") if x]
+scale = scales[call % len(scales)] if scales else 1.0
+TIMES = ("mean_ns", "stddev_ns", "se_ns", "median_ns", "min_ns", "max_ns", "trimmed_min_ns",
+         "trimmed_max_ns", "q25_ns", "q75_ns", "error_ns", "ci_low_ns", "ci_high_ns")
 if mode == "crash":
     print("crashed before writing anything", file=sys.stderr)
     sys.exit(4)
@@ -78,15 +179,52 @@ if mode == "garbage":
 with open(os.environ["FAKE_BENCH_SAMPLE"]) as f:
     doc = json.load(f)
 out = opt("--out")
+if "--check" in args:
+    doc["points"] = []
+    doc["check"] = EXTRA["check"]
+    write(doc, out)
+    sys.exit(0)
 ops = opt("--ops").split(",")
 sizes = [int(s) for s in opt("--sizes").split(",")]
 nprocs = [int(n) for n in (opt("--nprocs") or "2").split(",")]
 template = doc["points"][0]
-combos = list(itertools.product(ops, sizes, nprocs))
+if "--firstcall" in args:
+    doc["points"] = []
+    for op in ops:
+        first, second = EXTRA["firstcall"][op]
+        doc["points"].append({"kind": "firstcall", "op": op, "size_bytes": sizes[0],
+            "nprocs": nprocs[0], "first_ns": first, "second_ns": second,
+            "ratio_rank0": first[0] / second[0], "ratio_max": max(first) / max(second)})
+    write(doc, out)
+    sys.exit(0)
+methods = opt("--method").split(",") if opt("--method") else [None]
+caches = opt("--cache").split(",") if "," in (opt("--cache") or "") else [None]
+combos = [(op, size, n, m, c) for op, size, n in itertools.product(ops, sizes, nprocs)
+          for m in methods if m != "bcast-supinski" or op == "bcast" for c in caches]
+if opt("--shuffle"):
+    random.Random(int(opt("--shuffle"))).shuffle(combos)
+if opt("--method"):
+    doc["methods"] = methods
 doc["points"] = []
 doc["status"] = "running"
-for i, (op, size, n) in enumerate(combos):
+for i, (op, size, n, m, c) in enumerate(combos):
     point = dict(template, op=op, size_bytes=size, actual_bytes=size, nprocs=n)
+    factor = scale * (EXTRA["factors"][m] if m else 1.0) * (0.5 if c == "warm" else 1.0)
+    for key in TIMES:
+        point[key] = template[key] * factor
+    point["intervals"] = {k: [v * factor for v in p] for k, p in template["intervals"].items()}
+    if m:
+        point["method"] = m
+        point["gap"] = {"median_ns": float(opt("--gap-ns") or 0) + 10.0,
+                        "min_ns": float(opt("--gap-ns") or 0)}
+        if m != "window":
+            point.pop("window")
+        if m == "barrier":
+            point["views"] = {k: v * point["median_ns"] for k, v in EXTRA["views"].items()}
+    if c:
+        point["cache"] = c
+    if opt("--arrival"):
+        point["arrival"] = opt("--arrival")
     doc["points"].append(point)
     if "--progress" in args:
         print("@mpiscope progress " + json.dumps({
@@ -109,6 +247,19 @@ if mode == "hang":
 doc["status"] = "complete"
 write(doc, out)
 """
+FAKE_BENCH = FAKE_BENCH.replace(
+    "__EXTRA__",
+    repr(
+        json.dumps(
+            {
+                "factors": METHOD_FACTORS,
+                "views": BARRIER_VIEWS,
+                "firstcall": FIRSTCALL,
+                "check": FAKE_CHECK,
+            }
+        )
+    ),
+)
 
 FAKE_MPIEXEC = r"""
 import json, os, sys
@@ -159,6 +310,13 @@ class FakeMpi:
     def bench_args(self) -> list[str]:
         args: list[str] = json.loads(self.bench_log.read_text())
         return args
+
+    def all_bench_args(self) -> list[list[str]]:
+        """The arguments of every bench call so far, in order."""
+        path = self.bench_log.with_name(self.bench_log.name + ".all")
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines()]
 
     def mpiexec_call(self) -> dict[str, Any]:
         call: dict[str, Any] = json.loads(self.mpiexec_log.read_text())

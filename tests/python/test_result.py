@@ -59,6 +59,7 @@ def test_package_exports_are_short() -> None:
         "Point",
         "Result",
         "__version__",
+        "load",
         "load_result",
     }
     assert mpiscope.__version__ == "0.1.0"

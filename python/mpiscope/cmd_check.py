@@ -1,0 +1,117 @@
+"""``mpiscope check``: can this machine's clocks be trusted?
+
+Runs the bench's machine check (every timer, every clock-sync algorithm,
+the wait patterns of known length) and prints what it found with a
+VERDICT line per timer and per sync algorithm; the criteria are
+:data:`mpiscope.check.TIMER_CRITERIA` and
+:data:`mpiscope.check.SYNC_CRITERIA`. A timer that is not trusted is
+information, not an error: the exit code is 0 unless the check could not
+run (1) or the input was bad (2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import shlex
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from mpiscope.check import verdict_lines
+from mpiscope.cmd_run import add_measure_options, available_cores, check_out
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.launcher import build_env, format_command
+from mpiscope.progress import ProgressDisplay
+from mpiscope.report import render_report
+from mpiscope.result import Result
+from mpiscope.runner import Bench, Launch, find_bench, private_dir, run_launches
+
+__all__ = ["DEFAULT_DRIFT_SECONDS", "add_parser", "check_arguments", "run"]
+
+DEFAULT_DRIFT_SECONDS = 2.0
+_OPTIONS = ("--np", "--out", "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet")
+MAX_DRIFT_SECONDS = 3600.0
+
+
+def _drift_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0 <= value <= MAX_DRIFT_SECONDS:
+        raise argparse.ArgumentTypeError(
+            f"must be a number of seconds in [0, {MAX_DRIFT_SECONDS:g}], not {text!r}"
+        )
+    return value
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "check",
+        help="check this machine's timers and clock sync (run it first)",
+        description="Measure every timer (resolution, read overhead, monotonicity over "
+        "millions of reads, invariant TSC and frequency error, the wait patterns of known "
+        "length with their global span and start skew) and every clock-sync algorithm "
+        "(residual offset now and after --drift-seconds: drift), then print a VERDICT line "
+        "per timer and per algorithm. Exit code 0 even when something is not trusted.",
+    )
+    add_measure_options(p, launches=False, only=_OPTIONS)
+    p.add_argument(
+        "--drift-seconds",
+        type=_drift_seconds,
+        default=DEFAULT_DRIFT_SECONDS,
+        metavar="S",
+        help=f"pause before the clock offsets are measured again (default "
+        f"{DEFAULT_DRIFT_SECONDS:g})",
+    )
+    p.add_argument("--brief", action="store_true", help="print only the VERDICT lines")
+    p.set_defaults(handler=run)
+
+
+def check_arguments(args: argparse.Namespace, bench: Bench, out: Path) -> list[str]:
+    """The bench's arguments for the machine check."""
+    values = [
+        ("--drift-seconds", repr(args.drift_seconds)),
+        ("--out", str(out)),
+        ("--meta", "command_line=" + shlex.join(["mpiscope", *getattr(args, "argv", [])])),
+        ("--meta", f"launcher={format_command(bench.launcher)}"),
+        ("--meta", f"mpi_implementation={bench.profile.implementation}"),
+    ]
+    argv = ["--check"] + [item for pair in values for item in pair] + ["--progress"]
+    return argv + (["--oversubscribed"] if args.np > available_cores() else [])
+
+
+def _render(brief: bool) -> Any:
+    def render(result: Result) -> str:
+        if result.data.get("check") is None:
+            raise RunFailedError("mpiscope-bench wrote no machine check (no 'check' in its result)")
+        return "\n".join(verdict_lines(result)) if brief else render_report(result)
+
+    return render
+
+
+def run(args: argparse.Namespace) -> int:
+    cores = available_cores()
+    if args.np > cores and not args.oversubscribe:
+        raise MpiscopeError(
+            f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
+            "would judge the scheduler, not the clocks (use --oversubscribe to run anyway)"
+        )
+    out = check_out(args) if args.out is not None else None
+    bench = find_bench(args)
+    display = ProgressDisplay(quiet=args.quiet or args.brief, nprocs=args.np)
+    # without --out the document is not kept
+    keep = private_dir(out) if out is not None else tempfile.TemporaryDirectory(prefix="mpiscope-")
+    with keep as tmp:
+        own = Path(tmp) / "check.json"
+        command = bench.command(check_arguments(args, bench, own))
+        return run_launches(
+            [Launch(command, own)],
+            build_env(bench.profile),
+            args.timeout,
+            display,
+            out or Path(tmp) / "result.json",
+            _render(args.brief),
+            show_path=out is not None,
+        )

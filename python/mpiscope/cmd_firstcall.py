@@ -1,0 +1,86 @@
+"""``mpiscope firstcall OP...``: the first call of an operation against its second.
+
+Many MPI libraries connect peers on the first call of an operation (late
+initialisation). To see it, every operation gets its OWN bench launch -
+fresh processes, where nothing has run before - and in it a fresh
+communicator; call 1 and call 2 (same size, buffer at another address) are
+timed on every rank. The launches are merged into one document and shown
+in the layout of the seed's Table 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from mpiscope.cmd_methods import join_ops
+from mpiscope.cmd_run import (
+    add_measure_options,
+    bench_arguments,
+    check_ops,
+    measure_defaults,
+    plan_run,
+)
+from mpiscope.errors import MpiscopeError
+from mpiscope.launcher import build_env
+from mpiscope.progress import ProgressDisplay
+from mpiscope.report import render_report
+from mpiscope.runner import Launch, find_bench, private_dir, run_launches
+from mpiscope.sizes import parse_size_spec
+
+__all__ = ["DEFAULT_SIZE", "add_parser", "run"]
+
+#: The seed's Table 1 size: 8 KiB.
+DEFAULT_SIZE = "8K"
+_OPTIONS = (
+    "--np", "--timer", "--sync", "--root", "--dtype", "--reduce-op", "--align", "--out",
+    "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet",
+)  # fmt: skip
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "firstcall",
+        help="first call vs second call of each operation (late initialisation)",
+        description="Time the first and the second call of each operation on every rank. "
+        "Each operation runs in its own bench launch - fresh processes, a fresh "
+        "communicator - so the late initialisation that many MPI libraries do on the first "
+        "call of each operation is seen; the second call uses a buffer at another address. "
+        "Prints, per operation, rank 0's ratio of the first call's time to the second's and "
+        "the max-over-ranks ratio (the seed's Table 1), with the times.",
+    )
+    p.add_argument(
+        "ops", nargs="+", metavar="OP", help="operations (space- or comma-separated, see list-ops)"
+    )
+    p.set_defaults(**measure_defaults())
+    p.add_argument(
+        "--size",
+        default=DEFAULT_SIZE,
+        metavar="BYTES",
+        help=f"message size, K/M suffixes allowed (default {DEFAULT_SIZE}, as in the seed)",
+    )
+    add_measure_options(p, launches=False, only=_OPTIONS)
+    p.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    args.ops = join_ops(args.ops)
+    sizes = parse_size_spec(args.size)
+    if len(sizes) != 1:
+        raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({args.size!r})")
+    args.sizes = str(sizes[0])
+    plan = plan_run(args)
+    bench = find_bench(args)
+    plan = replace(plan, ops=check_ops(plan, bench.profile))
+    display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+    with private_dir(plan.out) as tmp:
+        launches = []
+        for index, op in enumerate(plan.ops):
+            own = replace(plan, ops=[op], out=Path(tmp) / f"firstcall-{index}.json")
+            arguments = bench_arguments(args, own, bench.profile, bench.launcher)
+            launches.append(Launch(bench.command([*arguments, "--firstcall"]), own.out))
+        return run_launches(
+            launches, build_env(bench.profile), args.timeout, display, plan.out, render_report
+        )

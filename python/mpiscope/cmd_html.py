@@ -1,0 +1,44 @@
+"""``mpiscope html RESULT... [-o report.html]``: one self-contained report page."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.result import load_result
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "html",
+        help="write one self-contained HTML report (tables, figures, warnings)",
+        description="Write one HTML file a user can mail: the warnings first (unstable "
+        "points, untrusted timer, launches that disagree, validation failures, "
+        "oversubscription), the environment and tables of each result, and every figure of "
+        "'mpiscope plot' embedded. No script and nothing loaded from the network.",
+    )
+    parser.add_argument("files", nargs="+", metavar="RESULT", help="result document (JSON)")
+    parser.add_argument(
+        "-o",
+        "--out",
+        metavar="FILE",
+        help="the report, replaced if it exists (default: the first RESULT with .html)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from mpiscope.html_report import write_html  # lazy: matplotlib
+
+    inputs = [Path(path) for path in args.files]
+    out = Path(args.out) if args.out else inputs[0].with_suffix(".html")
+    if any(out.resolve() == path.resolve() for path in inputs):
+        raise MpiscopeError(f"-o {out} is one of the result documents")
+    results = [load_result(path) for path in inputs]
+    write_html(results, out)
+    print(out)
+    return 0

@@ -1,0 +1,73 @@
+"""``mpiscope methods OP...``: every timing method on the same operations and sizes.
+
+One bench launch measures each point with each method in turn (interleaved,
+so every method sees the same machine state); the table gives each
+method's median and its ratio to the window method's, and the barrier
+method's suite views (what IMB/OSU would report). The window method is
+always included: it is the baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from mpiscope.cmd_run import add_measure_options, bench_arguments, check_ops, plan_run
+from mpiscope.errors import MpiscopeError
+from mpiscope.launcher import build_env
+from mpiscope.method_compare import render_methods
+from mpiscope.method_options import DEFAULT_METHOD, methods_for_ops
+from mpiscope.progress import ProgressDisplay
+from mpiscope.runner import Launch, find_bench, private_dir, run_launches
+
+__all__ = ["add_parser", "join_ops", "run"]
+
+
+def add_parser(commands: Any) -> None:
+    p = commands.add_parser(
+        "methods",
+        help="compare the timing methods on the same operations and sizes",
+        description="Measure operations with several timing methods, interleaved in one bench "
+        "launch, and show each method's median and its ratio to the window method (the "
+        "systematic error of the classic ways of timing). --method defaults to every method "
+        "that applies to the operations; window is always added. Takes the options of 'run'.",
+    )
+    p.add_argument(
+        "ops", nargs="+", metavar="OP", help="operations (space- or comma-separated, see list-ops)"
+    )
+    add_measure_options(p, launches=False)
+    p.set_defaults(handler=run)
+
+
+def join_ops(words: list[str]) -> str:
+    """``["bcast,barrier", "allreduce"]`` -> ``"bcast,barrier,allreduce"``."""
+    names = [name for word in words for name in word.split(",")]
+    if not all(name.strip() for name in names):
+        raise MpiscopeError(f"bad operation list {' '.join(words)!r}: empty name")
+    return ",".join(name.strip() for name in names)
+
+
+def run(args: argparse.Namespace) -> int:
+    args.ops = join_ops(args.ops)
+    ops = args.ops.split(",")
+    if args.method is None:
+        args.method = methods_for_ops(ops)
+    elif DEFAULT_METHOD not in args.method:
+        args.method = [DEFAULT_METHOD, *args.method]
+    plan = plan_run(args)
+    bench = find_bench(args)
+    plan = replace(plan, ops=check_ops(plan, bench.profile))
+    display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+    with private_dir(plan.out) as tmp:
+        own = replace(plan, out=Path(tmp) / "methods.json")
+        command = bench.command(bench_arguments(args, own, bench.profile, bench.launcher))
+        return run_launches(
+            [Launch(command, own.out)],
+            build_env(bench.profile),
+            args.timeout,
+            display,
+            plan.out,
+            render_methods,
+        )

@@ -1,0 +1,142 @@
+"""The headline estimate of a measured (operation, size, processes, method).
+
+One result document may hold several points for the same key: one per
+launch when launches were merged (``mpiscope run --launches``, each point
+with ``"launch": i``). The views (plots, comparisons) then need one value
+with an interval; this module decides it, in one place:
+
+- one point: its trimmed mean T and T's confidence interval
+  (``ci_low_ns``, ``ci_high_ns``);
+- several launches with a ``launch_summary`` entry: the median of the
+  launches' medians and its interval over launches;
+- several launches without one: the median of the launches' means, with
+  the union of their intervals.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mpiscope.result import Point, Result
+
+__all__ = [
+    "DEFAULT_METHOD",
+    "Estimate",
+    "Key",
+    "estimate",
+    "group_points",
+    "is_measurement",
+    "point_cache",
+    "point_key",
+    "point_method",
+    "summary_index",
+]
+
+#: A point without ``"method"`` was measured with its document's method,
+#: "window" unless the document says otherwise.
+DEFAULT_METHOD = "window"
+
+#: (op, size_bytes, nprocs, method, cache mode): what makes two points
+#: comparable (the key of ``launch_summary`` too).
+Key = tuple[str, "int | None", int, str, "str | None"]
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A value (ns) with its interval; ``flagged``: do not trust it as is
+    (an unstable point, or launches that disagree); ``statistic`` says what
+    the value is."""
+
+    value_ns: float | None
+    low_ns: float | None
+    high_ns: float | None
+    flagged: bool
+    launches: int
+    statistic: str
+
+
+def point_method(result: Result, point: Point) -> str:
+    """The timing method of a point: its own ``method``, else the document's."""
+    name = point.get("method")
+    if name is None:
+        name = result.method.get("name", DEFAULT_METHOD)
+    return str(name)
+
+
+def point_cache(result: Result, point: Point) -> str | None:
+    """The cache mode of a point: its own ``cache``, else the document's."""
+    cache = point.get("cache") or result.environment.get("cache", {}).get("mode")
+    return None if cache is None else str(cache)
+
+
+def is_measurement(point: Point) -> bool:
+    """A timed point (``kind`` "measure" or absent), not a first-call record."""
+    return point.get("kind", "measure") == "measure"
+
+
+def point_key(result: Result, point: Point) -> Key:
+    return (
+        point.op,
+        point.size_bytes,
+        point.nprocs,
+        point_method(result, point),
+        point_cache(result, point),
+    )
+
+
+def group_points(result: Result) -> dict[Key, list[Point]]:
+    """The timed points of ``result`` by key, in document order."""
+    groups: dict[Key, list[Point]] = {}
+    for point in result.points:
+        if is_measurement(point):
+            groups.setdefault(point_key(result, point), []).append(point)
+    return groups
+
+
+def summary_index(result: Result) -> dict[Key, Mapping[str, Any]]:
+    """The ``launch_summary`` entries of ``result`` by key (empty without one)."""
+    cache = result.environment.get("cache", {}).get("mode")
+    return {
+        (
+            s["op"],
+            s.get("size_bytes"),
+            s["nprocs"],
+            s.get("method") or DEFAULT_METHOD,
+            s.get("cache") or cache,
+        ): s
+        for s in result.data.get("launch_summary") or []
+    }
+
+
+def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) -> Estimate:
+    """The estimate of one key from its points (one per launch) and its
+    ``launch_summary`` entry, if any (see the module doc)."""
+    unstable = any(p.unstable for p in points)
+    if len(points) == 1:
+        p = points[0]
+        return Estimate(
+            p.mean_ns, p.get("ci_low_ns"), p.get("ci_high_ns"), unstable, 1, "trimmed mean"
+        )
+    if summary is not None:
+        return Estimate(
+            summary.get("median_ns"),
+            summary.get("ci_low_ns"),
+            summary.get("ci_high_ns"),
+            unstable or bool(summary.get("disagree")),
+            len(points),
+            "median of the launches' medians",
+        )
+    means = [p.mean_ns for p in points if p.mean_ns is not None]
+    lows = [p.get("ci_low_ns") for p in points if p.get("ci_low_ns") is not None]
+    highs = [p.get("ci_high_ns") for p in points if p.get("ci_high_ns") is not None]
+    return Estimate(
+        statistics.median(means) if means else None,
+        min(lows) if lows else None,
+        max(highs) if highs else None,
+        unstable,
+        len(points),
+        "median of the launches' means",
+    )

@@ -1,0 +1,270 @@
+"""Result documents as pandas DataFrames: ``mpiscope.load(path)``.
+
+One row per measured point, one column per number, the unit in the column
+name (``median_ns``, ``size_bytes``) and again in ``df.attrs["units"]``
+(column -> unit). ``df.attrs`` also holds the document's ``environment``,
+``method``, ``varied``, ``warnings``, ``status``, ``schema_version``,
+``source`` (the path) and, for merged launches, ``launch_summary``.
+
+With ``raw=True``, one row per launch of every point that kept its raw
+samples (``mpiscope run --raw``), and per rank when the document has each
+rank's start and end: ``point`` (the point's index in the document) joins
+it back to the point table.
+
+Naming: ``launch`` is the bench launch a point came from (``mpiscope run
+--launches R`` merges R of them; missing for a single launch), while
+``launch_index`` counts the timed launches inside one point (the samples).
+
+pandas is imported inside the functions, so importing this module is cheap.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.estimate import point_cache, point_method
+from mpiscope.result import Point, Result, load_result
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "POINT_COLUMNS",
+    "RAW_COLUMNS",
+    "load",
+    "points_frame",
+    "raw_frame",
+]
+
+#: Columns of the point table, in order, with their unit ("1": a plain
+#: fraction or ratio, "count": a number of things, "": not a quantity).
+POINT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("point", ""),
+    ("op", ""),
+    ("method", ""),
+    ("cache", ""),
+    ("kind", ""),
+    ("launch", ""),
+    ("size_bytes", "bytes"),
+    ("actual_bytes", "bytes"),
+    ("nprocs", "count"),
+    ("root", ""),
+    ("dtype", ""),
+    ("reduce_op", ""),
+    ("options", ""),
+    ("launches_total", "count"),
+    ("launches_valid", "count"),
+    ("samples_used", "count"),
+    ("mean_ns", "ns"),
+    ("stddev_ns", "ns"),
+    ("se_ns", "ns"),
+    ("rse", "1"),
+    ("median_ns", "ns"),
+    ("min_ns", "ns"),
+    ("max_ns", "ns"),
+    ("trimmed_min_ns", "ns"),
+    ("trimmed_max_ns", "ns"),
+    ("q25_ns", "ns"),
+    ("q75_ns", "ns"),
+    ("confidence", "1"),
+    ("error_ns", "ns"),
+    ("ci_low_ns", "ns"),
+    ("ci_high_ns", "ns"),
+    ("global_span_median_ns", "ns"),
+    ("global_span_max_ns", "ns"),
+    ("start_skew_median_ns", "ns"),
+    ("start_skew_max_ns", "ns"),
+    ("window_final_ns", "ns"),
+    ("invalid_fraction", "1"),
+    ("stop_reason", ""),
+    ("unstable", ""),
+    ("unstable_reasons", ""),
+    ("oversubscribed", ""),
+    ("validation_failures", "count"),
+    ("elapsed_ns", "ns"),
+)
+
+#: Columns of the raw table (one row per launch, and per rank when present).
+RAW_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("point", ""),
+    ("op", ""),
+    ("method", ""),
+    ("launch", ""),
+    ("size_bytes", "bytes"),
+    ("nprocs", "count"),
+    ("launch_index", ""),
+    ("valid", ""),
+    ("late", ""),
+    ("overrun", ""),
+    ("slot_ns", "ns"),
+    ("time_ns", "ns"),
+    ("start_skew_ns", "ns"),
+    ("rank", ""),
+    ("start_ns", "ns"),
+    ("end_ns", "ns"),
+    ("duration_ns", "ns"),
+)
+
+_INTEGER_COLUMNS = (
+    "point",
+    "launch",
+    "size_bytes",
+    "actual_bytes",
+    "nprocs",
+    "root",
+    "launches_total",
+    "launches_valid",
+    "samples_used",
+    "validation_failures",
+    "launch_index",
+    "rank",
+)
+_BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
+
+
+def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
+    """Read a result document (validated) as a DataFrame.
+
+    ``raw=False``: one row per point (:data:`POINT_COLUMNS`). ``raw=True``:
+    one row per launch, and per rank where the document has per-rank start
+    and end times (:data:`RAW_COLUMNS`); an error if no point kept raw
+    samples. Raises :class:`~mpiscope.errors.MpiscopeError` for a file that
+    is missing or not a valid result document.
+    """
+    result = load_result(path)
+    return raw_frame(result) if raw else points_frame(result)
+
+
+def points_frame(result: Result) -> pd.DataFrame:
+    """One row per point of ``result`` (see :func:`load`)."""
+    rows = [_point_row(result, index, point) for index, point in enumerate(result.points)]
+    return _frame(rows, POINT_COLUMNS, result)
+
+
+def raw_frame(result: Result) -> pd.DataFrame:
+    """One row per launch (and rank) of the points that kept raw samples."""
+    points = [(i, p) for i, p in enumerate(result.points) if p.get("raw") is not None]
+    if not points:
+        raise MpiscopeError(
+            f"{_source(result)} has no raw samples (measure with mpiscope run --raw)"
+        )
+    rows: list[dict[str, Any]] = []
+    for index, point in points:
+        rows += list(_raw_rows(result, index, point))
+    return _frame(rows, RAW_COLUMNS, result)
+
+
+def _point_row(result: Result, index: int, point: Point) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "point": index,
+        "method": point_method(result, point),
+        "cache": point_cache(result, point),
+        "kind": point.get("kind", "measure"),
+    }
+    for name, _unit in POINT_COLUMNS:
+        if name in point.data and name not in row:
+            row[name] = point.data[name]
+    row["options"] = _options_text(point.get("options"))
+    row["unstable_reasons"] = ",".join(point.get("unstable_reasons") or [])
+    for key in ("global_span", "start_skew"):
+        summary = point.get(key) or {}
+        row[f"{key}_median_ns"] = summary.get("median_ns")
+        row[f"{key}_max_ns"] = summary.get("max_ns")
+    row["window_final_ns"] = (point.get("window") or {}).get("final_ns")
+    validation = point.get("validation")
+    row["validation_failures"] = None if validation is None else validation.get("failures")
+    return row
+
+
+def _raw_rows(result: Result, index: int, point: Point) -> Iterator[dict[str, Any]]:
+    raw: Mapping[str, Any] = point["raw"]
+    base = {
+        "point": index,
+        "op": point.op,
+        "method": point_method(result, point),
+        "launch": point.get("launch"),
+        "size_bytes": point.size_bytes,
+        "nprocs": point.nprocs,
+    }
+    starts: list[list[float]] = raw.get("start_ns") or []
+    ends: list[list[float]] = raw.get("end_ns") or []
+    for i, time_ns in enumerate(raw["time_ns"]):
+        row = dict(base)
+        row.update(
+            launch_index=i,
+            valid=_at(raw.get("valid"), i),
+            late=_at(raw.get("late"), i),
+            overrun=_at(raw.get("overrun"), i),
+            slot_ns=_at(raw.get("slot_ns"), i),
+            time_ns=time_ns,
+        )
+        start = _at(starts, i) or []
+        end = _at(ends, i) or []
+        row["start_skew_ns"] = max(start) - min(start) if start else None
+        if not start:
+            yield row
+            continue
+        for rank, (t0, t1) in enumerate(zip(start, end, strict=False)):
+            yield dict(row, rank=rank, start_ns=t0, end_ns=t1, duration_ns=t1 - t0)
+
+
+def _frame(
+    rows: list[dict[str, Any]], columns: tuple[tuple[str, str], ...], result: Result
+) -> pd.DataFrame:
+    import pandas as pd  # lazy: keeps `mpiscope --help` fast
+
+    names = [name for name, _unit in columns]
+    frame = pd.DataFrame.from_records(rows, columns=names)
+    for name in names:
+        if name in _INTEGER_COLUMNS:
+            frame[name] = frame[name].astype("Int64")
+        elif name in _BOOLEAN_COLUMNS:
+            frame[name] = frame[name].astype("boolean")
+        elif name.endswith("_ns") or name in ("rse", "confidence", "invalid_fraction"):
+            frame[name] = frame[name].astype("float64")
+        else:
+            frame[name] = frame[name].astype("string")
+    frame.attrs.update(_attrs(result, columns))
+    return frame
+
+
+def _attrs(result: Result, columns: tuple[tuple[str, str], ...]) -> dict[str, Any]:
+    # A deep copy through JSON: attrs must not share mutable state with the document.
+    attrs: dict[str, Any] = {
+        "source": _source(result),
+        "schema_version": result.schema_version,
+        "status": result.status,
+        "varied": result.varied,
+        "environment": json.loads(json.dumps(result.environment)),
+        "method": json.loads(json.dumps(result.method)),
+        "warnings": result.warnings,
+        "units": {name: unit for name, unit in columns if unit},
+    }
+    summary = result.data.get("launch_summary")
+    if summary is not None:
+        attrs["launch_summary"] = json.loads(json.dumps(summary))
+    return attrs
+
+
+def _options_text(options: Mapping[str, str] | None) -> str | None:
+    if not options:
+        return None
+    return ",".join(f"{name}={options[name]}" for name in sorted(options))
+
+
+def _at(values: Any, index: int) -> Any:
+    if values is None or index >= len(values):
+        return None
+    value = values[index]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def _source(result: Result) -> str:
+    return str(result.path) if result.path is not None else "<document>"

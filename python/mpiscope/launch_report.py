@@ -1,0 +1,77 @@
+"""The launch summary of a merged result (``run --launches R``) as text.
+
+One row per (op, size, nprocs, method, cache): how many launches measured
+it, the median of their medians with its bootstrap interval over launches,
+the range of the launch medians, the within-launch and between-launch
+coefficients of variation, and ``DISAGREE`` where the launches disagree
+(:data:`mpiscope.stats.DISAGREE_RULE`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mpiscope.result import Result
+from mpiscope.stats import DISAGREE_RULE
+from mpiscope.texttable import format_table
+from mpiscope.units import format_bytes, format_ns, format_number
+
+__all__ = ["summary_lines"]
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{format_number(value * 100, 2)}%"
+
+
+def _flags(row: Mapping[str, Any]) -> str:
+    if not row.get("disagree"):
+        return ""
+    reasons = ", ".join(row.get("disagree_reasons") or ()) or "no reason given"
+    return f"DISAGREE: {reasons}"
+
+
+def summary_lines(result: Result) -> list[str]:
+    """The summary table with a blank line before it; empty without a summary."""
+    rows: list[Mapping[str, Any]] = result.data.get("launch_summary") or []
+    if not rows:
+        return []
+    show = {
+        key: len({str(row.get(key)) for row in rows}) > 1 for key in ("nprocs", "method", "cache")
+    }
+    stats = result.data.get("launch_statistics") or {}
+    confidence = float(stats.get("confidence", result.confidence))
+    launches = len(result.data.get("launches") or ()) or max(row["launches"] for row in rows)
+    conf = f"{format_number(confidence * 100, 3)}%"
+    titles = ["op", "size"] + [key for key in ("nprocs", "method", "cache") if show[key]]
+    titles += ["launches", "median", f"{conf} CI (bootstrap)", "launch medians", "within CV",
+               "between CV", "flags"]  # fmt: skip
+    aligns = "<>" + "".join(">" if k == "nprocs" else "<" for k in show if show[k]) + ">>>>>><"
+    cells = []
+    for row in rows:
+        line = [row["op"], format_bytes(row.get("size_bytes"))]
+        line += [str(row.get(key) or "-") for key in ("nprocs", "method", "cache") if show[key]]
+        line += [
+            str(row["launches"]),
+            format_ns(row.get("median_ns")),
+            f"[{format_ns(row.get('ci_low_ns'))}, {format_ns(row.get('ci_high_ns'))}]",
+            f"{format_ns(row.get('launch_min_ns'))} .. {format_ns(row.get('launch_max_ns'))}",
+            _percent(row.get("within_cv")),
+            _percent(row.get("between_cv")),
+            _flags(row),
+        ]
+        cells.append(line)
+    disagreeing = sum(1 for row in rows if row.get("disagree"))
+    lines = [
+        "",
+        f"across {launches} launches: median of the launch medians, its {conf} bootstrap "
+        f"interval over launches (seed {stats.get('seed', '-')}); within CV: a launch's IQR/1.349 "
+        "over its median (median over launches); between CV: of the launch medians",
+    ]
+    lines += format_table(titles, aligns, cells)
+    if disagreeing:
+        lines.append(
+            f"{disagreeing} of {len(rows)} point(s) disagree across launches: one launch's "
+            f"interval does not describe them. DISAGREE: {DISAGREE_RULE}."
+        )
+    return lines

@@ -1,0 +1,245 @@
+"""Timing methods, arrival patterns and cache modes as the command line takes them.
+
+The bench (src/engine/method*.c) implements the methods; this module knows
+their names, which operations and options they apply to, and checks what
+the user typed before anything is launched. Each parser is an argparse
+``type=`` (raises ArgumentTypeError, shown as one line); the checks that
+need several options at once raise MpiscopeError.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = [
+    "ARRIVAL_KINDS",
+    "MAX_ARRIVAL_US",
+    "CACHE_MODES",
+    "DEFAULT_METHOD",
+    "METHODS",
+    "Arrival",
+    "MethodInfo",
+    "check_method_options",
+    "methods_for_ops",
+    "parse_arrival",
+    "parse_cache_modes",
+    "parse_methods",
+]
+
+DEFAULT_METHOD = "window"
+CACHE_MODES = ("cold", "warm")
+ARRIVAL_KINDS = ("none", "late", "linear", "random")
+#: The largest arrival offset the bench takes (10 s).
+MAX_ARRIVAL_US = 1e7
+
+
+@dataclass(frozen=True)
+class MethodInfo:
+    """One timing method: what it does and where it applies."""
+
+    name: str
+    description: str
+    scheduled: bool  # launches start at planned global times: --arrival applies
+    only_ops: tuple[str, ...] = ()  # empty: every operation
+
+
+#: Every method of the bench, in the order `mpiscope methods` runs them.
+METHODS: dict[str, MethodInfo] = {
+    info.name: info
+    for info in (
+        MethodInfo(
+            "window",
+            "synchronized windows (MPIPerf): every launch starts at the same global moment; "
+            "time = max over ranks",
+            True,
+        ),
+        MethodInfo(
+            "roundtime",
+            "each launch scheduled after the observed completion of the previous one "
+            "(round-time, Schuchart/Hunold/Bosilca)",
+            True,
+        ),
+        MethodInfo(
+            "barrier",
+            "the IMB/OSU loop: a barrier, then k back-to-back launches averaged per rank",
+            False,
+        ),
+        MethodInfo(
+            "barrier-each", "a barrier before every launch; per-launch max over ranks", False
+        ),
+        MethodInfo("none", "back-to-back launches, no separation", False),
+        MethodInfo("root", "MPIBlib: the time on the root rank", False),
+        MethodInfo("max", "MPIBlib: the max over ranks of their local times", False),
+        MethodInfo("global", "MPIBlib: global clock, last end - first start", False),
+        MethodInfo(
+            "bcast-supinski",
+            "de Supinski & Karonis: Bcast time from acknowledged broadcasts (bcast only)",
+            False,
+            ("bcast",),
+        ),
+    )
+}
+
+
+def _unknown(what: str, name: str, known: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name.lower(), list(known), n=1)
+    if close:
+        return f"unknown {what} {name!r} (did you mean {close[0]!r}?)"
+    return f"unknown {what} {name!r} (known: {', '.join(known)})"
+
+
+def _name_list(text: str, known: Sequence[str], what: str) -> list[str]:
+    names = [name.strip().lower() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"bad {what} list {text!r}: empty name")
+    for name in names:
+        if name not in known:
+            raise argparse.ArgumentTypeError(_unknown(what, name, known))
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"bad {what} list {text!r}: a {what} appears twice")
+    return names
+
+
+def parse_methods(text: str) -> list[str]:
+    """``window,barrier`` -> ["window", "barrier"] (any case, no duplicates)."""
+    return _name_list(text, list(METHODS), "method")
+
+
+def parse_cache_modes(text: str) -> list[str]:
+    """``cold``, ``warm``, ``cold,warm`` (both: every point measured in each)."""
+    return _name_list(text, list(CACHE_MODES), "cache mode")
+
+
+@dataclass(frozen=True)
+class Arrival:
+    """When ranks start a launch relative to its planned moment.
+
+    ``none``: all at once; ``late``: rank ``rank`` late by ``us``;
+    ``linear``: rank i late by i * ``us``; ``random``: each rank late by a
+    uniform draw in [0, ``us``] (``seed`` fixes the draws).
+    """
+
+    kind: str
+    us: float = 0.0
+    rank: int | None = None
+    seed: int | None = None
+
+    @property
+    def bench_text(self) -> str:
+        """The spec as the bench takes it (``late:1:100``)."""
+        if self.kind == "none":
+            return "none"
+        parts = [self.kind]
+        if self.rank is not None:
+            parts.append(str(self.rank))
+        parts.append(_number(self.us))
+        if self.seed is not None:
+            parts.append(str(self.seed))
+        return ":".join(parts)
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if value.is_integer() else repr(value)
+
+
+def parse_arrival(text: str) -> Arrival:
+    """``none``, ``late:RANK:US``, ``linear:US`` or ``random:US[:SEED]``."""
+    parts = [part.strip() for part in text.strip().split(":")]
+    kind = parts[0].lower()
+    forms = {"none": "none", "late": "late:RANK:US", "linear": "linear:US",
+             "random": "random:US[:SEED]"}  # fmt: skip
+    if kind not in forms:
+        raise argparse.ArgumentTypeError(
+            f"{_unknown('arrival pattern', kind, ARRIVAL_KINDS)}; "
+            "forms: none, late:RANK:US, linear:US, random:US[:SEED]"
+        )
+    counts = {"none": (1,), "late": (3,), "linear": (2,), "random": (2, 3)}[kind]
+    if len(parts) not in counts:
+        raise argparse.ArgumentTypeError(f"bad arrival {text!r}: expected {forms[kind]}")
+    if kind == "none":
+        return Arrival("none")
+    if kind == "late":
+        rank = _whole(parts[1], text, "RANK")
+        return Arrival("late", _microseconds(parts[2], text), rank=rank)
+    seed = _whole(parts[2], text, "SEED") if len(parts) == 3 else None
+    return Arrival(kind, _microseconds(parts[1], text), seed=seed)
+
+
+def _whole(part: str, text: str, what: str) -> int:
+    try:
+        value = int(part)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"bad arrival {text!r}: {what} must be a whole number >= 0, not {part!r}"
+        )
+    return value
+
+
+def _microseconds(part: str, text: str) -> float:
+    try:
+        value = float(part)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and 0 <= value <= MAX_ARRIVAL_US):
+        raise argparse.ArgumentTypeError(
+            f"bad arrival {text!r}: US must be a number of microseconds in [0, "
+            f"{MAX_ARRIVAL_US:.0f}], not {part!r}"
+        )
+    return value
+
+
+def methods_for_ops(ops: Sequence[str], methods: Sequence[str] | None = None) -> list[str]:
+    """``methods`` (default: all) that apply to at least one of ``ops``."""
+    chosen = list(METHODS) if methods is None else list(methods)
+    lowered = {op.lower() for op in ops}
+    return [
+        name
+        for name in chosen
+        if not METHODS[name].only_ops or lowered & set(METHODS[name].only_ops)
+    ]
+
+
+def check_method_options(
+    ops: Sequence[str],
+    methods: Sequence[str],
+    arrival: Arrival | None,
+    window_ns: float | None,
+    nprocs: int,
+) -> None:
+    """Options that only make sense together; raise MpiscopeError otherwise.
+
+    A method limited to some operations (bcast-supinski) is skipped by the
+    bench for the others, but must apply to at least one of ``ops``.
+    """
+    for name in methods:
+        if not methods_for_ops(ops, [name]):
+            raise MpiscopeError(
+                f"method {name} applies only to {', '.join(METHODS[name].only_ops)}, "
+                f"which is not among the operations {','.join(ops)}"
+            )
+    if window_ns is not None and "window" not in methods:
+        raise MpiscopeError(
+            f"--window-ns applies to the window method, which is not among --method "
+            f"{','.join(methods)}"
+        )
+    if arrival is None or arrival.kind == "none":
+        return
+    if not any(METHODS[name].scheduled for name in methods):
+        scheduled = ", ".join(name for name, info in METHODS.items() if info.scheduled)
+        raise MpiscopeError(
+            f"--arrival applies to the scheduled methods ({scheduled}), none of which is among "
+            f"--method {','.join(methods)}"
+        )
+    if arrival.kind == "late" and arrival.rank is not None and arrival.rank >= nprocs:
+        raise MpiscopeError(
+            f"--arrival {arrival.bench_text}: rank {arrival.rank} is not a rank of a "
+            f"{nprocs}-process run"
+        )

@@ -1,0 +1,53 @@
+"""Operation-specific options (``mpiscope run --option NAME=VALUE``).
+
+Each operation declares its options in its descriptor (``mpiscope
+list-ops``); the values go to the bench as ``--op-option NAME=VALUE`` and
+the operation parses them. Three names in the catalogue are the engine's
+own parameters, set with their own flags, not with ``--option``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+from collections.abc import Sequence
+
+from mpiscope.cmd_list_ops import OpInfo
+from mpiscope.errors import MpiscopeError
+
+__all__ = ["ENGINE_OPTIONS", "check_op_options", "parse_op_option"]
+
+#: Catalogue options that are engine parameters, and the flag that sets each.
+ENGINE_OPTIONS = {"root": "--root", "dtype": "--dtype", "op": "--reduce-op"}
+
+
+def parse_op_option(text: str) -> tuple[str, str]:
+    """``NAME=VALUE`` (the value may be empty or contain ``=``)."""
+    name, sep, value = text.partition("=")
+    name = name.strip()
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    if name in ENGINE_OPTIONS:
+        raise argparse.ArgumentTypeError(
+            f"{name} is set with {ENGINE_OPTIONS[name]}, not with --option"
+        )
+    return name, value
+
+
+def check_op_options(options: Sequence[tuple[str, str]], ops: Sequence[OpInfo]) -> None:
+    """Every option must be declared by at least one of ``ops`` and given
+    once; raise MpiscopeError otherwise. Operations that do not declare an
+    option ignore it."""
+    declared = sorted({o.name for op in ops for o in op.options} - set(ENGINE_OPTIONS))
+    seen: set[str] = set()
+    for name, _ in options:
+        if name in seen:
+            raise MpiscopeError(f"--option {name} is given twice")
+        seen.add(name)
+        if name in declared:
+            continue
+        names = ", ".join(op.name for op in ops)
+        close = difflib.get_close_matches(name, declared, n=1)
+        listed = ", ".join(declared) or "none"
+        hint = f"did you mean {close[0]!r}?" if close else f"their options: {listed}"
+        raise MpiscopeError(f"--option {name}: no such option of {names} ({hint})")

@@ -1,0 +1,266 @@
+"""Command-side glue: one or several bench launches, one result document, shown.
+
+Used by ``run --launches``, ``methods``, ``firstcall`` and ``check``. Each
+launch writes into a private directory next to the result file; the
+commands then write the final document (one launch's as it is, several
+merged by :func:`mpiscope.launches.merge_documents`) to ``--out`` and print
+it with their own renderer. A launch that fails or is interrupted stops
+the series; what was measured until then is still written and shown, then
+the error is raised. ``--timeout`` bounds the whole series. This module
+prints: it is the end of a command.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import secrets
+import signal
+import tempfile
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.launcher import (
+    Event,
+    ProgressEvent,
+    build_env,
+    format_command,
+    mpiexec_command,
+    run_streaming,
+)
+from mpiscope.launches import (
+    LaunchOutcome,
+    launch_seeds,
+    launch_summary,
+    merge_documents,
+    write_document,
+)
+from mpiscope.mpi_profile import MpiProfile, select_profile
+from mpiscope.progress import ProgressDisplay
+from mpiscope.report import render_report
+from mpiscope.result import Result, load_result, validate_result
+
+if TYPE_CHECKING:
+    from mpiscope.cmd_run import RunPlan
+
+__all__ = [
+    "Bench",
+    "Launch",
+    "describe_exit",
+    "find_bench",
+    "private_dir",
+    "run_launches",
+    "run_repeated",
+]
+
+
+@dataclass(frozen=True)
+class Bench:
+    """The MPI installation, its launcher command and the bench to run."""
+
+    profile: MpiProfile
+    launcher: list[str]
+    path: str
+
+    def command(self, arguments: Sequence[str]) -> list[str]:
+        return [*self.launcher, self.path, *arguments]
+
+
+def find_bench(args: argparse.Namespace) -> Bench:
+    """The bench of ``--mpi`` under ``mpiexec -n --np``; MpiscopeError when
+    either is missing."""
+    profile = select_profile(args.mpi)
+    bench = profile.check_bench()
+    launcher = mpiexec_command(profile, args.np, args.oversubscribe)
+    profile.check_mpiexec()
+    return Bench(profile, launcher, bench)
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One bench launch: the whole command and where the bench writes."""
+
+    command: list[str]
+    out: Path
+    shuffle_seed: int | None = None
+
+
+def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
+    """A directory for the launches' own files, next to ``out`` (a path every
+    rank 0, wherever it runs, can reach if ``out`` is)."""
+    return tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent)
+
+
+def run_repeated(
+    args: argparse.Namespace,
+    plan: RunPlan,
+    profile: MpiProfile,
+    launcher: list[str],
+    bench: str,
+) -> int:
+    """``mpiscope run --launches R``: R launches, each with its own point order
+    (seeds drawn from ``--seed``, random when not given), merged, summarised."""
+    from mpiscope.cmd_run import bench_arguments  # cmd_run imports this module lazily
+
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    with private_dir(plan.out) as tmp:
+        launches = []
+        for index, shuffle in enumerate(launch_seeds(seed, args.launches)):
+            own = dataclasses.replace(
+                plan, out=Path(tmp) / f"launch-{index}.json", shuffle_seed=shuffle
+            )
+            arguments = bench_arguments(args, own, profile, launcher)
+            launches.append(Launch([*launcher, bench, *arguments], own.out, shuffle))
+        display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+        return run_launches(
+            launches,
+            build_env(profile),
+            args.timeout,
+            display,
+            plan.out,
+            lambda result: render_report(result, per_rank=args.per_rank),
+            summary_seed=seed,
+        )
+
+
+def run_launches(
+    launches: Sequence[Launch],
+    env: Mapping[str, str],
+    timeout: float | None,
+    display: ProgressDisplay,
+    out: Path,
+    render: Callable[[Result], str],
+    summary_seed: int | None = None,
+    show_path: bool = True,
+) -> int:
+    """Run ``launches`` in turn, write one document to ``out``, print it.
+
+    With one launch the document is the bench's own; with several they are
+    merged, and with ``summary_seed`` the launch summary is added. Returns
+    0; raises RunFailedError (after writing and showing what exists) when a
+    launch failed, KeyboardInterrupt when interrupted.
+    """
+    outcomes: list[LaunchOutcome] = []
+    interrupted = False
+    deadline = None if timeout is None else time.monotonic() + timeout
+    try:
+        for index, launch in enumerate(launches):
+            remaining = None if deadline is None else deadline - time.monotonic()
+            progress = _Renumbered(display, index, len(launches))
+            outcome = _run_one(launch, env, remaining, progress)
+            outcomes.append(outcome)
+            if outcome.error is not None:
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+        outcomes.append(_interrupted(launch))
+    finally:
+        display.close()
+    doc = outcomes[0].doc if len(launches) == 1 else merge_documents(outcomes, len(launches))
+    failure = next((o.error for o in outcomes if o.error is not None), None)
+    if len(launches) > 1 and failure is not None:
+        failure = f"launch {len(outcomes) - 1} of {len(launches)}: {failure}"
+    if doc is None:
+        note = "no result was written"
+        if interrupted:
+            raise KeyboardInterrupt(note)
+        raise RunFailedError(f"{failure}; {note}")
+    doc = dict(doc)
+    if summary_seed is not None:
+        doc.update(launch_summary(doc, summary_seed))
+    write_document(doc, out)
+    try:
+        result = load_result(out)
+    except MpiscopeError as exc:
+        raise RunFailedError(f"the result cannot be read back: {exc}") from None
+    print(render(result))
+    if show_path:
+        print(f"\nresult: {out}")
+    kept = f"partial result kept in {out}" if show_path else "partial result shown above"
+    if interrupted:
+        raise KeyboardInterrupt(kept)
+    if failure is not None:
+        raise RunFailedError(f"{failure}; {kept}")
+    return 0
+
+
+class _Renumbered:
+    """Progress of launch ``index`` of ``count``, numbered across all of them
+    (exact when every launch has as many points as the first)."""
+
+    def __init__(self, display: ProgressDisplay, index: int, count: int) -> None:
+        self._display = display
+        self._index = index
+        self._count = count
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, ProgressEvent) and self._count > 1:
+            before = self._index * event.total
+            event = dataclasses.replace(
+                event, index=before + event.index, total=event.total * self._count
+            )
+        self._display(event)
+
+
+def _utc_now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def _run_one(
+    launch: Launch, env: Mapping[str, str], timeout: float | None, progress: _Renumbered
+) -> LaunchOutcome:
+    start = _utc_now()
+    error: str | None = None
+    if timeout is not None and timeout <= 0:
+        error = "the run did not finish within --timeout: the next launch was not started"
+    else:
+        try:
+            code = run_streaming(launch.command, env, timeout, progress)
+            if code != 0:
+                error = f"mpiscope-bench failed ({describe_exit(code)})"
+        except RunFailedError as exc:
+            error = str(exc)
+    doc, read_error = _read(launch.out)
+    if error is None and read_error is not None:
+        error = read_error
+    elif error is None and doc is not None and doc.get("status") != "complete":
+        error = f"mpiscope-bench exited normally but the result's status is {doc.get('status')!r}"
+    return LaunchOutcome(
+        format_command(launch.command), start, _utc_now(), doc, error, launch.shuffle_seed
+    )
+
+
+def _interrupted(launch: Launch) -> LaunchOutcome:
+    doc, _ = _read(launch.out)
+    now = _utc_now()
+    return LaunchOutcome(
+        format_command(launch.command), now, now, doc, "interrupted", launch.shuffle_seed
+    )
+
+
+def _read(path: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The document a launch wrote (validated), or why there is none."""
+    if not path.exists():
+        return None, "mpiscope-bench wrote no result"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        validate_result(data, str(path.name))
+    except (OSError, ValueError, MpiscopeError) as exc:
+        return None, f"mpiscope-bench wrote an unreadable result: {exc}"
+    doc: dict[str, Any] = data
+    return doc, None
+
+
+def describe_exit(code: int) -> str:
+    """``exit code 3`` or ``killed by SIGKILL``."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"

@@ -1,0 +1,166 @@
+"""``mpiscope trace summary``: a trace as tables, in the spirit of mpiP."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from mpiscope.trace.analysis import Analysis, WaitStats, analyse
+from mpiscope.trace.merge import Merged
+from mpiscope.trace.sites import resolve_sites
+from mpiscope.units import format_bytes, format_ns
+
+__all__ = ["render_summary"]
+
+
+def _table(header: Sequence[str], rows: list[Sequence[str]], right: int = 1) -> list[str]:
+    """Columns from `right` on are right-aligned."""
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(str(c).rjust(w) if i >= right else str(c).ljust(w)
+                         for i, (c, w) in enumerate(zip(cells, widths, strict=True))).rstrip()
+
+    return [line(header), line(["-" * w for w in widths])] + [line(r) for r in rows]
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100.0 * part / whole:.1f}%" if whole > 0 else "-"
+
+
+def _header(merged: Merged) -> list[str]:
+    trace = merged.trace
+    first = trace.ranks[0]
+    meta = first.meta
+    library = str(meta.get("mpi_library", "")).strip().splitlines()[0:1]
+    timer = meta.get("timer", {})
+    lines = [
+        f"trace {trace.directory}: format {meta.get('version')}, {trace.nprocs} ranks, "
+        f"{meta.get('model')} model, MPI {meta.get('mpi_version')} "
+        f"({library[0] if library else 'unknown library'})",
+        f"timer {timer.get('name')} ({timer.get('source')}), stamps "
+        f"{meta.get('stamp_source', meta.get('stamp'))}, run {format_ns(merged.end_ns)} "
+        "on the global clock",
+    ]
+    incomplete = [r.rank for r in trace.ranks if not r.complete or r.end_status != "finalized"]
+    if trace.missing_ranks:
+        lines.append(f"PARTIAL: no file for rank(s) {', '.join(map(str, trace.missing_ranks))}")
+    if incomplete:
+        how = ", ".join(f"rank {r.rank}: {r.end_status}"
+                        + (f" {r.end_code}" if r.end_status in ("signal", "MPI_Abort") else "")
+                        for r in trace.ranks if r.rank in incomplete)
+        lines.append(f"PARTIAL: trace ended early ({how}); calls that had not returned "
+                     "end at the rank's last time")
+    lines.append(_clock_line(merged))
+    dropped = sum(r.dropped for r in trace.ranks)
+    lines.append(
+        f"records: {sum(int(t.main.sum()) for t in merged.timelines)} calls, {dropped} dropped"
+        + (" (buffer full: raise MPISCOPE_TRACE_RECORDS)" if dropped else "")
+        + f"; messages: {len(merged.messages)} matched, {merged.unmatched_sends} sends and "
+        f"{merged.unmatched_recvs} receives unmatched, {merged.backwards} arrow(s) backwards in "
+        "time")
+    return lines
+
+
+def _clock_line(merged: Merged) -> str:
+    zero = next((r for r in merged.trace.ranks if r.rank == 0), None)
+    if zero is None or 0 not in zero.clocks:
+        return "clock: no synchronisation recorded: times are local to each rank"
+    parts = []
+    for which, label in ((0, "start"), (1, "end")):
+        point = zero.clocks.get(which)
+        if point and point.residual_ns:
+            parts.append(f"{label} {format_ns(max(abs(x) for x in point.residual_ns))}")
+    text = "clock: residual after synchronisation max " + (", ".join(parts) or "-")
+    end = zero.clocks.get(1)
+    if end and end.drift_ns:
+        text += (f"; drift of the start's offsets by the end max "
+                 f"{format_ns(max(abs(x) for x in end.drift_ns))} (corrected linearly)")
+    elif end is None:
+        text += "; no end synchronisation: constant offsets (drift not corrected)"
+    return text
+
+
+def _ranks(a: Analysis) -> list[str]:
+    rows = [[str(r.rank), format_ns(r.run_ns), format_ns(r.mpi_ns), _pct(r.mpi_ns, r.run_ns),
+             str(r.calls), str(r.dropped), r.end_status] for r in a.ranks]
+    return ["", "Time in MPI per rank (between MPI_Init and MPI_Finalize)"] + _table(
+        ["rank", "run", "in MPI", "MPI %", "calls", "dropped", "ended"], rows)
+
+
+def _functions(a: Analysis, top: int) -> list[str]:
+    rows = [[f.name, str(f.calls), format_ns(f.total_ns), format_ns(f.total_ns / f.calls),
+             format_ns(f.max_ns), _pct(f.total_ns, a.total_mpi_ns),
+             format_bytes(f.bytes) if f.bytes else "-"] for f in a.functions[:top]]
+    more = len(a.functions) - top
+    return (["", "Time per function (all ranks)"]
+            + _table(["function", "calls", "time", "mean", "max", "% MPI", "bytes"], rows)
+            + ([f"({more} more functions)"] if more > 0 else []))
+
+
+def _sites(merged: Merged, a: Analysis, top: int) -> list[str]:
+    best = sorted(a.sites, key=lambda s: -s[4])[:top]
+    by_rank = {tl.rank: tl for tl in merged.timelines}
+    names: dict[tuple[int, int], str] = {}
+    for rank in {s[0] for s in best}:
+        addresses = [s[2] for s in best if s[0] == rank]
+        resolved = resolve_sites(by_rank[rank].source.maps, addresses)
+        names.update({(rank, addr): text for addr, text in resolved.items()})
+    rows = [[f, names.get((r, site), hex(site)), str(r), str(n), format_ns(t),
+             _pct(t, a.total_mpi_ns)] for r, f, site, n, t in best]
+    return ["", f"Call sites (top {top} by time)"] + _table(
+        ["function", "call site", "rank", "calls", "time", "% MPI"], rows, right=2)
+
+
+def _sizes(a: Analysis) -> list[str]:
+    if not a.send_sizes:
+        return []
+    rows = []
+    for name, sizes in sorted(a.send_sizes.items()):
+        v = np.array(sizes, dtype=np.float64)
+        v = v[v >= 0]
+        if not len(v):
+            continue
+        rows.append([name, str(len(v)), format_bytes(v.min()), format_bytes(float(np.median(v))),
+                     format_bytes(v.max()), format_bytes(v.sum())])
+    return ["", "Message sizes (matched point-to-point messages, by send function)"] + _table(
+        ["send function", "messages", "min", "median", "max", "total"], rows)
+
+
+def _waits(title: str, explain: str, waits: dict[tuple[int, int], WaitStats]) -> list[str]:
+    lines = ["", title, explain]
+    if not waits:
+        return lines + ["none"]
+    rows = [[f"{s} -> {d}", str(w.count), format_ns(w.total_ns), format_ns(w.total_ns / w.count),
+             format_ns(w.max_ns)]
+            for (s, d), w in sorted(waits.items(), key=lambda kv: -kv[1].total_ns)]
+    return lines + _table(["sender -> receiver", "messages", "waited", "mean", "max"], rows)
+
+
+def _collectives(a: Analysis) -> list[str]:
+    lines = ["", "Collectives: early ranks wait for the last to arrive; the operation's cost is "
+             "the last finish", "after the last arrival"]
+    if not a.collectives:
+        return lines + ["none"]
+    rows = []
+    for c in a.collectives:
+        last = max(c.last_arrivals.items(), key=lambda kv: kv[1])
+        rows.append([c.name, str(c.instances), str(c.ranks), format_ns(c.early_wait_ns),
+                     format_ns(c.max_wait_ns), format_ns(c.after_last_ns / c.instances),
+                     f"rank {last[0]} ({last[1]}/{c.instances})"])
+    return lines + _table(["collective", "instances", "ranks", "early wait", "max wait",
+                           "mean cost after last", "last to arrive"], rows)
+
+
+def render_summary(merged: Merged, top: int = 15) -> str:
+    a = analyse(merged)
+    lines = _header(merged) + _ranks(a) + _functions(a, top) + _sites(merged, a, top) + _sizes(a)
+    lines += _waits("Late sender (a blocking receive waits for the send to start)",
+                    "waited: from the start of the receive (or wait) to the start of the send",
+                    a.late_sender)
+    lines += _waits("Late receiver (a blocking send waits for the receive to be posted)",
+                    "waited: from the start of the send to the post of the receive (or the "
+                    "send's end)", a.late_receiver)
+    lines += _collectives(a)
+    return "\n".join(lines)

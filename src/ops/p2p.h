@@ -1,0 +1,71 @@
+/* p2p.h (internal to src/ops): the point-to-point family. An op is a plan
+ * builder: in initialize it lists, for this rank, the steps of one launch,
+ * each a set of messages (send or receive, peer, tag, buffer block). The
+ * family runs a step in the `mode` option's way:
+ *   blocking     in order, MPI_Send / MPI_Recv; a send followed by a
+ *                receive is one MPI_Sendrecv
+ *   nonblocking  MPI_Irecv for every receive, MPI_Isend for every send,
+ *                MPI_Waitall
+ *   synchronous  the same with MPI_Issend
+ *   persistent   MPI_Send_init / MPI_Recv_init once (buffers fixed),
+ *                MPI_Startall + MPI_Waitall per launch
+ * and validates every data message (empty ones carry no data). */
+#ifndef MPISCOPE_OPS_P2P_H
+#define MPISCOPE_OPS_P2P_H
+
+#include <stddef.h>
+#include "layout.h"
+#include "mpiscope/error.h"
+#include "options.h"
+
+typedef enum { MPISCOPE__P2P_BLOCKING, MPISCOPE__P2P_NONBLOCKING, MPISCOPE__P2P_SYNCHRONOUS,
+               MPISCOPE__P2P_PERSISTENT } mpiscope__p2p_mode_t;
+
+enum { MPISCOPE__P2P_MAX_STEPS = 8 };
+
+typedef struct mpiscope__p2p_msg {
+    int peer, tag;
+    int recv;             /* 1: receive into the receive buffer; 0: send from the send buffer */
+    int empty;            /* 1: zero bytes (acknowledgements, empty replies) */
+    size_t block;         /* message slot in that buffer */
+    size_t pattern_block; /* the block number the data carries (see pattern.h) */
+} mpiscope__p2p_msg_t;
+
+typedef struct mpiscope__p2p {
+    MPI_Comm comm;
+    mpiscope__layout_t layout;
+    int mode;
+    mpiscope__p2p_msg_t *msgs;
+    size_t n_msgs, capacity;
+    size_t step_end[MPISCOPE__P2P_MAX_STEPS]; /* step s: messages [step_end[s-1], step_end[s]) */
+    size_t n_steps;
+    MPI_Request *requests;                   /* [n_msgs] */
+    size_t send_blocks, recv_blocks;
+} mpiscope__p2p_t;
+
+typedef int (*mpiscope__p2p_build_t)(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *plan);
+
+/* Plan builders: open a step, add a message to it. */
+int mpiscope__p2p_step(mpiscope__p2p_t *plan);
+int mpiscope__p2p_add(mpiscope__p2p_t *plan, int recv, int peer, int tag, size_t block, size_t pattern_block,
+                      int empty);
+
+/* The shared hooks. */
+int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build);
+int mpiscope__p2p_execute(mpiscope_op_ctx_t *ctx);
+int mpiscope__p2p_finalize(mpiscope_op_ctx_t *ctx);
+int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase);
+
+/* A descriptor made of a plan builder. */
+#define MPISCOPE__P2P_OP(NAME, BUILD, FLAGS, OPTIONS, DESCRIPTION, SIZE_MEANING)                    \
+    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                           \
+    {                                                                                               \
+        return mpiscope__p2p_initialize(ctx, BUILD);                                               \
+    }                                                                                               \
+    const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
+        .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING, .flags = FLAGS,   \
+        .options = OPTIONS, .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,      \
+        .finalize = mpiscope__p2p_finalize, .validate = mpiscope__p2p_validate,                    \
+    };
+
+#endif

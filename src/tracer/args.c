@@ -1,0 +1,118 @@
+/* args.c: the arguments a record keeps: bytes from counts and datatypes,
+ * and what a status says about a received message. */
+#include "trace_call.h"
+
+int64_t mpiscope__trace_bytes(MPI_Count count, MPI_Datatype type)
+{
+    if (count == 0)
+        return 0;
+    if (type == MPI_DATATYPE_NULL || count < 0)
+        return -1;
+    MPI_Count size;
+    if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
+        return -1;
+    return (int64_t)count * (int64_t)size;
+}
+
+/* Entries in a per-rank array argument: the (remote) group's size. */
+static int group_size(MPI_Comm comm)
+{
+    int inter = 0, n = 0;
+    if (comm == MPI_COMM_NULL || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS)
+        return -1;
+    if ((inter ? PMPI_Comm_remote_size(comm, &n) : PMPI_Comm_size(comm, &n)) != MPI_SUCCESS)
+        return -1;
+    return n;
+}
+
+#define SUM_V(counts, type, comm)                                   \
+    do {                                                            \
+        int n_ = group_size(comm);                                  \
+        if (n_ < 0 || !(counts))                                    \
+            return -1;                                              \
+        MPI_Count total_ = 0;                                       \
+        for (int i_ = 0; i_ < n_; i_++)                             \
+            total_ += (counts)[i_];                                 \
+        return mpiscope__trace_bytes(total_, type);                 \
+    } while (0)
+
+#define SUM_W(counts, types, comm)                                  \
+    do {                                                            \
+        int n_ = group_size(comm);                                  \
+        if (n_ < 0 || !(counts) || !(types))                        \
+            return -1;                                              \
+        int64_t total_ = 0;                                         \
+        for (int i_ = 0; i_ < n_; i_++) {                           \
+            int64_t b_ = mpiscope__trace_bytes((counts)[i_], (types)[i_]); \
+            if (b_ < 0)                                             \
+                return -1;                                          \
+            total_ += b_;                                           \
+        }                                                           \
+        return total_;                                              \
+    } while (0)
+
+int64_t mpiscope__trace_bytes_v(const int counts[], MPI_Datatype type, MPI_Comm comm)
+{
+    SUM_V(counts, type, comm);
+}
+
+int64_t mpiscope__trace_bytes_v_c(const MPI_Count counts[], MPI_Datatype type, MPI_Comm comm)
+{
+    SUM_V(counts, type, comm);
+}
+
+int64_t mpiscope__trace_bytes_w(const int counts[], const MPI_Datatype types[], MPI_Comm comm)
+{
+    SUM_W(counts, types, comm);
+}
+
+int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype types[],
+                                  MPI_Comm comm)
+{
+    SUM_W(counts, types, comm);
+}
+
+static int64_t status_bytes(const MPI_Status *status)
+{
+    MPI_Count n;
+    if (PMPI_Get_elements_x(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
+        return -1;
+    return (int64_t)n;
+}
+
+/* Only a request can be cancelled: blocking receives skip the check. */
+static void from_status(mpiscope_trace_record_t *r, const MPI_Status *status, int of_request)
+{
+    r->peer = mpiscope__trace_peer(status->MPI_SOURCE);
+    r->tag = status->MPI_TAG == MPI_ANY_TAG ? MPISCOPE_TRACE_TAG_ANY : status->MPI_TAG;
+    r->bytes = status->MPI_SOURCE == MPI_PROC_NULL ? 0 : status_bytes(status);
+    int cancelled = 0;
+    if (of_request && PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled)
+        r->flags |= MPISCOPE_TRACE_F_CANCELLED;
+}
+
+void mpiscope__trace_status(mpiscope__trace_call_t *c, const MPI_Status *status)
+{
+    from_status(c->r, status, 0);
+}
+
+void mpiscope__trace_request_status(mpiscope_trace_record_t *r, const MPI_Status *status)
+{
+    from_status(r, status, 1);
+}
+
+void mpiscope__trace_recv_half(mpiscope__trace_call_t *c, const MPI_Status *status)
+{
+    mpiscope_trace_record_t *r = mpiscope__trace_part(c, MPISCOPE_TRACE_F_RECV_HALF);
+    if (r)
+        from_status(r, status, 0);
+}
+
+void mpiscope__trace_post_recv_half(mpiscope__trace_call_t *c, int source, int recvtag)
+{
+    mpiscope_trace_record_t *r = mpiscope__trace_part(c, MPISCOPE_TRACE_F_RECV_HALF);
+    if (!r)
+        return;
+    r->peer = mpiscope__trace_peer(source);
+    r->tag = recvtag == MPI_ANY_TAG ? MPISCOPE_TRACE_TAG_ANY : recvtag;
+}

@@ -1,0 +1,52 @@
+/* config.c: the tracer's options from the environment, and its messages. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "trace_state.h"
+
+enum { DEFAULT_RECORDS = 1 << 20, DEFAULT_PATIENCE = 100 }; /* 64 MiB of records per thread */
+
+static unsigned long long env_number(const char *name, unsigned long long fallback,
+                                     unsigned long long min, unsigned long long max)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return fallback;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end || v < min || v > max) {
+        mpiscope__trace_warn("ignoring %s=%s: not a whole number in [%llu, %llu]", name, text, min,
+                             max);
+        return fallback;
+    }
+    return v;
+}
+
+void mpiscope__trace_config(mpiscope__trace_proc_t *p)
+{
+    const char *dir = getenv("MPISCOPE_TRACE_DIR");
+    if (!dir || !*dir)
+        dir = "mpiscope.trace";
+    if (strlen(dir) >= sizeof p->dir) {
+        mpiscope__trace_warn("MPISCOPE_TRACE_DIR is too long; using mpiscope.trace");
+        dir = "mpiscope.trace";
+    }
+    strcpy(p->dir, dir);
+    p->records_per_thread = env_number("MPISCOPE_TRACE_RECORDS", DEFAULT_RECORDS, 16, 1ull << 32);
+    p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
+                                            100000);
+}
+
+void mpiscope__trace_warn(const char *fmt, ...)
+{
+    char line[512];
+    int n = mpiscope__trace_proc.started
+                ? snprintf(line, sizeof line, "mpiscope-trace[rank %d]: ", mpiscope__trace_proc.rank)
+                : snprintf(line, sizeof line, "mpiscope-trace: ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s\n", line);
+}

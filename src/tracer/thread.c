@@ -1,0 +1,64 @@
+/* thread.c: per-thread record buffers, made on a thread's first traced call. */
+#include <pthread.h>
+#include <sys/mman.h>
+#include "trace_call.h"
+
+__thread mpiscope__trace_thread_t *mpiscope__trace_self __attribute__((tls_model("initial-exec")));
+mpiscope__trace_thread_t *volatile mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
+volatile unsigned mpiscope__trace_nthreads;
+volatile uint64_t mpiscope__trace_lost_calls;
+
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A buffer is mapped and its pages touched now (MAP_POPULATE), on the
+ * thread's first traced call: the first write to fresh memory costs a page
+ * fault and the page's zeroing, tens of ns per record, which the calls
+ * would otherwise pay while they are timed. */
+static mpiscope__trace_thread_t *thread_new(unsigned index)
+{
+    size_t bytes = sizeof(mpiscope__trace_thread_t)
+                   + (size_t)mpiscope__trace_proc.records_per_thread * sizeof(mpiscope_trace_record_t);
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                     -1, 0);
+    if (mem == MAP_FAILED)
+        return NULL;
+    mpiscope__trace_thread_t *t = mem;
+    t->records = (mpiscope_trace_record_t *)(t + 1);
+    t->capacity = mpiscope__trace_proc.records_per_thread;
+    t->index = index;
+    return t;
+}
+
+mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void)
+{
+    pthread_mutex_lock(&attach_lock);
+    mpiscope__trace_thread_t *t = NULL;
+    unsigned n = mpiscope__trace_nthreads;
+    if (n < MPISCOPE__TRACE_MAX_THREADS && (t = thread_new(n)) != NULL) {
+        mpiscope__trace_threads[n] = t;
+        __atomic_store_n(&mpiscope__trace_nthreads, n + 1, __ATOMIC_RELEASE);
+    } else {
+        __atomic_add_fetch(&mpiscope__trace_lost_calls, 1, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&attach_lock);
+    mpiscope__trace_self = t;
+    return t;
+}
+
+mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_t flags)
+{
+    if (c->r == &c->t->spill) {
+        c->t->dropped++;
+        return NULL;
+    }
+    mpiscope_trace_record_t *r = mpiscope__trace_slot(c->t);
+    if (r == &c->t->spill)
+        return NULL;
+    *r = *c->r;
+    r->flags = (uint16_t)(flags | MPISCOPE_TRACE_F_PART);
+    r->request = 0;
+    r->bytes = -1;
+    r->peer = MPISCOPE_TRACE_NONE;
+    r->tag = MPISCOPE_TRACE_NONE;
+    return r;
+}

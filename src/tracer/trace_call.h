@@ -1,0 +1,157 @@
+/* trace_call.h (internal): what every generated wrapper uses: the recording
+ * path (begin, stamps, end) inline, and the hand-written hooks. */
+#ifndef MPISCOPE_TRACE_CALL_H
+#define MPISCOPE_TRACE_CALL_H
+
+#include <stdint.h>
+#include <string.h>
+#include <mpi.h>
+#include "mpiscope_trace_have.h"
+#include "trace_functions.h"
+#include "trace_state.h"
+
+typedef struct mpiscope__trace_call {
+    mpiscope__trace_thread_t *t;
+    mpiscope_trace_record_t *r;
+} mpiscope__trace_call_t;
+
+#define MPISCOPE__TRACE_SITE() __builtin_return_address(0)
+
+/* Any MPI handle (an int or a pointer, by implementation) as 64 bits. */
+#define MPISCOPE__H(handle) mpiscope__trace_handle(&(handle), sizeof(handle))
+static inline uint64_t mpiscope__trace_handle(const void *handle, size_t size)
+{
+    uint64_t v = 0;
+    memcpy(&v, handle, size < sizeof v ? size : sizeof v);
+    return v;
+}
+
+static inline __attribute__((always_inline)) mpiscope_trace_record_t *
+mpiscope__trace_slot(mpiscope__trace_thread_t *t)
+{
+    if (__builtin_expect(t->count < t->capacity, 1)) {
+        mpiscope_trace_record_t *r = &t->records[t->count];
+        r->t_enter = 0;
+        __asm__ volatile("" ::: "memory"); /* a signal flush sees t_enter 0: not started */
+        t->count++;
+        return r;
+    }
+    t->dropped++;
+    return &t->spill;
+}
+
+/* Start recording a call: 0 when not recording (before MPI is initialised,
+ * after it is finalised, while paused, or inside another traced call, as
+ * for the tracer's own MPI traffic): the wrapper then calls PMPI alone. */
+static inline __attribute__((always_inline)) int mpiscope__trace_begin(mpiscope__trace_call_t *c,
+                                                                     unsigned func, void *site)
+{
+    if (__builtin_expect(!mpiscope__trace_active, 0))
+        return 0;
+    mpiscope__trace_thread_t *t = mpiscope__trace_self;
+    if (__builtin_expect(t == NULL, 0) && (t = mpiscope__trace_thread_attach()) == NULL)
+        return 0;
+    if (t->depth)
+        return 0;
+    t->depth = 1;
+    mpiscope_trace_record_t *r = mpiscope__trace_slot(t);
+    r->t_exit = 0;
+    r->comm = 0;
+    r->request = 0;
+    r->site = (uint64_t)(uintptr_t)site;
+    r->bytes = -1;
+    r->peer = MPISCOPE_TRACE_NONE;
+    r->tag = MPISCOPE_TRACE_NONE;
+    r->root = MPISCOPE_TRACE_NONE;
+    r->func = (uint16_t)func;
+    r->flags = 0;
+    c->t = t;
+    c->r = r;
+    return 1;
+}
+
+static inline void mpiscope__trace_stamp_enter(mpiscope__trace_call_t *c)
+{
+    c->r->t_enter = mpiscope__trace_stamp();
+}
+
+static inline void mpiscope__trace_stamp_exit(mpiscope__trace_call_t *c)
+{
+    c->r->t_exit = mpiscope__trace_stamp();
+}
+
+static inline void mpiscope__trace_end(mpiscope__trace_call_t *c, int failed)
+{
+    if (failed)
+        c->r->flags |= MPISCOPE_TRACE_F_ERROR;
+    c->t->depth = 0;
+}
+
+static inline int32_t mpiscope__trace_peer(int rank)
+{
+    if (rank >= 0)
+        return rank;
+    if (rank == MPI_PROC_NULL)
+        return MPISCOPE_TRACE_PEER_PROC_NULL;
+    if (rank == MPI_ANY_SOURCE)
+        return MPISCOPE_TRACE_PEER_ANY_SOURCE;
+    return rank;
+}
+
+/* A further record that belongs to the call (a completed request, the
+ * receive half of a sendrecv): stamps, function and site of the call.
+ * NULL when the call itself was dropped. */
+mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_t flags);
+
+/* --- arguments (args.c) --- */
+int64_t mpiscope__trace_bytes(MPI_Count count, MPI_Datatype type);
+int64_t mpiscope__trace_bytes_v(const int counts[], MPI_Datatype type, MPI_Comm comm);
+int64_t mpiscope__trace_bytes_v_c(const MPI_Count counts[], MPI_Datatype type, MPI_Comm comm);
+int64_t mpiscope__trace_bytes_w(const int counts[], const MPI_Datatype types[], MPI_Comm comm);
+int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype types[],
+                                  MPI_Comm comm);
+/* Received message: peer, tag and bytes from the status (of a request:
+ * also whether it was cancelled). */
+void mpiscope__trace_status(mpiscope__trace_call_t *c, const MPI_Status *status);
+void mpiscope__trace_request_status(mpiscope_trace_record_t *r, const MPI_Status *status);
+void mpiscope__trace_recv_half(mpiscope__trace_call_t *c, const MPI_Status *status);
+void mpiscope__trace_post_recv_half(mpiscope__trace_call_t *c, int source, int recvtag);
+
+/* --- requests (requests.c) --- */
+void mpiscope__trace_request_created(mpiscope__trace_call_t *c, uint64_t request);
+void mpiscope__trace_message(mpiscope__trace_call_t *c, uint64_t message);
+/* A part holding the message an MPI_Imrecv received (its request field
+ * holds the request it made). */
+void mpiscope__trace_message_part(mpiscope__trace_call_t *c, uint64_t message);
+void mpiscope__trace_started_all(mpiscope__trace_call_t *c, int count, const MPI_Request reqs[]);
+/* The caller's statuses, or scratch ones when it passed MPI_STATUSES_IGNORE. */
+MPI_Status *mpiscope__trace_statuses(mpiscope__trace_call_t *c, MPI_Status *statuses, int count);
+/* The request handles before a completion call overwrites them. */
+uint64_t *mpiscope__trace_save_requests(mpiscope__trace_call_t *c, int count,
+                                        const MPI_Request reqs[]);
+void mpiscope__trace_completed(mpiscope__trace_call_t *c, uint64_t request,
+                               const MPI_Status *status);
+void mpiscope__trace_completed_all(mpiscope__trace_call_t *c, int count, const uint64_t *reqs,
+                                   const MPI_Status *statuses);
+void mpiscope__trace_completed_index(mpiscope__trace_call_t *c, int count, const uint64_t *reqs,
+                                     int index, const MPI_Status *status);
+void mpiscope__trace_completed_some(mpiscope__trace_call_t *c, int incount, const uint64_t *reqs,
+                                    int outcount, const int indices[],
+                                    const MPI_Status *statuses);
+
+/* --- communicators (comms.c) --- */
+enum { MPISCOPE__TRACE_COMM_AGREE, MPISCOPE__TRACE_COMM_DUP, MPISCOPE__TRACE_COMM_LOCAL };
+void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm parent,
+                                  MPI_Comm comm);
+
+/* --- lifecycle (lifecycle.c) --- */
+void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *site);
+void mpiscope__trace_world_started(mpiscope__trace_call_t *c, int ret, int thread_level);
+void mpiscope__trace_session_started(mpiscope__trace_call_t *c, int ret);
+void mpiscope__trace_world_stopping(void);
+void mpiscope__trace_session_stopping(void);
+void mpiscope__trace_stopped(void);
+void mpiscope__trace_abort(mpiscope__trace_call_t *c, int errorcode);
+void mpiscope__trace_pcontrol(int level);
+
+#endif

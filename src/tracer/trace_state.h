@@ -1,0 +1,147 @@
+/* trace_state.h (internal): the tracer's per-thread buffers and per-process
+ * state. Records go to the calling thread's own buffer: no lock, no
+ * allocation on the recording path. */
+#ifndef MPISCOPE_TRACE_STATE_H
+#define MPISCOPE_TRACE_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <mpi.h>
+#include "mpiscope/sync.h"
+#include "timer_read.h"
+#include "trace_record.h"
+
+#define MPISCOPE__TRACE_MAX_THREADS 256
+
+typedef struct mpiscope__trace_thread {
+    mpiscope_trace_record_t *records;  /* capacity records, mapped on first use */
+    uint64_t capacity;
+    volatile uint64_t count;           /* records written (the signal flush reads it) */
+    uint64_t dropped;                  /* records lost because the buffer was full */
+    int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
+    unsigned index;                    /* thread number in this process, from 0 */
+    uint64_t *handles;                 /* scratch: request handles saved before a completion */
+    size_t handles_cap;
+    MPI_Status *statuses;              /* scratch: statuses when the caller ignores them */
+    size_t statuses_cap;
+    mpiscope_trace_record_t spill;     /* written instead of a record that is dropped */
+} mpiscope__trace_thread_t;
+
+/* A communicator definition: peer ranks of records on `handle` (created
+ * at or after stamp `created`) are translated to trace ranks by members. */
+typedef struct mpiscope__trace_comm {
+    uint64_t handle;
+    uint64_t id;        /* the same on every member */
+    uint64_t created;   /* stamp */
+    uint32_t flags;     /* MPISCOPE__TRACE_COMM_F_* */
+    uint32_t size;      /* entries in members */
+    int32_t *members;   /* trace rank of each rank of the peer group */
+    uint64_t dups;      /* communicators duplicated from this one so far */
+} mpiscope__trace_comm_t;
+
+#define MPISCOPE__TRACE_COMM_F_INTER 1u  /* members: the remote group */
+#define MPISCOPE__TRACE_COMM_F_LOCAL 2u  /* id not agreed (dynamic processes) */
+
+/* The clock at one synchronisation point. */
+typedef struct mpiscope__trace_clock {
+    int valid;
+    double offset_ns;       /* global = local + offset_ns */
+    double rtt_min_ns;
+    double local_ns;        /* local time (timer ns) at the end of the sync */
+    double duration_ns;
+    uint64_t exchanges;
+    int nprocs;
+    double *offsets_ns;     /* rank 0 only: [nprocs] */
+    double *rtt_all_ns;     /* rank 0 only */
+    double *residual_ns;    /* rank 0 only: left right after the sync */
+    double *drift_ns;       /* rank 0, final only: residual of the first sync, measured at the end */
+} mpiscope__trace_clock_t;
+
+enum { MPISCOPE__TRACE_END_NONE = 0, MPISCOPE__TRACE_END_FINALIZED, MPISCOPE__TRACE_END_SIGNAL,
+       MPISCOPE__TRACE_END_ABORT, MPISCOPE__TRACE_END_EXIT };
+
+typedef struct mpiscope__trace_proc {
+    int started;            /* MPI initialised by world or session model */
+    int world;              /* MPI_Init seen and not finalised */
+    int sessions;           /* user sessions open */
+    int rank, nprocs;
+    int thread_level;
+    MPI_Comm comm;          /* private communicator for the tracer's own traffic */
+    MPI_Session session;    /* private session (session model only) */
+    int own_session;
+    uint64_t start_stamp;
+    uint64_t comm_counter;  /* communicators registered here */
+    mpiscope__trace_clock_t clock[2]; /* at start, at the end */
+    char dir[1024];
+    char path[1152];
+    char meta[4096];        /* JSON, prepared before it is needed */
+    size_t meta_len;
+    uint64_t records_per_thread;
+    unsigned sync_patience;
+    mpiscope__trace_comm_t *comms;
+    size_t ncomms, comms_cap;
+    volatile int written;   /* the file has been written (once) */
+} mpiscope__trace_proc_t;
+
+extern mpiscope__trace_proc_t mpiscope__trace_proc;
+extern volatile int mpiscope__trace_active;  /* record calls now */
+extern int mpiscope__trace_stamp_ticks;      /* stamps are raw counter ticks */
+extern mpiscope__trace_thread_t *volatile mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
+extern volatile unsigned mpiscope__trace_nthreads;
+extern __thread mpiscope__trace_thread_t *mpiscope__trace_self
+    __attribute__((tls_model("initial-exec")));
+
+/* The counter the engine calibrated, read WITHOUT serialisation (plain
+ * rdtsc; the engine's mpiscope__tsc_read adds rdtscp+lfence): a stamp may
+ * move by some tens of cycles against the instructions around it, which is
+ * nothing next to an MPI call, and the read costs half as much. */
+static inline uint64_t mpiscope__trace_tsc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+#elif defined(__aarch64__)
+    uint64_t v;
+    __asm__ volatile("mrs %0, cntvct_el0" : "=r"(v));
+    return v;
+#else
+    return mpiscope__tsc_read();
+#endif
+}
+
+static inline uint64_t mpiscope__trace_stamp(void)
+{
+    if (mpiscope__trace_stamp_ticks)
+        return mpiscope__trace_tsc();
+    return (uint64_t)mpiscope__now_ns();
+}
+
+/* This thread's buffer, made on its first traced call (NULL when the
+ * thread table is full: the thread's calls are then counted as dropped in
+ * mpiscope__trace_lost_threads). */
+mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void);
+extern volatile uint64_t mpiscope__trace_lost_calls;
+
+/* Reads the MPISCOPE_TRACE_* environment (docs/tracer.md). */
+void mpiscope__trace_config(mpiscope__trace_proc_t *p);
+
+/* Tracer messages on stderr: "mpiscope-trace[rank N]: ..." */
+void mpiscope__trace_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Write this rank's file (once; async-signal-safe: write(2) only). */
+void mpiscope__trace_write(int end_status, int end_code);
+
+/* Install the signal handlers and the atexit flush. */
+void mpiscope__trace_signals_install(void);
+
+/* Synchronise clocks on the tracer communicator into clock[which]. */
+void mpiscope__trace_clock_sync(int which);
+
+/* Prepare the JSON header of the file (meta.c). */
+void mpiscope__trace_meta(void);
+
+/* Register the predefined communicators. */
+void mpiscope__trace_comms_predefined(void);
+
+#endif
