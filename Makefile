@@ -102,7 +102,7 @@ chromium:
 	@test -x /usr/bin/chromium || { echo "mpiscope: error: could not install chromium (apt-get install chromium, as root)"; exit 1; }
 
 lint: $(VENV)/.python-installed
-	$(VENV)/bin/ruff check python tests/python bench
+	$(VENV)/bin/ruff check python tests/python bench tools
 
 bench: build
 	$(VPY) bench/bench_engine.py --mpi $(MPI)

@@ -8,11 +8,9 @@
  *
  *   mpiexec -n 2 ./one_to_two [--validate] [RESULT.json]
  */
-#include <mpiscope/mpiscope.h>
+#include "example.h"
 
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 enum { TAG_DATA = 1, TAG_ACK = 3 };
 
@@ -118,67 +116,8 @@ static const mpiscope_op_t user_one_to_two = {
     .validate = o2t_validate,
 };
 
-/* Measure op at size_bytes, write the point, print a line on rank 0. */
-static int measure(mpiscope_context_t *ctx, mpiscope_result_t *res, const mpiscope_op_t *op, size_t size_bytes,
-                   int validate, int rank)
-{
-    mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
-    mpiscope_point_result_t r;
-    int err;
-
-    spec.size_bytes = size_bytes;
-    spec.validate = validate;
-    if ((err = mpiscope_context_measure(ctx, op, &spec, &r)) != 0
-        || (err = mpiscope_result_add_point(res, op, &spec, &r)) != 0)
-        return err;
-    if (rank == 0)
-        printf("%-16s %8zu B  mean %9.3f us  95%% CI [%.3f, %.3f] us  %zu launches, %zu valid%s\n", op->name,
-               size_bytes, r.stats.mean / 1e3, r.stats.ci_low / 1e3, r.stats.ci_high / 1e3, r.launches_total,
-               r.stats.n_valid, r.validation_failures ? "  VALIDATION FAILED" : "");
-    return r.validation_failures ? MPISCOPE_EVALIDATE : 0;
-}
-
 int main(int argc, char **argv)
 {
-    static const size_t sizes[] = {0, 1024, 65536};
-    const char *out = "one_to_two.json";
-    mpiscope_params_t params;
-    mpiscope_context_t *ctx;
-    mpiscope_result_t *res;
-    int rank, validate = 0, err;
-
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--validate") == 0)
-            validate = 1;
-        else
-            out = argv[i];
-    }
-    mpiscope_params_default(&params);
-    params.confidence = 0.95; /* the interval's level */
-    params.target_rse = 0.05; /* stop at 5% relative standard error ... */
-    params.min_valid = 10;    /* ... with at least 10 valid launches ... */
-    params.max_launches = 200; /* ... and at most 200 launches */
-    if ((err = mpiscope_context_create(MPI_COMM_WORLD, &params, &ctx)) != 0) { /* collective */
-        if (rank == 0)
-            fprintf(stderr, "one_to_two: %s\n", mpiscope_strerror(err));
-        MPI_Finalize();
-        return 1;
-    }
-    if ((err = mpiscope_result_open(ctx, out, MPISCOPE_RESULT_FORCE, &res)) == 0) {
-        mpiscope_result_set_meta(res, "command_line", "examples/library/one_to_two");
-        for (size_t i = 0; !err && i < sizeof sizes / sizeof *sizes; i++) {
-            err = measure(ctx, res, &user_one_to_two, sizes[i], validate, rank);
-            if (!err)
-                err = measure(ctx, res, mpiscope_op_find("one_to_two"), sizes[i], validate, rank);
-        }
-        int close_err = mpiscope_result_close(res, err != 0); /* collective; frees res */
-        err = err ? err : close_err;
-    }
-    mpiscope_context_destroy(ctx);
-    if (rank == 0)
-        printf(err ? "one_to_two: %s\n" : "result: %s\n", err ? mpiscope_strerror(err) : out);
-    MPI_Finalize();
-    return err ? 1 : 0;
+    const mpiscope_op_t *const ops[] = {&user_one_to_two, mpiscope_op_find("one_to_two")};
+    return example_main(argc, argv, "one_to_two", ops, 2);
 }

@@ -260,6 +260,11 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
     parts = [f'<section class="result" id="result-{index + 1}">', f"<h2>{_e(title)}</h2>"]
     parts.append("<h3>Environment</h3>")
     parts.append(_environment_table(result))
+    special = _special_body(result)
+    if special is not None:  # a machine check or first-call document: no point table
+        parts.append(special)
+        parts.append("</section>")
+        return "\n".join(parts)
     parts.append("<h3>Points</h3>")
     parts.append(_points_table(result))
     parts.append(
@@ -278,6 +283,20 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
         parts.append(_launch_table(summary))
     parts.append("</section>")
     return "\n".join(parts)
+
+
+def _special_body(result: Result) -> str | None:
+    """The text report's body of a check or first-call document, else None."""
+    from mpiscope.check import check_lines
+    from mpiscope.firstcall import firstcall_lines, is_firstcall
+
+    if result.data.get("check") is not None:
+        title, lines = "Machine check", check_lines(result)
+    elif is_firstcall(result):
+        title, lines = "First call vs second call", firstcall_lines(result)
+    else:
+        return None
+    return f"<h3>{_e(title)}</h3><pre>{_e(chr(10).join(lines))}</pre>"
 
 
 def _environment_table(result: Result) -> str:

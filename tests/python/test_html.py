@@ -304,3 +304,22 @@ def test_untrusted_setups_show_in_the_browser(chromium: Chromium, tmp_path: Path
     )
     assert [color for _text, color in severe] == ["rgb(176, 0, 32)"]
     assert severe[0][0].startswith("the timer (tsc) is not invariant")
+
+
+@pytest.mark.parametrize(
+    ("name", "title", "row"),
+    [
+        ("firstcall-result.json", "First call vs second call", "reduce"),
+        ("check-result.json", "Machine check", "VERDICT tsc"),
+    ],
+)
+def test_check_and_firstcall_documents(name: str, title: str, row: str) -> None:
+    """Recorded `mpiscope check` and `mpiscope firstcall` documents have no
+    point table: their report body is shown instead."""
+    from mpiscope.html_report import render_html
+    from mpiscope.result import load_result
+
+    page = render_html([load_result(Path(__file__).parent.parent / "data" / name)])
+    assert f"<h3>{title}</h3>" in page
+    assert row in page
+    assert '<table class="points">' not in page
