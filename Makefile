@@ -82,7 +82,7 @@ run: build
 test: build chromium
 	$(MAKE) --no-print-directory MPI=openmpi build
 	$(MAKE) --no-print-directory test-c test-sanitize lint
-	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R ops_check_2
+	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R 'ops_(check|validate)_2'
 	MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(VPY) -m pytest -q tests/python
 
 test-c: build

@@ -132,7 +132,7 @@ def _run_pass(
 def run(args: argparse.Namespace) -> int:
     op = args.op.strip().lower()
     blocking_op = blocking_counterpart(op)
-    if any(name in ("compute_us",) for name, _ in args.option):
+    if any(name == "compute_us" for name, _ in args.option):
         raise MpiscopeError("overlap sets compute_us itself (per size, to the blocking time)")
     if len(args.cache) > 1 or len(args.method or ()) > 1:
         raise MpiscopeError("overlap measures with one cache mode and one timing method")

@@ -20,10 +20,11 @@ Generated from the operation descriptors (src/ops) by
 
 Measure one with `mpiscope run NAME`; give its options with
 `--option NAME=VALUE` (repeatable). Three options are parameters of the
-engine with flags of their own: {engine}. Every operation has a validate
-hook: `mpiscope run --validate` checks what every rank received in every
-launch, with data that changes from launch to launch, and reports the
-first mismatch.
+engine with flags of their own:
+{engine}.
+Every operation has a validate hook: `mpiscope run --validate` checks
+what every rank received in every launch, with data that changes from
+launch to launch, and reports the first mismatch.
 
 Time is per launch: the time of one call (collectives), one round trip
 (`pingpong`, `roundtrip`, `multi_lat`), one window of messages (`bw`,

@@ -61,14 +61,15 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
 {
     enum { KMAX = 64 };
     int rank = env->rank, n = env->nprocs;
-    double mine[2 * KMAX], slot[KMAX];
-    double *gathered = NULL, *start = NULL, *end = NULL;
+    double mine[3 * KMAX], slot[KMAX];
+    double *gathered = NULL, *start = NULL, *end = NULL, *done_at = NULL;
     int err = 0;
     if (rank == 0) {
-        gathered = malloc((size_t)n * 2 * KMAX * sizeof(double));
+        gathered = malloc((size_t)n * 3 * KMAX * sizeof(double));
         start = malloc((size_t)n * KMAX * sizeof(double));
         end = malloc((size_t)n * KMAX * sizeof(double));
-        if (!gathered || !start || !end)
+        done_at = malloc((size_t)n * KMAX * sizeof(double));
+        if (!gathered || !start || !end || !done_at)
             err = MPISCOPE_ENOMEM;
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, env->comm);
@@ -83,20 +84,22 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
         unsigned k = (unsigned)m.k;
         if (m.stop || k < 1 || k > KMAX)
             break;
-        int stage_err = method->run_stage(env, &m, mine, mine + k, slot);
+        int stage_err = method->run_stage(env, &m, mine, mine + k, mine + 2 * k, slot);
         MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, env->comm);
         if (stage_err) {
             err = stage_err;
             break;
         }
-        MPI_Gather(mine, 2 * (int)k, MPI_DOUBLE, gathered, 2 * (int)k, MPI_DOUBLE, 0, env->comm);
+        MPI_Gather(mine, 3 * (int)k, MPI_DOUBLE, gathered, 3 * (int)k, MPI_DOUBLE, 0, env->comm);
         int done = 0;
         if (rank == 0) {
             for (int r = 0; r < n; r++) {
-                memcpy(start + (size_t)r * k, gathered + (size_t)r * 2 * k, k * sizeof(double));
-                memcpy(end + (size_t)r * k, gathered + (size_t)r * 2 * k + k, k * sizeof(double));
+                const double *from = gathered + (size_t)r * 3 * k;
+                memcpy(start + (size_t)r * k, from, k * sizeof(double));
+                memcpy(end + (size_t)r * k, from + k, k * sizeof(double));
+                memcpy(done_at + (size_t)r * k, from + 2 * k, k * sizeof(double));
             }
-            done = method->judge(st, &m, start, end, slot, mpiscope__now_ns() - t_begin);
+            done = method->judge(st, &m, start, end, done_at, slot, mpiscope__now_ns() - t_begin);
         }
         MPI_Bcast(&done, 1, MPI_INT, 0, env->comm);
         if (done)
@@ -105,6 +108,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     free(gathered);
     free(start);
     free(end);
+    free(done_at);
     return err;
 }
 

@@ -54,23 +54,36 @@ typedef struct mpiscope__method {
     const char *name;
     const char *description;
     int scheduled;   /* launches start at planned global times (arrival patterns apply) */
-    /* every rank: run m->k launches, fill start/end (global clock) and, for
-     * scheduled methods, slot (the planned start of each launch) */
+    /* every rank: run m->k launches, fill start/end (global clock), done
+     * (when the rank was through with the launch, its check included) and,
+     * for scheduled methods, slot (the planned start of each launch) */
     int (*run_stage)(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                     double *end, double *slot);
+                     double *end, double *done, double *slot);
     /* rank 0: the next stage's k (and delta) */
     void (*plan)(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m);
     /* rank 0: judge a finished stage (times [rank * k + l]); 1 when done */
     int (*judge)(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                 const double *end, const double *slot, double elapsed_ns);
+                 const double *end, const double *done, const double *slot, double elapsed_ns);
 } mpiscope__method_t;
 
 /* The method named `name` (NULL: window), or NULL if unknown. */
 const mpiscope__method_t *mpiscope__method_find(const char *name);
 
-/* Shared by the stage loops: one timed launch (buffers selected, validated
- * around it when asked). start/end on the global clock. */
-int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *end);
+/* Shared by the stage loops. Before a launch, and before any wait for its
+ * start: its buffers, and the expected data when validating (filling a
+ * buffer takes longer than a late start may). */
+void mpiscope__prepare_launch(mpiscope__stage_env_t *env);
+
+/* One timed launch (checked after it when validating); start, end and
+ * done (through with the check) on the global clock. */
+int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *end, double *done);
+
+/* After a launch timed by the method itself: check what it received;
+ * returns the global time when done. */
+double mpiscope__check_launch(mpiscope__stage_env_t *env);
+
+/* The global time now. */
+double mpiscope__global_now(const mpiscope__stage_env_t *env);
 
 /* Busy-wait until the global time t_ns. */
 void mpiscope__spin_until_global(const mpiscope__stage_env_t *env, double t_ns);

@@ -71,25 +71,25 @@ static double global_span(const mpiscope__method_state_t *st, const double *star
 }
 
 static int judge_own_max(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
-                         const double *e, const double *slot, double elapsed)
+                         const double *e, const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, slot, elapsed, own_max);
 }
 
 static int judge_unscheduled_max(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m,
-                                 const double *s, const double *e, const double *slot, double elapsed)
+                                 const double *s, const double *e, const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, NULL, elapsed, own_max);
 }
 
 static int judge_root(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
-                      const double *e, const double *slot, double elapsed)
+                      const double *e, const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, NULL, elapsed, root_time);
 }
 
 static int judge_global(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
-                        const double *e, const double *slot, double elapsed)
+                        const double *e, const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, NULL, elapsed, global_span);
 }
@@ -101,36 +101,40 @@ static int judge_global(mpiscope__method_state_t *st, const mpiscope__stage_msg_
  * one a lead time plus the idle gap later, so one long launch does not
  * make a cascade of late starts. */
 static int run_roundtime(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                         double *end, double *slot)
+                         double *end, double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     double next = m->tau_ns;
     int err = 0;
+    mpiscope__prepare_launch(env);
     for (unsigned l = 0; l < k; l++) {
         slot[l] = next;
-        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
         mpiscope__spin_until_global(env, next + env->arrival_ns);
-        err |= mpiscope__timed_launch(env, &start[l], &end[l]);
-        double last_end;
-        MPI_Allreduce(&end[l], &last_end, 1, MPI_DOUBLE, MPI_MAX, env->comm);
-        next = last_end + 2 * env->lead_ns + env->gap_ns;
+        err |= mpiscope__timed_launch(env, &start[l], &end[l], &done[l]);
+        if (l + 1 < k) { /* the next launch's preparation belongs to this round */
+            mpiscope__prepare_launch(env);
+            done[l] = mpiscope__global_now(env);
+        }
+        double last_done;
+        MPI_Allreduce(&done[l], &last_done, 1, MPI_DOUBLE, MPI_MAX, env->comm);
+        next = last_done + 2 * env->lead_ns + env->gap_ns;
     }
     return err ? MPISCOPE_EMPI : 0;
 }
 
 /* A barrier before every launch, then the idle gap on the local clock. */
 static int run_barrier_each(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                            double *end, double *slot)
+                            double *end, double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
     for (unsigned l = 0; l < k; l++) {
         slot[l] = NAN;
-        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
+        mpiscope__prepare_launch(env);
         MPI_Barrier(env->comm);
         if (env->gap_ns > 0)
             mpiscope_timer_spin_until_ns(mpiscope__now_ns() + env->gap_ns);
-        err |= mpiscope__timed_launch(env, &start[l], &end[l]);
+        err |= mpiscope__timed_launch(env, &start[l], &end[l], &done[l]);
     }
     return err ? MPISCOPE_EMPI : 0;
 }
@@ -138,15 +142,15 @@ static int run_barrier_each(mpiscope__stage_env_t *env, const mpiscope__stage_ms
 /* One barrier, then k launches back to back (buffers chosen in between:
  * cold rotation stays, as in the suites that rotate buffers). */
 static int run_back_to_back(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                            double *end, double *slot)
+                            double *end, double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
     MPI_Barrier(env->comm);
     for (unsigned l = 0; l < k; l++) {
         slot[l] = NAN;
-        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
-        err |= mpiscope__timed_launch(env, &start[l], &end[l]);
+        mpiscope__prepare_launch(env);
+        err |= mpiscope__timed_launch(env, &start[l], &end[l], &done[l]);
     }
     return err ? MPISCOPE_EMPI : 0;
 }
@@ -157,7 +161,7 @@ static int run_back_to_back(mpiscope__stage_env_t *env, const mpiscope__stage_ms
  * the per-rank means; the other views are kept beside it, and so is the
  * per-launch max over ranks, which the loop's mean hides. */
 static int judge_suite_loop(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                            const double *end, const double *slot, double elapsed_ns)
+                            const double *end, const double *done, const double *slot, double elapsed_ns)
 {
     unsigned k = (unsigned)m->k;
     int n = st->samples->nprocs;

@@ -50,7 +50,7 @@ static int target_of(unsigned l, int root, int n)
 }
 
 static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                     double *end, double *slot)
+                     double *end, double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     char ack = 1;
@@ -58,7 +58,7 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
     for (unsigned l = 0; l < k; l++) {
         int target = target_of(l, env->root, env->nprocs);
         slot[l] = NAN;
-        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
+        mpiscope__prepare_launch(env);
         MPI_Barrier(env->comm);
         double t0 = mpiscope__now_ns();
         err |= env->op->execute(env->op_ctx);
@@ -69,6 +69,7 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
         double t1 = mpiscope__now_ns();
         start[l] = t0 + env->offset_ns;
         end[l] = t1 + env->offset_ns;
+        done[l] = mpiscope__check_launch(env);
     }
     return err ? MPISCOPE_EMPI : 0;
 }
@@ -84,7 +85,7 @@ static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
 }
 
 static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                 const double *end, const double *slot, double elapsed_ns)
+                 const double *end, const double *done, const double *slot, double elapsed_ns)
 {
     unsigned k = (unsigned)m->k, leaves = (unsigned)st->samples->nprocs - 1;
     size_t root = (size_t)st->root;

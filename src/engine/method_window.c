@@ -4,16 +4,23 @@
 #include "method.h"
 #include "opctx.h"
 
+/* The next launch's buffers (and expected data, when validating) are
+ * prepared in the current slot, right after its launch: the window must
+ * hold them, and `done` says when the rank was through. */
 static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                     double *end, double *slot)
+                     double *end, double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
+    mpiscope__prepare_launch(env);
     for (unsigned l = 0; l < k; l++) {
         slot[l] = m->tau_ns + l * m->delta_ns;
-        mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
         mpiscope__spin_until_global(env, slot[l] + env->arrival_ns);
-        err |= mpiscope__timed_launch(env, &start[l], &end[l]);
+        err |= mpiscope__timed_launch(env, &start[l], &end[l], &done[l]);
+        if (l + 1 < k) {
+            mpiscope__prepare_launch(env);
+            done[l] = mpiscope__global_now(env);
+        }
     }
     return err ? MPISCOPE_EMPI : 0;
 }
@@ -25,10 +32,10 @@ static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
 }
 
 static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                 const double *end, const double *slot, double elapsed_ns)
+                 const double *end, const double *done, const double *slot, double elapsed_ns)
 {
     (void)slot;
-    return mpiscope__window_feed(st->window, m->tau_ns, start, end, elapsed_ns);
+    return mpiscope__window_feed(st->window, m->tau_ns, start, end, done, elapsed_ns);
 }
 
 const mpiscope__method_t mpiscope__method_window = {

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "mpiscope/error.h"
 #include "method.h"
+#include "opctx.h"
 #include "timer_read.h"
 
 extern const mpiscope__method_t mpiscope__method_window, mpiscope__method_roundtime,
@@ -43,6 +44,8 @@ int mpiscope_method_applies(const char *method, const mpiscope_op_t *op)
     return m != &mpiscope__method_bcast_supinski || strcmp(op->name, "bcast") == 0;
 }
 
+double mpiscope__global_now(const mpiscope__stage_env_t *env) { return mpiscope__now_ns() + env->offset_ns; }
+
 void mpiscope__spin_until_global(const mpiscope__stage_env_t *env, double t_ns)
 {
     mpiscope_timer_spin_until_ns(t_ns - env->offset_ns);
@@ -58,16 +61,27 @@ static void validate(mpiscope__stage_env_t *env, int phase)
     }
 }
 
-int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *end)
+void mpiscope__prepare_launch(mpiscope__stage_env_t *env)
 {
+    mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
     if (env->validation->enabled)
         validate(env, MPISCOPE_VALIDATE_PREPARE);
+}
+
+int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *end, double *done)
+{
     double t0 = mpiscope__now_ns();
     int err = env->op->execute(env->op_ctx);
     double t1 = mpiscope__now_ns();
     *start = t0 + env->offset_ns;
     *end = t1 + env->offset_ns;
+    *done = env->validation->enabled ? mpiscope__check_launch(env) : *end;
+    return err;
+}
+
+double mpiscope__check_launch(mpiscope__stage_env_t *env)
+{
     if (env->validation->enabled)
         validate(env, MPISCOPE_VALIDATE_CHECK);
-    return err;
+    return mpiscope__global_now(env);
 }

@@ -94,6 +94,20 @@ static void write_cache(const mpiscope_result_t *res, mpiscope__json_t *j)
     mpiscope__json_end(j);
 }
 
+/* Keys the schema requires that only the caller knows (mpiscope-bench sets
+ * them; an application may not): null when not given. */
+static void write_unset_meta(const mpiscope_result_t *res, mpiscope__json_t *j)
+{
+    static const char *const keys[] = {"command_line", "launcher", "mpi_implementation"};
+    for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
+        int given = 0;
+        for (int i = 0; i < res->n_meta; i++)
+            given |= strcmp(res->meta_key[i], keys[k]) == 0;
+        if (!given)
+            mpiscope__json_raw(j, keys[k], "null");
+    }
+}
+
 static void write_environment(const mpiscope_result_t *res, mpiscope__json_t *j)
 {
     mpiscope__json_object(j, "environment");
@@ -103,6 +117,7 @@ static void write_environment(const mpiscope_result_t *res, mpiscope__json_t *j)
     mpiscope__json_bool(j, "oversubscribed", res->oversubscribed);
     for (int i = 0; i < res->n_meta; i++)
         mpiscope__json_string(j, res->meta_key[i], res->meta_value[i]);
+    write_unset_meta(res, j);
     write_timer(res->ctx, j);
     write_sync(res, j);
     write_cache(res, j);

@@ -78,31 +78,33 @@ typedef struct stage_verdict {
 
 /* Judge one launch of a measured stage and keep what it tells. */
 static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const double *start,
-                         const double *end, stage_verdict_t *verdict)
+                         const double *end, const double *done, stage_verdict_t *verdict)
 {
     unsigned k = w->plan.k;
     double delta = w->plan.delta_ns, sched = tau + l * delta, deadline = tau + (l + 1) * delta;
     /* Late by a tiny fraction of a long launch distorts it by as little:
      * after a 1 MiB Alltoall the spin loop itself restarts ~100 ns late. */
     double tolerance = dmax(w->params.late_tolerance_ns, w->params.late_tolerance_fraction * delta);
-    double emax = -INFINITY;
+    double done_max = -INFINITY, busy = 0; /* the slot must hold the launch and its check */
     unsigned flags = 0;
     for (int r = 0; r < w->nprocs; r++) {
+        size_t i = (size_t)r * k + l;
         double own_slot = sched + (w->arrival_ns ? w->arrival_ns[r] : 0);
-        if (start[(size_t)r * k + l] - own_slot > tolerance)
+        if (start[i] - own_slot > tolerance)
             flags |= MPISCOPE__LAUNCH_LATE;
-        if (end[(size_t)r * k + l] > deadline)
+        if (end[i] > deadline)
             flags |= MPISCOPE__LAUNCH_OVERRUN;
-        emax = dmax(emax, end[(size_t)r * k + l]);
+        done_max = dmax(done_max, done[i]);
+        busy = dmax(busy, done[i] - start[i]);
     }
     mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
                                  .slot_ns = sched, .flags = flags};
     double tmax = mpiscope__samples_add_launch(w->samples, &launch);
-    if (tmax > delta)
-        verdict->oversized_ns[verdict->oversized++] = tmax;
+    if (busy > delta)
+        verdict->oversized_ns[verdict->oversized++] = busy;
     if (flags & MPISCOPE__LAUNCH_LATE) /* descheduled, or still busy with an earlier launch */
         return;
-    push_needed(w, emax - sched); /* what this launch really needed from its slot */
+    push_needed(w, done_max - sched); /* what this launch really needed from its slot */
     if (flags & MPISCOPE__LAUNCH_OVERRUN)
         verdict->on_time_overruns++;
     else
@@ -157,18 +159,18 @@ static double next_window(mpiscope__window_t *w, const stage_verdict_t *v)
 }
 
 int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *start_ns,
-                          const double *end_ns, double elapsed_ns)
+                          const double *end_ns, const double *done_ns, double elapsed_ns)
 {
     mpiscope__stage_plan_t *plan = &w->plan;
     double next;
     if (plan->index == 0) {
         next = w->params.window_ns > 0 ? w->params.window_ns
-                                       : dmax(first_window(w, start_ns, end_ns), w->params.window_min_ns);
+                                       : dmax(first_window(w, start_ns, done_ns), w->params.window_min_ns);
         w->window_initial_ns = w->window_min_seen_ns = w->window_max_seen_ns = next;
     } else {
         stage_verdict_t verdict = {0};
         for (unsigned l = 0; l < plan->k; l++)
-            judge_launch(w, tau_ns, l, start_ns, end_ns, &verdict);
+            judge_launch(w, tau_ns, l, start_ns, end_ns, done_ns, &verdict);
         next = w->params.window_ns > 0 ? w->params.window_ns : next_window(w, &verdict);
         w->window_min_seen_ns = fmin(w->window_min_seen_ns, plan->delta_ns);
         w->window_max_seen_ns = dmax(w->window_max_seen_ns, plan->delta_ns);

@@ -38,11 +38,13 @@ int mpiscope__window_create(const mpiscope_params_t *params, mpiscope__samples_t
 void mpiscope__window_destroy(mpiscope__window_t *w);
 
 /* Feed the stage just run (w->plan): tau_ns its start, start/end the
- * global-clock times [rank * k + l]. elapsed_ns is the time the point has
- * taken so far. Records the launches, plans the next stage in w->plan,
- * and returns 1 when the measurement is done (samples->stop_reason). */
+ * global-clock times [rank * k + l] of each launch, done_ns when each rank
+ * was through with it (its validation check included; = end otherwise):
+ * a slot must hold that. elapsed_ns is the time the point has taken so
+ * far. Records the launches, plans the next stage in w->plan, and returns
+ * 1 when the measurement is done (samples->stop_reason). */
 int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *start_ns,
-                          const double *end_ns, double elapsed_ns);
+                          const double *end_ns, const double *done_ns, double elapsed_ns);
 
 /* The window bookkeeping fields of a result. */
 void mpiscope__window_result(const mpiscope__window_t *w, mpiscope_point_result_t *out);

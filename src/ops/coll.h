@@ -117,7 +117,7 @@ int mpiscope__ops_wait_computing(MPI_Request *request, double compute_ns, double
     MPISCOPE__COLL_OP(NAME, CLASS, MPISCOPE__COLL_BLOCKING, mpiscope__coll_execute, FLAGS, OPTIONS,          \
                       "MPI_" MPI_NAME ": " WHAT, SIZE_MEANING)                                              \
     MPISCOPE__COLL_OP(i##NAME, CLASS, MPISCOPE__COLL_NONBLOCKING, mpiscope__coll_execute_nonblocking,       \
-                      FLAGS, OPTIONS_NB, "MPI_" I_NAME " + MPI_Wait (compute_us between: overlap): " WHAT,  \
+                      FLAGS, OPTIONS_NB, "MPI_" I_NAME " + MPI_Wait (computing compute_us in between): " WHAT,  \
                       SIZE_MEANING)                                                                         \
     MPISCOPE__COLL_OP(NAME##_init, CLASS, MPISCOPE__COLL_PERSISTENT, mpiscope__coll_execute_persistent,     \
                       FLAGS, OPTIONS_NB,                                                                    \

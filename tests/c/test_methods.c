@@ -40,9 +40,9 @@ static mpiscope_point_result_t judge_twice(const char *name, const double *slot,
     mpiscope__stage_msg_t msg = {0};
     m->plan(&st, &msg);
     CHECK_INT_EQ((int)msg.k, name && strcmp(name, "bcast-supinski") == 0 ? K : K);
-    m->judge(&st, &msg, start, end, slot, 0);
+    m->judge(&st, &msg, start, end, end, slot, 0);
     m->plan(&st, &msg);
-    m->judge(&st, &msg, start, end, slot, 0);
+    m->judge(&st, &msg, start, end, end, slot, 0);
     mpiscope_point_result_t r;
     CHECK_INT_EQ(mpiscope__samples_result(st.samples, &r), 0);
     CHECK_INT_EQ(r.launches_total, K); /* stage 0 is never recorded */

@@ -61,7 +61,7 @@ static int run_stage(sim_t *s, mpiscope__window_t *w, size_t *launch)
     *launch += p.k;
     s->elapsed_ns += last - s->clock_ns;
     s->clock_ns = last + 1000; /* gather + decision */
-    return mpiscope__window_feed(w, tau, start, end, s->elapsed_ns);
+    return mpiscope__window_feed(w, tau, start, end, end, s->elapsed_ns);
 }
 
 /* A window scheduler and the sample store it records into. */

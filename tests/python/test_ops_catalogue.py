@@ -1,0 +1,204 @@
+"""Every operation of the catalogue, run at 2 ranks through `mpiscope run
+--validate` under MPICH and Open MPI (both built by `make test`), with
+the option variants that change what an operation does; the generated
+operation reference; `mpiscope overlap`. Small sizes and launch counts,
+no timing thresholds: what is checked is that every rank received what it
+should in every launch."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mpiscope.mpi_profile import find_profiles
+
+MPIS = ["mpich", "openmpi"]
+REPO = Path(__file__).resolve().parents[2]
+QUICK = ["--np", "2", "--max-launches", "24", "--min-valid", "4", "--max-point-seconds", "5"]
+
+COLLECTIVES = [
+    "barrier", "bcast", "gather", "gatherv", "scatter", "scatterv", "allgather", "allgatherv",
+    "alltoall", "alltoallv", "alltoallw", "reduce", "allreduce", "reduce_scatter",
+    "reduce_scatter_block", "scan", "exscan",
+]  # fmt: skip
+NEIGHBOR = [
+    "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+    "neighbor_alltoallw",
+]  # fmt: skip
+P2P = ["pingpong", "pingping", "exchange", "bw", "bibw", "multi_lat", "mbw_mr"]
+MPIBLIB = ["roundtrip", "linear_scatter", "linear_gather", "one_to_two"]
+RMA = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
+EXPECTED = [
+    *COLLECTIVES, *(f"i{c}" for c in COLLECTIVES), *(f"{c}_init" for c in COLLECTIVES),
+    *P2P, *MPIBLIB, *RMA,
+    *NEIGHBOR, *(f"i{n}" for n in NEIGHBOR), *(f"{n}_init" for n in NEIGHBOR),
+    "waitpattern_up", "waitpattern_down", "waitpattern_null",
+]  # fmt: skip
+IN_PLACE = [
+    name for c in COLLECTIVES if c not in ("barrier", "bcast") for name in (c, f"i{c}", f"{c}_init")
+]
+REDUCTIONS = [
+    name
+    for c in ("reduce", "allreduce", "reduce_scatter", "reduce_scatter_block", "scan", "exscan")
+    for name in (c, f"i{c}", f"{c}_init")
+]
+MOVING = ["bcast", "igatherv", "scatter_init", "alltoallw", "ialltoallw", "pingpong", "bw",
+          "exchange", "linear_gather", "one_to_two", "put", "get", "neighbor_alltoallw",
+          "ineighbor_allgatherv"]  # fmt: skip
+
+# Variants: (id, operations, extra arguments of `mpiscope run`).
+VARIANTS: list[tuple[str, list[str], list[str]]] = [
+    ("p2p-blocking", [*P2P, "roundtrip", "one_to_two"], ["--option", "mode=blocking"]),
+    ("p2p-synchronous", [*P2P, "roundtrip", "one_to_two"], ["--option", "mode=synchronous"]),
+    ("p2p-persistent", [*P2P, "roundtrip", "one_to_two"], ["--option", "mode=persistent"]),
+    ("vector", MOVING, ["--option", "datatype=vector:3"]),
+    ("struct", MOVING, ["--option", "datatype=struct"]),
+    ("in-place", IN_PLACE, ["--option", "in_place=1", "--root", "1"]),
+    ("int-prod", [*REDUCTIONS, "accumulate", "get_accumulate", "fetch_and_op"],
+     ["--dtype", "int", "--reduce-op", "prod"]),
+    ("fence-create", RMA, ["--option", "sync=fence", "--option", "win=create"]),
+    ("pscw-dynamic", RMA, ["--option", "sync=pscw", "--option", "win=dynamic"]),
+    ("lock-allocate", RMA, ["--option", "sync=lock", "--option", "win=allocate"]),
+    ("cart-2d", [*NEIGHBOR, *(f"i{n}" for n in NEIGHBOR)], ["--option", "dims=2"]),
+    ("compute", ["ibcast", "iallreduce", "alltoall_init", "ineighbor_alltoall"],
+     ["--option", "compute_us=5", "--option", "test_us=1"]),
+]  # fmt: skip
+
+
+def mpiscope(*args: str, cwd: Path, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "mpiscope", *args], cwd=cwd, capture_output=True, text=True,
+        timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+@pytest.fixture(params=MPIS)
+def mpi(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    assert name in find_profiles(), f"MPI '{name}' is not built: run `make MPI={name}`"
+    return name
+
+
+def run_validated(mpi: str, ops: list[str], extra: list[str], tmp_path: Path) -> dict[str, Any]:
+    """`mpiscope run --validate`; the document, after checking every point."""
+    out = tmp_path / "v.json"
+    run = mpiscope("run", ",".join(ops), "--mpi", mpi, "--sizes", "1,4K", "--validate",
+                   *QUICK, *extra, "--out", str(out), "--quiet", cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    doc: dict[str, Any] = json.loads(out.read_text())
+    assert doc["status"] == "complete"
+    assert {p["op"] for p in doc["points"]} == set(ops)
+    for p in doc["points"]:
+        v = p["validation"]
+        assert v["launches_checked"] > 0, p["op"]
+        assert v["failures"] == 0, (p["op"], p["size_bytes"], v["first_mismatch"])
+    return doc
+
+
+def test_catalogue_lists_every_operation(mpi: str, tmp_path: Path) -> None:
+    run = mpiscope("list-ops", "--json", "--mpi", mpi, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    ops = json.loads(run.stdout)
+    assert [op["name"] for op in ops] == EXPECTED
+    for op in ops:
+        assert op["description"] and op["size_meaning"], op["name"]
+        for option in op["options"]:
+            assert option["description"], (op["name"], option["name"])
+
+
+def test_every_operation_validates(mpi: str, tmp_path: Path) -> None:
+    doc = run_validated(mpi, EXPECTED, [], tmp_path)
+    sized = {p["op"] for p in doc["points"] if p["size_bytes"] == 4096}
+    assert "bcast" in sized and "barrier" not in sized
+
+
+@pytest.mark.parametrize(("ops", "extra"), [v[1:] for v in VARIANTS], ids=[v[0] for v in VARIANTS])
+def test_variant_validates(mpi: str, ops: list[str], extra: list[str], tmp_path: Path) -> None:
+    doc = run_validated(mpi, ops, extra, tmp_path)
+    given = dict(a.split("=", 1) for a in extra[1::2] if "=" in a)
+    for p in doc["points"]:  # the options are recorded with every point
+        assert all(p["options"].get(k) == v for k, v in given.items() if k in p["options"])
+
+
+def test_graph_topology_validates(mpi: str, tmp_path: Path) -> None:
+    graph = tmp_path / "ring.graph"
+    graph.write_text("# rank 0 sends twice to rank 1\n0: 1 1\n1: 0  # and back\n")
+    run_validated(mpi, NEIGHBOR, ["--option", f"graph={graph}"], tmp_path)
+
+
+def test_periodic_neighbors_of_two_ranks(mpi: str, tmp_path: Path) -> None:
+    """A periodic dimension of 2 ranks: both neighbours are the same rank,
+    and the standard says which block lands where. Open MPI 5.0's
+    nonblocking neighbor alltoall gets it wrong (open-mpi/ompi#14430)."""
+    ops = ["neighbor_alltoall", "ineighbor_alltoall", "neighbor_alltoallv_init"]
+    if find_profiles()[mpi].implementation == "openmpi":
+        out = tmp_path / "p.json"
+        run = mpiscope("run", ",".join(ops), "--mpi", mpi, "--sizes", "8", "--validate", *QUICK,
+                       "--option", "periodic=1", "--out", str(out), "--quiet",
+                       cwd=tmp_path)  # fmt: skip
+        points = json.loads(out.read_text())["points"]
+        failures = {p["op"]: p["validation"]["failures"] for p in points}
+        assert failures["neighbor_alltoall"] == 0  # the blocking form is right
+        if failures["ineighbor_alltoall"] == 0:
+            pytest.fail("Open MPI no longer misplaces the blocks: drop this special case")
+        assert run.returncode != 0 and "validation failed" in run.stderr
+        pytest.xfail("Open MPI bug open-mpi/ompi#14430, caught by --validate")
+    run_validated(mpi, ops, ["--option", "periodic=1"], tmp_path)
+
+
+def test_operation_reference_is_generated(tmp_path: Path) -> None:
+    run = mpiscope("list-ops", "--markdown", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    checked_in = (REPO / "docs" / "operations.md").read_text(encoding="utf-8")
+    assert run.stdout == checked_in, (
+        "docs/operations.md is out of date: mpiscope list-ops --markdown > docs/operations.md"
+    )
+    for name in EXPECTED:
+        assert f"\n### {name}\n" in checked_in
+
+
+def test_overlap_command(tmp_path: Path) -> None:
+    out = tmp_path / "ovl.json"
+    run = mpiscope("overlap", "iallreduce", "--sizes", "1K", *QUICK, "--out", str(out),
+                   "--quiet", cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    summary = json.loads((tmp_path / "ovl.overlap.json").read_text())
+    assert summary["blocking_op"] == "allreduce"
+    (row,) = summary["points"]
+    assert row["size_bytes"] == 1024 and row["compute_ns"] == row["blocking_ns"] > 0
+    hidden = 1 - (row["total_ns"] - row["compute_ns"]) / row["blocking_ns"]
+    assert row["overlap"] == pytest.approx(hidden)
+    points = json.loads(out.read_text())["points"]
+    assert points[0]["options"]["compute_us"].startswith("1024:")
+    assert "overlap of iallreduce" in run.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["pingpong", "--option", "windw=4"], "no such option of pingpong"),
+        (["pingpong", "--option", "dtype=int"], "set with --dtype"),
+        (["bcast", "--option", "in_place"], "expected NAME=VALUE"),
+        (["bw", "--option", "window=2", "--option", "window=3"], "given twice"),
+    ],
+)
+def test_option_errors(args: list[str], message: str, tmp_path: Path) -> None:
+    run = mpiscope("run", *args, "--out", str(tmp_path / "x.json"), cwd=tmp_path)
+    assert run.returncode == 2
+    assert message in run.stderr and not (tmp_path / "x.json").exists()
+
+
+def test_unsupported_value_fails_the_run(tmp_path: Path) -> None:
+    run = mpiscope("run", "pingpong", "--option", "mode=eager", "--sizes", "8", *QUICK,
+                   "--out", str(tmp_path / "x.json"), cwd=tmp_path, timeout=120)  # fmt: skip
+    assert run.returncode == 1 and "invalid argument" in run.stderr
+
+
+def test_cli_docs_mention_options() -> None:
+    text = (REPO / "docs" / "cli.md").read_text(encoding="utf-8")
+    assert "--option NAME=VALUE" in text and "mpiscope overlap" in text
