@@ -91,6 +91,9 @@ typedef struct mpiscope_op_ctx {
     MPI_Datatype dtype;       /* element type: the reduction type, else MPI_BYTE */
     size_t dtype_bytes;       /* size of dtype, bytes */
     size_t count;             /* elements per message: size_bytes / dtype_bytes, >= 1 */
+    size_t actual_bytes;      /* data bytes one message really carries: size_bytes, or
+                                 count x dtype_bytes for reductions; an op whose layout
+                                 rounds the size (derived datatypes) sets it in initialize */
     MPI_Op reduce_op;         /* reduction operation (ops with USES_REDUCTION; else MPI_OP_NULL) */
     size_t launch;            /* number of the current launch in this point, from 0 */
     void *send;               /* send buffer of the current launch (rotated in cold mode) */

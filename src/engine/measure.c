@@ -223,8 +223,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     result->participated = 1;
     if (!err)
         gather_validation(comm, rank, &v, &engine, result);
-    result->actual_bytes = have_ctx && (op->flags & MPISCOPE_OP_USES_REDUCTION)
-                               ? op_ctx.count * op_ctx.dtype_bytes : spec->size_bytes;
+    result->actual_bytes = have_ctx ? op_ctx.actual_bytes : spec->size_bytes;
     result->elapsed_ns = mpiscope__now_ns() - t_begin;
     mpiscope__buffer_pool_info_t pool;
     mpiscope__buffer_pool_info(ctx->pool, &pool);

@@ -32,6 +32,9 @@ int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_byt
         .dtype = dtype,
         .dtype_bytes = (size_t)dtype_bytes,
         .count = size_bytes < (size_t)dtype_bytes ? 1 : size_bytes / (size_t)dtype_bytes,
+        .actual_bytes = dtype == MPI_BYTE ? size_bytes
+                        : (size_bytes < (size_t)dtype_bytes ? 1 : size_bytes / (size_t)dtype_bytes)
+                              * (size_t)dtype_bytes,
         .reduce_op = reduce_op,
         .engine = engine,
         .op = engine->op,

@@ -53,6 +53,7 @@ static int set_message(mpiscope_op_ctx_t *ctx, coll_t *c)
         c->args.type = c->layout.type;
         c->args.count = c->layout.count;
         c->args.span_bytes = c->layout.span_bytes;
+        ctx->actual_bytes = c->layout.payload_bytes;
     } else if (c->cls->kind == MPISCOPE__COLL_REDUCE) {
         if (ctx->count > INT_MAX)
             return MPISCOPE_ERANGE;

@@ -78,6 +78,7 @@ static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, mpiscope__p2p_build
         || (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &p->layout)) != 0
         || (rc = build(ctx, p)) != 0)
         return rc;
+    ctx->actual_bytes = p->layout.payload_bytes;
     if (!(p->requests = malloc((p->n_msgs + 1) * sizeof *p->requests)))
         return MPISCOPE_ENOMEM;
     for (size_t i = 0; i < p->n_msgs; i++)

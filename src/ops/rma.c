@@ -24,6 +24,7 @@ static int set_message(mpiscope_op_ctx_t *ctx, mpiscope__rma_t *r)
         r->type = r->layout.type;
         r->count = r->layout.count;
         r->memory_bytes = r->layout.span_bytes;
+        ctx->actual_bytes = r->layout.payload_bytes;
         return mpiscope_op_ctx_buffers_fixed(ctx, r->memory_bytes, r->memory_bytes);
     }
     if (r->what == MPISCOPE__RMA_COMPARE_AND_SWAP) /* integers only: one int64_t, as OSU */
