@@ -108,6 +108,7 @@ typedef struct mpiscope_point_result {
                                          max over ranks of the rank's own duration) */
     size_t launches_total;            /* n_t (stages >= 1) */
     size_t launches_valid;            /* n_c */
+    size_t launches_discarded;        /* valid launches dropped while the window converged */
     size_t invalid_late, invalid_overrun;
     double invalid_fraction;
     double span_median_ns, span_mean_ns, span_max_ns;  /* global span of valid launches */
@@ -118,6 +119,7 @@ typedef struct mpiscope_point_result {
     int n_views;
     double window_initial_ns, window_final_ns, window_min_ns, window_max_ns;
     unsigned stages, widened, shrunk;
+    unsigned window_restarts;         /* times the samples were dropped after a large shrink */
     mpiscope_stop_reason_t stop_reason;
     unsigned unstable;                /* MPISCOPE_UNSTABLE_* bits, 0 if trusted */
     double elapsed_ns;                /* wall time of the point */

@@ -64,6 +64,8 @@ static void write_window(mpiscope__json_t *j, const mpiscope_point_result_t *p)
     mpiscope__json_integer(j, "invalid_overrun", (long long)p->invalid_overrun);
     mpiscope__json_integer(j, "widened", p->widened);
     mpiscope__json_integer(j, "shrunk", p->shrunk);
+    mpiscope__json_integer(j, "restarts", p->window_restarts);
+    mpiscope__json_integer(j, "launches_discarded", (long long)p->launches_discarded);
     mpiscope__json_end(j);
 }
 

@@ -125,6 +125,15 @@ void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name,
         s->view_ns[index][s->n_view_values[index]++] = value_ns;
 }
 
+void mpiscope__samples_restart(mpiscope__samples_t *s)
+{
+    s->discarded += s->valid;
+    s->valid = 0;
+    s->n_samples = 0;
+    for (int i = 0; i < s->n_views; i++)
+        s->n_view_values[i] = 0;
+}
+
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns)
 {
     const mpiscope_params_t *p = &s->params;
@@ -190,7 +199,8 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
     out->launches_valid = s->valid;
     out->invalid_late = s->late;
     out->invalid_overrun = s->overrun;
-    out->invalid_fraction = s->total ? (double)(s->total - s->valid) / s->total : NAN;
+    out->launches_discarded = s->discarded;
+    out->invalid_fraction = s->total ? (double)(s->late + s->overrun) / s->total : NAN;
     out->stop_reason = s->stop_reason;
     if (s->total && out->invalid_fraction > 0.5)
         out->unstable |= MPISCOPE_UNSTABLE_INVALID_FRACTION;

@@ -33,6 +33,7 @@ typedef struct mpiscope__samples {
     /* every valid launch */
     double *span_ns, *skew_ns, *gap_ns, *rank_time_ns; /* rank_time_ns[v * nprocs + r] */
     size_t valid, total, late, overrun;
+    size_t discarded;                  /* valid launches dropped by mpiscope__samples_restart */
     double *prev_end_ns;               /* [nprocs] each rank's last end, for the idle gap */
     /* raw launches (keep_raw) */
     double *raw_start_ns, *raw_end_ns; /* [total * nprocs] */
@@ -61,6 +62,11 @@ void mpiscope__samples_add_sample(mpiscope__samples_t *s, double value_ns);
 
 /* Declare a method-specific series (index < MPISCOPE__MAX_VIEWS) and add to it. */
 void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name, double value_ns);
+
+/* Drop the samples and valid launches so far (kept in the counts as
+ * discarded): they were measured under other conditions (a window far
+ * larger than the operation needs, i.e. another idle gap). */
+void mpiscope__samples_restart(mpiscope__samples_t *s);
 
 /* The stopping rules (error or count, caps, time); also sets s->stop_reason. */
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns);

@@ -27,7 +27,7 @@ typedef struct mpiscope__window {
     double needed_ns[MPISCOPE__WINDOW_HISTORY];
     size_t needed_count;
     double window_initial_ns, window_last_ns, window_min_seen_ns, window_max_seen_ns;
-    unsigned widened, shrunk;
+    unsigned widened, shrunk, restarts;
 } mpiscope__window_t;
 
 /* A scheduler recording into `samples` (not owned). arrival_ns, if not

@@ -13,6 +13,7 @@ enum { RANKS = 2, KMAX = 64 };
 typedef struct sim {
     double base_ns[RANKS];        /* steady duration per rank */
     double first_launch_ns;       /* stage 0, launch 0 (late initialisation); 0: base */
+    double stage0_ns;             /* every launch of stage 0; 0: base */
     double from_stage_ns;         /* from stage `change_stage` on, every launch takes this; 0: off */
     unsigned change_stage;
     double deschedule_ns;         /* rank 1 starts this late in launch `deschedule_launch` */
@@ -28,6 +29,8 @@ static double duration(const sim_t *s, unsigned stage, unsigned l, int r, size_t
 {
     if (s->stall_ns > 0 && stage == s->stall_stage && l == s->stall_launch && r == 0)
         return s->stall_ns;
+    if (stage == 0 && s->stage0_ns > 0)
+        return s->stage0_ns;
     if (stage == 0 && l == 0 && s->first_launch_ns > 0)
         return s->first_launch_ns;
     if (s->from_stage_ns > 0 && stage >= s->change_stage)
@@ -142,6 +145,23 @@ static void test_overrun_widens(void)
     CHECK(r.invalid_overrun > 0);
     CHECK(r.window_final_ns >= 8000);
     CHECK_NEAR(r.stats.median, 8000, 1e-9); /* valid launches carry the new time */
+    destroy(w);
+}
+
+static void test_oversized_first_window_restarts(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__window_t *w = make(&p, 0);
+    /* all of stage 0 slow (first use): the first window is 100x the need */
+    sim_t s = {.base_ns = {1000, 1000}, .stage0_ns = 100000};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(r.window_restarts >= 1);
+    CHECK(r.launches_discarded >= 8);          /* the stage in the oversized window */
+    CHECK(r.window_final_ns < 2 * 1.1 * 1020); /* converged to the need */
+    CHECK(r.gap_median_ns < 1000);            /* kept samples saw the small idle gap */
+    CHECK_INT_EQ(r.launches_valid, r.stats.n_valid);
     destroy(w);
 }
 
@@ -299,6 +319,7 @@ int main(void)
     test_steady_op();
     test_late_initialisation_does_not_inflate_window();
     test_overrun_widens();
+    test_oversized_first_window_restarts();
     test_slower_op_later_widens_at_once();
     test_window_shrinks();
     test_descheduled_rank_is_late_not_widened();
