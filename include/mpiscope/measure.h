@@ -152,6 +152,11 @@ MPISCOPE_API int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscop
  * different nodes drift by microseconds per second. */
 MPISCOPE_API int mpiscope_context_resync(mpiscope_context_t *ctx);
 
+/* Why the last mpiscope_context_measure() failed, when an operation said
+ * more than its error code (e.g. which option value it refused); "" else.
+ * Not collective; rank 0's is the one to print. */
+MPISCOPE_API const char *mpiscope_context_last_error(const mpiscope_context_t *ctx);
+
 /* The synchronisation the context made (owned by the context). */
 MPISCOPE_API const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx);
 MPISCOPE_API const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx);

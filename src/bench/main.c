@@ -73,7 +73,11 @@ static int measure_point(const bench_options_t *o, const bench_point_t *pt, cons
         err = mpiscope_context_measure(ctx, pt->op, &spec, r);
     if (err) {
         char what[160];
-        snprintf(what, sizeof what, "%s with method %s", pt->op->name, pt->method);
+        const char *why = mpiscope_context_last_error(ctx);
+        if (why[0])
+            snprintf(what, sizeof what, "%s", why);
+        else
+            snprintf(what, sizeof what, "%s with method %s", pt->op->name, pt->method);
         fail(what, err);
         return err;
     }

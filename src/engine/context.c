@@ -121,6 +121,8 @@ int mpiscope_context_resync(mpiscope_context_t *ctx)
 
 void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep) { ctx->keep_raw = keep; }
 
+const char *mpiscope_context_last_error(const mpiscope_context_t *ctx) { return ctx->last_error; }
+
 const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx) { return ctx->sync; }
 
 const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx) { return &ctx->params; }

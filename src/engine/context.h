@@ -15,6 +15,7 @@ struct mpiscope_context {
     mpiscope_timer_info_t timer;
     mpiscope_clock_sync_t *sync;
     unsigned resyncs;              /* synchronisations after the first */
+    char last_error[256];          /* see mpiscope_context_last_error() */
     mpiscope__buffer_pool_t *pool;
     int keep_raw;                  /* keep per-launch samples of the last point (rank 0) */
     mpiscope__samples_t *last;     /* rank 0: the last point's launches, for the result writer */

@@ -2,6 +2,7 @@
  * context, and the stage loop every timing method (method.h) runs in. */
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
@@ -200,6 +201,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     if (!err)
         err = op->initialize(&op_ctx);
     initialized = have_ctx && !err;
+    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", have_ctx ? engine.error : "");
     if (!err && rank == 0)
         err = state_create(ctx, method, spec, comm, n, &st);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);

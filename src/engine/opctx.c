@@ -162,3 +162,14 @@ int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
     }
     return MPISCOPE_EVALIDATE;
 }
+
+int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name)
+{
+    mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
+    if (engine && !engine->error[0]) {
+        const char *value = mpiscope_op_ctx_option(ctx, name);
+        snprintf(engine->error, sizeof engine->error, "option %s of %s: '%s' is not a valid value",
+                 name, engine->op ? engine->op->name : "the operation", value ? value : "");
+    }
+    return MPISCOPE_EINVAL;
+}

@@ -43,6 +43,7 @@ typedef struct mpiscope__op_engine {
     const char *const *option_values;
     size_t n_options;
     char mismatch[256];                /* first validation mismatch of the point, "" if none */
+    char error[256];                   /* why initialize refused the point, "" if it did not */
     size_t mismatch_launch;
 } mpiscope__op_engine_t;
 
@@ -58,6 +59,11 @@ void mpiscope__op_ctx_select_buffers(mpiscope_op_ctx_t *ctx, size_t launch);
 
 /* Forget the point's buffers (the pool's memory is kept for the next point). */
 void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx);
+
+/* Record why an option's value is refused ("option mode of pingpong:
+ * 'eager' is not valid") for the point's error message; returns
+ * MPISCOPE_EINVAL. */
+int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name);
 
 /* Element types and reductions by name ("double", "float", "int", "long",
  * "char", "byte"...; "sum", "prod", "min", "max", "band", "bor", "bxor",

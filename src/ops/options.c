@@ -1,5 +1,6 @@
 /* options.c: reading op-specific option values (options.h). */
 #include "options.h"
+#include "opctx.h"
 #include "mpiscope/error.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@ int mpiscope__option_long(const mpiscope_op_ctx_t *ctx, const char *name, long m
     errno = 0;
     value = strtol(text, &end, 10);
     if (errno || end == text || *end != '\0' || value < min || value > max)
-        return MPISCOPE_EINVAL;
+        return mpiscope__op_ctx_bad_option(ctx, name);
     *out = value;
     return 0;
 }
@@ -42,7 +43,7 @@ int mpiscope__option_double(const mpiscope_op_ctx_t *ctx, const char *name, doub
     const char *text = mpiscope_op_ctx_option(ctx, name), *end;
 
     if (!text || parse_double(text, &end, min, out) != 0 || *end != '\0')
-        return MPISCOPE_EINVAL;
+        return mpiscope__op_ctx_bad_option(ctx, name);
     return 0;
 }
 
@@ -56,7 +57,7 @@ int mpiscope__option_choice(const mpiscope_op_ctx_t *ctx, const char *name, cons
             *out = i;
             return 0;
         }
-    return MPISCOPE_EINVAL;
+    return mpiscope__op_ctx_bad_option(ctx, name);
 }
 
 /* One "SIZE:US" entry of a per-size list; *matched when SIZE is ours. */
