@@ -13,7 +13,6 @@ import argparse
 import difflib
 import os
 import shlex
-import signal
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, replace
@@ -22,7 +21,13 @@ from typing import Any
 
 from mpiscope.cmd_list_ops import query_ops
 from mpiscope.errors import MpiscopeError, RunFailedError
-from mpiscope.launcher import build_env, format_command, mpiexec_command, run_streaming
+from mpiscope.launcher import (
+    build_env,
+    describe_exit,
+    format_command,
+    mpiexec_command,
+    run_streaming,
+)
 from mpiscope.method_options import (
     DEFAULT_METHOD,
     Arrival,
@@ -557,7 +562,7 @@ def run(args: argparse.Namespace) -> int:
 def _finish(code: int, out: Path, before: tuple[int, int] | None, per_rank: bool) -> int:
     if code != 0:
         note = _leftover(out, before, per_rank)
-        raise RunFailedError(f"mpiscope-bench failed ({_describe_exit(code)}){note}")
+        raise RunFailedError(f"mpiscope-bench failed ({describe_exit(code)}){note}")
     if _file_id(out) in (None, before):
         raise RunFailedError(f"mpiscope-bench exited normally but wrote no result to {out}")
     try:
@@ -597,12 +602,3 @@ def _file_id(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_ino, st.st_mtime_ns)
-
-
-def _describe_exit(code: int) -> str:
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"

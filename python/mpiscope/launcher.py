@@ -304,3 +304,13 @@ def _kill_group(proc: subprocess.Popen[str]) -> None:
             break
         except subprocess.TimeoutExpired:
             continue
+
+
+def describe_exit(code: int) -> str:
+    """``exit code 3`` or ``killed by SIGKILL``."""
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"

@@ -16,7 +16,6 @@ import argparse
 import dataclasses
 import json
 import secrets
-import signal
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,6 +28,7 @@ from mpiscope.launcher import (
     Event,
     ProgressEvent,
     build_env,
+    describe_exit,
     format_command,
     mpiexec_command,
     run_streaming,
@@ -51,7 +51,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Bench",
     "Launch",
-    "describe_exit",
     "find_bench",
     "private_dir",
     "run_launches",
@@ -254,13 +253,3 @@ def _read(path: Path) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"mpiscope-bench wrote an unreadable result: {exc}"
     doc: dict[str, Any] = data
     return doc, None
-
-
-def describe_exit(code: int) -> str:
-    """``exit code 3`` or ``killed by SIGKILL``."""
-    if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
-    return f"exit code {code}"
