@@ -63,7 +63,9 @@ enum {
     MPISCOPE_OP_USES_SIZE      = 1u << 0, /* message size varies the op (else measured once, size 0) */
     MPISCOPE_OP_USES_ROOT      = 1u << 1, /* has a root rank (ctx->root) */
     MPISCOPE_OP_USES_REDUCTION = 1u << 2, /* element type and reduction apply (ctx->dtype, ctx->reduce_op) */
-    MPISCOPE_OP_GROUND_TRUTH   = 1u << 3  /* known true time: checks the tool */
+    MPISCOPE_OP_GROUND_TRUTH   = 1u << 3, /* known true time: checks the tool */
+    MPISCOPE_OP_SYNCHRONIZING  = 1u << 4  /* no rank leaves before all have entered: with
+                                             validation the engine checks it on the global clock */
 };
 
 /* Phases of the validate hook. */

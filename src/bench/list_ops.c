@@ -10,6 +10,7 @@ static void write_flags(mpiscope__json_t *j, unsigned flags)
         {MPISCOPE_OP_USES_ROOT, "root"},
         {MPISCOPE_OP_USES_REDUCTION, "reduction"},
         {MPISCOPE_OP_GROUND_TRUTH, "ground_truth"},
+        {MPISCOPE_OP_SYNCHRONIZING, "synchronizing"},
     };
     mpiscope__json_array(j, "flags");
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)

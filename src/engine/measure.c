@@ -121,13 +121,12 @@ static void gather_validation(MPI_Comm comm, int rank, const mpiscope__validatio
     unsigned long counts[2] = {v->checked, v->failed}, sums[2];
     MPI_Allreduce(counts, sums, 2, MPI_UNSIGNED_LONG, MPI_SUM, comm);
     r->validated_launches = v->checked; /* every rank checks the same launches */
-    r->validation_failures = sums[1];
+    r->validation_failures += sums[1];  /* on top of rank 0's synchronization check */
     int mine = v->failed ? rank : INT_MAX, first;
     MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
-    r->first_mismatch_rank = first == INT_MAX ? -1 : first;
-    r->first_mismatch[0] = '\0';
     if (first == INT_MAX)
-        return;
+        return; /* keeps the synchronization finding, if any */
+    r->first_mismatch_rank = first;
     unsigned long launch = engine->mismatch_launch;
     memcpy(r->first_mismatch, engine->mismatch, sizeof r->first_mismatch);
     MPI_Bcast(r->first_mismatch, (int)sizeof r->first_mismatch, MPI_CHAR, first, comm);
@@ -136,12 +135,19 @@ static void gather_validation(MPI_Comm comm, int rank, const mpiscope__validatio
 }
 
 /* Rank 0's scheduler and sample store for a point. */
-static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method,
-                        const mpiscope_point_spec_t *spec, MPI_Comm comm, int n, mpiscope__method_state_t *st)
+static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
+                        const mpiscope_point_spec_t *spec, int n, mpiscope__method_state_t *st)
 {
     *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root,
                                      .arrival_ns = spec->arrival_ns};
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
+    if (!err && spec->validate && (op->flags & MPISCOPE_OP_SYNCHRONIZING)) {
+        double residual = 0; /* rank 0 holds every rank's */
+        for (int r = 0; r < ctx->sync->nprocs; r++)
+            residual = fmax(residual, fabs(ctx->sync->residual_ns[r]));
+        st->samples->check_sync = 1;
+        st->samples->sync_tolerance_ns = residual + 2 * ctx->timer.resolution_ns;
+    }
     if (!err && method == &mpiscope__method_window)
         err = mpiscope__window_create(&ctx->params, st->samples, spec->arrival_ns, &st->window);
     if (!err && method == &mpiscope__method_bcast_supinski) {
@@ -203,7 +209,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     initialized = have_ctx && !err;
     snprintf(ctx->last_error, sizeof ctx->last_error, "%s", have_ctx ? engine.error : "");
     if (!err && rank == 0)
-        err = state_create(ctx, method, spec, comm, n, &st);
+        err = state_create(ctx, method, op, spec, n, &st);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
     mpiscope__stage_env_t env = {

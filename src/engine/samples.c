@@ -65,8 +65,33 @@ void mpiscope__samples_destroy(mpiscope__samples_t *s)
     free(s);
 }
 
+/* A rank that left before another entered: a synchronizing operation that
+ * did not synchronize (only the global clock can see it). */
+static void check_synchronized(mpiscope__samples_t *s, const mpiscope__launch_t *l)
+{
+    int first_out = 0, last_in = 0;
+    for (int r = 1; r < s->nprocs; r++) {
+        if (l->end_ns[(size_t)r * l->stride] < l->end_ns[(size_t)first_out * l->stride])
+            first_out = r;
+        if (l->start_ns[(size_t)r * l->stride] > l->start_ns[(size_t)last_in * l->stride])
+            last_in = r;
+    }
+    double out = l->end_ns[(size_t)first_out * l->stride], in = l->start_ns[(size_t)last_in * l->stride];
+    if (out >= in - s->sync_tolerance_ns)
+        return;
+    if (s->sync_violations++ == 0) {
+        s->sync_rank = first_out;
+        s->sync_launch = s->total;
+        snprintf(s->sync_message, sizeof s->sync_message,
+                 "rank %d left %.0f ns before rank %d entered (global clock, tolerance %.0f ns)",
+                 first_out, in - out, last_in, s->sync_tolerance_ns);
+    }
+}
+
 double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__launch_t *l)
 {
+    if (s->check_sync)
+        check_synchronized(s, l);
     double smin = INFINITY, smax = -INFINITY, emax = -INFINITY, tmax = 0, gap = INFINITY;
     for (int r = 0; r < s->nprocs; r++) {
         double b = l->start_ns[(size_t)r * l->stride], e = l->end_ns[(size_t)r * l->stride];
@@ -200,6 +225,12 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
     out->invalid_late = s->late;
     out->invalid_overrun = s->overrun;
     out->launches_discarded = s->discarded;
+    out->validation_failures = s->sync_violations;
+    if (s->sync_violations) {
+        out->first_mismatch_rank = s->sync_rank;
+        out->first_mismatch_launch = s->sync_launch;
+        snprintf(out->first_mismatch, sizeof out->first_mismatch, "%s", s->sync_message);
+    }
     out->invalid_fraction = s->total ? (double)(s->late + s->overrun) / s->total : NAN;
     out->stop_reason = s->stop_reason;
     if (s->total && out->invalid_fraction > 0.5)

@@ -45,6 +45,13 @@ typedef struct mpiscope__samples {
     size_t n_view_values[MPISCOPE__MAX_VIEWS];
     int n_views;
     mpiscope_stop_reason_t stop_reason;
+    /* validation of a synchronizing op: no rank may end a launch before
+     * another started it (beyond the clocks' precision) */
+    int check_sync;
+    double sync_tolerance_ns;
+    size_t sync_violations, sync_launch;
+    int sync_rank;
+    char sync_message[160];
 } mpiscope__samples_t;
 
 /* Room for params->max_launches plus one stage of launches. */

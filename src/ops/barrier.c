@@ -15,5 +15,5 @@ static const mpiscope__coll_class_t barrier_class = {
     .call = barrier_call, .kind = MPISCOPE__COLL_SYNC, .source = MPISCOPE__FROM_NOBODY,
 };
 
-MPISCOPE__COLL_OPS(barrier, barrier_class, 0, mpiscope__opts_sync, mpiscope__opts_sync_nb, "Barrier",
+MPISCOPE__COLL_OPS(barrier, barrier_class, MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_sync, mpiscope__opts_sync_nb, "Barrier",
                    "Ibarrier", "no rank leaves before all have entered", "not used")

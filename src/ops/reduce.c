@@ -41,6 +41,6 @@ MPISCOPE__COLL_OPS(reduce, reduce_class, FLAGS | MPISCOPE_OP_USES_ROOT, mpiscope
                    mpiscope__opts_root_reduce_nb, "Reduce", "Ireduce",
                    "the root receives the element-wise reduction of every rank's vector",
                    "bytes of the reduced vector")
-MPISCOPE__COLL_OPS(allreduce, allreduce_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
+MPISCOPE__COLL_OPS(allreduce, allreduce_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
                    "Allreduce", "Iallreduce", "every rank receives the element-wise reduction of every rank's vector",
                    "bytes of the reduced vector")

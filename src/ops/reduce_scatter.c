@@ -39,9 +39,9 @@ static const mpiscope__coll_class_t reduce_scatter_block_class = REDUCE_SCATTER_
 
 #define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
 #define SIZE_MEANING "bytes of the reduced block each rank receives (each rank sends nprocs times that)"
-MPISCOPE__COLL_OPS(reduce_scatter, reduce_scatter_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
+MPISCOPE__COLL_OPS(reduce_scatter, reduce_scatter_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
                    "Reduce_scatter", "Ireduce_scatter",
                    "with equal counts, a reduction whose result is split among the ranks", SIZE_MEANING)
-MPISCOPE__COLL_OPS(reduce_scatter_block, reduce_scatter_block_class, FLAGS, mpiscope__opts_reduce,
+MPISCOPE__COLL_OPS(reduce_scatter_block, reduce_scatter_block_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce,
                    mpiscope__opts_reduce_nb, "Reduce_scatter_block", "Ireduce_scatter_block",
                    "a reduction whose result is split in equal blocks among the ranks", SIZE_MEANING)

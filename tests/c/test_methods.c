@@ -104,6 +104,32 @@ static void test_supinski_subtracts_the_ack(void)
     CHECK_NEAR(r.stats.median, 5 - 2, 1e-12);
 }
 
+/* With validation, a synchronizing op (Barrier...) must not let a rank
+ * leave before another entered: the global clock shows it. */
+static void test_synchronization_check(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    mpiscope__samples_t *s;
+    CHECK_INT_EQ(mpiscope__samples_create(&p, RANKS, 0, &s), 0);
+    s->check_sync = 1;
+    s->sync_tolerance_ns = 0.5;
+    double ok_start[RANKS] = {1000, 1001}, ok_end[RANKS] = {1003, 1006};   /* overlap: fine */
+    double bad_start[RANKS] = {2000, 2010}, bad_end[RANKS] = {2005, 2012}; /* 0 leaves first */
+    mpiscope__launch_t ok = {.start_ns = ok_start, .end_ns = ok_end, .stride = 1, .slot_ns = NAN};
+    mpiscope__launch_t bad = {.start_ns = bad_start, .end_ns = bad_end, .stride = 1, .slot_ns = NAN};
+    mpiscope__samples_add_launch(s, &ok);
+    mpiscope__samples_add_launch(s, &bad);
+    mpiscope__samples_add_launch(s, &bad);
+    mpiscope_point_result_t r;
+    CHECK_INT_EQ(mpiscope__samples_result(s, &r), 0);
+    CHECK_INT_EQ(r.validation_failures, 2);
+    CHECK_INT_EQ(r.first_mismatch_rank, 0);
+    CHECK_INT_EQ(r.first_mismatch_launch, 1);
+    CHECK(strstr(r.first_mismatch, "rank 0 left 5 ns before rank 1 entered") != NULL);
+    mpiscope__samples_destroy(s);
+}
+
 static void test_registry(void)
 {
     CHECK(mpiscope__method_find(NULL) == mpiscope__method_find("window"));
@@ -122,6 +148,7 @@ int main(void)
     test_suite_loop_views();
     test_roundtime_lateness_and_arrival();
     test_supinski_subtracts_the_ack();
+    test_synchronization_check();
     test_registry();
     CHECK_DONE();
 }
