@@ -137,12 +137,25 @@ typedef struct mpiscope_context mpiscope_context_t;
 
 /* Collective over comm: select the timer (all ranks of a node share the
  * node leader's TSC frequency), synchronise clocks, measure t_bcast.
- * Returns 0 or an MPISCOPE_E* code (the same on every rank). */
+ * params NULL: the defaults. The context duplicates comm and owns its
+ * buffers and clock synchronisation; free it with
+ * mpiscope_context_destroy() (collective) before MPI_Finalize.
+ * Returns 0, or the same code on every rank: MPISCOPE_EINVAL (out NULL),
+ * MPISCOPE_ERANGE (a parameter out of range, see mpiscope_params_check),
+ * MPISCOPE_ENOTIMER (the timer asked for is not available on some rank),
+ * MPISCOPE_ENOMEM. */
 MPISCOPE_API int mpiscope_context_create(MPI_Comm comm, const mpiscope_params_t *params,
                                          mpiscope_context_t **out);
 
 /* Collective over the context's communicator: measure `op` for one point.
- * The result is complete on every participating rank. */
+ * The result is complete on every participating rank; ranks outside the
+ * point's communicator (spec->nprocs) return 0 with result->participated 0.
+ * Returns 0 or: MPISCOPE_EINVAL (NULL argument, unknown method, or an
+ * option value the op refused: mpiscope_context_last_error() says which),
+ * MPISCOPE_ERANGE (root or nprocs out of range), MPISCOPE_ENOTSUP (the
+ * method does not apply to the op, an arrival pattern with an unscheduled
+ * method, or an MPI-4 call this MPI lacks), MPISCOPE_EMPI, MPISCOPE_ENOMEM.
+ * A validation failure is not an error: see result->validation_failures. */
 MPISCOPE_API int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
                                           const mpiscope_point_spec_t *spec,
                                           mpiscope_point_result_t *result);
