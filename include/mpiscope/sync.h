@@ -60,6 +60,10 @@ MPISCOPE_API int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_para
 MPISCOPE_API int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync,
                                             double *residual_ns);
 
+/* The largest |residual| over the ranks: the precision of the global
+ * clock. Complete on rank 0 only (others know their own residual). */
+MPISCOPE_API double mpiscope_clock_sync_max_residual_ns(const mpiscope_clock_sync_t *sync);
+
 /* The current time on the global clock of `sync` (not collective). */
 MPISCOPE_API double mpiscope_clock_sync_now_ns(const mpiscope_clock_sync_t *sync);
 

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "json.h"
 #include "result_internal.h"
+#include "util.h"
 
 enum { READS = 2000000 };
 static const char *const ground_truth[] = {"waitpattern_null", "waitpattern_up", "waitpattern_down"};
@@ -127,7 +128,7 @@ static int check_sync(const bench_options_t *o, mpiscope_sync_algorithm_t algori
     int err = mpiscope_clock_sync_run(MPI_COMM_WORLD, &p, &sync);
     if (err)
         return err;
-    double *after = calloc((size_t)sync->nprocs, sizeof *after), before = 0, later = 0;
+    double *after = calloc((size_t)sync->nprocs, sizeof *after);
     if (!after) {
         mpiscope_clock_sync_free(sync);
         return MPISCOPE_ENOMEM;
@@ -136,10 +137,7 @@ static int check_sync(const bench_options_t *o, mpiscope_sync_algorithm_t algori
                             .tv_nsec = (long)((o->drift_seconds - (time_t)o->drift_seconds) * 1e9)};
     nanosleep(&wait, NULL);
     mpiscope_clock_sync_verify(MPI_COMM_WORLD, sync, after);
-    for (int r = 0; r < sync->nprocs; r++) {
-        before = fmax(before, fabs(sync->residual_ns[r]));
-        later = fmax(later, fabs(after[r]));
-    }
+    double before = mpiscope_clock_sync_max_residual_ns(sync), later = mpiscope__max_abs(after, sync->nprocs);
     mpiscope__json_object(j, NULL);
     mpiscope__json_string(j, "algorithm", mpiscope_sync_algorithm_name(algorithm));
     mpiscope__json_number(j, "duration_ns", sync->duration_ns);

@@ -42,33 +42,29 @@ static int two_calls(const bench_options_t *o, const mpiscope_op_t *op, mpiscope
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     mpiscope__op_engine_t engine = {.pool = pool, .op = op};
     mpiscope_op_ctx_t ctx;
-    MPI_Datatype dtype = MPI_BYTE;
-    MPI_Op reduce = MPI_OP_NULL;
-    size_t dtype_bytes = 1;
-    const char *name;
-    if (op->flags & MPISCOPE_OP_USES_REDUCTION) {
-        mpiscope__dtype_parse(o->dtype ? o->dtype : "double", &dtype, &dtype_bytes, &name);
-        mpiscope__reduce_op_parse(o->reduce_op ? o->reduce_op : "sum", &reduce, &name);
-    }
-    int err = mpiscope__op_ctx_init(&ctx, comm, o->sizes[0], o->root, dtype, reduce, &engine);
+    mpiscope__op_types_t types;
+    int err = mpiscope__op_types_resolve(op, o->dtype, o->reduce_op, &types);
+    if (!err)
+        err = mpiscope__op_ctx_init(&ctx, comm, o->sizes[0], o->root, types.dtype, types.reduce_op, &engine);
     if (!err)
         err = op->initialize(&ctx);
     if (!err) {
         mpiscope__op_ctx_select_buffers(&ctx, 0);
         double t0 = now();
-        err = op->execute(&ctx);
+        int failed = op->execute(&ctx);
         t->first_ns = now() - t0;
         mpiscope__op_ctx_select_buffers(&ctx, 1); /* same size, another address */
-        err |= start_together(comm);
+        err = start_together(comm);
         t0 = now();
-        err |= op->execute(&ctx);
+        failed |= op->execute(&ctx);
         t->second_ns = now() - t0;
+        err = err ? err : failed ? MPISCOPE_EMPI : 0;
         if (op->finalize)
             op->finalize(&ctx);
         mpiscope__op_ctx_release_buffers(&ctx);
     }
     MPI_Comm_free(&comm);
-    return err ? MPISCOPE_EMPI : 0;
+    return err;
 }
 
 static double max_of(const double *v, int n)

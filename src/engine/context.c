@@ -54,10 +54,8 @@ static double measure_t_bcast(mpiscope_context_t *ctx)
         MPI_Allreduce(&dt, &times[i], 1, MPI_DOUBLE, MPI_MAX, ctx->comm);
     }
     qsort(times, REPS, sizeof *times, mpiscope__cmp_double);
-    double residual = 0;
-    for (int r = 0; ctx->rank == 0 && r < ctx->nprocs; r++)
-        residual = fmax(residual, fabs(ctx->sync->residual_ns[r]));
-    double lead = 2 * mpiscope_quantile_sorted(times, REPS, 0.9) + residual;
+    /* rank 0's value counts: it knows every rank's residual */
+    double lead = 2 * mpiscope_quantile_sorted(times, REPS, 0.9) + mpiscope_clock_sync_max_residual_ns(ctx->sync);
     MPI_Bcast(&lead, 1, MPI_DOUBLE, 0, ctx->comm);
     return lead;
 }

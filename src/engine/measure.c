@@ -39,20 +39,13 @@ static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_o
                         const mpiscope_point_spec_t *spec, mpiscope__op_engine_t *engine,
                         mpiscope_op_ctx_t *op_ctx)
 {
-    MPI_Datatype dtype = MPI_BYTE;
-    MPI_Op reduce = MPI_OP_NULL;
-    size_t dtype_bytes = 1;
-    const char *canonical;
-    if (op->flags & MPISCOPE_OP_USES_REDUCTION) {
-        int err = mpiscope__dtype_parse(spec->dtype ? spec->dtype : "double", &dtype, &dtype_bytes, &canonical);
-        if (!err)
-            err = mpiscope__reduce_op_parse(spec->reduce_op ? spec->reduce_op : "sum", &reduce, &canonical);
-        if (err)
-            return err;
-    }
+    mpiscope__op_types_t types;
+    int err = mpiscope__op_types_resolve(op, spec->dtype, spec->reduce_op, &types);
+    if (err)
+        return err;
     *engine = (mpiscope__op_engine_t){.pool = ctx->pool, .op = op, .option_names = spec->option_names,
                                       .option_values = spec->option_values, .n_options = spec->n_options};
-    return mpiscope__op_ctx_init(op_ctx, comm, spec->size_bytes, spec->root, dtype, reduce, engine);
+    return mpiscope__op_ctx_init(op_ctx, comm, spec->size_bytes, spec->root, types.dtype, types.reduce_op, engine);
 }
 
 /* The stage loop of every method. Collective over comm; rank 0 plans and
@@ -142,11 +135,8 @@ static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *metho
                                      .arrival_ns = spec->arrival_ns};
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
     if (!err && spec->validate && (op->flags & MPISCOPE_OP_SYNCHRONIZING)) {
-        double residual = 0; /* rank 0 holds every rank's */
-        for (int r = 0; r < ctx->sync->nprocs; r++)
-            residual = fmax(residual, fabs(ctx->sync->residual_ns[r]));
-        st->samples->check_sync = 1;
-        st->samples->sync_tolerance_ns = residual + 2 * ctx->timer.resolution_ns;
+        st->samples->check_sync = 1; /* on rank 0, which holds every rank's residual */
+        st->samples->sync_tolerance_ns = mpiscope_clock_sync_max_residual_ns(ctx->sync) + 2 * ctx->timer.resolution_ns;
     }
     if (!err && method == &mpiscope__method_window)
         err = mpiscope__window_create(&ctx->params, st->samples, spec->arrival_ns, &st->window);

@@ -173,3 +173,14 @@ int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name)
     }
     return MPISCOPE_EINVAL;
 }
+
+int mpiscope__op_types_resolve(const mpiscope_op_t *op, const char *dtype, const char *reduce_op,
+                               mpiscope__op_types_t *out)
+{
+    *out = (mpiscope__op_types_t){.dtype = MPI_BYTE, .dtype_bytes = 1, .reduce_op = MPI_OP_NULL,
+                                  .dtype_name = "MPI_BYTE", .reduce_name = NULL};
+    if (!(op->flags & MPISCOPE_OP_USES_REDUCTION))
+        return 0;
+    int err = mpiscope__dtype_parse(dtype ? dtype : "double", &out->dtype, &out->dtype_bytes, &out->dtype_name);
+    return err ? err : mpiscope__reduce_op_parse(reduce_op ? reduce_op : "sum", &out->reduce_op, &out->reduce_name);
+}

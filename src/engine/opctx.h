@@ -65,6 +65,19 @@ void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx);
  * MPISCOPE_EINVAL. */
 int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name);
 
+/* The element type and reduction a point of `op` uses: MPI_BYTE and no
+ * reduction for data movement; for ops with a reduction the named ones
+ * (NULL: "double", "sum"). Names are canonical ("MPI_DOUBLE"), NULL for
+ * no reduction. Returns 0 or MPISCOPE_EINVAL for an unknown name. */
+typedef struct mpiscope__op_types {
+    MPI_Datatype dtype;
+    size_t dtype_bytes;
+    MPI_Op reduce_op;
+    const char *dtype_name, *reduce_name;
+} mpiscope__op_types_t;
+int mpiscope__op_types_resolve(const mpiscope_op_t *op, const char *dtype, const char *reduce_op,
+                               mpiscope__op_types_t *out);
+
 /* Element types and reductions by name ("double", "float", "int", "long",
  * "char", "byte"...; "sum", "prod", "min", "max", "band", "bor", "bxor",
  * "land", "lor", "lxor"). canonical: "MPI_DOUBLE", "MPI_SUM".

@@ -144,28 +144,13 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
     mpiscope__json_end(j);
 }
 
-/* The clock precision this point was measured with (rank 0 holds all). */
-static double max_abs_residual(const mpiscope_clock_sync_t *sync)
-{
-    double m = 0;
-    for (int r = 0; r < sync->nprocs; r++)
-        m = fmax(m, fabs(sync->residual_ns[r]));
-    return m;
-}
-
 void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op,
                           const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
                           int oversubscribed, mpiscope__json_t *j)
 {
-    int reduction = (op->flags & MPISCOPE_OP_USES_REDUCTION) != 0;
-    const char *dtype = "MPI_BYTE", *reduce = NULL;
-    MPI_Datatype dt;
-    MPI_Op mop;
-    size_t bytes;
-    if (reduction) {
-        mpiscope__dtype_parse(spec->dtype ? spec->dtype : "double", &dt, &bytes, &dtype);
-        mpiscope__reduce_op_parse(spec->reduce_op ? spec->reduce_op : "sum", &mop, &reduce);
-    }
+    mpiscope__op_types_t types; /* the point was measured: the names resolve */
+    mpiscope__op_types_resolve(op, spec->dtype, spec->reduce_op, &types);
+    const char *dtype = types.dtype_name, *reduce = types.reduce_name;
     mpiscope__json_object(j, NULL);
     mpiscope__json_string(j, "op", op->name);
     mpiscope__json_string(j, "method", spec->method ? spec->method : "window");
@@ -232,7 +217,7 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_end(j);
     mpiscope__json_bool(j, "oversubscribed", oversubscribed);
     mpiscope__json_number(j, "elapsed_ns", point->elapsed_ns);
-    mpiscope__json_number(j, "clock_residual_ns", max_abs_residual(ctx->sync));
+    mpiscope__json_number(j, "clock_residual_ns", mpiscope_clock_sync_max_residual_ns(ctx->sync));
     if (ctx->last)
         write_per_rank(j, ctx->last);
     if (ctx->last && ctx->keep_raw)

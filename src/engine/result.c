@@ -9,6 +9,7 @@
 #include "environment.h"
 #include "json.h"
 #include "point_json.h"
+#include "util.h"
 
 enum { MAX_META = 32 };
 
@@ -52,14 +53,6 @@ static void number_array(mpiscope__json_t *j, const char *key, const double *v, 
     mpiscope__json_end(j);
 }
 
-static double max_abs(const double *v, int n)
-{
-    double m = 0;
-    for (int i = 0; i < n; i++)
-        m = v[i] < 0 ? (-v[i] > m ? -v[i] : m) : (v[i] > m ? v[i] : m);
-    return m;
-}
-
 static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
 {
     const mpiscope_clock_sync_t *s = res->ctx->sync;
@@ -73,10 +66,10 @@ static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
     number_array(j, "offset_ns", s->offsets_ns, s->nprocs);
     number_array(j, "rtt_min_ns", s->rtt_min_ns, s->nprocs);
     number_array(j, "residual_ns", s->residual_ns, s->nprocs);
-    mpiscope__json_number(j, "max_abs_residual_ns", max_abs(s->residual_ns, s->nprocs));
+    mpiscope__json_number(j, "max_abs_residual_ns", mpiscope_clock_sync_max_residual_ns(s));
     if (res->end_residual_ns) {
         number_array(j, "end_residual_ns", res->end_residual_ns, s->nprocs);
-        mpiscope__json_number(j, "max_abs_end_residual_ns", max_abs(res->end_residual_ns, s->nprocs));
+        mpiscope__json_number(j, "max_abs_end_residual_ns", mpiscope__max_abs(res->end_residual_ns, s->nprocs));
     }
     mpiscope__json_end(j);
 }

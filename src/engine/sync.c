@@ -5,6 +5,7 @@
 #include "mpiscope/sync.h"
 #include "sync_math.h"
 #include "timer_read.h"
+#include "util.h"
 
 enum { SYNC_TAG = 7411 };
 static const double MSG_CONTINUE = 1.0, MSG_STOP = 0.0;
@@ -180,6 +181,11 @@ int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync,
     double left = rank == 0 ? 0 : mine.offset_ns;
     MPI_Gather(&left, 1, MPI_DOUBLE, residual_ns, 1, MPI_DOUBLE, 0, comm);
     return 0;
+}
+
+double mpiscope_clock_sync_max_residual_ns(const mpiscope_clock_sync_t *sync)
+{
+    return mpiscope__max_abs(sync->residual_ns, sync->nprocs);
 }
 
 double mpiscope_clock_sync_now_ns(const mpiscope_clock_sync_t *sync)

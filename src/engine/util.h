@@ -5,4 +5,7 @@
 /* qsort comparator for doubles, ascending. */
 int mpiscope__cmp_double(const void *a, const void *b);
 
+/* The largest |v[i]|, 0 for n == 0. */
+double mpiscope__max_abs(const double *v, int n);
+
 #endif
