@@ -1,0 +1,1 @@
+"""The noise detector: does a background agent slow MPI programs? (docs/noise-schema.md)."""

@@ -1,0 +1,282 @@
+"""Does a test sample run slower than a baseline? The noise detector's criteria.
+
+Two samples of packet times (seconds) - a baseline without the agent and a
+test with it - are compared by :func:`compare_samples`, which returns a
+"noise-verdict" document (docs/noise-schema.md). Every value in it except
+the two summaries is normalised to the baseline median, as in the seed's
+figures, so 0.01 means "1 % of the baseline median".
+
+The criteria (all one-sided: they look for a *slowdown*):
+
+* ``ci_overlap`` (the seed's criterion 1): the two-sided Student-t confidence
+  intervals of the two means do not overlap, the test one lying above. The
+  boundary gap ``test_ci_low - baseline_ci_high`` is positive when detected.
+* ``iqr_outliers`` (the seed's criterion 2): test samples above the
+  baseline's upper Tukey fence ``Q75 + 1.5 IQR``. Some baseline samples lie
+  there too, so the test's share is compared with the baseline's own share
+  by a one-sided Fisher exact test.
+* ``mann_whitney``: the one-sided Mann-Whitney U rank test (test greater),
+  the rank opinion that heavy tails do not fool.
+* ``quantile_shift``: p50/p90/p99 of the test minus those of the baseline;
+  reported, never a detection on its own.
+
+numpy and scipy are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = [
+    "CRITERIA",
+    "IQR_FENCE_FACTOR",
+    "compare_samples",
+    "format_verdict",
+    "samples_of",
+]
+
+#: The criteria that can fire, in report order.
+CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney")
+#: Tukey's fence factor: outliers lie beyond 1.5 IQR from the quartiles.
+IQR_FENCE_FACTOR = 1.5
+#: Quantiles (percent) compared by ``quantile_shift``.
+_SHIFT_QUANTILES = (50, 90, 99)
+
+
+def _checked(values: Sequence[float], name: str) -> Any:
+    """The sample as a float array, or a one-line error saying what is wrong with it."""
+    import numpy as np
+
+    try:
+        array = np.asarray(values, dtype=float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise MpiscopeError(f"{name} sample is not a list of numbers ({exc})") from None
+    if array.size < 3:
+        raise MpiscopeError(f"{name} sample has {array.size} values; at least 3 are needed")
+    bad = np.flatnonzero(~np.isfinite(array))
+    if bad.size:
+        raise MpiscopeError(
+            f"{name} sample has {bad.size} non-finite value(s) (first at index {bad[0]})"
+        )
+    median = float(np.median(array))
+    if not median > 0:
+        raise MpiscopeError(f"{name} sample has a non-positive median ({median:g})")
+    return array
+
+
+def _mean_ci(sample: Any, confidence: float) -> tuple[float, float]:
+    """Two-sided Student-t confidence interval of the mean."""
+    import numpy as np
+    from scipy import stats
+
+    n = sample.size
+    mean = float(np.mean(sample))
+    half = float(stats.t.ppf(0.5 + confidence / 2, n - 1)) * float(np.std(sample, ddof=1))
+    half /= math.sqrt(n)
+    return mean - half, mean + half
+
+
+def _summary(sample: Any, source: str) -> dict[str, Any]:
+    import numpy as np
+
+    return {
+        "source": source,
+        "n": int(sample.size),
+        "median_s": float(np.median(sample)),
+        "mean_s": float(np.mean(sample)),
+    }
+
+
+def compare_samples(
+    baseline: Sequence[float],
+    test: Sequence[float],
+    *,
+    baseline_source: str,
+    test_source: str,
+    confidence: float = 0.99,
+    alpha: float = 0.01,
+) -> dict[str, Any]:
+    """Compare packet times (seconds) with and without the agent: a "noise-verdict".
+
+    All values except ``baseline``/``test`` summaries are divided by the
+    baseline median. Quartiles and quantiles use numpy's default (linear
+    interpolation between order statistics).
+
+    Speed-ups are not detections: every criterion asks "is the test
+    *slower*?". The boundary gap is always ``test_ci_low - baseline_ci_high``,
+    so a test that runs faster gets a negative gap; ``ci_overlap`` also reports
+    ``speedup_gap = baseline_ci_low - test_ci_high``, positive when the test is
+    significantly faster, so a speed-up is visible without firing. Likewise
+    ``mann_whitney`` is one-sided (test greater) and ``iqr_outliers`` counts
+    samples above the upper fence (those below the lower fence are reported
+    beside it).
+
+    Raises :class:`MpiscopeError` for a sample with fewer than 3 values,
+    non-finite values or a non-positive median, and for a ``confidence`` or
+    ``alpha`` outside (0, 1).
+    """
+    import numpy as np
+    from scipy import stats
+
+    for name, value in (("confidence", confidence), ("alpha", alpha)):
+        if not 0 < value < 1:
+            raise MpiscopeError(f"{name} must lie strictly between 0 and 1, not {value!r}")
+    base_raw = _checked(baseline, "baseline")
+    test_raw = _checked(test, "test")
+    scale = float(np.median(base_raw))
+    base = base_raw / scale
+    tst = test_raw / scale
+
+    base_ci = _mean_ci(base, confidence)
+    test_ci = _mean_ci(tst, confidence)
+    gap = test_ci[0] - base_ci[1]
+    ci_overlap = {
+        "confidence": confidence,
+        "baseline_ci": list(base_ci),
+        "test_ci": list(test_ci),
+        "boundary_gap": gap,
+        "speedup_gap": base_ci[0] - test_ci[1],
+        "detected": bool(gap > 0),
+    }
+
+    q25, q75 = (float(q) for q in np.percentile(base, [25, 75]))
+    iqr = q75 - q25
+    low, high = q25 - IQR_FENCE_FACTOR * iqr, q75 + IQR_FENCE_FACTOR * iqr
+    above = int(np.count_nonzero(tst > high))
+    base_above = int(np.count_nonzero(base > high))
+    # One-sided: is the test's share above the fence larger than the baseline's?
+    fisher = stats.fisher_exact(
+        [[above, tst.size - above], [base_above, base.size - base_above]],
+        alternative="greater",
+    )
+    fisher_p = float(fisher.pvalue)
+    below = int(np.count_nonzero(tst < low))
+    iqr_outliers = {
+        "fences": [low, high],
+        "count": above,
+        "share": above / tst.size,
+        "baseline_count": base_above,
+        "baseline_share": base_above / base.size,
+        "below_count": below,
+        "below_share": below / tst.size,
+        "baseline_below_share": int(np.count_nonzero(base < low)) / base.size,
+        "test": "one-sided Fisher exact",
+        "p_value": fisher_p,
+        "alpha": alpha,
+        "detected": bool(fisher_p < alpha),
+    }
+
+    mw = stats.mannwhitneyu(tst, base, alternative="greater")
+    mw_p = float(mw.pvalue)
+    mann_whitney = {
+        "u": float(mw.statistic),
+        "alternative": "greater",
+        "p_value": mw_p,
+        "alpha": alpha,
+        "detected": bool(mw_p < alpha),
+    }
+
+    base_q = np.percentile(base, _SHIFT_QUANTILES)
+    test_q = np.percentile(tst, _SHIFT_QUANTILES)
+    quantile_shift = {
+        f"p{q}": float(t - b) for q, t, b in zip(_SHIFT_QUANTILES, test_q, base_q, strict=True)
+    }
+
+    criteria: dict[str, Any] = {
+        "ci_overlap": ci_overlap,
+        "iqr_outliers": iqr_outliers,
+        "mann_whitney": mann_whitney,
+        "quantile_shift": quantile_shift,
+    }
+    fired = [name for name in CRITERIA if criteria[name]["detected"]]
+    return {
+        "schema_version": "1.0",
+        "kind": "noise-verdict",
+        "baseline": _summary(base_raw, baseline_source),
+        "test": _summary(test_raw, test_source),
+        "normalised_to": "baseline median",
+        "mean_difference": float(np.mean(tst) - np.mean(base)),
+        "criteria": criteria,
+        "fired": fired,
+        "detected": bool(fired),
+    }
+
+
+def samples_of(run_doc: Mapping[str, Any]) -> dict[str, list[float]]:
+    """The samples (packet seconds) of a "noise-run" document.
+
+    A separate-design run is one sample, ``{"all": [...]}``; an alternating
+    run holds two, ``{"baseline": [...], "agent": [...]}``, split by each
+    packet's ``agent`` flag (false: baseline, true: agent on).
+    """
+    if run_doc.get("kind") != "noise-run":
+        raise MpiscopeError(f"expected a noise-run document, got kind {run_doc.get('kind')!r}")
+    packets = run_doc.get("packets")
+    if not isinstance(packets, list):
+        raise MpiscopeError("noise-run document has no packets list")
+    design = run_doc.get("design")
+    try:
+        if design == "separate":
+            return {"all": [float(p["seconds"]) for p in packets]}
+        if design == "alternate":
+            samples: dict[str, list[float]] = {"baseline": [], "agent": []}
+            for index, packet in enumerate(packets):
+                agent = packet.get("agent")
+                if not isinstance(agent, bool):
+                    raise MpiscopeError(
+                        f"packet {index} of an alternating run has agent {agent!r}, "
+                        "not true or false"
+                    )
+                samples["agent" if agent else "baseline"].append(float(packet["seconds"]))
+            return samples
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise MpiscopeError(f"noise-run packet without a numeric seconds field ({exc})") from None
+    raise MpiscopeError(f"noise-run design is {design!r}, not 'separate' or 'alternate'")
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def format_verdict(verdict: Mapping[str, Any]) -> str:
+    """A small aligned plain-text table of a "noise-verdict": one line per criterion."""
+    base, test, crit = verdict["baseline"], verdict["test"], verdict["criteria"]
+    ci, iq, mw = crit["ci_overlap"], crit["iqr_outliers"], crit["mann_whitney"]
+    qs = crit["quantile_shift"]
+    conf = f"{ci['confidence'] * 100:g}%"
+    rows = [
+        ("criterion", "value", "threshold", "detected"),
+        (f"ci_overlap ({conf} CI)", f"gap {ci['boundary_gap']:+.4f}", "gap > 0",
+         _yes(ci["detected"])),
+        ("iqr_outliers",
+         f"{iq['count']}/{test['n']} above ({iq['share']:.1%}, baseline "
+         f"{iq['baseline_share']:.1%}), p={iq['p_value']:.3g}",
+         f"p < {iq['alpha']:g}", _yes(iq["detected"])),
+        ("mann_whitney", f"U={mw['u']:g}, p={mw['p_value']:.3g}", f"p < {mw['alpha']:g}",
+         _yes(mw["detected"])),
+        ("quantile_shift",
+         " ".join(f"{key} {qs[key]:+.4f}" for key in ("p50", "p90", "p99")), "-", "-"),
+    ]
+    widths = [max(len(row[i]) for row in rows) for i in range(3)]
+    lines = [
+        f"baseline: {base['source']} (n={base['n']}, median {base['median_s']:.6g} s, "
+        f"mean {base['mean_s']:.6g} s)",
+        f"test:     {test['source']} (n={test['n']}, median {test['median_s']:.6g} s, "
+        f"mean {test['mean_s']:.6g} s)",
+        f"values normalised to the {verdict.get('normalised_to', 'baseline median')}; "
+        f"difference of means {verdict['mean_difference']:+.4f}",
+        "",
+    ]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
+        lines.append("  ".join([*cells, row[3]]).rstrip())
+    fired = list(verdict.get("fired", []))
+    if fired:
+        lines.append(f"verdict: slowdown detected by {', '.join(fired)}")
+    else:
+        lines.append("verdict: no slowdown detected (no criterion fired)")
+    return "\n".join(lines)
