@@ -250,16 +250,31 @@ def format_verdict(verdict: Mapping[str, Any]) -> str:
     conf = f"{ci['confidence'] * 100:g}%"
     rows = [
         ("criterion", "value", "threshold", "detected"),
-        (f"ci_overlap ({conf} CI)", f"gap {ci['boundary_gap']:+.4f}", "gap > 0",
-         _yes(ci["detected"])),
-        ("iqr_outliers",
-         f"{iq['count']}/{test['n']} above ({iq['share']:.1%}, baseline "
-         f"{iq['baseline_share']:.1%}), p={iq['p_value']:.3g}",
-         f"p < {iq['alpha']:g}", _yes(iq["detected"])),
-        ("mann_whitney", f"U={mw['u']:g}, p={mw['p_value']:.3g}", f"p < {mw['alpha']:g}",
-         _yes(mw["detected"])),
-        ("quantile_shift",
-         " ".join(f"{key} {qs[key]:+.4f}" for key in ("p50", "p90", "p99")), "-", "-"),
+        (
+            f"ci_overlap ({conf} CI)",
+            f"gap {ci['boundary_gap']:+.4f}",
+            "gap > 0",
+            _yes(ci["detected"]),
+        ),
+        (
+            "iqr_outliers",
+            f"{iq['count']}/{test['n']} above ({iq['share']:.1%}, baseline "
+            f"{iq['baseline_share']:.1%}), p={iq['p_value']:.3g}",
+            f"p < {iq['alpha']:g}",
+            _yes(iq["detected"]),
+        ),
+        (
+            "mann_whitney",
+            f"U={mw['u']:g}, p={mw['p_value']:.3g}",
+            f"p < {mw['alpha']:g}",
+            _yes(mw["detected"]),
+        ),
+        (
+            "quantile_shift",
+            " ".join(f"{key} {qs[key]:+.4f}" for key in ("p50", "p90", "p99")),
+            "-",
+            "-",
+        ),
     ]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = [

@@ -1,0 +1,410 @@
+"""Per-core noise probes: read the files of ``mpiscope-noise probe`` into a "noise-probe".
+
+``mpiscope-noise probe --out-dir D`` leaves one text file per worker and kind,
+``D/<kind>-r<rank>-c<core>.txt``: header lines ``# key value`` then one record
+of two integers per line (docs/noise-schema.md). :func:`read_probe_dir`
+summarises them per worker:
+
+* FWQ (fixed work quantum): each record is the duration of one unit of the
+  same work. The share of CPU lost is ``1 - n * min / sum``: the fastest unit
+  is the undisturbed cost, all time above it was taken by something else.
+* FTQ (fixed time quantum): each record is the work done in one quantum. The
+  share lost is ``1 - mean / p99`` of the counts: the 99th percentile, not the
+  maximum, is the undisturbed quantum, so one lucky quantum (a turbo burst, a
+  timer edge) does not inflate the loss. The counts minus their mean go
+  through an FFT (power ``|X|^2 / n``); a peak is a local maximum whose power
+  exceeds ``peak_ratio`` times the median power of the spectrum (the floor).
+  A periodic detour makes a comb - its frequency and all its multiples - so
+  peaks that sit on a multiple of a lower peak are folded into it as its
+  harmonics; the five strongest fundamentals (by the summed power of their
+  comb) are kept.
+* selfish detour: each record is one detour of a spinning loop above the
+  threshold. The share lost is the detours' total length over the run; the
+  dominant period is the median interval between detour starts when at least
+  half of the intervals lie within 10 % of it.
+
+numpy is imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = [
+    "DETOURS_KEPT",
+    "KINDS",
+    "PEAK_RATIO",
+    "PEAKS_KEPT",
+    "SPECTRUM_POINTS",
+    "format_probe",
+    "read_probe_dir",
+    "read_probe_file",
+]
+
+#: The probe kinds, in the order they run.
+KINDS = ("fwq", "ftq", "selfish")
+#: A spectral peak must exceed this multiple of the spectrum's median power.
+PEAK_RATIO = 20.0
+#: Fundamentals kept per worker.
+PEAKS_KEPT = 5
+#: Most points of the downsampled spectrum kept for plots.
+SPECTRUM_POINTS = 2000
+#: Most detours listed per worker (the longest; the rest are only counted).
+DETOURS_KEPT = 20_000
+#: A detour period is "regular" when this share of intervals lies near the median.
+_REGULAR_SHARE = 0.5
+_REGULAR_TOLERANCE = 0.10
+
+_FILE_NAME = re.compile(r"^(fwq|ftq|selfish)-r(\d+)-c(-?\d+)\.txt$")
+_INT_HEADERS = (
+    "rank",
+    "pid",
+    "core",
+    "start_ns",
+    "work_ns_target",
+    "work_iterations",
+    "quantum_ns",
+    "threshold_ns",
+    "loop_median_ns",
+    "dropped",
+)
+_REQUIRED = {
+    "fwq": ("kind", "rank", "core", "seconds"),
+    "ftq": ("kind", "rank", "core", "seconds", "quantum_ns"),
+    "selfish": ("kind", "rank", "core", "seconds", "threshold_ns"),
+}
+
+
+def read_probe_file(path: Path) -> tuple[dict[str, Any], Any]:
+    """One probe file: its header (typed) and its records as an (n, 2) int64 array."""
+    import numpy as np
+
+    header: dict[str, Any] = {}
+    rows: list[tuple[int, int]] = []
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MpiscopeError(f"cannot read probe file {path}: {exc}") from None
+    for number, line in enumerate(text.splitlines(), start=1):
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("#"):
+            key, _, value = line[1:].strip().partition(" ")
+            if key:
+                header[key] = _header_value(path, number, key, value.strip())
+            continue
+        fields = line.split()
+        try:
+            if len(fields) != 2:
+                raise ValueError
+            rows.append((int(fields[0]), int(fields[1])))
+        except ValueError:
+            raise MpiscopeError(
+                f"{path}:{number}: expected two integers, got {line[:60]!r}"
+            ) from None
+    kind = header.get("kind")
+    if kind not in KINDS:
+        raise MpiscopeError(f"{path}: header kind is {kind!r}, not one of {', '.join(KINDS)}")
+    missing = [key for key in _REQUIRED[kind] if key not in header]
+    if missing:
+        raise MpiscopeError(f"{path}: header lacks {', '.join(missing)}")
+    records = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    return header, records
+
+
+def _header_value(path: Path, number: int, key: str, value: str) -> Any:
+    try:
+        if key in _INT_HEADERS:
+            return int(value)
+        if key == "seconds":
+            return float(value)
+        if key == "cpus_allowed":
+            return [int(cpu) for cpu in value.split(",") if cpu.strip()]
+    except ValueError:
+        raise MpiscopeError(f"{path}:{number}: header {key} has a bad value {value!r}") from None
+    return value
+
+
+def _fwq(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
+    import numpy as np
+
+    durations = records[:, 1].astype(float)
+    summary: dict[str, Any] = {
+        "work_ns_target": header.get("work_ns_target"),
+        "work_iterations": header.get("work_iterations"),
+        "dropped": int(header.get("dropped", 0)),
+        "count": int(durations.size),
+    }
+    if durations.size == 0:
+        return {
+            **summary,
+            "min_ns": None,
+            "median_ns": None,
+            "mean_ns": None,
+            "p99_ns": None,
+            "share_lost": None,
+        }
+    total = float(durations.sum())
+    fastest = float(durations.min())
+    return {
+        **summary,
+        "min_ns": fastest,
+        "median_ns": float(np.median(durations)),
+        "mean_ns": float(durations.mean()),
+        "p99_ns": float(np.percentile(durations, 99)),
+        "share_lost": 1.0 - durations.size * fastest / total if total > 0 else None,
+    }
+
+
+def _downsample(freqs: Any, power: Any, points: int) -> dict[str, list[float]]:
+    """At most ``points`` points; each kept point is the strongest of its bin of frequencies."""
+    import numpy as np
+
+    if power.size <= points:
+        return {"hz": freqs.tolist(), "power": power.tolist()}
+    keep = [
+        int(chunk[np.argmax(power[chunk])])
+        for chunk in np.array_split(np.arange(power.size), points)
+    ]
+    return {"hz": freqs[keep].tolist(), "power": power[keep].tolist()}
+
+
+def _fold_harmonics(peaks: list[dict[str, Any]], bin_hz: float) -> list[dict[str, Any]]:
+    """Fold peaks at multiples of a lower peak into it; strongest combs first."""
+    groups: list[dict[str, Any]] = []
+    for peak in sorted(peaks, key=lambda p: p["hz"]):
+        for group in groups:
+            multiple = round(peak["hz"] / group["hz"])
+            # The fundamental is known to half a bin, so its m-th multiple to m/2 bins.
+            if (
+                multiple >= 2
+                and abs(peak["hz"] - multiple * group["hz"]) <= (multiple + 1) / 2 * bin_hz
+            ):
+                group["harmonics"] += 1
+                group["harmonic_power"] += peak["power"]
+                break
+        else:
+            groups.append({**peak, "harmonics": 0, "harmonic_power": peak["power"]})
+    groups.sort(key=lambda g: g["harmonic_power"], reverse=True)
+    return groups
+
+
+def _ftq(header: Mapping[str, Any], records: Any, peak_ratio: float) -> dict[str, Any]:
+    import numpy as np
+
+    quantum_ns = int(header["quantum_ns"])
+    if quantum_ns <= 0:
+        raise MpiscopeError(f"ftq quantum_ns must be positive, not {quantum_ns}")
+    counts = records[:, 1].astype(float)
+    summary: dict[str, Any] = {
+        "quantum_ns": quantum_ns,
+        "dropped": int(header.get("dropped", 0)),
+        "count": int(counts.size),
+        "peak_ratio_threshold": peak_ratio,
+    }
+    if counts.size < 4:
+        return {
+            **summary,
+            "mean_work": None,
+            "p99_work": None,
+            "min_work": None,
+            "share_lost": None,
+            "bin_hz": None,
+            "floor_power": None,
+            "peaks": [],
+            "spectrum": {"hz": [], "power": []},
+        }
+    mean = float(counts.mean())
+    p99 = float(np.percentile(counts, 99))
+    share_lost = max(0.0, 1.0 - mean / p99) if p99 > 0 else None
+    power = np.abs(np.fft.rfft(counts - mean)) ** 2 / counts.size
+    freqs = np.fft.rfftfreq(counts.size, d=quantum_ns * 1e-9)
+    power, freqs = power[1:], freqs[1:]  # the mean was removed: bin 0 holds nothing
+    floor = float(np.median(power))
+    bin_hz = float(freqs[0])
+    inner = power[1:-1]
+    local = np.flatnonzero((inner > power[:-2]) & (inner >= power[2:])) + 1
+    if power.size >= 2 and power[0] > power[1]:
+        local = np.concatenate(([0], local))
+    # A floor of 0 (a noiseless series): every non-zero line is a peak, its ratio undefined.
+    peaks = [
+        {
+            "hz": float(freqs[i]),
+            "power": float(power[i]),
+            "ratio": float(power[i] / floor) if floor > 0 else None,
+        }
+        for i in local
+        if power[i] > peak_ratio * floor and power[i] > 0
+    ]
+    return {
+        **summary,
+        "mean_work": mean,
+        "p99_work": p99,
+        "min_work": float(counts.min()),
+        "share_lost": share_lost,
+        "bin_hz": bin_hz,
+        "floor_power": floor,
+        "peaks": _fold_harmonics(peaks, bin_hz)[:PEAKS_KEPT],
+        "spectrum": _downsample(freqs, power, SPECTRUM_POINTS),
+    }
+
+
+def _period_ns(starts: Any) -> tuple[float | None, float | None]:
+    """(period, share of regular intervals): the median interval when it is typical."""
+    import numpy as np
+
+    if starts.size < 3:
+        return None, None
+    intervals = np.diff(np.sort(starts)).astype(float)
+    median = float(np.median(intervals))
+    if median <= 0:
+        return None, 0.0
+    near = np.abs(intervals - median) <= _REGULAR_TOLERANCE * median
+    share = float(near.mean())
+    if share < _REGULAR_SHARE:
+        return None, share
+    return float(np.median(intervals[near])), share
+
+
+def _selfish(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
+    import numpy as np
+
+    starts, lengths = records[:, 0], records[:, 1]
+    run_ns = float(header["seconds"]) * 1e9
+    total = float(lengths.sum())
+    period, regular = _period_ns(starts)
+    summary: dict[str, Any] = {
+        "threshold_ns": int(header["threshold_ns"]),
+        "loop_median_ns": header.get("loop_median_ns"),
+        "dropped": int(header.get("dropped", 0)),
+        "seconds": float(header["seconds"]),
+        "detours": int(lengths.size),
+        "total_ns": total,
+        "share_lost": total / run_ns if run_ns > 0 else None,
+        "period_ns": period,
+        "period_hz": 1e9 / period if period else None,
+        "period_regular_share": regular,
+    }
+    if lengths.size:
+        p50, p90, p99 = (float(v) for v in np.percentile(lengths, [50, 90, 99]))
+        summary.update(p50_ns=p50, p90_ns=p90, p99_ns=p99, max_ns=float(lengths.max()))
+    else:
+        summary.update(p50_ns=None, p90_ns=None, p99_ns=None, max_ns=None)
+    kept = records
+    if records.shape[0] > DETOURS_KEPT:
+        longest = np.argsort(lengths, kind="stable")[-DETOURS_KEPT:]
+        kept = records[np.sort(longest)]
+    summary["detour_list"] = kept.tolist()
+    summary["detours_cut"] = int(records.shape[0] - kept.shape[0])
+    return summary
+
+
+def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO) -> dict[str, Any]:
+    """The "noise-probe" document of a probe directory (docs/noise-schema.md)."""
+    directory = Path(directory)
+    if not directory.is_dir():
+        raise MpiscopeError(f"probe directory {directory} does not exist")
+    files = sorted(p for p in directory.iterdir() if _FILE_NAME.match(p.name))
+    if not files:
+        raise MpiscopeError(f"probe directory {directory} has no <kind>-r<rank>-c<core>.txt files")
+    workers: dict[tuple[int, int], dict[str, Any]] = {}
+    for path in files:
+        match = _FILE_NAME.match(path.name)
+        assert match is not None
+        kind, rank, core = match.group(1), int(match.group(2)), int(match.group(3))
+        header, records = read_probe_file(path)
+        if header["kind"] != kind:
+            raise MpiscopeError(f"{path}: header kind {header['kind']} differs from its name")
+        worker = workers.setdefault(
+            (rank, core),
+            {
+                "host": header.get("host"),
+                "rank": rank,
+                "core": core,
+                "pid": header.get("pid"),
+                "cpus_allowed": header.get("cpus_allowed"),
+                "fwq": None,
+                "ftq": None,
+                "selfish": None,
+                "dominant_hz": None,
+            },
+        )
+        try:
+            if kind == "fwq":
+                worker["fwq"] = _fwq(header, records)
+            elif kind == "ftq":
+                worker["ftq"] = _ftq(header, records, peak_ratio)
+            else:
+                worker["selfish"] = _selfish(header, records)
+        except MpiscopeError as exc:
+            raise MpiscopeError(f"{path}: {exc}") from None
+        worker[kind]["seconds"] = header["seconds"]
+        worker[kind]["file"] = path.name
+    for worker in workers.values():
+        peaks = worker["ftq"]["peaks"] if worker["ftq"] else []
+        worker["dominant_hz"] = peaks[0]["hz"] if peaks else None
+    return {
+        "schema_version": "1.0",
+        "kind": "noise-probe",
+        "mpiscope_version": _version(),
+        "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "source": str(directory),
+        "units": {
+            "time": "ns",
+            "frequency": "Hz",
+            "share": "fraction of CPU time",
+            "work": "work units per quantum",
+            "power": "work units^2",
+        },
+        "workers": [workers[key] for key in sorted(workers)],
+    }
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("mpiscope")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2%}"
+
+
+def format_probe(doc: Mapping[str, Any]) -> str:
+    """A plain-text table of a "noise-probe": one row per worker."""
+    rows = [
+        ("host", "rank", "core", "FWQ lost", "FTQ lost", "detours", "selfish lost", "dominant Hz")
+    ]
+    for worker in doc["workers"]:
+        fwq, ftq, selfish = worker.get("fwq"), worker.get("ftq"), worker.get("selfish")
+        hz = worker.get("dominant_hz")
+        rows.append(
+            (
+                str(worker.get("host") or "-"),
+                str(worker["rank"]),
+                str(worker["core"]),
+                _share(fwq["share_lost"]) if fwq else "-",
+                _share(ftq["share_lost"]) if ftq else "-",
+                str(selfish["detours"]) if selfish else "-",
+                _share(selfish["share_lost"]) if selfish else "-",
+                "-" if hz is None else f"{hz:.3g}",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [row[0].ljust(widths[0])] + [
+            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
+        ]
+        lines.append("  ".join(cells))
+    return "\n".join(lines)
