@@ -1,0 +1,532 @@
+"""``mpiscope noise ...``: does a background agent slow MPI programs, and which core pays?
+
+Subcommands: probe (per-core detours), run (a detector, with or without an
+agent), inject (play the agent), compare (the criteria and a verdict, as an
+exit code), calibrate (the smallest agent each detector finds here), plot.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = ["add_parser"]
+
+EXIT_DETECTED = 1
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "noise",
+        help="does a background agent slow MPI programs, and which core pays?",
+        description="The noise detector: per-core detour probes, the seed's detectors "
+        "(loops of Alltoall or Barrier, STREAM triad + ring exchange) timed in packets, an "
+        "agent injector, and the criteria (99%% CI gap, IQR outliers, Mann-Whitney, "
+        "quantile shifts) that say whether an agent slows the program.",
+    )
+    sub = parser.add_subparsers(dest="noise_command", metavar="SUBCOMMAND", title="subcommands")
+    _add_probe(sub)
+    _add_run(sub)
+    _add_inject(sub)
+    _add_compare(sub)
+    _add_calibrate(sub)
+    _add_plot(sub)
+    parser.set_defaults(handler=_no_subcommand)
+
+
+def _no_subcommand(args: argparse.Namespace) -> int:
+    raise MpiscopeError(
+        "noise needs a subcommand: probe, run, inject, compare, calibrate or plot "
+        "(see mpiscope noise --help)"
+    )
+
+
+# --- shared options ------------------------------------------------------------
+def _add_common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--mpi", metavar="NAME", help="the MPI to run with (default: mpich)")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+
+
+def _add_agent(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("the agent")
+    group.add_argument("--inject", metavar="SPEC",
+                       help="the built-in injector as FREQ:BURST[~JITTER][@CORE], e.g. 10Hz:1ms@1")
+    group.add_argument("--agent", metavar="CMD",
+                       help="a real agent: a shell command started, pinned and stopped by mpiscope")
+    group.add_argument("--agent-core", type=int, metavar="K",
+                       help="logical CPU of the agent (default: chosen by --layout)")
+
+
+def _agent_spec(args: argparse.Namespace, core: int | None) -> Any:
+    from mpiscope.noise.agent import AgentSpec
+    from mpiscope.noise.spec import parse_injector
+
+    if args.inject and args.agent:
+        raise MpiscopeError("give --inject or --agent, not both")
+    if args.inject:
+        spec = parse_injector(args.inject)
+        if spec.core is not None and core is not None and spec.core != core:
+            raise MpiscopeError(f"--inject pins to core {spec.core} but --agent-core is {core}")
+        from dataclasses import replace
+        return AgentSpec(injector=replace(spec, core=spec.core if spec.core is not None else core))
+    if args.agent:
+        return AgentSpec(command=args.agent, core=core)
+    if args.agent_core is not None:
+        raise MpiscopeError("--agent-core needs --inject or --agent")
+    return None
+
+
+def _check_out(path: Path, force: bool) -> Path:
+    if path.exists() and not force:
+        raise MpiscopeError(f"{path} exists (use --force to overwrite)")
+    if not path.parent.exists():
+        raise MpiscopeError(f"the directory of {path} does not exist")
+    return path
+
+
+def _positive(kind: type, what: str) -> Any:
+    def parse(text: str) -> Any:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} '{text}' is not a number") from None
+        if value <= 0:
+            raise argparse.ArgumentTypeError(f"{what} must be positive, not {text}")
+        return value
+    return parse
+
+
+def _profile(args: argparse.Namespace) -> Any:
+    from mpiscope.mpi_profile import select_profile
+
+    return select_profile(args.mpi)
+
+
+# --- probe -------------------------------------------------------------------
+def _add_probe(sub: Any) -> None:
+    p = sub.add_parser(
+        "probe", help="per-core detours: FWQ, FTQ (with its spectrum) and selfish",
+        description="Run the three noise probes on every core, one pinned rank (or thread, "
+        "with --alone) per core, one kind after the other; print per core the CPU share "
+        "lost, the detours and the dominant frequencies.")
+    p.add_argument("--np", type=_positive(int, "--np"), help="cores to probe (default: all)")
+    p.add_argument("--cores", metavar="LIST", help="which logical CPUs (default: the first --np)")
+    p.add_argument("--seconds", default="9", metavar="S",
+                   help="total probing time, shared by the kinds (default 9)")
+    p.add_argument("--kinds", default="fwq,ftq,selfish", help="probes to run (default all)")
+    p.add_argument("--alone", action="store_true", help="threads in one process, no MPI")
+    p.add_argument("--ftq-quantum", metavar="DUR", help="FTQ quantum (default 1ms)")
+    p.add_argument("--fwq-work", metavar="DUR", help="FWQ work unit (default 100us)")
+    p.add_argument("--threshold", metavar="DUR", help="selfish detour threshold (default auto)")
+    p.add_argument("--inject", metavar="SPEC",
+                   help="run the injector meanwhile, FREQ:BURST[~JITTER][@CORE], e.g. 10Hz:1ms@1")
+    p.add_argument("--out", default="noise-probe.json", metavar="FILE",
+                   help="the probe document (default noise-probe.json)")
+    p.add_argument("--raw-dir", metavar="DIR", help="raw records (default: FILE with .raw)")
+    _add_common(p)
+    p.set_defaults(handler=_probe)
+
+
+def _probe(args: argparse.Namespace) -> int:
+    from mpiscope.launches import write_document
+    from mpiscope.noise.agent import AgentSpec
+    from mpiscope.noise.binding import parse_cpu_list, read_topology
+    from mpiscope.noise.probe_run import PROBE_KINDS, ProbePlan, run_probe
+    from mpiscope.noise.probes import format_probe
+    from mpiscope.noise.spec import parse_duration_s, parse_injector
+
+    out = _check_out(Path(args.out), args.force)
+    topology = read_topology()
+    cores = parse_cpu_list(args.cores) if args.cores else topology.logical[: args.np or None]
+    if args.np and len(cores) != args.np:
+        raise MpiscopeError(f"--np {args.np} but {len(cores)} cores given or online")
+    unknown = [c for c in cores if c not in topology.logical]
+    if unknown:
+        raise MpiscopeError(f"CPU {unknown[0]} is not online here ({topology.logical})")
+    kinds = tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    bad = [k for k in kinds if k not in PROBE_KINDS]
+    if bad or not kinds:
+        raise MpiscopeError(f"unknown probe '{bad[0] if bad else ''}' (choose from "
+                            f"{', '.join(PROBE_KINDS)})")
+    seconds = parse_duration_s(args.seconds, "--seconds")
+
+    def ns(text: str | None, what: str) -> int | None:
+        return None if text is None else int(parse_duration_s(text, what) * 1e9)
+
+    plan = ProbePlan(
+        cores=cores, seconds_per_kind=seconds / len(kinds), kinds=kinds, alone=args.alone,
+        agent=AgentSpec(injector=parse_injector(args.inject)) if args.inject else None,
+        fwq_work_ns=ns(args.fwq_work, "--fwq-work"),
+        ftq_quantum_ns=ns(args.ftq_quantum, "--ftq-quantum"),
+        selfish_threshold_ns=ns(args.threshold, "--threshold"),
+    )
+    raw_dir = Path(args.raw_dir) if args.raw_dir else out.with_suffix(".raw")
+    print(f"probing {len(cores)} core(s) ({', '.join(map(str, cores))}): "
+          f"{', '.join(kinds)}, {plan.seconds_per_kind:g} s each", file=sys.stderr)
+    doc = run_probe(plan, _profile(args), raw_dir)
+    write_document(doc, out)
+    print(format_probe(doc))
+    print(f"\nprobe document: {out}   raw records: {raw_dir}")
+    return 0
+
+
+# --- run ---------------------------------------------------------------------
+STREAM_PRESETS = {"short": (20, 32), "long": (1, 5_000_000)}
+
+
+def _add_run(sub: Any) -> None:
+    from mpiscope.noise.spec import DETECTORS, LAYOUTS
+
+    p = sub.add_parser(
+        "run", help="a detector timed in packets, with or without an agent",
+        description="Run a detector of the seed: packets of MPI_Alltoall or MPI_Barrier "
+        "loops, or of STREAM triads + a ring exchange, each packet's wall time one sample. "
+        "--design separate (the seed's) makes one sample per run: run once without and once "
+        "with the agent, then 'noise compare'. --design alternate switches the agent on "
+        "and off in blocks of packets within one run, so both samples share the host's "
+        "state.")
+    p.add_argument("--detector", choices=DETECTORS, required=True)
+    p.add_argument("--packet", default="10s", metavar="DUR", help="packet length (default 10s)")
+    p.add_argument("--packets", type=_positive(int, "--packets"), default=30,
+                   help="packets (samples) per run (default 30)")
+    p.add_argument("--np", type=_positive(int, "--np"), required=True, help="detector ranks")
+    p.add_argument("--layout", choices=LAYOUTS,
+                   help="A: no agent, a rank per physical core; B: agent on a free core; "
+                   "C: agent on a detector rank's core; all: a rank per logical CPU "
+                   "(default: A without an agent, C with one)")
+    p.add_argument("--design", choices=("separate", "alternate"), default="separate")
+    p.add_argument("--block", type=_positive(int, "--block"), default=4,
+                   help="packets per block of the alternating design (default 4)")
+    p.add_argument("--out", required=True, metavar="FILE", help="the noise-run document")
+    p.add_argument("--calibrate", metavar="DUR", help="calibration time (min(1s, packet/4))")
+    p.add_argument("--iterations", type=_positive(int, "--iterations"),
+                   help="iterations per packet (skips the calibration)")
+    p.add_argument("--alltoall-bytes", type=_positive(int, "--alltoall-bytes"),
+                   help="Alltoall bytes per peer (default 1024)")
+    p.add_argument("--preset", choices=tuple(STREAM_PRESETS),
+                   help="stream-ring messages: short = 20 x 32 B, long = 1 x 5 MB")
+    p.add_argument("--messages", type=_positive(int, "--messages"), help="ring messages per packet")
+    p.add_argument("--message-bytes", type=_positive(int, "--message-bytes"))
+    p.add_argument("--stream-elements", type=_positive(int, "--stream-elements"),
+                   help="elements per rank (default: arrays >= 4x the last-level cache)")
+    p.add_argument("--timeout", type=_positive(float, "--timeout"), metavar="S",
+                   help="stop the run after S seconds (default: 3x its planned length + 60)")
+    p.add_argument("--quiet", action="store_true", help="no progress line")
+    _add_agent(p)
+    _add_common(p)
+    p.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from mpiscope.noise.binding import read_topology
+    from mpiscope.noise.criteria import compare_samples, format_verdict, samples_of
+    from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector
+    from mpiscope.noise.spec import parse_duration_s
+
+    out = _check_out(Path(args.out), args.force)
+    packet_s = parse_duration_s(args.packet, "--packet")
+    topology = read_topology()
+    probe_agent = _agent_spec(args, args.agent_core)
+    layout = args.layout or ("C" if probe_agent else "A")
+    ranks, core = plan_layout(topology, args.np, layout, args.agent_core, probe_agent is not None)
+    agent = _agent_spec(args, core) if probe_agent else None
+    messages, message_bytes = args.messages, args.message_bytes
+    if args.preset:
+        if args.detector != "stream-ring":
+            raise MpiscopeError("--preset is for --detector stream-ring")
+        messages, message_bytes = STREAM_PRESETS[args.preset]
+    plan = DetectorPlan(
+        detector=args.detector, packet_s=packet_s, packets=args.packets, nprocs=args.np,
+        layout=layout, design=args.design, block=args.block, agent=agent,
+        calibrate_s=parse_duration_s(args.calibrate, "--calibrate") if args.calibrate else None,
+        iterations=args.iterations, alltoall_bytes=args.alltoall_bytes, messages=messages,
+        message_bytes=message_bytes, stream_elements=args.stream_elements, pin_cores=ranks,
+    )
+    planned = args.packets * packet_s + 5
+    timeout = args.timeout or 3 * planned + 60
+    agent_text = (f", agent {agent.describe()['command']} on CPU {agent.pinned_core}"
+                  if agent else "")
+    print(f"{args.detector}: {args.packets} packets of {packet_s:g} s on {args.np} rank(s), "
+          f"layout {layout}, {args.design} design{agent_text}; about {planned:.0f} s",
+          file=sys.stderr)
+    show = _PacketLine(args.packets, quiet=args.quiet)
+    doc = run_detector(plan, _profile(args), topology, out, timeout_s=timeout,
+                       on_packet=show, on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
+    show.close()
+    print(_run_summary(doc))
+    if args.design == "alternate":
+        samples = samples_of(doc)
+        verdict = compare_samples(samples["baseline"], samples["agent"],
+                                  baseline_source=f"{out} (agent off)",
+                                  test_source=f"{out} (agent on)")
+        print()
+        print(format_verdict(verdict))
+    print(f"\nnoise-run document: {out}")
+    return 0
+
+
+class _PacketLine:
+    """A progress line per packet (in place on a terminal)."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.quiet = total, quiet
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, packet: dict[str, Any]) -> None:
+        if self.quiet:
+            return
+        state = {True: " agent on", False: " agent off"}.get(packet.get("agent"), "")
+        text = f"[{packet['index'] + 1}/{self.total}] {packet['seconds']:.4f} s{state}"
+        if self.tty:
+            print(f"\r\x1b[K{text}", end="", file=sys.stderr, flush=True)
+        else:
+            print(text, file=sys.stderr)
+
+    def close(self) -> None:
+        if self.tty and not self.quiet:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+
+
+def _run_summary(doc: dict[str, Any]) -> str:
+    import statistics
+
+    det = doc["detector"]
+    lines = [f"detector {det.get('name')}: {det.get('iterations_per_packet', '?')} iterations "
+             f"per packet of {det.get('packet_seconds')} s"]
+    for b in doc["binding"]:
+        lines.append(f"  rank {b.get('rank')} on {b.get('host')}: CPUs {b.get('cpus_allowed')}, "
+                     f"last ran on {b.get('cpu')}")
+    agent = doc.get("agent")
+    if agent:
+        summary = agent.get("summary") or {}
+        burnt = summary.get("burnt_cpu_ns")
+        lines.append(f"  agent {agent.get('command')}: CPUs {agent.get('cpus_allowed')}"
+                     + (f", {summary.get('bursts')} bursts, {burnt / 1e6:.1f} ms CPU burnt"
+                        if burnt is not None else ""))
+    groups: dict[str, list[float]] = {}
+    for p in doc["packets"]:
+        key = {True: "agent on", False: "agent off"}.get(p.get("agent"), "all")
+        groups.setdefault(key, []).append(float(p["seconds"]))
+    for key, values in groups.items():
+        lines.append(f"  {key:9s}: {len(values)} packets, median {statistics.median(values):.4f} s,"
+                     f" mean {statistics.fmean(values):.4f} s, min {min(values):.4f} s, "
+                     f"max {max(values):.4f} s")
+    return "\n".join(lines)
+
+
+# --- inject ------------------------------------------------------------------
+def _add_inject(sub: Any) -> None:
+    p = sub.add_parser(
+        "inject", help="play the agent: alone, or around a command",
+        description="Wake HZ times a second and burn BURST of CPU time on CORE, until "
+        "Ctrl-C, --seconds, or the end of the command after '--'; then print what was "
+        "really burnt.")
+    p.add_argument("--hz", required=True, metavar="FREQ", help="wake-ups per second, e.g. 10")
+    p.add_argument("--burst", required=True, metavar="DUR", help="CPU time per wake-up, e.g. 1ms")
+    p.add_argument("--core", type=int, metavar="K", help="logical CPU to pin to")
+    p.add_argument("--jitter", type=float, default=0.0, metavar="J",
+                   help="move each wake-up by up to J x the period (0 <= J < 1)")
+    p.add_argument("--seconds", metavar="DUR", help="stop after this long")
+    p.add_argument("--mpi", metavar="NAME", help="the build whose injector to use")
+    p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD...",
+                   help="a command to run while the agent plays")
+    p.set_defaults(handler=_inject)
+
+
+def _inject(args: argparse.Namespace) -> int:
+    import subprocess
+    import time
+
+    from mpiscope.launcher import build_env
+    from mpiscope.noise.agent import Agent, AgentSpec
+    from mpiscope.noise.session import noise_programs
+    from mpiscope.noise.spec import InjectorSpec, parse_duration_s, parse_frequency_hz
+
+    spec = InjectorSpec(hz=parse_frequency_hz(args.hz, "--hz"),
+                        burst_ns=parse_duration_s(args.burst, "--burst") * 1e9,
+                        core=args.core, jitter=args.jitter)
+    seconds = parse_duration_s(args.seconds, "--seconds") if args.seconds else None
+    cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
+    profile = _profile(args)
+    env = build_env(profile)
+    agent = Agent(AgentSpec(injector=spec), noise_programs(profile).inject, env)
+    code = 0
+    print(f"injecting {spec.label}", file=sys.stderr)
+    with agent:
+        print(f"agent pid {agent.pgid}, CPUs {agent.cpus_allowed()}", file=sys.stderr)
+        try:
+            if cmd:
+                try:
+                    code = subprocess.call(cmd)
+                except OSError as exc:
+                    raise MpiscopeError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
+            else:
+                deadline = None if seconds is None else time.monotonic() + seconds
+                while agent.alive() and (deadline is None or time.monotonic() < deadline):
+                    time.sleep(0.05)
+        except KeyboardInterrupt:
+            code = 130
+    summary = agent.record("inject-summary") or {}
+    wall = summary.get("wall_ns") or 0
+    burnt = summary.get("burnt_cpu_ns") or 0
+    print(f"{summary.get('bursts', 0)} bursts, {burnt / 1e6:.2f} ms CPU burnt in "
+          f"{wall / 1e9:.2f} s ({100 * burnt / wall if wall else 0:.2f}% of a core), "
+          f"{summary.get('skipped_periods', 0)} periods skipped, CPUs seen "
+          f"{summary.get('cpus_seen')}", file=sys.stderr)
+    return code
+
+
+# --- compare -----------------------------------------------------------------
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare", help="every criterion and a verdict; exit 1 when noise is detected",
+        description="Compare a baseline run with a run under the agent (two documents), or "
+        "the two samples of one alternating run (one document). Prints criterion 1 (99%% CI "
+        "gap), criterion 2 (IQR outliers), Mann-Whitney and the quantile shifts, all "
+        "normalised to the baseline median. Exit code: 0 no noise detected, 1 detected, "
+        "2 bad input.")
+    p.add_argument("files", nargs="+", metavar="RUN", help="noise-run document(s): 1 or 2")
+    p.add_argument("--out", metavar="FILE", help="write the noise-verdict document")
+    p.add_argument("--confidence", type=float, default=0.99, help="of criterion 1 (0.99)")
+    p.add_argument("--alpha", type=float, default=0.01, help="significance of the tests (0.01)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
+    p.set_defaults(handler=_compare)
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from mpiscope.launches import write_document
+    from mpiscope.noise.criteria import compare_samples, format_verdict
+    from mpiscope.noise.document import load_noise
+    from mpiscope.noise.samples import two_samples
+
+    if len(args.files) > 2:
+        raise MpiscopeError("compare takes one alternating run or two runs (baseline, agent)")
+    if not 0 < args.confidence < 1 or not 0 < args.alpha < 1:
+        raise MpiscopeError("--confidence and --alpha must be between 0 and 1")
+    out = _check_out(Path(args.out), args.force) if args.out else None
+    docs = [load_noise(Path(f)) for f in args.files]
+    (base, base_name), (test, test_name) = two_samples(docs, args.files)
+    verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
+                              confidence=args.confidence, alpha=args.alpha)
+    print(format_verdict(verdict))
+    if out is not None:
+        write_document(verdict, out)
+        print(f"\nnoise-verdict document: {out}")
+    return EXIT_DETECTED if verdict["detected"] else 0
+
+
+# --- calibrate ---------------------------------------------------------------
+def _add_calibrate(sub: Any) -> None:
+    from mpiscope.noise.spec import DETECTORS
+
+    p = sub.add_parser(
+        "calibrate", help="the smallest agent each detector finds here, and its false alarms",
+        description="Sweep the injector's frequency and burst on layout C with the "
+        "alternating design, plus one A/A run (a sham agent paused and resumed the same "
+        "way), and report per detector the smallest agent each criterion detects.")
+    p.add_argument("--detector", default="barrier",
+                   help=f"comma list of {', '.join(DETECTORS)} (default barrier)")
+    p.add_argument("--np", type=_positive(int, "--np"), default=2, help="detector ranks (2)")
+    p.add_argument("--hz", default="1,10,20,100", help="frequencies (default 1,10,20,100)")
+    p.add_argument("--burst", default="0.1ms,1ms,10ms", help="bursts (default 0.1ms,1ms,10ms)")
+    p.add_argument("--packet", default="0.5s", metavar="DUR", help="packet length (0.5s)")
+    p.add_argument("--packets", type=_positive(int, "--packets"), default=24,
+                   help="packets per run (default 24)")
+    p.add_argument("--block", type=_positive(int, "--block"), default=3,
+                   help="packets per block (default 3)")
+    p.add_argument("--out", default="noise-calibration.json", metavar="FILE")
+    _add_common(p)
+    p.set_defaults(handler=_calibrate)
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import time
+
+    from mpiscope.launches import write_document
+    from mpiscope.noise.binding import read_topology
+    from mpiscope.noise.calibrate import CalibrationPlan, estimate_seconds, run_calibration
+    from mpiscope.noise.spec import DETECTORS, parse_duration_s, parse_frequency_hz
+
+    out = _check_out(Path(args.out), args.force)
+    detectors = tuple(d.strip() for d in args.detector.split(",") if d.strip())
+    for d in detectors:
+        if d not in DETECTORS:
+            raise MpiscopeError(f"unknown detector '{d}' (choose from {', '.join(DETECTORS)})")
+    plan = CalibrationPlan(
+        detectors=detectors,
+        hz=tuple(parse_frequency_hz(t, "--hz") for t in args.hz.split(",")),
+        bursts_ns=tuple(parse_duration_s(t, "--burst") * 1e9 for t in args.burst.split(",")),
+        nprocs=args.np, packet_s=parse_duration_s(args.packet, "--packet"),
+        packets=args.packets, block=args.block,
+    )
+    if not plan.agents():
+        raise MpiscopeError("no burst fits in its period at these frequencies")
+    estimate = estimate_seconds(plan)
+    print(f"calibrating {', '.join(detectors)}: {plan.runs()} runs of {plan.packets} packets "
+          f"of {plan.packet_s:g} s; at most about {estimate / 60:.1f} min", file=sys.stderr)
+    started = time.monotonic()
+    line = _PacketLine(plan.packets, quiet=False)
+
+    def on_run(index: int, total: int, label: str, verdict: dict[str, Any]) -> None:
+        line.close()
+        fired = ", ".join(verdict["fired"]) or "nothing"
+        elapsed = time.monotonic() - started
+        print(f"[{index}/{total}] {label}: mean {verdict['mean_difference']:+.2%}, "
+              f"fired {fired}  ({elapsed:.0f} s elapsed)", file=sys.stderr)
+
+    line.tty = line.tty  # per-packet progress in place on a terminal only
+    doc = run_calibration(plan, _profile(args), read_topology(), on_run,
+                          on_packet=line if line.tty else None)
+    write_document(doc, out)
+    print(format_calibration(doc))
+    print(f"\ncalibration document: {out}")
+    return 0
+
+
+def format_calibration(doc: dict[str, Any]) -> str:
+    from mpiscope.noise.calibrate import CRITERIA
+
+    lines = ["smallest agent detected (layout C, alternating design):"]
+    header = f"  {'detector':12s} " + " ".join(f"{c:>14s}" for c in CRITERIA) + "  A/A false alarms"
+    lines.append(header)
+    for detector, found in doc["smallest"].items():
+        fp = doc["false_positives"][detector]
+        alarms = ", ".join(sorted({c for fired in fp for c in fired})) or "none"
+        lines.append(f"  {detector:12s} " + " ".join(f"{found[c] or '-':>14s}" for c in CRITERIA)
+                     + f"  {alarms}")
+    lines.append("")
+    lines.append(f"  {'detector':12s} {'agent':>14s} {'load':>7s} {'mean':>8s} {'gap':>8s} "
+                 f"{'p (MW)':>8s}  fired")
+    for r in doc["runs"]:
+        lines.append(f"  {r['detector']:12s} {r['agent']:>14s} {r['load']:7.2%} "
+                     f"{r['mean_difference']:+8.2%} {r['boundary_gap']:+8.2%} "
+                     f"{r['p_value']:8.3g}  {', '.join(r['fired']) or '-'}")
+    return "\n".join(lines)
+
+
+# --- plot --------------------------------------------------------------------
+def _add_plot(sub: Any) -> None:
+    p = sub.add_parser(
+        "plot", help="the seed's figures from noise documents",
+        description="Runs: normalised box plots with the baseline's IQR band (the first run "
+        "is the baseline; an alternating run gives its two samples) and the difference of "
+        "means next to the boundary gap. Probe documents: the FTQ spectrum per core and the "
+        "selfish-detour timeline.")
+    p.add_argument("files", nargs="+", metavar="DOC", help="noise-run or noise-probe documents")
+    p.add_argument("-o", "--out", required=True, metavar="FIG.png",
+                   help="first figure; the others are written beside it (FIG-gap.png, ...)")
+    p.set_defaults(handler=_plot)
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from mpiscope.noise.document import load_noise
+    from mpiscope.noise.plotting import write_figures
+
+    docs = [load_noise(Path(f)) for f in args.files]
+    for path in write_figures(docs, args.files, Path(args.out)):
+        print(path)
+    return 0

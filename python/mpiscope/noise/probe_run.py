@@ -1,0 +1,111 @@
+"""One probe run: FWQ, FTQ and selfish detours on every core, raw files kept.
+
+With MPI, one rank per core (``mpiexec -n N mpiscope-noise probe``, rank r
+pinned to the r-th core); alone, one pinned thread per core in a single
+process. An injector may run around it, to see what an agent looks like.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import RunFailedError
+from mpiscope.launcher import (
+    OutputEvent,
+    WarningEvent,
+    build_env,
+    describe_exit,
+    mpiexec_command,
+    run_captured,
+    run_streaming,
+)
+from mpiscope.mpi_profile import MpiProfile
+from mpiscope.noise.agent import Agent, AgentSpec
+from mpiscope.noise.session import noise_programs
+
+__all__ = ["ProbePlan", "run_probe"]
+
+PROBE_KINDS = ("fwq", "ftq", "selfish")
+
+
+@dataclass(frozen=True)
+class ProbePlan:
+    cores: list[int]
+    seconds_per_kind: float
+    kinds: tuple[str, ...] = PROBE_KINDS
+    alone: bool = False  # threads in one process instead of MPI ranks
+    agent: AgentSpec | None = None
+    fwq_work_ns: int | None = None
+    ftq_quantum_ns: int | None = None
+    selfish_threshold_ns: int | None = None
+
+
+def probe_argv(plan: ProbePlan, program: str, raw_dir: Path) -> list[str]:
+    cores = ",".join(str(c) for c in plan.cores)
+    argv = [program, "probe", "--seconds", f"{plan.seconds_per_kind:g}",
+            "--out-dir", str(raw_dir), "--kinds", ",".join(plan.kinds)]
+    argv += ["--threads", cores] if plan.alone else ["--pin-cores", cores]
+    for flag, value in (("--fwq-work-ns", plan.fwq_work_ns),
+                        ("--ftq-quantum-ns", plan.ftq_quantum_ns),
+                        ("--selfish-threshold-ns", plan.selfish_threshold_ns)):
+        if value is not None:
+            argv += [flag, str(value)]
+    return argv
+
+
+def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
+              timeout_s: float | None = None) -> dict[str, Any]:
+    """Run the probes into ``raw_dir``; return what the run itself reported.
+
+    The returned dict has ``command``, ``agent`` (its description and the
+    injector's summary, or None) and ``warnings``.
+    """
+    from mpiscope.noise.probes import read_probe_dir  # lazy: numpy
+
+    programs = noise_programs(profile)
+    env = build_env(profile)
+    raw_dir.mkdir(parents=True, exist_ok=True)
+    argv = probe_argv(plan, programs.detect, raw_dir)
+    if not plan.alone:
+        argv = [*mpiexec_command(profile, len(plan.cores), oversubscribe=True), *argv]
+    warnings: list[str] = []
+    agent = Agent(plan.agent, programs.inject, env) if plan.agent else None
+    agent_doc = plan.agent.describe() if plan.agent else None
+    try:
+        if agent is not None:
+            agent.start()
+            assert agent_doc is not None
+            agent_doc["cpus_allowed"] = agent.cpus_allowed()
+        timeout = timeout_s or 60 + 3 * plan.seconds_per_kind * len(plan.kinds)
+        if plan.alone:
+            code, out, err = run_captured(argv, env, timeout)
+            other = [line for line in (out + err).splitlines() if line.strip()]
+        else:
+            other = []
+
+            def on_event(event: object) -> None:
+                if isinstance(event, WarningEvent):
+                    warnings.append(event.text)
+                elif isinstance(event, OutputEvent):
+                    other.append(event.line)
+
+            code = run_streaming(argv, env, timeout, on_event)
+    finally:
+        if agent is not None:
+            summary = agent.stop()
+            if agent_doc is not None:
+                agent_doc["summary"] = summary
+    if code != 0:
+        tail = "; ".join(line for line in other[-3:] if not line.startswith("@"))
+        raise RunFailedError(
+            f"mpiscope-noise probe failed ({describe_exit(code)})" + (f": {tail}" if tail else "")
+        )
+    doc = read_probe_dir(raw_dir)
+    doc["command"] = argv
+    doc["agent"] = agent_doc
+    doc["mode"] = "threads" if plan.alone else "mpi"
+    if warnings:
+        doc.setdefault("warnings", []).extend(warnings)
+    return doc

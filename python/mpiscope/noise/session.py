@@ -1,0 +1,307 @@
+"""One detector run: ranks pinned by layout, the agent started, packets collected.
+
+The ranks run ``mpiscope-noise detect`` under the MPI's launcher; its rank 0
+reports each packet as a line (``@mpiscope noise-packet {...}``), and the
+document is rewritten atomically after every packet, so a run stopped
+part-way keeps every packet it measured (status "running" or "failed").
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mpiscope import __version__
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.launcher import (
+    Event,
+    OutputEvent,
+    WarningEvent,
+    build_env,
+    describe_exit,
+    mpiexec_command,
+    run_streaming,
+)
+from mpiscope.launches import write_document
+from mpiscope.mpi_profile import MpiProfile
+from mpiscope.noise.agent import Agent, AgentSpec, parse_record
+from mpiscope.noise.binding import Topology, format_cpu_list
+from mpiscope.noise.spec import DETECTORS, LAYOUTS
+
+__all__ = ["DetectorPlan", "noise_programs", "plan_layout", "run_detector"]
+
+#: Packets per block of the alternating design when the user gives none.
+DEFAULT_BLOCK = 4
+
+
+@dataclass(frozen=True)
+class DetectorPlan:
+    """Everything one detector run needs (times in seconds)."""
+
+    detector: str
+    packet_s: float
+    packets: int
+    nprocs: int
+    layout: str | None = None
+    design: str = "separate"
+    block: int = DEFAULT_BLOCK
+    agent: AgentSpec | None = None
+    calibrate_s: float | None = None
+    iterations: int | None = None
+    alltoall_bytes: int | None = None
+    messages: int | None = None
+    message_bytes: int | None = None
+    stream_elements: int | None = None
+    pin_cores: list[int] | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        if self.detector not in DETECTORS:
+            raise MpiscopeError(
+                f"unknown detector '{self.detector}' (choose from {', '.join(DETECTORS)})"
+            )
+        if self.layout is not None and self.layout not in LAYOUTS:
+            choices = ", ".join(LAYOUTS)
+            raise MpiscopeError(f"unknown layout '{self.layout}' (choose from {choices})")
+        if self.packets < 2:
+            raise MpiscopeError(f"--packets {self.packets}: at least 2 packets make a sample")
+        if self.design == "alternate":
+            if self.agent is None:
+                raise MpiscopeError(
+                    "--design alternate switches an agent on and off: give --inject or --agent"
+                )
+            if self.packets < 4 * self.block:
+                raise MpiscopeError(
+                    f"--design alternate with blocks of {self.block} needs at least "
+                    f"{4 * self.block} packets (two blocks of each state)"
+                )
+
+
+@dataclass(frozen=True)
+class NoisePrograms:
+    detect: str  # mpiscope-noise
+    inject: str  # mpiscope-inject
+
+
+def noise_programs(profile: MpiProfile) -> NoisePrograms:
+    """The noise programs built with the profile's bench (installed beside it)."""
+    bin_dir = Path(profile.check_bench()).parent
+    found = []
+    for name in ("mpiscope-noise", "mpiscope-inject"):
+        path = bin_dir / name
+        if not os.access(path, os.X_OK):
+            raise MpiscopeError(f"{path} is missing: rebuild mpiscope (make MPI={profile.name})")
+        found.append(str(path))
+    return NoisePrograms(*found)
+
+
+def plan_layout(
+    topology: Topology, nprocs: int, layout: str | None, agent_core: int | None,
+    has_agent: bool,
+) -> tuple[list[int] | None, int | None]:
+    """The cores of the ranks and of the agent for a layout of the seed.
+
+    Returns (rank cores, agent core); (None, agent_core) when no layout is asked.
+    """
+    if layout is None:
+        return None, agent_core
+    cores = topology.logical if layout == "all" else topology.first_threads()
+    if nprocs > len(cores):
+        what = "logical CPUs" if layout == "all" else "physical cores"
+        raise MpiscopeError(
+            f"layout {layout} puts one rank per {what[:-1]}: --np {nprocs} is more than "
+            f"the {len(cores)} {what} here"
+        )
+    ranks = cores[:nprocs]
+    if layout == "A":
+        if has_agent:
+            raise MpiscopeError("layout A runs without an agent (it is the baseline)")
+        return ranks, None
+    if not has_agent:
+        return ranks, None
+    if layout == "B":
+        free = [c for c in topology.logical if c not in ranks]
+        if agent_core is None:
+            if not free:
+                raise MpiscopeError(
+                    f"layout B needs a core the detector does not use: with "
+                    f"{len(topology.logical)} CPUs, use --np {nprocs - 1}"
+                )
+            return ranks, free[-1]
+        if agent_core in ranks:
+            raise MpiscopeError(f"layout B: --agent-core {agent_core} runs a detector rank")
+        return ranks, agent_core
+    if agent_core is None:
+        return ranks, ranks[-1]
+    if agent_core not in ranks:
+        raise MpiscopeError(
+            f"layout {layout}: --agent-core {agent_core} runs no detector rank "
+            f"(ranks on {format_cpu_list(ranks)})"
+        )
+    return ranks, agent_core
+
+
+def detect_argv(plan: DetectorPlan, program: str, agent_pgid: int | None) -> list[str]:
+    """The ``mpiscope-noise detect`` arguments for a plan."""
+    argv = [program, "detect", "--detector", plan.detector,
+            "--packet-seconds", f"{plan.packet_s:g}", "--packets", str(plan.packets)]
+    optional = {
+        "--calibrate-seconds": plan.calibrate_s,
+        "--iterations": plan.iterations,
+        "--alltoall-bytes": plan.alltoall_bytes,
+        "--messages": plan.messages,
+        "--message-bytes": plan.message_bytes,
+        "--stream-elements": plan.stream_elements,
+    }
+    for flag, value in optional.items():
+        if value is not None:
+            argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
+    if plan.pin_cores:
+        argv += ["--pin-cores", ",".join(str(c) for c in plan.pin_cores)]
+    if plan.design == "alternate" and agent_pgid is not None:
+        argv += ["--block", str(plan.block), "--agent-pgid", str(agent_pgid)]
+    return argv
+
+
+def environment(profile: MpiProfile, topology: Topology) -> dict[str, Any]:
+    """Where the run happened, for the document."""
+    cpu_model = None
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu_model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "host": platform.node(),
+        "cpu_model": cpu_model,
+        "logical_cpus": len(topology.logical),
+        "physical_cores": len(topology.physical),
+        "kernel": platform.release(),
+        "mpi": profile.name,
+        "mpi_implementation": profile.implementation,
+    }
+
+
+def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "schema_version": "1.0",
+        "kind": "noise-run",
+        "mpiscope_version": __version__,
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "status": "running",
+        "error": None,
+        "units": {"time": "s", "burst": "ns", "frequency": "Hz"},
+        "environment": env,
+        "detector": {"name": plan.detector, "packet_seconds": plan.packet_s,
+                     "packets": plan.packets},
+        "layout": plan.layout,
+        "design": plan.design,
+        "block": plan.block if plan.design == "alternate" else None,
+        "agent": plan.agent.describe() if plan.agent else None,
+        "binding": [],
+        "packets": [],
+    }
+
+
+class _Collector:
+    """Turns the detector's lines into the document, writing it as it grows."""
+
+    def __init__(self, doc: dict[str, Any], out: Path | None,
+                 on_packet: Callable[[dict[str, Any]], None] | None,
+                 on_warning: Callable[[str], None]) -> None:
+        self.doc, self.out = doc, out
+        self.on_packet, self.on_warning = on_packet, on_warning
+        self.other: list[str] = []
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, WarningEvent):
+            self.on_warning(event.text)
+            return
+        if not isinstance(event, OutputEvent):
+            return
+        record = parse_record(event.line)
+        if record is None:
+            self.other.append(event.line)
+            return
+        kind, data = record
+        if kind == "noise-setup":
+            name = data.get("detector", self.doc["detector"]["name"])
+            self.doc["detector"] = {**data, "name": name}
+        elif kind == "noise-binding":
+            self.doc["binding"].append(data)
+        elif kind == "noise-packet":
+            self.doc["packets"].append(data)
+            self.save()
+            if self.on_packet:
+                self.on_packet(data)
+
+    def save(self) -> None:
+        if self.out is not None:
+            write_document(self.doc, self.out)
+
+
+def run_detector(
+    plan: DetectorPlan,
+    profile: MpiProfile,
+    topology: Topology,
+    out: Path | None,
+    *,
+    timeout_s: float | None = None,
+    on_packet: Callable[[dict[str, Any]], None] | None = None,
+    on_warning: Callable[[str], None] = lambda text: None,
+) -> dict[str, Any]:
+    """Run the detector of ``plan``; return the noise-run document (also at ``out``).
+
+    A run that fails part-way still writes what it measured (status "failed")
+    before the error is raised.
+    """
+    programs = noise_programs(profile)
+    env = build_env(profile)
+    doc = new_document(plan, environment(profile, topology))
+    collector = _Collector(doc, out, on_packet, on_warning)
+    collector.save()
+    agent = Agent(plan.agent, programs.inject, env) if plan.agent else None
+    try:
+        if agent is not None:
+            agent.start()
+            doc["agent"]["cpus_allowed"] = agent.cpus_allowed()
+        argv = [*mpiexec_command(profile, plan.nprocs, oversubscribe=True),
+                *detect_argv(plan, programs.detect, agent.pgid if agent else None)]
+        doc["command"] = argv
+        if agent is not None and not agent.alive():
+            raise RunFailedError("the agent ended before the detector started")
+        code = run_streaming(argv, env, timeout_s, collector)
+        if code != 0:
+            tail = "; ".join(collector.other[-3:])
+            raise RunFailedError(
+                f"mpiscope-noise detect failed ({describe_exit(code)})"
+                + (f": {tail}" if tail else "")
+            )
+        if len(doc["packets"]) < plan.packets:
+            raise RunFailedError(
+                f"the detector reported {len(doc['packets'])} of {plan.packets} packets"
+            )
+    except BaseException as exc:
+        doc["status"] = "failed"
+        doc["error"] = str(exc) or type(exc).__name__
+        _finish_agent(agent, doc)
+        collector.save()
+        raise
+    _finish_agent(agent, doc)
+    doc["status"] = "complete"
+    collector.save()
+    return doc
+
+
+def _finish_agent(agent: Agent | None, doc: dict[str, Any]) -> None:
+    if agent is None:
+        return
+    summary = agent.stop()
+    if doc.get("agent") is not None:
+        doc["agent"]["summary"] = summary
