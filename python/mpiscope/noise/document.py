@@ -1,0 +1,206 @@
+"""The noise documents on disk: validation, loading, and pandas frames.
+
+Three kinds share one JSON Schema (python/mpiscope/schema/noise-v1.schema.json,
+described in docs/noise-schema.md): "noise-run" (packet times of a detector
+run), "noise-verdict" (the comparison of two samples) and "noise-probe" (the
+per-core FWQ/FTQ/selfish summaries). Every error is one line naming the field.
+
+jsonschema and pandas are imported inside the functions.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = ["KINDS", "SCHEMA_MAJOR", "load_noise", "noise_frame", "noise_schema", "validate"]
+
+#: The document kinds this module reads.
+KINDS = ("noise-run", "noise-verdict", "noise-probe")
+#: The schema major version this mpiscope reads.
+SCHEMA_MAJOR = 1
+_VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
+_MAX_MESSAGE = 200
+
+
+def noise_schema() -> dict[str, Any]:
+    """The bundled JSON Schema of the noise documents (version 1)."""
+    text = resources.files("mpiscope").joinpath("schema/noise-v1.schema.json").read_text("utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _json_path(parts: Any) -> str:
+    text = ""
+    for part in parts:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return text
+
+
+def validate(doc: Any, source: str = "document") -> None:
+    """Raise a one-line :class:`MpiscopeError` unless ``doc`` is a valid noise document.
+
+    Checked in this order: a JSON object, a known ``kind``, a ``schema_version``
+    of major 1, then the schema (the message names the first offending field).
+    """
+    if not isinstance(doc, dict):
+        raise MpiscopeError(f"{source} is not a noise document: the top level is not an object")
+    kind = doc.get("kind")
+    if kind not in KINDS:
+        raise MpiscopeError(f"{source} has kind {kind!r}; expected one of {', '.join(KINDS)}")
+    version = doc.get("schema_version")
+    match = _VERSION_RE.match(version) if isinstance(version, str) else None
+    if match is None:
+        raise MpiscopeError(f"{source}: schema_version {version!r} is not of the form MAJOR.MINOR")
+    if int(match.group(1)) != SCHEMA_MAJOR:
+        raise MpiscopeError(
+            f"{source} has schema_version {version}; this mpiscope reads {SCHEMA_MAJOR}.x"
+        )
+    import jsonschema  # type: ignore[import-untyped]
+
+    validator = jsonschema.Draft202012Validator(noise_schema())
+    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if error is None:
+        return
+    where = _json_path(error.absolute_path)
+    if error.validator == "required":
+        # "'x' is a required property" at the parent: name the missing field itself.
+        missing = re.match(r"^'([^']+)'", error.message)
+        if missing:
+            where = f"{where}.{missing.group(1)}" if where else missing.group(1)
+    message = " ".join(error.message.split())
+    if len(message) > _MAX_MESSAGE:
+        message = message[: _MAX_MESSAGE - 3] + "..."
+    raise MpiscopeError(
+        f"{source} does not match the {kind} schema {version}: {where or 'top level'}: {message}"
+    )
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def load_noise(path: str | Path) -> dict[str, Any]:
+    """Read and validate a noise document (any of the three kinds)."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MpiscopeError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MpiscopeError(
+            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    try:
+        doc = json.loads(text, parse_constant=_reject_constant)
+    except json.JSONDecodeError as exc:
+        raise MpiscopeError(
+            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from None
+    except ValueError as exc:
+        raise MpiscopeError(f"{path} is not valid JSON: {exc}") from None
+    validate(doc, str(path))
+    return doc
+
+
+def _run_frame(doc: Mapping[str, Any]) -> Any:
+    import pandas as pd
+
+    packets = doc.get("packets") or []
+    frame = pd.DataFrame(
+        {
+            "index": [p["index"] for p in packets],
+            "block": [p["block"] for p in packets],
+            "agent": pd.array([p["agent"] for p in packets], dtype="boolean"),
+            "seconds": [float(p["seconds"]) for p in packets],
+        }
+    )
+    # Normalised to the baseline median: the agent-off packets of an alternating run.
+    base = frame["seconds"]
+    if doc.get("design") == "alternate":
+        base = frame.loc[frame["agent"].eq(False).fillna(False), "seconds"]
+    median = float(base.median()) if len(base) else float("nan")
+    frame["normalised"] = frame["seconds"] / median if median > 0 else float("nan")
+    return frame
+
+
+def _probe_frame(doc: Mapping[str, Any]) -> Any:
+    import pandas as pd
+
+    def field(part: Mapping[str, Any] | None, key: str) -> Any:
+        return None if part is None else part.get(key)
+
+    rows = []
+    for w in doc["workers"]:
+        fwq, ftq, selfish = w.get("fwq"), w.get("ftq"), w.get("selfish")
+        rows.append(
+            {
+                "host": w.get("host"),
+                "rank": w["rank"],
+                "core": w["core"],
+                "fwq_count": field(fwq, "count"),
+                "fwq_median_ns": field(fwq, "median_ns"),
+                "fwq_p99_ns": field(fwq, "p99_ns"),
+                "fwq_share_lost": field(fwq, "share_lost"),
+                "ftq_quantum_ns": field(ftq, "quantum_ns"),
+                "ftq_share_lost": field(ftq, "share_lost"),
+                "ftq_peaks": len(ftq["peaks"]) if ftq else None,
+                "selfish_detours": field(selfish, "detours"),
+                "selfish_total_ns": field(selfish, "total_ns"),
+                "selfish_share_lost": field(selfish, "share_lost"),
+                "selfish_p99_ns": field(selfish, "p99_ns"),
+                "selfish_period_ns": field(selfish, "period_ns"),
+                "dominant_hz": w.get("dominant_hz"),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _verdict_frame(doc: Mapping[str, Any]) -> Any:
+    import pandas as pd
+
+    crit = doc["criteria"]
+    ci, iq, mw = crit["ci_overlap"], crit["iqr_outliers"], crit["mann_whitney"]
+    rows = [
+        ("ci_overlap", "boundary_gap", ci["boundary_gap"], None, 0.0, ci["detected"]),
+        ("iqr_outliers", "share", iq["share"], iq["p_value"], iq.get("alpha"), iq["detected"]),
+        ("mann_whitney", "u", mw["u"], mw["p_value"], mw["alpha"], mw["detected"]),
+    ]
+    rows += [
+        ("quantile_shift", key, crit["quantile_shift"][key], None, None, None)
+        for key in ("p50", "p90", "p99")
+    ]
+    frame = pd.DataFrame(
+        rows, columns=["criterion", "statistic", "value", "p_value", "threshold", "detected"]
+    )
+    frame["detected"] = frame["detected"].astype("boolean")
+    return frame
+
+
+def noise_frame(doc: Mapping[str, Any]) -> Any:
+    """A pandas DataFrame of a noise document.
+
+    * noise-run: one row per packet - ``index``, ``block``, ``agent``
+      (nullable boolean), ``seconds``, ``normalised`` (to the baseline median:
+      all packets of a separate run, the agent-off packets of an alternating one);
+    * noise-probe: one row per worker - host, rank, core and the FWQ, FTQ and
+      selfish summaries (``*_ns`` in ns, ``*_share_lost`` fractions), ``dominant_hz``;
+    * noise-verdict: one row per criterion - ``criterion``, ``statistic``,
+      ``value`` (normalised to the baseline median, a share, or U), ``p_value``,
+      ``threshold``, ``detected``; quantile_shift gives one row per quantile
+      (p50, p90, p99) with ``detected`` empty.
+    """
+    kind = doc.get("kind")
+    if kind == "noise-run":
+        return _run_frame(doc)
+    if kind == "noise-probe":
+        return _probe_frame(doc)
+    if kind == "noise-verdict":
+        return _verdict_frame(doc)
+    raise MpiscopeError(f"no frame for kind {kind!r}; expected one of {', '.join(KINDS)}")
