@@ -347,7 +347,7 @@ def _inject(args: argparse.Namespace) -> int:
     from mpiscope.noise.spec import InjectorSpec, parse_duration_s, parse_frequency_hz
 
     spec = InjectorSpec(hz=parse_frequency_hz(args.hz, "--hz"),
-                        burst_ns=parse_duration_s(args.burst, "--burst") * 1e9,
+                        burst_ns=round(parse_duration_s(args.burst, "--burst") * 1e9),
                         core=args.core, jitter=args.jitter)
     seconds = parse_duration_s(args.seconds, "--seconds") if args.seconds else None
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
@@ -459,7 +459,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     plan = CalibrationPlan(
         detectors=detectors,
         hz=tuple(parse_frequency_hz(t, "--hz") for t in args.hz.split(",")),
-        bursts_ns=tuple(parse_duration_s(t, "--burst") * 1e9 for t in args.burst.split(",")),
+        bursts_ns=tuple(round(parse_duration_s(t, "--burst") * 1e9) for t in args.burst.split(",")),
         nprocs=args.np, packet_s=parse_duration_s(args.packet, "--packet"),
         packets=args.packets, block=args.block,
     )

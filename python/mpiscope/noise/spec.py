@@ -114,7 +114,7 @@ def parse_injector(text: str) -> InjectorSpec:
     core = int(match.group("core")) if match.group("core") else None
     return InjectorSpec(
         hz=parse_frequency_hz(match.group("hz")),
-        burst_ns=parse_duration_s(match.group("burst"), "burst") * 1e9,
+        burst_ns=round(parse_duration_s(match.group("burst"), "burst") * 1e9),
         core=core,
         jitter=jitter,
     )

@@ -1,0 +1,208 @@
+"""The noise detector's orchestration without MPI: specs, layouts, agents, samples."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.noise.agent import Agent, AgentSpec, parse_record
+from mpiscope.noise.binding import (
+    Topology,
+    cpus_allowed,
+    format_cpu_list,
+    parse_cpu_list,
+    read_topology,
+)
+from mpiscope.noise.calibrate import CalibrationPlan, estimate_seconds, smallest_detected
+from mpiscope.noise.samples import two_samples
+from mpiscope.noise.session import DetectorPlan, detect_argv, plan_layout
+from mpiscope.noise.spec import InjectorSpec, parse_duration_s, parse_frequency_hz, parse_injector
+
+# Two sockets of two cores with two hyper-threads each: CPUs 0-3 are the
+# first threads, 4-7 their siblings.
+HT = Topology(logical=list(range(8)), physical=[[0, 4], [1, 5], [2, 6], [3, 7]])
+TWO = Topology(logical=[0, 1], physical=[[0], [1]])
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [("10s", 10.0), ("1ms", 1e-3), ("250us", 250e-6), ("0.5", 0.5), ("2min", 120.0)],
+)
+def test_durations(text: str, seconds: float) -> None:
+    assert parse_duration_s(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "ten", "-1s", "0", "5 parsecs"])
+def test_bad_durations_are_one_line_errors(text: str) -> None:
+    with pytest.raises(MpiscopeError, match="duration|positive"):
+        parse_duration_s(text, "--packet")
+
+
+def test_frequencies() -> None:
+    assert parse_frequency_hz("10Hz") == 10.0
+    assert parse_frequency_hz("2kHz") == 2000.0
+    with pytest.raises(MpiscopeError):
+        parse_frequency_hz("fast")
+
+
+def test_injector_spec_round_trips_its_label() -> None:
+    spec = parse_injector("10Hz:1ms@1")
+    assert (spec.hz, spec.burst_ns, spec.core, spec.jitter) == (10.0, 1e6, 1, 0.0)
+    assert parse_injector(spec.label) == spec
+    jittery = parse_injector("20:0.1ms~0.25")
+    assert (jittery.hz, jittery.burst_ns, jittery.core, jittery.jitter) == (20.0, 1e5, None, 0.25)
+    assert parse_injector(jittery.label) == jittery
+
+
+def test_injector_argv() -> None:
+    argv = InjectorSpec(hz=10, burst_ns=1e6, core=1).argv("inject", seconds=2)
+    assert argv == ["inject", "--hz", "10", "--burst-ns", "1000000", "--core", "1",
+                    "--seconds", "2"]
+
+
+@pytest.mark.parametrize("text", ["10Hz", "10Hz:200ms", "1Hz:1ms~1.5", "x:1ms"])
+def test_bad_injectors(text: str) -> None:
+    with pytest.raises(MpiscopeError):
+        parse_injector(text)
+
+
+def test_cpu_lists() -> None:
+    assert parse_cpu_list("0-2,5,7-8\n") == [0, 1, 2, 5, 7, 8]
+    assert format_cpu_list([8, 0, 1, 2, 5, 7]) == "0-2,5,7-8"
+    with pytest.raises(MpiscopeError):
+        parse_cpu_list("3-1")
+
+
+def test_topology_of_this_machine_covers_every_online_cpu() -> None:
+    topo = read_topology()
+    assert sorted(c for core in topo.physical for c in core) == topo.logical
+    assert set(topo.logical) >= set(os.sched_getaffinity(0))
+
+
+def test_topology_from_a_synthetic_sysfs(tmp_path: Path) -> None:
+    (tmp_path / "online").write_text("0-3\n")
+    for cpu, core in ((0, 0), (1, 1), (2, 0), (3, 1)):
+        topo = tmp_path / f"cpu{cpu}" / "topology"
+        topo.mkdir(parents=True)
+        (topo / "physical_package_id").write_text("0\n")
+        (topo / "core_id").write_text(f"{core}\n")
+    topology = read_topology(tmp_path)
+    assert topology.physical == [[0, 2], [1, 3]]
+    assert topology.first_threads() == [0, 1]
+
+
+def test_layouts_of_the_seed() -> None:
+    assert plan_layout(HT, 4, "A", None, has_agent=False) == ([0, 1, 2, 3], None)
+    assert plan_layout(HT, 3, "B", None, has_agent=True) == ([0, 1, 2], 7)
+    assert plan_layout(HT, 3, "B", 3, has_agent=True) == ([0, 1, 2], 3)
+    assert plan_layout(HT, 4, "C", None, has_agent=True) == ([0, 1, 2, 3], 3)
+    assert plan_layout(HT, 4, "C", 1, has_agent=True) == ([0, 1, 2, 3], 1)
+    assert plan_layout(HT, 8, "all", 5, has_agent=True) == (list(range(8)), 5)
+    assert plan_layout(HT, 2, None, 6, has_agent=True) == (None, 6)
+
+
+@pytest.mark.parametrize(
+    ("topo", "nprocs", "layout", "core", "agent", "message"),
+    [
+        (HT, 5, "A", None, False, "physical cores"),
+        (HT, 2, "A", None, True, "without an agent"),
+        (TWO, 2, "B", None, True, "--np 1"),
+        (HT, 2, "B", 1, True, "runs a detector rank"),
+        (HT, 2, "C", 3, True, "runs no detector rank"),
+        (HT, 9, "all", None, False, "logical CPUs"),
+    ],
+)
+def test_impossible_layouts_say_why(
+    topo: Topology, nprocs: int, layout: str, core: int | None, agent: bool, message: str
+) -> None:
+    with pytest.raises(MpiscopeError, match=message):
+        plan_layout(topo, nprocs, layout, core, has_agent=agent)
+
+
+def test_detector_plans_are_checked() -> None:
+    with pytest.raises(MpiscopeError, match="unknown detector"):
+        DetectorPlan(detector="allgather", packet_s=1, packets=4, nprocs=2)
+    with pytest.raises(MpiscopeError, match="switches an agent"):
+        DetectorPlan(detector="barrier", packet_s=1, packets=16, nprocs=2, design="alternate")
+    with pytest.raises(MpiscopeError, match="at least 16 packets"):
+        DetectorPlan(detector="barrier", packet_s=1, packets=8, nprocs=2, design="alternate",
+                     agent=AgentSpec(command="sleep 9"))
+
+
+def test_detect_arguments() -> None:
+    plan = DetectorPlan(detector="stream-ring", packet_s=0.5, packets=16, nprocs=2,
+                        design="alternate", block=2, agent=AgentSpec(command="sleep 9"),
+                        messages=20, message_bytes=32, pin_cores=[0, 1])
+    argv = detect_argv(plan, "noise", agent_pgid=4242)
+    assert argv[:8] == ["noise", "detect", "--detector", "stream-ring", "--packet-seconds",
+                        "0.5", "--packets", "16"]
+    pairs = dict(zip(argv[8::2], argv[9::2], strict=True))
+    assert pairs == {"--messages": "20", "--message-bytes": "32", "--pin-cores": "0,1",
+                     "--block": "2", "--agent-pgid": "4242"}
+    separate = DetectorPlan(detector="barrier", packet_s=1, packets=4, nprocs=2)
+    assert "--agent-pgid" not in detect_argv(separate, "noise", agent_pgid=99)
+
+
+def test_records() -> None:
+    assert parse_record('@mpiscope noise-packet {"index": 3}') == ("noise-packet", {"index": 3})
+    assert parse_record("@mpiscope noise-packet {broken") is None
+    assert parse_record("plain output") is None
+
+
+def test_a_command_agent_is_pinned_paused_and_stopped_as_a_group() -> None:
+    core = sorted(os.sched_getaffinity(0))[-1]
+    agent = Agent(AgentSpec(command="sleep 30 & sleep 30; wait", core=core), "unused",
+                  dict(os.environ))
+    with agent:
+        deadline = time.monotonic() + 5
+        while cpus_allowed(agent.pgid) != [core] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert agent.cpus_allowed() == [core]
+        assert agent.alive()
+        os.killpg(agent.pgid, 19)  # SIGSTOP, as the detector's rank 0 does
+    assert not agent.alive()  # stopped even while paused
+
+
+def _run_doc(values: list[float], agent: list[bool | None]) -> dict[str, object]:
+    design = "separate" if agent[0] is None else "alternate"
+    return {"kind": "noise-run", "design": design, "packets": [
+        {"index": i, "block": i // 2, "agent": a, "seconds": v}
+        for i, (v, a) in enumerate(zip(values, agent, strict=True))]}
+
+
+def test_two_samples_from_one_alternating_run_or_two_runs() -> None:
+    alt = _run_doc([1, 1, 2, 2, 1, 1, 2, 2], [False, False, True, True] * 2)
+    (base, base_name), (test, test_name) = two_samples([alt], ["alt.json"])
+    assert (base, test) == ([1, 1, 1, 1], [2, 2, 2, 2])
+    assert "off" in base_name and "on" in test_name
+    one = _run_doc([1, 2, 3], [None] * 3)
+    two = _run_doc([4, 5, 6], [None] * 3)
+    (base, _), (test, _) = two_samples([one, two], ["a", "b"])
+    assert (base, test) == ([1, 2, 3], [4, 5, 6])
+    with pytest.raises(MpiscopeError, match="one sample"):
+        two_samples([one], ["a"])
+    with pytest.raises(MpiscopeError, match="compare it alone"):
+        two_samples([alt, one], ["alt", "a"])
+
+
+def test_calibration_plan_and_smallest_agent() -> None:
+    plan = CalibrationPlan(detectors=("barrier",), hz=(10, 100), bursts_ns=(1e6, 10e6),
+                           nprocs=2, packet_s=0.5, packets=12, block=3)
+    # 100 Hz x 10 ms fills the whole period: left out; equal loads, shorter burst first.
+    assert [a.label for a in plan.agents()] == ["10Hz:1ms", "100Hz:1ms", "10Hz:10ms"]
+    assert plan.runs() == 4
+    assert estimate_seconds(plan) >= 4 * 12 * 0.5
+    rows = [
+        {"detector": "barrier", "sham": True, "agent": "A/A", "load": 0.0, "burst_ns": None,
+         "fired": ["iqr_outliers"]},
+        {"detector": "barrier", "sham": False, "agent": "100Hz:1ms", "load": 0.1,
+         "burst_ns": 1e6, "fired": ["mann_whitney", "ci_overlap"]},
+        {"detector": "barrier", "sham": False, "agent": "10Hz:1ms", "load": 0.01,
+         "burst_ns": 1e6, "fired": ["mann_whitney"]},
+    ]
+    assert smallest_detected(rows, ("barrier",)) == {"barrier": {
+        "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms"}}
