@@ -78,7 +78,7 @@ def boxplots_figure(samples: Mapping[str, Sequence[float]], baseline_label: str)
     data = [np.asarray(samples[label], dtype=float) / scale for label in labels]
     q25, q75 = np.percentile(base / scale, [25, 75])
     iqr = q75 - q25
-    fig = _figure(max(4.5, 1.2 * len(labels) + 2.5), 4.2)
+    fig = _figure(max(6.0, 1.2 * len(labels) + 2.5), 4.6)
     ax = fig.add_subplot()
     ax.axhspan(
         q25 - 1.5 * iqr,
@@ -97,8 +97,8 @@ def boxplots_figure(samples: Mapping[str, Sequence[float]], baseline_label: str)
     )
     ax.set_ylabel(f"packet time / median of {baseline_label}")
     ax.set_xlabel("sample")
-    ax.set_title(f"Packet times normalised to the median of {baseline_label} ({scale:.4g} s)")
-    ax.legend(loc="upper left", fontsize="small")
+    ax.set_title(f"Packet times normalised to the baseline median ({scale:.4g} s)")
+    fig.legend(loc="outside lower center", fontsize="small")
     return fig
 
 
@@ -120,7 +120,7 @@ def mean_vs_gap_figure(verdicts: Sequence[Mapping[str, Any]], labels: Sequence[s
     means = np.array([v["mean_difference"] for v in verdicts]) * 100
     gaps = np.array([v["criteria"]["ci_overlap"]["boundary_gap"] for v in verdicts]) * 100
     x = np.arange(len(verdicts))
-    fig = _figure(max(4.5, 1.3 * len(verdicts) + 2.5), 4.0)
+    fig = _figure(max(6.0, 1.3 * len(verdicts) + 2.5), 4.4)
     ax = fig.add_subplot()
     ax.bar(x - 0.2, means, width=0.4, color="tab:blue", label="difference of means")
     ax.bar(
@@ -132,7 +132,7 @@ def mean_vs_gap_figure(verdicts: Sequence[Mapping[str, Any]], labels: Sequence[s
     ax.set_xlabel("comparison (test against its baseline)")
     ax.set_ylabel("% of the baseline median")
     ax.set_title(f"Difference of means and {conf * 100:g}% CI boundary gap")
-    ax.legend(fontsize="small")
+    fig.legend(loc="outside lower center", ncols=2, fontsize="small")
     return fig
 
 

@@ -1,0 +1,274 @@
+"""A standalone HTML page for noise documents (figures embedded as base64 PNG).
+
+:func:`render_noise_html` takes one document or a list of them (noise-run,
+noise-verdict, noise-probe) and returns the whole page as a string, with no
+external files. An alternating noise-run is compared with itself (agent-off
+packets against agent-on ones); two or more separate-design runs are also
+compared with the first one given, which is the baseline.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.noise import criteria, figures
+
+__all__ = ["render_noise_html"]
+
+_STYLE = """
+body { font-family: sans-serif; margin: 2em; max-width: 70em; color: #222; }
+table { border-collapse: collapse; margin: 0.8em 0; }
+th, td { border: 1px solid #bbb; padding: 0.25em 0.6em; text-align: right; }
+th { background: #eee; } td.l, th.l { text-align: left; }
+.yes { color: #a00; font-weight: bold; } .note { color: #666; }
+img { max-width: 100%; display: block; margin: 0.6em 0; }
+dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
+dt { font-weight: bold; }
+"""
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _img(fig: Any, alt: str) -> str:
+    data = base64.b64encode(figures.figure_png(fig)).decode("ascii")
+    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[object]], left: int = 1) -> str:
+    def cell(tag: str, index: int, value: object) -> str:
+        cls = ' class="l"' if index < left else ""
+        text = _e(value)
+        if value == "yes":
+            cls = ' class="yes"'
+        return f"<{tag}{cls}>{text}</{tag}>"
+
+    head = "".join(cell("th", i, h) for i, h in enumerate(header))
+    body = "".join(
+        "<tr>" + "".join(cell("td", i, v) for i, v in enumerate(row)) + "</tr>" for row in rows
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _dl(items: Sequence[tuple[str, object]]) -> str:
+    return (
+        "<dl>"
+        + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items if v is not None)
+        + "</dl>"
+    )
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def _verdict_html(verdict: Mapping[str, Any]) -> str:
+    base, test, crit = verdict["baseline"], verdict["test"], verdict["criteria"]
+    ci, iq, mw, qs = (
+        crit["ci_overlap"],
+        crit["iqr_outliers"],
+        crit["mann_whitney"],
+        crit["quantile_shift"],
+    )
+    samples = _table(
+        ["sample", "source", "n", "median (s)", "mean (s)"],
+        [
+            (name, s["source"], s["n"], f"{s['median_s']:.6g}", f"{s['mean_s']:.6g}")
+            for name, s in (("baseline", base), ("test", test))
+        ],
+        left=2,
+    )
+    rows = [
+        (
+            f"ci_overlap ({ci['confidence'] * 100:g}% CI of the mean)",
+            f"boundary gap {ci['boundary_gap']:+.4f}",
+            "gap > 0",
+            _yes(ci["detected"]),
+        ),
+        (
+            "iqr_outliers (above Q75 + 1.5 IQR of the baseline)",
+            f"{iq['count']}/{test['n']} = {iq['share']:.1%} (baseline {iq['baseline_share']:.1%}),"
+            f" Fisher p = {iq['p_value']:.3g}",
+            f"p < {iq['alpha']:g}",
+            _yes(iq["detected"]),
+        ),
+        (
+            "mann_whitney (one-sided, test greater)",
+            f"U = {mw['u']:g}, p = {mw['p_value']:.3g}",
+            f"p < {mw['alpha']:g}",
+            _yes(mw["detected"]),
+        ),
+        (
+            "quantile_shift",
+            ", ".join(f"{k} {qs[k]:+.4f}" for k in ("p50", "p90", "p99")),
+            "-",
+            "-",
+        ),
+    ]
+    criteria_table = _table(["criterion", "value", "threshold", "detected"], rows, left=2)
+    fired = verdict.get("fired") or []
+    line = (
+        f"Slowdown detected by {', '.join(fired)}."
+        if fired
+        else "No slowdown detected: no criterion fired."
+    )
+    return (
+        samples + f"<p>Values normalised to the baseline median; difference of means "
+        f"{verdict['mean_difference']:+.4f}.</p>"
+        + criteria_table
+        + f"<p><strong>{_e(line)}</strong></p>"
+    )
+
+
+def _run_label(run: Mapping[str, Any], index: int) -> str:
+    detector = (run.get("detector") or {}).get("detector", "?")
+    layout = run.get("layout")
+    return f"#{index + 1} {detector}" + (f" layout {layout}" if layout else "")
+
+
+def _run_html(run: Mapping[str, Any], label: str) -> str:
+    detector = run.get("detector") or {}
+    agent = run.get("agent") or {}
+    env = run.get("environment") or {}
+    info = _dl(
+        [
+            ("status", run.get("status")),
+            ("error", run.get("error")),
+            ("design", run.get("design")),
+            ("layout", run.get("layout")),
+            ("detector", detector.get("detector")),
+            ("ranks", detector.get("nprocs")),
+            ("packet seconds", detector.get("packet_seconds")),
+            ("iterations per packet", detector.get("iterations_per_packet")),
+            ("agent", agent.get("command") or agent.get("kind") if agent else "none"),
+            ("agent Hz", agent.get("hz")),
+            ("agent burst (ns)", agent.get("burst_ns")),
+            ("agent core", agent.get("core")),
+            ("host", env.get("host")),
+            ("CPU", env.get("cpu_model")),
+            ("MPI", env.get("mpi")),
+            ("created", run.get("created")),
+        ]
+    )
+    parts = [f"<h2>noise-run {_e(label)}</h2>", info]
+    try:
+        samples = criteria.samples_of(run)
+    except MpiscopeError as exc:
+        return "".join(parts) + f'<p class="note">{_e(exc)}</p>'
+    if run.get("design") == "alternate":
+        parts.append(_comparison_html(samples, "baseline", f"{label} agent off vs on"))
+    elif len(samples["all"]) >= 1:
+        parts.append(_img(figures.boxplots_figure(samples, "all"), f"packet times {label}"))
+    return "".join(parts)
+
+
+def _comparison_html(samples: Mapping[str, Sequence[float]], baseline: str, title: str) -> str:
+    parts = []
+    try:
+        parts.append(_img(figures.boxplots_figure(samples, baseline), f"box plots {title}"))
+        verdicts = [
+            criteria.compare_samples(
+                samples[baseline], values, baseline_source=baseline, test_source=label
+            )
+            for label, values in samples.items()
+            if label != baseline
+        ]
+    except MpiscopeError as exc:
+        return "".join(parts) + f'<p class="note">No comparison: {_e(exc)}</p>'
+    labels = [v["test"]["source"] for v in verdicts]
+    if verdicts:
+        parts.append(_img(figures.mean_vs_gap_figure(verdicts, labels), f"mean vs gap {title}"))
+    for verdict in verdicts:
+        parts.append(
+            f"<h3>{_e(verdict['test']['source'])} against {_e(baseline)}</h3>"
+            + _verdict_html(verdict)
+        )
+    return "".join(parts)
+
+
+def _probe_html(doc: Mapping[str, Any]) -> str:
+    def share(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3%}"
+
+    rows = []
+    for w in doc["workers"]:
+        fwq, ftq, selfish = w.get("fwq"), w.get("ftq"), w.get("selfish")
+        hz = w.get("dominant_hz")
+        rows.append(
+            (
+                w.get("host") or "-",
+                w["rank"],
+                w["core"],
+                share(fwq["share_lost"]) if fwq else "-",
+                f"{fwq['median_ns']:.0f}" if fwq and fwq["median_ns"] is not None else "-",
+                share(ftq["share_lost"]) if ftq else "-",
+                selfish["detours"] if selfish else "-",
+                share(selfish["share_lost"]) if selfish else "-",
+                f"{selfish['period_ns'] / 1e6:.4g}" if selfish and selfish["period_ns"] else "-",
+                "-" if hz is None else f"{hz:.4g}",
+            )
+        )
+    header = [
+        "host",
+        "rank",
+        "core",
+        "FWQ lost",
+        "FWQ median (ns)",
+        "FTQ lost",
+        "detours",
+        "selfish lost",
+        "detour period (ms)",
+        "dominant (Hz)",
+    ]
+    parts = [
+        f"<h2>noise-probe {_e(doc.get('source', ''))}</h2>",
+        _table(header, rows),
+        '<p class="note">Shares are of CPU time. FWQ: 1 - n x min / sum of unit times; '
+        "FTQ: 1 - mean / p99 of the work per quantum; selfish: detour time / run time.</p>",
+    ]
+    if doc["workers"]:
+        parts.append(_img(figures.ftq_spectrum_figure(doc), "FTQ spectra"))
+        parts.append(_img(figures.selfish_timeline_figure(doc), "selfish detours"))
+    return "".join(parts)
+
+
+def render_noise_html(doc_or_docs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> str:
+    """The standalone HTML page of one noise document or a list of them."""
+    docs = [doc_or_docs] if isinstance(doc_or_docs, Mapping) else list(doc_or_docs)
+    if not docs:
+        raise MpiscopeError("no noise document to render")
+    sections: list[str] = []
+    separate: dict[str, list[float]] = {}
+    for index, doc in enumerate(docs):
+        kind = doc.get("kind")
+        if kind == "noise-run":
+            label = _run_label(doc, index)
+            sections.append(_run_html(doc, label))
+            if doc.get("design") == "separate":
+                separate[label] = [float(p["seconds"]) for p in doc.get("packets") or []]
+        elif kind == "noise-verdict":
+            title = f"{doc['test']['source']} against {doc['baseline']['source']}"
+            sections.append(f"<h2>noise-verdict: {_e(title)}</h2>" + _verdict_html(doc))
+        elif kind == "noise-probe":
+            sections.append(_probe_html(doc))
+        else:
+            raise MpiscopeError(f"cannot render a document of kind {kind!r}")
+    if len(separate) >= 2:
+        baseline = next(iter(separate))
+        sections.insert(
+            0,
+            f"<h2>Comparison with {_e(baseline)} (the baseline)</h2>"
+            + _comparison_html(separate, baseline, "runs"),
+        )
+    body = "\n".join(sections)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        "<title>mpiscope noise report</title>"
+        f"<style>{_STYLE}</style></head><body><h1>mpiscope noise report</h1>\n{body}\n"
+        "</body></html>\n"
+    )
