@@ -14,8 +14,8 @@ around them: the command line, launching, and reading result documents::
 from __future__ import annotations
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.frame import load
 from mpiscope.result import Point, Result, load_result
+from mpiscope.result.frame import load
 
 __all__ = ["MpiscopeError", "Point", "Result", "__version__", "load", "load_result"]
 

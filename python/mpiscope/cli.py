@@ -1,4 +1,4 @@
-"""The ``mpiscope`` command line: one subcommand per module (cmd_*.py).
+"""The ``mpiscope`` command line: one subcommand per module (commands/*.py).
 
 Every error meant for the user is one line on stderr,
 ``mpiscope: error: <text>``, with exit code 2 for bad input and 1 for a run
@@ -25,18 +25,18 @@ EXIT_INTERRUPTED = 130
 # One module per command, in the order of `mpiscope --help`. Each module
 # has add_parser(commands) and keeps its heavy imports inside its handler.
 COMMAND_MODULES = (
-    "cmd_run",
-    "cmd_methods",
-    "cmd_overlap",
-    "cmd_firstcall",
-    "cmd_check",
-    "cmd_report",
-    "cmd_list_ops",
-    "cmd_plot",
-    "cmd_html",
-    "cmd_compare",
-    "cmd_export",
-    "cmd_trace",
+    "run",
+    "methods",
+    "overlap",
+    "firstcall",
+    "check",
+    "report",
+    "list_ops",
+    "plot",
+    "html",
+    "compare",
+    "export",
+    "trace",
 )
 
 
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mpiscope {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
     for name in COMMAND_MODULES:
-        importlib.import_module(f"mpiscope.{name}").add_parser(commands)
+        importlib.import_module(f"mpiscope.commands.{name}").add_parser(commands)
     return parser
 
 

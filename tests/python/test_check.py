@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from mpiscope.check import (
+from mpiscope.reports.check import (
     MAX_DRIFT_PPM,
     MAX_FREQUENCY_ERROR_PPM,
     MAX_RESOLUTION_NS,
@@ -17,7 +17,7 @@ from mpiscope.check import (
     TIMER_CRITERIA,
     verdicts,
 )
-from mpiscope.report import render_report
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope_fakes import FAKE_CHECK, REPO, FakeMpi, run_cli
 from real_bench import mpiscope, needs_bench_flags, read

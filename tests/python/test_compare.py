@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 from scipy.stats import mannwhitneyu
 
-from mpiscope.compare import (
+from mpiscope.errors import MpiscopeError
+from mpiscope.reports.compare import (
     IMPROVEMENT,
     NOT_SIGNIFICANT,
     ONLY_BASE,
@@ -20,7 +21,6 @@ from mpiscope.compare import (
     parse_threshold,
     render_comparison,
 )
-from mpiscope.errors import MpiscopeError
 from mpiscope.result import Result, load_result, parse_result
 from mpiscope_fakes import run_cli
 

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.export import export_bytes
-from mpiscope.frame import POINT_COLUMNS, RAW_COLUMNS
+from mpiscope.reports.export import export_bytes
 from mpiscope.result import load_result
+from mpiscope.result.frame import POINT_COLUMNS, RAW_COLUMNS
 from mpiscope_fakes import run_cli
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from mpiscope.firstcall import firstcall_rows, is_firstcall
-from mpiscope.report import render_report
+from mpiscope.reports.firstcall import firstcall_rows, is_firstcall
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope_fakes import FIRSTCALL, FakeMpi, run_cli
 from real_bench import mpiscope, needs_bench_flags, read

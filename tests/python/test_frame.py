@@ -12,8 +12,8 @@ import pytest
 
 import mpiscope
 from mpiscope.errors import MpiscopeError
-from mpiscope.frame import POINT_COLUMNS, RAW_COLUMNS, raw_frame
 from mpiscope.result import Result
+from mpiscope.result.frame import POINT_COLUMNS, RAW_COLUMNS, raw_frame
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 

@@ -5,7 +5,7 @@ from real runs by tests/data/derive_fixtures.py) next to their expected
 outputs: NAME.report.txt (`mpiscope report`), NAME.csv (`mpiscope export`),
 NAME.raw.csv (`mpiscope export --raw`, where the document kept raw samples),
 NAME.plots.json (the numbers every figure draws, from
-mpiscope.plot_data.plot_data) and BASE-vs-NEW.compare.txt (`mpiscope
+mpiscope.reports.plots.data.plot_data) and BASE-vs-NEW.compare.txt (`mpiscope
 compare`). A change to the schema or to a view shows up here as a diff.
 
 When a change is deliberate, regenerate the expected files and review the
@@ -25,10 +25,10 @@ from typing import Any
 
 import pytest
 
-from mpiscope.compare import compare_results, render_comparison
-from mpiscope.export import export_bytes
-from mpiscope.plot_data import plot_data, plots_as_json
-from mpiscope.report import render_report
+from mpiscope.reports.compare import compare_results, render_comparison
+from mpiscope.reports.export import export_bytes
+from mpiscope.reports.plots.data import plot_data, plots_as_json
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, parse_result
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"

@@ -23,9 +23,9 @@ import pytest
 from PIL import Image
 
 from browser import Chromium
-from mpiscope.html_report import render_html, result_warnings, write_html
-from mpiscope.plot_data import plot_data
-from mpiscope.report import table_cells
+from mpiscope.reports.html import render_html, result_warnings, write_html
+from mpiscope.reports.plots.data import plot_data
+from mpiscope.reports.report import table_cells
 from mpiscope.result import Result, load_result, parse_result
 from mpiscope_fakes import run_cli
 
@@ -316,7 +316,7 @@ def test_untrusted_setups_show_in_the_browser(chromium: Chromium, tmp_path: Path
 def test_check_and_firstcall_documents(name: str, title: str, row: str) -> None:
     """Recorded `mpiscope check` and `mpiscope firstcall` documents have no
     point table: their report body is shown instead."""
-    from mpiscope.html_report import render_html
+    from mpiscope.reports.html import render_html
     from mpiscope.result import load_result
 
     page = render_html([load_result(Path(__file__).parent.parent / "data" / name)])

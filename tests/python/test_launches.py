@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mpiscope.launches import (
+from mpiscope.measure.launches import (
     SUMMARY_KEYS,
     LaunchOutcome,
     launch_seeds,
@@ -18,9 +18,9 @@ from mpiscope.launches import (
     merge_documents,
     summary_key,
 )
-from mpiscope.report import render_report
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
-from mpiscope.stats import IQR_PER_SIGMA, bootstrap_median_ci, cv
+from mpiscope.result.stats import IQR_PER_SIGMA, bootstrap_median_ci, cv
 from mpiscope_fakes import REPO, FakeMpi, run_cli
 from real_bench import mpiscope, needs_bench_flags, read
 

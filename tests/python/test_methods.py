@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.method_compare import BARRIER_VIEWS as BARRIER_VIEWS_SHOWN
-from mpiscope.method_compare import method_rows, ratio
-from mpiscope.method_options import (
+from mpiscope.measure.method_options import (
     METHODS,
     Arrival,
     check_method_options,
@@ -24,7 +22,9 @@ from mpiscope.method_options import (
     parse_cache_modes,
     parse_methods,
 )
-from mpiscope.report import render_report
+from mpiscope.reports.method_compare import BARRIER_VIEWS as BARRIER_VIEWS_SHOWN
+from mpiscope.reports.method_compare import method_rows, ratio
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope_fakes import BARRIER_VIEWS, METHOD_FACTORS, FakeMpi, run_cli
 from real_bench import mpiscope, needs_bench_flags, read

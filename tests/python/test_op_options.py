@@ -8,11 +8,11 @@ import argparse
 
 import pytest
 
-from mpiscope.cmd_list_ops import OpInfo, OpOption
-from mpiscope.cmd_overlap import blocking_counterpart, compute_option, overlap_rows
+from mpiscope.commands.list_ops import OpInfo, OpOption
+from mpiscope.commands.overlap import blocking_counterpart, compute_option, overlap_rows
 from mpiscope.errors import MpiscopeError
-from mpiscope.op_options import check_op_options, parse_op_option
-from mpiscope.ops_markdown import render_markdown
+from mpiscope.measure.op_options import check_op_options, parse_op_option
+from mpiscope.measure.ops_markdown import render_markdown
 
 PINGPONG = OpInfo(
     "pingpong", "ping-pong latency", "bytes of each message", ("size",),

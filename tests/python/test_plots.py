@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.plot_data import BANDWIDTH_OPS, Plot, plot_data, plots_as_json, source_labels
-from mpiscope.plots import render, write_plots
+from mpiscope.reports.plots.data import BANDWIDTH_OPS, Plot, plot_data, plots_as_json, source_labels
+from mpiscope.reports.plots.render import render, write_plots
 from mpiscope.result import Result, load_result, parse_result
 from mpiscope_fakes import run_cli
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from mpiscope.report import render_report
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, validate_result
 
 

@@ -19,8 +19,8 @@ from mpiscope.launcher import (
     mpiexec_command,
     parse_line,
 )
+from mpiscope.measure.progress import ProgressDisplay, format_progress
 from mpiscope.mpi_profile import MpiProfile, select_profile
-from mpiscope.progress import ProgressDisplay, format_progress
 from mpiscope_fakes import FAKE_OPS, FakeMpi, run_cli
 
 

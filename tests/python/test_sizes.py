@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.sizes import MAX_POINTS, parse_nprocs_spec, parse_size, parse_size_spec
+from mpiscope.measure.sizes import MAX_POINTS, parse_nprocs_spec, parse_size, parse_size_spec
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""mpiscope.stats on fixed data, checked against scipy where scipy has the same
+"""mpiscope.result.stats on fixed data, checked against scipy where scipy has the same
 computation, and against hand-worked values where it does not."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from mpiscope.stats import (
+from mpiscope.result.stats import (
     DISAGREE_MIN_CV,
     IQR_PER_SIGMA,
     LaunchStats,

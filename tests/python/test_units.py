@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mpiscope.units import format_bytes, format_ns, format_number, pick_time_unit
+from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
 
 
 @pytest.mark.parametrize(

@@ -3,8 +3,8 @@
 Runs the bench's machine check (every timer, every clock-sync algorithm,
 the wait patterns of known length) and prints what it found with a
 VERDICT line per timer and per sync algorithm; the criteria are
-:data:`mpiscope.check.TIMER_CRITERIA` and
-:data:`mpiscope.check.SYNC_CRITERIA`. A timer that is not trusted is
+:data:`mpiscope.reports.check.TIMER_CRITERIA` and
+:data:`mpiscope.reports.check.SYNC_CRITERIA`. A timer that is not trusted is
 information, not an error: the exit code is 0 unless the check could not
 run (1) or the input was bad (2).
 """
@@ -18,14 +18,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mpiscope.check import verdict_lines
-from mpiscope.cmd_run import add_measure_options, available_cores, check_out
+from mpiscope.commands.run import add_measure_options, available_cores, check_out
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import build_env, format_command
-from mpiscope.progress import ProgressDisplay
-from mpiscope.report import render_report
+from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.runner import Bench, Launch, find_bench, private_dir, run_launches
+from mpiscope.reports.check import verdict_lines
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result
-from mpiscope.runner import Bench, Launch, find_bench, private_dir, run_launches
 
 __all__ = ["DEFAULT_DRIFT_SECONDS", "add_parser", "check_arguments", "run"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mpiscope.compare import compare_results, parse_threshold, render_comparison
 from mpiscope.errors import MpiscopeError
+from mpiscope.reports.compare import compare_results, parse_threshold, render_comparison
 from mpiscope.result import load_result
 
 __all__ = ["EXIT_REGRESSION", "add_parser", "run"]

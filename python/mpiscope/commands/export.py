@@ -37,7 +37,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpiscope.export import export_bytes, write_export  # lazy: pandas
+    from mpiscope.reports.export import export_bytes, write_export  # lazy: pandas
 
     if args.format == "parquet" and args.out is None:
         raise MpiscopeError("--format parquet writes a binary file: give -o FILE")

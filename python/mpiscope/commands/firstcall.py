@@ -15,8 +15,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.cmd_methods import join_ops
-from mpiscope.cmd_run import (
+from mpiscope.commands.methods import join_ops
+from mpiscope.commands.run import (
     add_measure_options,
     bench_arguments,
     check_ops,
@@ -25,10 +25,10 @@ from mpiscope.cmd_run import (
 )
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import build_env
-from mpiscope.progress import ProgressDisplay
-from mpiscope.report import render_report
-from mpiscope.runner import Launch, find_bench, private_dir, run_launches
-from mpiscope.sizes import parse_size_spec
+from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
+from mpiscope.measure.sizes import parse_size_spec
+from mpiscope.reports.report import render_report
 
 __all__ = ["DEFAULT_SIZE", "add_parser", "run"]
 

@@ -32,7 +32,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpiscope.html_report import write_html  # lazy: matplotlib
+    from mpiscope.reports.html import write_html  # lazy: matplotlib
 
     inputs = [Path(path) for path in args.files]
     out = Path(args.out) if args.out else inputs[0].with_suffix(".html")

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     profile = select_profile(args.mpi)
     text, ops = query_ops(profile)
     if args.markdown:
-        from mpiscope.ops_markdown import render_markdown  # imports this module
+        from mpiscope.measure.ops_markdown import render_markdown  # imports this module
 
         print(render_markdown(ops), end="")
         return 0

@@ -14,13 +14,13 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.cmd_run import add_measure_options, bench_arguments, check_ops, plan_run
+from mpiscope.commands.run import add_measure_options, bench_arguments, check_ops, plan_run
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import build_env
-from mpiscope.method_compare import render_methods
-from mpiscope.method_options import DEFAULT_METHOD, methods_for_ops
-from mpiscope.progress import ProgressDisplay
-from mpiscope.runner import Launch, find_bench, private_dir, run_launches
+from mpiscope.measure.method_options import DEFAULT_METHOD, methods_for_ops
+from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
+from mpiscope.reports.method_compare import render_methods
 
 __all__ = ["add_parser", "join_ops", "run"]
 

@@ -25,7 +25,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from mpiscope.cmd_run import add_measure_options, check_out
+from mpiscope.commands.run import add_measure_options, check_out
 from mpiscope.errors import MpiscopeError, RunFailedError
 
 __all__ = ["add_parser", "blocking_counterpart", "compute_option", "overlap_rows", "run"]
@@ -120,7 +120,7 @@ def _with_infix(path: Path, infix: str) -> Path:
 def _run_pass(
     args: argparse.Namespace, ops: str, out: Path, options: list[tuple[str, str]]
 ) -> None:
-    from mpiscope.cmd_run import run as run_command
+    from mpiscope.commands.run import run as run_command
 
     run_command(
         argparse.Namespace(

@@ -35,7 +35,7 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpiscope.plots import write_plots  # lazy: matplotlib
+    from mpiscope.reports.plots.render import write_plots  # lazy: matplotlib
 
     results = [load_result(path) for path in args.files]
     first = Path(args.files[0])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from mpiscope.report import render_report
+from mpiscope.reports.report import render_report
 from mpiscope.result import load_result
 
 __all__ = ["add_parser", "run"]

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.cmd_list_ops import query_ops
+from mpiscope.commands.list_ops import query_ops
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import (
     build_env,
@@ -28,7 +28,7 @@ from mpiscope.launcher import (
     mpiexec_command,
     run_streaming,
 )
-from mpiscope.method_options import (
+from mpiscope.measure.method_options import (
     DEFAULT_METHOD,
     Arrival,
     check_method_options,
@@ -36,12 +36,12 @@ from mpiscope.method_options import (
     parse_cache_modes,
     parse_methods,
 )
+from mpiscope.measure.op_options import check_op_options, parse_op_option
+from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile, select_profile
-from mpiscope.op_options import check_op_options, parse_op_option
-from mpiscope.progress import ProgressDisplay
-from mpiscope.report import render_report
+from mpiscope.reports.report import render_report
 from mpiscope.result import load_result
-from mpiscope.sizes import parse_nprocs_spec, parse_size_spec
 
 __all__ = [
     "RunPlan",
@@ -541,7 +541,7 @@ def run(args: argparse.Namespace) -> int:
     profile.check_mpiexec()
     plan = replace(plan, ops=check_ops(plan, profile))
     if getattr(args, "launches", 1) > 1:
-        from mpiscope.runner import run_repeated  # several launches, merged
+        from mpiscope.measure.runner import run_repeated  # several launches, merged
 
         return run_repeated(args, plan, profile, launcher, bench)
     command = launcher + [bench] + bench_arguments(args, plan, profile, launcher)

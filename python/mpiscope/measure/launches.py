@@ -19,7 +19,7 @@ A launch that failed keeps what it wrote, and so do the launches before it;
 the merged document is then ``failed`` with the first launch's error.
 
 :func:`launch_summary` adds, per (op, size, nprocs, method, cache), the
-statistics of :mod:`mpiscope.stats` over the launches' medians.
+statistics of :mod:`mpiscope.result.stats` over the launches' medians.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.method_options import METHODS
-from mpiscope.stats import (
+from mpiscope.measure.method_options import METHODS
+from mpiscope.result.stats import (
     DEFAULT_RESAMPLES,
     DISAGREE_MIN_CV,
     DISAGREE_SPREAD_FACTOR,

@@ -12,7 +12,7 @@ import argparse
 import difflib
 from collections.abc import Sequence
 
-from mpiscope.cmd_list_ops import OpInfo
+from mpiscope.commands.list_ops import OpInfo
 from mpiscope.errors import MpiscopeError
 
 __all__ = ["ENGINE_OPTIONS", "check_op_options", "parse_op_option"]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mpiscope.cmd_list_ops import OpInfo
-from mpiscope.op_options import ENGINE_OPTIONS
+from mpiscope.commands.list_ops import OpInfo
+from mpiscope.measure.op_options import ENGINE_OPTIONS
 
 __all__ = ["render_markdown"]
 

@@ -17,7 +17,7 @@ import sys
 from typing import TextIO
 
 from mpiscope.launcher import Event, OutputEvent, ProgressEvent, WarningEvent
-from mpiscope.units import format_bytes, format_ns
+from mpiscope.result.units import format_bytes, format_ns
 
 __all__ = ["ProgressDisplay", "format_progress"]
 

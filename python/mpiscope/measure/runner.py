@@ -3,7 +3,7 @@
 Used by ``run --launches``, ``methods``, ``firstcall`` and ``check``. Each
 launch writes into a private directory next to the result file; the
 commands then write the final document (one launch's as it is, several
-merged by :func:`mpiscope.launches.merge_documents`) to ``--out`` and print
+merged by :func:`mpiscope.measure.launches.merge_documents`) to ``--out`` and print
 it with their own renderer. A launch that fails or is interrupted stops
 the series; what was measured until then is still written and shown, then
 the error is raised. ``--timeout`` bounds the whole series. This module
@@ -33,20 +33,20 @@ from mpiscope.launcher import (
     mpiexec_command,
     run_streaming,
 )
-from mpiscope.launches import (
+from mpiscope.measure.launches import (
     LaunchOutcome,
     launch_seeds,
     launch_summary,
     merge_documents,
     write_document,
 )
+from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.mpi_profile import MpiProfile, select_profile
-from mpiscope.progress import ProgressDisplay
-from mpiscope.report import render_report
+from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 
 if TYPE_CHECKING:
-    from mpiscope.cmd_run import RunPlan
+    from mpiscope.commands.run import RunPlan
 
 __all__ = [
     "Bench",
@@ -104,7 +104,7 @@ def run_repeated(
 ) -> int:
     """``mpiscope run --launches R``: R launches, each with its own point order
     (seeds drawn from ``--seed``, random when not given), merged, summarised."""
-    from mpiscope.cmd_run import bench_arguments  # cmd_run imports this module lazily
+    from mpiscope.commands.run import bench_arguments  # cmd_run imports this module lazily
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     with private_dir(plan.out) as tmp:

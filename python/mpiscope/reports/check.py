@@ -15,9 +15,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.texttable import format_table
-from mpiscope.units import format_ns, format_number
+from mpiscope.result.units import format_ns, format_number
 
 __all__ = [
     "MAX_DRIFT_PPM",

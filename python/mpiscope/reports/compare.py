@@ -3,7 +3,7 @@
 Points are matched on (operation, size, process count, timing method, cache
 mode); first-call records (``"kind": "firstcall"``) are not compared. For
 each pair: the ratio NEW/BASE of their estimates (see
-:mod:`mpiscope.estimate`: the trimmed mean, or for merged launches the
+:mod:`mpiscope.result.estimate`: the trimmed mean, or for merged launches the
 median of the launches' medians) and whether the difference is
 significant:
 
@@ -35,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.estimate import (
+from mpiscope.result import Point, Result
+from mpiscope.result.estimate import (
     Estimate,
     Key,
     estimate,
@@ -43,8 +44,7 @@ from mpiscope.estimate import (
     point_method,
     summary_index,
 )
-from mpiscope.result import Point, Result
-from mpiscope.units import format_bytes, format_number, pick_time_unit
+from mpiscope.result.units import format_bytes, format_number, pick_time_unit
 
 __all__ = [
     "Comparison",

@@ -1,7 +1,7 @@
 """Result documents as flat tables: CSV, Parquet or JSON (``mpiscope export``).
 
-The table is :func:`mpiscope.frame.points_frame` (one row per point) or,
-with ``raw``, :func:`mpiscope.frame.raw_frame` (one row per launch, and per
+The table is :func:`mpiscope.result.frame.points_frame` (one row per point) or,
+with ``raw``, :func:`mpiscope.result.frame.raw_frame` (one row per launch, and per
 rank where the document has per-rank times). Units are in the column
 names. CSV: comma-separated with a header line, empty cells for missing
 values. JSON: an array of one object per row, ``null`` for missing values.
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.frame import points_frame, raw_frame
 from mpiscope.result import Result
+from mpiscope.result.frame import points_frame, raw_frame
 
 if TYPE_CHECKING:
     import pandas as pd

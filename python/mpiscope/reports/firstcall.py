@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.texttable import format_table
-from mpiscope.units import format_bytes, format_ns, format_number
+from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = ["FirstCallRow", "firstcall_lines", "firstcall_rows", "is_firstcall"]
 

@@ -22,11 +22,11 @@ from typing import Any
 
 from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
-from mpiscope.estimate import is_measurement, point_cache, point_method
-from mpiscope.plot_data import Plot, plot_data, source_labels
-from mpiscope.report import header_rows, table_cells
+from mpiscope.reports.plots.data import Plot, plot_data, source_labels
+from mpiscope.reports.report import header_rows, table_cells
 from mpiscope.result import Point, Result
-from mpiscope.units import format_bytes, format_ns, format_number
+from mpiscope.result.estimate import is_measurement, point_cache, point_method
+from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = ["ReportWarning", "render_html", "result_warnings", "write_html"]
 
@@ -287,8 +287,8 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
 
 def _special_body(result: Result) -> str | None:
     """The text report's body of a check or first-call document, else None."""
-    from mpiscope.check import check_lines
-    from mpiscope.firstcall import firstcall_lines, is_firstcall
+    from mpiscope.reports.check import check_lines
+    from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
 
     if result.data.get("check") is not None:
         title, lines = "Machine check", check_lines(result)
@@ -439,7 +439,7 @@ def _percent(value: float | None) -> str:
 
 
 def _figures_html(plots: Sequence[Plot]) -> str:
-    from mpiscope.plots import render  # lazy: matplotlib
+    from mpiscope.reports.plots.render import render  # lazy: matplotlib
 
     parts = ['<section id="figures">', "<h2>Figures</h2>"]
     if not plots:

@@ -4,7 +4,7 @@ One row per (op, size, nprocs, method, cache): how many launches measured
 it, the median of their medians with its bootstrap interval over launches,
 the range of the launch medians, the within-launch and between-launch
 coefficients of variation, and ``DISAGREE`` where the launches disagree
-(:data:`mpiscope.stats.DISAGREE_RULE`).
+(:data:`mpiscope.result.stats.DISAGREE_RULE`).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.stats import DISAGREE_RULE
-from mpiscope.texttable import format_table
-from mpiscope.units import format_bytes, format_ns, format_number
+from mpiscope.result.stats import DISAGREE_RULE
+from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = ["summary_lines"]
 

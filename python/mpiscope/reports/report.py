@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.result import Point, Result
-from mpiscope.units import format_bytes, format_ns, format_number, pick_time_unit
+from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
 
 __all__ = ["header_rows", "render_report", "table_cells"]
 
@@ -45,10 +45,10 @@ def _body_lines(result: Result, per_rank: bool) -> list[str]:
     """The point table (then the launch summary and the comparison of timing
     methods, when there are), or what a check or first-call document shows."""
     # lazy: these modules render their own parts of a report
-    from mpiscope.check import check_lines
-    from mpiscope.firstcall import firstcall_lines, is_firstcall
-    from mpiscope.launch_report import summary_lines
-    from mpiscope.method_compare import comparison_lines
+    from mpiscope.reports.check import check_lines
+    from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
+    from mpiscope.reports.launch_report import summary_lines
+    from mpiscope.reports.method_compare import comparison_lines
 
     if result.data.get("check") is not None:
         return check_lines(result)

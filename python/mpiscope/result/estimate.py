@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpiscope.result import Point, Result
+from mpiscope.result.document import Point, Result
 
 __all__ = [
     "DEFAULT_METHOD",

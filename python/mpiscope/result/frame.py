@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.estimate import point_cache, point_method
-from mpiscope.result import Point, Result, load_result
+from mpiscope.result.document import Point, Result, load_result
+from mpiscope.result.estimate import point_cache, point_method
 
 if TYPE_CHECKING:
     import pandas as pd

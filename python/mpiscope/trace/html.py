@@ -13,8 +13,8 @@ import html
 from pathlib import Path
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.result.units import format_bytes, format_ns
 from mpiscope.trace.merge import Merged
-from mpiscope.units import format_bytes, format_ns
 
 __all__ = ["MAX_HTML_CALLS", "render_html", "write_html"]
 

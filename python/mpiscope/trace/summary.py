@@ -6,10 +6,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mpiscope.result.units import format_bytes, format_ns
 from mpiscope.trace.analysis import Analysis, WaitStats, analyse
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.sites import resolve_sites
-from mpiscope.units import format_bytes, format_ns
 
 __all__ = ["render_summary"]
 

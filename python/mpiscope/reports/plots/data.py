@@ -3,7 +3,7 @@
 :func:`plot_data` turns result documents into :class:`Plot` objects: every
 number a figure shows, already in the unit of its axis, with the axis
 labels, scales and a caption. It imports neither matplotlib nor pandas, so
-tests (and the golden files) compare data, not pixels; :mod:`mpiscope.plots`
+tests (and the golden files) compare data, not pixels; :mod:`mpiscope.reports.plots.render`
 draws them.
 
 The figures, each only when the documents have what it needs:
@@ -37,7 +37,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpiscope.estimate import (
+from mpiscope.result import Point, Result
+from mpiscope.result.estimate import (
     Estimate,
     Key,
     estimate,
@@ -46,8 +47,7 @@ from mpiscope.estimate import (
     point_method,
     summary_index,
 )
-from mpiscope.result import Point, Result
-from mpiscope.units import format_bytes, format_ns, pick_time_unit
+from mpiscope.result.units import format_bytes, format_ns, pick_time_unit
 
 __all__ = [
     "BANDWIDTH_OPS",
@@ -259,7 +259,7 @@ def _doc(label: str, result: Result) -> _Doc:
 
 
 def _value(doc: _Doc, pts: Sequence[_Pt]) -> Estimate:
-    """The estimate drawn for one x of a series (see :mod:`mpiscope.estimate`)."""
+    """The estimate drawn for one x of a series (see :mod:`mpiscope.result.estimate`)."""
     summary = doc.summary.get(pts[0].key) if len(pts) > 1 else None
     return estimate([p.point for p in pts], summary)
 

@@ -1,6 +1,6 @@
-"""Drawing the figures of :mod:`mpiscope.plot_data` with matplotlib.
+"""Drawing the figures of :mod:`mpiscope.reports.plots.data` with matplotlib.
 
-:func:`render` draws one :class:`~mpiscope.plot_data.Plot` (matplotlib with
+:func:`render` draws one :class:`~mpiscope.reports.plots.data.Plot` (matplotlib with
 the Agg backend, imported lazily so ``mpiscope --help`` stays instant) and
 returns the file's bytes; :func:`write_plots` draws every figure of some
 result documents into a folder (``mpiscope plot``). Each figure gets its
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.plot_data import Heatmap, Panel, Plot, Series, plot_data
+from mpiscope.reports.plots.data import Heatmap, Panel, Plot, Series, plot_data
 from mpiscope.result import Result
-from mpiscope.units import format_bytes
+from mpiscope.result.units import format_bytes
 
 __all__ = ["FORMATS", "render", "write_plots"]
 

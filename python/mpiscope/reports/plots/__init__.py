@@ -1,0 +1,1 @@
+"""The figures of result documents: what each shows as plain data, and its drawing."""
