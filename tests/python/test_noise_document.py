@@ -106,6 +106,15 @@ def test_the_three_kinds_validate(probe: dict[str, Any]) -> None:
         validate(doc)
 
 
+def test_a_run_before_its_setup_line_validates() -> None:
+    run = make_run()
+    run.update(status="running", packets=[], binding=[], agent=None)
+    run["detector"] = {"name": "barrier", "packet_seconds": 1.0, "packets": 30}
+    validate(run)
+    run["status"], run["error"], run["detector"] = "failed", "mpiexec ended with 1", None
+    validate(run)
+
+
 def test_load_noise_round_trip(tmp_path: Path, probe: dict[str, Any]) -> None:
     for name, doc in (("run", make_run()), ("verdict", make_verdict()), ("probe", probe)):
         path = tmp_path / f"{name}.json"
