@@ -35,6 +35,8 @@ def write_probe_file(
         "cpus_allowed": str(core),
         "seconds": seconds,
         "start_ns": 0,
+        "timer": "tsc",
+        "records": len(records),
         **(extra or {}),
     }
     lines = [f"# {key} {value}" for key, value in header.items()]
@@ -87,7 +89,7 @@ def write_probe_dir(directory: Path, seed: int = 0) -> Path:
             rank,
             core,
             list(zip(starts, lengths, strict=True)),
-            {"threshold_ns": 1000, "loop_median_ns": 25, "dropped": 0},
+            {"threshold_ns": 1000, "loop_median_ns": 25.5, "dropped": 0},
         )
     return directory
 
@@ -230,6 +232,28 @@ def test_bad_probe_files_give_one_line_errors(tmp_path: Path, content: str, word
     with pytest.raises(MpiscopeError) as info:
         read_probe_dir(tmp_path)
     assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def test_a_truncated_file_is_refused(tmp_path: Path) -> None:
+    write_probe_file(tmp_path, "fwq", 0, 0, [(0, 100), (100, 100)], {"records": 3})
+    with pytest.raises(MpiscopeError, match="header says 3 records, the file holds 2"):
+        read_probe_dir(tmp_path)
+
+
+def test_header_values_as_the_c_probe_prints_them(tmp_path: Path) -> None:
+    write_probe_file(
+        tmp_path,
+        "selfish",
+        1,
+        5,
+        [(10, 2000), (20, 3000)],
+        {"threshold_ns": "1000", "loop_median_ns": "22.5", "cpus_allowed": "4-5,7"},
+        seconds=0.5,
+    )
+    worker = read_probe_dir(tmp_path)["workers"][0]
+    assert worker["cpus_allowed"] == [4, 5, 7]
+    assert worker["selfish"]["loop_median_ns"] == 22.5
+    assert worker["selfish"]["threshold_ns"] == 1000
 
 
 def test_missing_or_empty_directory(tmp_path: Path) -> None:

@@ -62,17 +62,15 @@ _REGULAR_SHARE = 0.5
 _REGULAR_TOLERANCE = 0.10
 
 _FILE_NAME = re.compile(r"^(fwq|ftq|selfish)-r(\d+)-c(-?\d+)\.txt$")
-_INT_HEADERS = (
-    "rank",
-    "pid",
-    "core",
+# Header keys holding a count or an id (integers) and measured values (numbers).
+_INT_HEADERS = ("rank", "pid", "core", "work_iterations", "step_iterations", "records", "dropped")
+_NUMBER_HEADERS = (
+    "seconds",
     "start_ns",
     "work_ns_target",
-    "work_iterations",
     "quantum_ns",
     "threshold_ns",
     "loop_median_ns",
-    "dropped",
 )
 _REQUIRED = {
     "fwq": ("kind", "rank", "core", "seconds"),
@@ -116,6 +114,11 @@ def read_probe_file(path: Path) -> tuple[dict[str, Any], Any]:
     if missing:
         raise MpiscopeError(f"{path}: header lacks {', '.join(missing)}")
     records = np.array(rows, dtype=np.int64).reshape(-1, 2)
+    if "records" in header and header["records"] != records.shape[0]:
+        raise MpiscopeError(
+            f"{path}: header says {header['records']} records, the file holds "
+            f"{records.shape[0]} (truncated?)"
+        )
     return header, records
 
 
@@ -123,13 +126,26 @@ def _header_value(path: Path, number: int, key: str, value: str) -> Any:
     try:
         if key in _INT_HEADERS:
             return int(value)
-        if key == "seconds":
-            return float(value)
+        if key in _NUMBER_HEADERS:
+            as_float = float(value)
+            return int(as_float) if as_float.is_integer() else as_float
         if key == "cpus_allowed":
-            return [int(cpu) for cpu in value.split(",") if cpu.strip()]
+            return _cpu_list(value)
     except ValueError:
         raise MpiscopeError(f"{path}:{number}: header {key} has a bad value {value!r}") from None
     return value
+
+
+def _cpu_list(text: str) -> list[int]:
+    """``"0,2-3"`` -> ``[0, 2, 3]`` (comma list, ranges accepted)."""
+    cpus: list[int] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        low, _, high = part.partition("-")
+        cpus.extend(range(int(low), int(high) + 1) if high else [int(low)])
+    return cpus
 
 
 def _fwq(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
