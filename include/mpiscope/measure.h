@@ -95,12 +95,15 @@ typedef struct mpiscope_point_spec {
     size_t n_options;
     int validate;                     /* check every received buffer (ops with a validate hook);
                                          timings then include no checking, but the caches do */
-    const char *method;               /* timing method (mpiscope_method_count/name), NULL: "window" */
+    const char *method;               /* timing method by name (mpiscope_method_count/name), NULL:
+                                         "window"; ignored when method_handle is set */
     const double *arrival_ns;         /* [nprocs] delay of each rank's start after the schedule
                                          (window, roundtime), NULL: all at once */
     int cache_cold;                   /* -1: the context's mode; 0 warm; 1 cold */
+    const struct mpiscope_method *method_handle; /* the method looked up once
+                                         (mpiscope_method_find); NULL: by `method` */
 } mpiscope_point_spec_t;
-#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, -1}
+#define MPISCOPE_POINT_SPEC_INIT {0, 0, 0, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, -1, NULL}
 
 typedef struct mpiscope_point_result {
     int participated;                 /* 0 on ranks outside the point's communicator */
@@ -178,11 +181,23 @@ MPISCOPE_API const mpiscope_params_t *mpiscope_context_params(const mpiscope_con
 MPISCOPE_API void mpiscope_context_destroy(mpiscope_context_t *ctx);
 
 /* The timing methods: "window" (default), "roundtime", "barrier",
- * "barrier-each", "none", "root", "max", "global", "bcast-supinski". */
+ * "barrier-each", "none", "root", "max", "global", "bcast-supinski".
+ * Descriptors are static (never freed). Not collective; callable before
+ * MPI_Init. */
+typedef struct mpiscope_method mpiscope_method_t;
+/* The method named `name` (NULL: "window"); NULL if unknown. Look a method
+ * up once and pass the handle in mpiscope_point_spec_t.method_handle. */
+MPISCOPE_API const mpiscope_method_t *mpiscope_method_find(const char *name);
+MPISCOPE_API const mpiscope_method_t *mpiscope_method_at(size_t index); /* NULL past the end */
+MPISCOPE_API const char *mpiscope_method_get_name(const mpiscope_method_t *method); /* NULL: NULL */
+/* 1 if `method` can measure `op` (bcast-supinski: broadcasts only), else 0
+ * (also for NULL arguments). */
+MPISCOPE_API int mpiscope_method_applies_to(const mpiscope_method_t *method, const mpiscope_op_t *op);
+/* By index and by name, as above. */
 MPISCOPE_API size_t mpiscope_method_count(void);
 MPISCOPE_API const char *mpiscope_method_name(size_t index);        /* NULL past the end */
 MPISCOPE_API const char *mpiscope_method_description(size_t index); /* NULL past the end */
-/* 1 if `method` (NULL: window) can measure `op` (bcast-supinski: Bcast only), else 0. */
+/* 1 if `method` (NULL: window) can measure `op`, else 0. */
 MPISCOPE_API int mpiscope_method_applies(const char *method, const mpiscope_op_t *op);
 
 /* Names for the result document. */

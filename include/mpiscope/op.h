@@ -64,20 +64,28 @@ enum {
     MPISCOPE_OP_USES_ROOT      = 1u << 1, /* has a root rank (ctx->root) */
     MPISCOPE_OP_USES_REDUCTION = 1u << 2, /* element type and reduction apply (ctx->dtype, ctx->reduce_op) */
     MPISCOPE_OP_GROUND_TRUTH   = 1u << 3, /* known true time: checks the tool */
-    MPISCOPE_OP_SYNCHRONIZING  = 1u << 4  /* no rank leaves before all have entered: with
+    MPISCOPE_OP_SYNCHRONIZING  = 1u << 4, /* no rank leaves before all have entered: with
                                              validation the engine checks it on the global clock */
+    MPISCOPE_OP_BROADCAST      = 1u << 5, /* execute is one broadcast from ctx->root: methods that
+                                             time the root's data reaching each rank apply */
+    MPISCOPE_OP_BANDWIDTH      = 1u << 6  /* size / time is a bandwidth (the size is data each rank
+                                             sends or receives; nccl-tests' algorithm bandwidth) */
 };
 
 /* Phases of the validate hook. */
 enum { MPISCOPE_VALIDATE_PREPARE = 0, MPISCOPE_VALIDATE_CHECK = 1 };
 
-/* One documented option of an operation (shown by list-ops). Values reach
- * the hooks as text through mpiscope_op_ctx_option(). */
+/* One documented option of an operation (shown by list-ops and
+ * `mpiscope-bench --describe`). Values reach the hooks as text through
+ * mpiscope_op_ctx_option(). */
 typedef struct mpiscope_op_option {
     const char *name;          /* "window" */
     const char *default_value; /* "64": what mpiscope_op_ctx_option() returns when the user gave none */
     const char *unit;          /* "messages", "rank", "bytes", "us", "" */
     const char *description;   /* one line */
+    const char *type;          /* what the text holds, for front ends: "integer", "number",
+                                  "choice", "name", "text"; NULL: "text" */
+    const char *const *choices; /* "choice": the accepted values, NULL-terminated */
 } mpiscope_op_option_t;
 
 typedef struct mpiscope_op mpiscope_op_t;

@@ -65,7 +65,7 @@ static int measure_point(const bench_options_t *o, const bench_point_t *pt, cons
     spec.option_values = o->opt_values;
     spec.n_options = (size_t)o->n_opts;
     spec.validate = o->validate;
-    spec.method = pt->method;
+    spec.method_handle = pt->method;
     spec.cache_cold = pt->cache_cold;
     spec.arrival_ns = o->arrival != BENCH_ARRIVAL_NONE ? arrival : NULL;
     int err = o->resync ? mpiscope_context_resync(ctx) : 0;
@@ -77,7 +77,8 @@ static int measure_point(const bench_options_t *o, const bench_point_t *pt, cons
         if (why[0])
             snprintf(what, sizeof what, "%s", why);
         else
-            snprintf(what, sizeof what, "%s with method %s", pt->op->name, pt->method);
+            snprintf(what, sizeof what, "%s with method %s", pt->op->name,
+                     mpiscope_method_get_name(pt->method));
         fail(what, err);
         return err;
     }

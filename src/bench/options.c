@@ -139,10 +139,8 @@ static int parse_methods(char *s, bench_options_t *o)
 {
     int n = split_commas(s, o->methods, BENCH_MAX_METHODS);
     for (int i = 0; i < n; i++) {
-        int known = 0;
-        for (size_t m = 0; mpiscope_method_name(m); m++)
-            known |= strcmp(o->methods[i], mpiscope_method_name(m)) == 0;
-        if (!known)
+        o->method_handles[i] = mpiscope_method_find(o->methods[i]);
+        if (!o->method_handles[i])
             return 1;
     }
     o->n_methods = n > 0 ? n : 0;
@@ -284,6 +282,7 @@ int bench_options_parse(int argc, char **argv, bench_options_t *o, char *err, si
     o->sizes[0] = 1024;
     o->n_sizes = 1;
     o->methods[0] = "window";
+    o->method_handles[0] = mpiscope_method_find(NULL);
     o->n_methods = 1;
     o->caches[0] = 1;
     o->n_caches = 1;

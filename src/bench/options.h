@@ -23,6 +23,7 @@ typedef struct bench_options {
     int root;
     const char *dtype, *reduce_op;
     const char *methods[BENCH_MAX_METHODS];
+    const mpiscope_method_t *method_handles[BENCH_MAX_METHODS]; /* methods[], looked up once */
     int n_methods;
     int caches[2];                    /* cache modes: 1 cold, 0 warm */
     int n_caches;

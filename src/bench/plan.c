@@ -40,12 +40,12 @@ int bench_plan_build(const bench_options_t *o, const mpiscope_op_t *const *ops,
         int values = uses_size || varied_nprocs ? n_values : 1;
         for (int v = 0; v < values; v++)
             for (int m = 0; m < o->n_methods; m++)
-                for (int c = 0; c < o->n_caches && mpiscope_method_applies(o->methods[m], ops[i]); c++)
+                for (int c = 0; c < o->n_caches && mpiscope_method_applies_to(o->method_handles[m], ops[i]); c++)
                     p[n++] = (bench_point_t){
                         .op = ops[i],
                         .size_bytes = varied_nprocs ? o->sizes[0] : (uses_size ? o->sizes[v] : 0),
                         .nprocs = varied_nprocs ? o->nprocs[v] : 0,
-                        .method = o->methods[m],
+                        .method = o->method_handles[m],
                         .cache_cold = o->caches[c],
                     };
     }

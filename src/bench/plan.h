@@ -3,14 +3,14 @@
 #define MPISCOPE_BENCH_PLAN_H
 
 #include <stddef.h>
-#include "mpiscope/op.h"
+#include "mpiscope/measure.h"
 #include "options.h"
 
 typedef struct bench_point {
     const mpiscope_op_t *op;
     size_t size_bytes;
     int nprocs;          /* 0: all ranks */
-    const char *method;
+    const mpiscope_method_t *method;
     int cache_cold;
 } bench_point_t;
 

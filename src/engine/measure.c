@@ -10,8 +10,6 @@
 #include "method.h"
 #include "timer_read.h"
 
-extern const mpiscope__method_t mpiscope__method_window, mpiscope__method_bcast_supinski;
-
 /* The communicator of the first n ranks (created once per n, collectively). */
 static int point_comm(mpiscope_context_t *ctx, int n, MPI_Comm *comm)
 {
@@ -127,7 +125,7 @@ static void gather_validation(MPI_Comm comm, int rank, const mpiscope__validatio
     r->first_mismatch_launch = launch;
 }
 
-/* Rank 0's scheduler and sample store for a point. */
+/* Rank 0's sample store and the method's own state for a point. */
 static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
                         const mpiscope_point_spec_t *spec, int n, mpiscope__method_state_t *st)
 {
@@ -138,19 +136,9 @@ static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *metho
         st->samples->check_sync = 1; /* on rank 0, which holds every rank's residual */
         st->samples->sync_tolerance_ns = mpiscope_clock_sync_max_residual_ns(ctx->sync) + 2 * ctx->timer.resolution_ns;
     }
-    if (!err && method == &mpiscope__method_window)
-        err = mpiscope__window_create(&ctx->params, st->samples, spec->arrival_ns, &st->window);
-    if (!err && method == &mpiscope__method_bcast_supinski) {
-        st->ack_ns = calloc((size_t)n, sizeof(double));
-        err = st->ack_ns ? 0 : MPISCOPE_ENOMEM;
-    }
+    if (!err && method->state_create)
+        err = method->state_create(st, n);
     return err;
-}
-
-static void state_free(mpiscope__method_state_t *st)
-{
-    mpiscope__window_destroy(st->window);
-    free(st->ack_ns);
 }
 
 /* Combinations that cannot be measured, found before anything runs. */
@@ -161,7 +149,7 @@ static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op,
         return MPISCOPE_EINVAL;
     if (spec->arrival_ns && !method->scheduled)
         return MPISCOPE_ENOTSUP; /* arrival patterns need planned start times */
-    if (!mpiscope_method_applies(spec->method, op) || (method == &mpiscope__method_bcast_supinski && n < 2))
+    if (!mpiscope__method_fits(method, op, n))
         return MPISCOPE_ENOTSUP;
     if (spec->root < 0 || spec->root >= n)
         return MPISCOPE_ERANGE;
@@ -181,7 +169,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    const mpiscope__method_t *method = mpiscope__method_find(spec->method);
+    const mpiscope__method_t *method = spec->method_handle ? spec->method_handle : mpiscope__method_find(spec->method);
     err = check_spec(method, op, spec, n);
     if (err)
         return err;
@@ -206,14 +194,14 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
         .op = op, .op_ctx = &op_ctx, .comm = comm, .rank = rank, .nprocs = n, .root = spec->root,
         .offset_ns = ctx->sync->offset_ns, .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
         .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v};
-    if (!err && method == &mpiscope__method_bcast_supinski)
-        err = mpiscope__ack_latencies(comm, spec->root, st.ack_ns ? st.ack_ns : NULL);
+    if (!err && method->prepare)
+        err = method->prepare(&env, rank == 0 ? &st : NULL);
     if (!err)
         err = run_point(ctx, method, &env, &st);
     if (!err && rank == 0) {
         err = mpiscope__samples_result(st.samples, result);
-        if (st.window)
-            mpiscope__window_result(st.window, result);
+        if (method->result)
+            method->result(&st, result);
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, comm);
     if (!err)
@@ -232,7 +220,8 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     if (have_ctx)
         mpiscope__op_ctx_release_buffers(&op_ctx);
     if (rank == 0) {
-        state_free(&st);
+        if (method->state_free)
+            method->state_free(&st);
         mpiscope__samples_destroy(ctx->last);
         ctx->last = st.samples;
         ctx->last_nprocs = n;

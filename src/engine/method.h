@@ -43,17 +43,32 @@ typedef struct mpiscope__stage_env {
 typedef struct mpiscope__method_state {
     const mpiscope_params_t *params;
     mpiscope__samples_t *samples;
-    mpiscope__window_t *window;  /* window method only */
     unsigned stage;              /* stages judged so far */
     int root;
     const double *arrival_ns;    /* [nprocs] planned start delays, or NULL */
-    double *ack_ns;              /* bcast-supinski: [nprocs] one-way ack latency from each rank */
+    void *data;                  /* the method's own (state_create/state_free) */
 } mpiscope__method_state_t;
 
-typedef struct mpiscope__method {
+/* A timing method: a const descriptor like an op (mpiscope/op.h), listed
+ * once in methods.c. Adding one: its own file, one registry line, its test. */
+typedef struct mpiscope_method {
     const char *name;
-    const char *description;
+    const char *description;  /* one line */
     int scheduled;   /* launches start at planned global times (arrival patterns apply) */
+    unsigned op_flags;        /* measures the ops having all these MPISCOPE_OP_* flags (0: every op) */
+    int min_nprocs;           /* needs at least this many ranks (0: any) */
+    const char *const *parameters; /* the plan parameters it reads (param_table.h), NULL-terminated */
+    /* rank 0, optional: the method's own state in st->data (st->samples is
+     * ready); 0 or an MPISCOPE_E* code */
+    int (*state_create)(mpiscope__method_state_t *st, int nprocs);
+    /* rank 0, optional: free st->data (also after a failed state_create) */
+    void (*state_free)(mpiscope__method_state_t *st);
+    /* every rank, collective, optional: before the first stage (st is rank
+     * 0's, NULL elsewhere); the same code on every rank */
+    int (*prepare)(mpiscope__stage_env_t *env, mpiscope__method_state_t *st);
+    /* rank 0, optional: the window_* fields of the point's result (the
+     * document has a window section only for methods with this hook) */
+    void (*result)(const mpiscope__method_state_t *st, mpiscope_point_result_t *r);
     /* every rank: run m->k launches, fill start/end (global clock), done
      * (when the rank was through with the launch, its check included) and,
      * for scheduled methods, slot (the planned start of each launch) */
@@ -68,6 +83,9 @@ typedef struct mpiscope__method {
 
 /* The method named `name` (NULL: window), or NULL if unknown. */
 const mpiscope__method_t *mpiscope__method_find(const char *name);
+
+/* 1 if the method can measure op on nprocs ranks (0: any number). */
+int mpiscope__method_fits(const mpiscope__method_t *m, const mpiscope_op_t *op, int nprocs);
 
 /* Shared by the stage loops. Before a launch, and before any wait for its
  * start: its buffers, and the expected data when validating (filling a
@@ -89,7 +107,8 @@ double mpiscope__global_now(const mpiscope__stage_env_t *env);
 void mpiscope__spin_until_global(const mpiscope__stage_env_t *env, double t_ns);
 
 /* One-way latency of a small message from every rank to `root`: half the
- * minimum round trip of a few ping-pongs (collective; result on root). */
+ * minimum round trip of a few ping-pongs (collective; ack_ns [nprocs]
+ * written on every rank). */
 int mpiscope__ack_latencies(MPI_Comm comm, int root, double *ack_ns);
 
 #endif

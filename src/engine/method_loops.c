@@ -187,10 +187,15 @@ static int judge_suite_loop(mpiscope__method_state_t *st, const mpiscope__stage_
     return mpiscope__samples_stop(st->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT && st->stage > 1;
 }
 
+/* The plan parameters each family reads. */
+static const char *const plain[] = {"k_init", "k", NULL};
+static const char *const with_gap[] = {"k_init", "k", "gap_ns", NULL};
+
 const mpiscope__method_t mpiscope__method_roundtime = {
     .name = "roundtime",
     .description = "round-time: each launch starts a lead time + gap after the observed end of the previous",
     .scheduled = 1,
+    .parameters = with_gap,
     .run_stage = run_roundtime,
     .plan = plan_k,
     .judge = judge_own_max,
@@ -199,6 +204,7 @@ const mpiscope__method_t mpiscope__method_roundtime = {
 const mpiscope__method_t mpiscope__method_barrier_each = {
     .name = "barrier-each",
     .description = "a barrier before every launch; the time is the per-launch max over ranks",
+    .parameters = with_gap,
     .run_stage = run_barrier_each,
     .plan = plan_k,
     .judge = judge_unscheduled_max,
@@ -207,6 +213,7 @@ const mpiscope__method_t mpiscope__method_barrier_each = {
 const mpiscope__method_t mpiscope__method_max = {
     .name = "max",
     .description = "MPIBlib 'max': barrier, then the max over ranks of each rank's time (= barrier-each)",
+    .parameters = with_gap,
     .run_stage = run_barrier_each,
     .plan = plan_k,
     .judge = judge_unscheduled_max,
@@ -215,6 +222,7 @@ const mpiscope__method_t mpiscope__method_max = {
 const mpiscope__method_t mpiscope__method_root = {
     .name = "root",
     .description = "MPIBlib 'root': barrier, then the time on the root rank only",
+    .parameters = with_gap,
     .run_stage = run_barrier_each,
     .plan = plan_k,
     .judge = judge_root,
@@ -223,6 +231,7 @@ const mpiscope__method_t mpiscope__method_root = {
 const mpiscope__method_t mpiscope__method_global = {
     .name = "global",
     .description = "MPIBlib 'global': barrier, then last end - first start on the global clock",
+    .parameters = with_gap,
     .run_stage = run_barrier_each,
     .plan = plan_k,
     .judge = judge_global,
@@ -231,6 +240,7 @@ const mpiscope__method_t mpiscope__method_global = {
 const mpiscope__method_t mpiscope__method_none = {
     .name = "none",
     .description = "back-to-back launches with no separation; per-launch max over ranks",
+    .parameters = plain,
     .run_stage = run_back_to_back,
     .plan = plan_k,
     .judge = judge_unscheduled_max,
@@ -239,6 +249,7 @@ const mpiscope__method_t mpiscope__method_none = {
 const mpiscope__method_t mpiscope__method_barrier = {
     .name = "barrier",
     .description = "the IMB/OSU loop: barrier, k back-to-back launches, each rank's mean over them",
+    .parameters = plain,
     .run_stage = run_back_to_back,
     .plan = plan_k,
     .judge = judge_suite_loop,

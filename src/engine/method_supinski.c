@@ -5,6 +5,7 @@
  * latency, is how long the broadcast took to reach that rank. A cycle
  * visits every non-root rank; its sample is the maximum over them. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
 #include "method.h"
@@ -39,6 +40,7 @@ int mpiscope__ack_latencies(MPI_Comm comm, int root, double *ack_ns)
     }
     if (rank == root)
         ack_ns[root] = 0;
+    MPI_Bcast(ack_ns, n, MPI_DOUBLE, root, comm); /* rank 0 judges, the root measured */
     return 0;
 }
 
@@ -96,7 +98,7 @@ static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, c
                                          .slot_ns = NAN, .flags = 0};
             mpiscope__samples_add_launch(st->samples, &launch);
             int target = target_of(l, st->root, st->samples->nprocs);
-            double reach = end[root * k + l] - start[root * k + l] - st->ack_ns[target];
+            double reach = end[root * k + l] - start[root * k + l] - ((const double *)st->data)[target];
             cycle_max = fmax(cycle_max, reach);
             if ((l + 1) % leaves == 0) {
                 mpiscope__samples_add_sample(st->samples, cycle_max);
@@ -107,9 +109,43 @@ static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, c
     return mpiscope__samples_stop(st->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT && st->stage > 1;
 }
 
+/* Rank 0 keeps every rank's acknowledgement latency. */
+static int state_create(mpiscope__method_state_t *st, int nprocs)
+{
+    st->data = calloc((size_t)nprocs, sizeof(double));
+    return st->data ? 0 : MPISCOPE_ENOMEM;
+}
+
+static void state_free(mpiscope__method_state_t *st)
+{
+    free(st->data);
+    st->data = NULL;
+}
+
+static int prepare(mpiscope__stage_env_t *env, mpiscope__method_state_t *st)
+{
+    double *ack = calloc((size_t)env->nprocs, sizeof *ack);
+    int err = ack ? 0 : MPISCOPE_ENOMEM;
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, env->comm);
+    if (!err)
+        err = mpiscope__ack_latencies(env->comm, env->root, ack);
+    if (!err && st)
+        memcpy(st->data, ack, (size_t)env->nprocs * sizeof *ack);
+    free(ack);
+    return err;
+}
+
+static const char *const parameters[] = {"k_init", "k", NULL};
+
 const mpiscope__method_t mpiscope__method_bcast_supinski = {
     .name = "bcast-supinski",
     .description = "Bcast only (de Supinski & Karonis): root-to-rank acknowledgements, no global clock",
+    .op_flags = MPISCOPE_OP_BROADCAST,
+    .min_nprocs = 2,
+    .parameters = parameters,
+    .state_create = state_create,
+    .state_free = state_free,
+    .prepare = prepare,
     .run_stage = run_stage,
     .plan = plan,
     .judge = judge,

@@ -27,21 +27,47 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
 
 static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
 {
-    m->k = st->window->plan.k;
-    m->delta_ns = st->window->plan.delta_ns;
+    m->k = ((mpiscope__window_t *)st->data)->plan.k;
+    m->delta_ns = ((mpiscope__window_t *)st->data)->plan.delta_ns;
 }
 
 static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
                  const double *end, const double *done, const double *slot, double elapsed_ns)
 {
     (void)slot;
-    return mpiscope__window_feed(st->window, m->tau_ns, start, end, done, elapsed_ns);
+    return mpiscope__window_feed(st->data, m->tau_ns, start, end, done, elapsed_ns);
 }
+
+static int state_create(mpiscope__method_state_t *st, int nprocs)
+{
+    mpiscope__window_t *w;
+    int err = mpiscope__window_create(st->params, st->samples, st->arrival_ns, &w);
+    st->data = err ? NULL : w;
+    return err;
+}
+
+static void state_free(mpiscope__method_state_t *st)
+{
+    mpiscope__window_destroy(st->data);
+    st->data = NULL;
+}
+
+static void result(const mpiscope__method_state_t *st, mpiscope_point_result_t *r)
+{
+    mpiscope__window_result(st->data, r);
+}
+
+static const char *const parameters[] = {"k_init", "k", "gamma", "window_min_ns", "window_ns",
+                                         "invalid_threshold", NULL};
 
 const mpiscope__method_t mpiscope__method_window = {
     .name = "window",
     .description = "synchronized windows (MPIPerf): every launch starts at the same global moment",
     .scheduled = 1,
+    .parameters = parameters,
+    .state_create = state_create,
+    .state_free = state_free,
+    .result = result,
     .run_stage = run_stage,
     .plan = plan,
     .judge = judge,

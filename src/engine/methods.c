@@ -5,26 +5,56 @@
 #include "opctx.h"
 #include "timer_read.h"
 
-extern const mpiscope__method_t mpiscope__method_window, mpiscope__method_roundtime,
-    mpiscope__method_barrier, mpiscope__method_barrier_each, mpiscope__method_none,
-    mpiscope__method_root, mpiscope__method_max, mpiscope__method_global,
-    mpiscope__method_bcast_supinski;
+/* X(name): the descriptor mpiscope__method_<name>, in listing order (the
+ * order `mpiscope methods` runs them), one line each. */
+#define MPISCOPE_METHODS(X) \
+    X(window)               \
+    X(roundtime)            \
+    X(barrier)              \
+    X(barrier_each)         \
+    X(none)                 \
+    X(root)                 \
+    X(max)                  \
+    X(global)               \
+    X(bcast_supinski)
+
+#define MPISCOPE_X_DECLARE(name) extern const mpiscope__method_t mpiscope__method_##name;
+MPISCOPE_METHODS(MPISCOPE_X_DECLARE)
+#undef MPISCOPE_X_DECLARE
 
 static const mpiscope__method_t *const methods[] = {
-    &mpiscope__method_window,    &mpiscope__method_roundtime, &mpiscope__method_barrier,
-    &mpiscope__method_barrier_each, &mpiscope__method_none,   &mpiscope__method_root,
-    &mpiscope__method_max,       &mpiscope__method_global,    &mpiscope__method_bcast_supinski,
+#define MPISCOPE_X_ADDRESS(name) &mpiscope__method_##name,
+    MPISCOPE_METHODS(MPISCOPE_X_ADDRESS)
+#undef MPISCOPE_X_ADDRESS
 };
 enum { METHOD_COUNT = sizeof methods / sizeof *methods };
 
 const mpiscope__method_t *mpiscope__method_find(const char *name)
 {
     if (!name)
-        return &mpiscope__method_window;
+        return methods[0];
     for (size_t i = 0; i < METHOD_COUNT; i++)
         if (strcmp(methods[i]->name, name) == 0)
             return methods[i];
     return NULL;
+}
+
+int mpiscope__method_fits(const mpiscope__method_t *m, const mpiscope_op_t *op, int nprocs)
+{
+    if (!m || !op || (op->flags & m->op_flags) != m->op_flags)
+        return 0;
+    return nprocs <= 0 || nprocs >= m->min_nprocs;
+}
+
+const mpiscope_method_t *mpiscope_method_find(const char *name) { return mpiscope__method_find(name); }
+
+const mpiscope_method_t *mpiscope_method_at(size_t index) { return index < METHOD_COUNT ? methods[index] : NULL; }
+
+const char *mpiscope_method_get_name(const mpiscope_method_t *m) { return m ? m->name : NULL; }
+
+int mpiscope_method_applies_to(const mpiscope_method_t *m, const mpiscope_op_t *op)
+{
+    return mpiscope__method_fits(m, op, 0);
 }
 
 size_t mpiscope_method_count(void) { return METHOD_COUNT; }
@@ -38,10 +68,7 @@ const char *mpiscope_method_description(size_t index)
 
 int mpiscope_method_applies(const char *method, const mpiscope_op_t *op)
 {
-    const mpiscope__method_t *m = mpiscope__method_find(method);
-    if (!m || !op)
-        return 0;
-    return m != &mpiscope__method_bcast_supinski || strcmp(op->name, "bcast") == 0;
+    return mpiscope__method_fits(mpiscope__method_find(method), op, 0);
 }
 
 double mpiscope__global_now(const mpiscope__stage_env_t *env) { return mpiscope__now_ns() + env->offset_ns; }

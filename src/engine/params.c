@@ -2,6 +2,7 @@
 #include <math.h>
 #include "mpiscope/error.h"
 #include "mpiscope/measure.h"
+#include "param_table.h"
 
 void mpiscope_params_default(mpiscope_params_t *p)
 {
@@ -32,24 +33,18 @@ void mpiscope_params_default(mpiscope_params_t *p)
     mpiscope_sync_params_default(&p->sync);
 }
 
+/* The plan's knobs by their table (param_table.c), the rest here. */
 int mpiscope_params_check(const mpiscope_params_t *p)
 {
     if (!p || p->flags != 0)
         return MPISCOPE_EINVAL;
-    int bad = p->k < 1 || p->k > 64 || p->k_init > 64
-              || !(p->invalid_threshold >= 0 && p->invalid_threshold < 1)
-              || !(p->gamma > 1 && p->gamma < 2) || !(p->window_min_ns >= 0)
-              || !(p->window_quantile > 0 && p->window_quantile <= 1)
-              || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
-              || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1)
-              || !(p->window_ns >= 0) || !(p->gap_ns >= 0)
-              || !(p->target_rse > 0) || p->min_valid < 1 || p->max_valid < 1
-              || p->max_launches < 1 || p->max_launches > 1000000
-              || !(p->max_point_seconds > 0)
-              || !(p->trim_fraction >= 0 && p->trim_fraction < 0.5)
-              || !(p->confidence > 0 && p->confidence < 1)
-              || p->alignment_bytes == 0 || (p->alignment_bytes & (p->alignment_bytes - 1))
-              || p->sync.patience == 0 || p->sync.max_exchanges == 0;
+    int bad = 0;
+    for (size_t i = 0; i < mpiscope__param_count(); i++)
+        bad |= !mpiscope__param_valid(mpiscope__param_at(i), p);
+    bad |= !(p->window_quantile > 0 && p->window_quantile <= 1)
+           || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
+           || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1)
+           || p->sync.max_exchanges == 0;
     return bad ? MPISCOPE_ERANGE : 0;
 }
 

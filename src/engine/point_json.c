@@ -5,6 +5,7 @@
 #include <string.h>
 #include "mpiscope/error.h"
 #include "opctx.h"
+#include "method.h"
 #include "point_json.h"
 
 static void write_interval(mpiscope__json_t *j, const char *key, const mpiscope_stats_t *s, double p)
@@ -153,7 +154,8 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     const char *dtype = types.dtype_name, *reduce = types.reduce_name;
     mpiscope__json_object(j, NULL);
     mpiscope__json_string(j, "op", op->name);
-    mpiscope__json_string(j, "method", spec->method ? spec->method : "window");
+    const mpiscope__method_t *method = spec->method_handle ? spec->method_handle : mpiscope__method_find(spec->method);
+    mpiscope__json_string(j, "method", method ? method->name : spec->method);
     mpiscope__json_string(j, "cache", (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold) ? "cold" : "warm");
     if (spec->arrival_ns) {
         mpiscope__json_array(j, "arrival_ns");
@@ -194,7 +196,7 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
             mpiscope__json_number(j, point->view_names[i], point->view_median_ns[i]);
         mpiscope__json_end(j);
     }
-    if (!spec->method || strcmp(spec->method, "window") == 0)
+    if (method && method->result) /* the window_* fields are what that hook fills */
         write_window(j, point);
     mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));

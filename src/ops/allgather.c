@@ -37,9 +37,9 @@ static const mpiscope__coll_class_t allgather_class = ALLGATHER_CLASS(allgather_
 static const mpiscope__coll_class_t allgatherv_class = ALLGATHER_CLASS(allgatherv_call, 1);
 
 #define SIZE_MEANING "bytes each rank contributes (each rank receives nprocs times that)"
-MPISCOPE__COLL_OPS(allgather, allgather_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_move_in_place,
+MPISCOPE__COLL_OPS(allgather, allgather_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH, mpiscope__opts_move_in_place,
                    mpiscope__opts_move_in_place_nb, "Allgather", "Iallgather",
                    "every rank sends one message to every rank", SIZE_MEANING)
-MPISCOPE__COLL_OPS(allgatherv, allgatherv_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_move_in_place,
+MPISCOPE__COLL_OPS(allgatherv, allgatherv_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH, mpiscope__opts_move_in_place,
                    mpiscope__opts_move_in_place_nb, "Allgatherv", "Iallgatherv",
                    "with equal counts, every rank sends one message to every rank", SIZE_MEANING)

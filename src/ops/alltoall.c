@@ -57,13 +57,13 @@ static const mpiscope__coll_class_t alltoallv_class = ALLTOALL_CLASS(alltoallv_c
 static const mpiscope__coll_class_t alltoallw_class = ALLTOALL_CLASS(alltoallw_call, 1);
 
 #define SIZE_MEANING "bytes each rank sends to each rank (itself included)"
-MPISCOPE__COLL_OPS(alltoall, alltoall_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_move_in_place,
+MPISCOPE__COLL_OPS(alltoall, alltoall_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH, mpiscope__opts_move_in_place,
                    mpiscope__opts_move_in_place_nb, "Alltoall", "Ialltoall",
                    "every rank sends a different message to every rank", SIZE_MEANING)
-MPISCOPE__COLL_OPS(alltoallv, alltoallv_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_move_in_place,
+MPISCOPE__COLL_OPS(alltoallv, alltoallv_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH, mpiscope__opts_move_in_place,
                    mpiscope__opts_move_in_place_nb, "Alltoallv", "Ialltoallv",
                    "with equal counts, every rank sends a different message to every rank", SIZE_MEANING)
-MPISCOPE__COLL_OPS(alltoallw, alltoallw_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_move_in_place,
+MPISCOPE__COLL_OPS(alltoallw, alltoallw_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH, mpiscope__opts_move_in_place,
                    mpiscope__opts_move_in_place_nb, "Alltoallw", "Ialltoallw",
                    "with equal counts and one type for every peer, every rank sends a different message "
                    "to every rank", SIZE_MEANING)

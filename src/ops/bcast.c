@@ -18,6 +18,6 @@ static const mpiscope__coll_class_t bcast_class = {
     .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__FROM_ROOT_BLOCK_0, .in_place = MPISCOPE__IN_PLACE_BCAST,
 };
 
-MPISCOPE__COLL_OPS(bcast, bcast_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_move,
-                   mpiscope__opts_root_move_nb, "Bcast", "Ibcast", "the root sends one message to every rank",
-                   "bytes broadcast by the root")
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_BROADCAST | MPISCOPE_OP_BANDWIDTH)
+MPISCOPE__COLL_OPS(bcast, bcast_class, FLAGS, mpiscope__opts_root_move, mpiscope__opts_root_move_nb, "Bcast",
+                   "Ibcast", "the root sends one message to every rank", "bytes broadcast by the root")

@@ -24,7 +24,7 @@ typedef struct coll {
     double compute_ns, test_ns;
 } coll_t;
 
-static const char *const no_yes[] = {"0", "1", NULL};
+const char *const mpiscope__choices_no_yes[] = {"0", "1", NULL};
 
 static size_t shape_blocks(const coll_t *c, int shape)
 {
@@ -73,7 +73,7 @@ static int set_in_place(const mpiscope_op_ctx_t *ctx, coll_t *c)
     int where = c->cls->in_place, root = c->args.rank == c->args.root, in_place = 0;
 
     if (where != MPISCOPE__IN_PLACE_NO && where != MPISCOPE__IN_PLACE_BCAST
-        && mpiscope__option_choice(ctx, "in_place", no_yes, &in_place) != 0)
+        && mpiscope__option_choice(ctx, "in_place", mpiscope__choices_no_yes, &in_place) != 0)
         return MPISCOPE_EINVAL;
     c->send_in_place = in_place && (where == MPISCOPE__IN_PLACE_SEND
                                     || (where == MPISCOPE__IN_PLACE_SEND_AT_ROOT && root));

@@ -112,15 +112,17 @@ int mpiscope__ops_wait_computing(MPI_Request *request, double compute_ns, double
 
 /* The three descriptors NAME, iNAME and NAME_init. MPI_NAME is the
  * blocking call's name ("Bcast"); OPTIONS and OPTIONS_NB the option lists
- * without and with compute_us/test_us. */
+ * without and with compute_us/test_us. BROADCAST and BANDWIDTH stay with
+ * the blocking form: the other two time compute_us with the call. */
+#define MPISCOPE__COLL_BLOCKING_ONLY (MPISCOPE_OP_BROADCAST | MPISCOPE_OP_BANDWIDTH)
 #define MPISCOPE__COLL_OPS(NAME, CLASS, FLAGS, OPTIONS, OPTIONS_NB, MPI_NAME, I_NAME, WHAT, SIZE_MEANING) \
     MPISCOPE__COLL_OP(NAME, CLASS, MPISCOPE__COLL_BLOCKING, mpiscope__coll_execute, FLAGS, OPTIONS,          \
                       "MPI_" MPI_NAME ": " WHAT, SIZE_MEANING)                                              \
     MPISCOPE__COLL_OP(i##NAME, CLASS, MPISCOPE__COLL_NONBLOCKING, mpiscope__coll_execute_nonblocking,       \
-                      FLAGS, OPTIONS_NB, "MPI_" I_NAME " + MPI_Wait (computing compute_us in between): " WHAT,  \
-                      SIZE_MEANING)                                                                         \
+                      (FLAGS) & ~MPISCOPE__COLL_BLOCKING_ONLY, OPTIONS_NB,                                 \
+                      "MPI_" I_NAME " + MPI_Wait (computing compute_us in between): " WHAT, SIZE_MEANING) \
     MPISCOPE__COLL_OP(NAME##_init, CLASS, MPISCOPE__COLL_PERSISTENT, mpiscope__coll_execute_persistent,     \
-                      FLAGS, OPTIONS_NB,                                                                    \
+                      (FLAGS) & ~MPISCOPE__COLL_BLOCKING_ONLY, OPTIONS_NB,                                 \
                       "MPI_" MPI_NAME "_init once, MPI_Start + MPI_Wait per launch (MPI-4): " WHAT,         \
                       SIZE_MEANING)
 

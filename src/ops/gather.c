@@ -36,7 +36,7 @@ static int gatherv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t fo
 static const mpiscope__coll_class_t gather_class = GATHER_CLASS(gather_call, 0);
 static const mpiscope__coll_class_t gatherv_class = GATHER_CLASS(gatherv_call, 1);
 
-#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT)
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_BANDWIDTH)
 MPISCOPE__COLL_OPS(gather, gather_class, FLAGS, mpiscope__opts_root_move_in_place,
                    mpiscope__opts_root_move_in_place_nb, "Gather", "Igather",
                    "every rank sends one message to the root", "bytes each rank sends to the root")

@@ -112,15 +112,16 @@ int mpiscope__option_compute_ns(const mpiscope_op_ctx_t *ctx, double *out)
     const mpiscope_op_option_t name##_nb[] = {__VA_ARGS__ MPISCOPE__OPT_COMPUTE, MPISCOPE__OPT_TEST, \
                                               MPISCOPE__OPT_END};
 #define DIMS_OPTION                                                                                  \
-    {.name = "dims", .default_value = "1", .unit = "",                                               \
+    {.name = "dims", .default_value = "1", .unit = "", .type = "integer",                            \
      .description = "dimensions of the Cartesian topology (MPI_Dims_create spreads the ranks)"}
 #define PERIODIC_OPTION                                                                              \
-    {.name = "periodic", .default_value = "0", .unit = "",                                           \
+    {.name = "periodic", .default_value = "0", .unit = "", .type = "choice",                         \
+     .choices = mpiscope__choices_no_yes,                                                            \
      .description = "1: the Cartesian topology wraps around (Open MPI 5.0.11's nonblocking and "      \
                     "persistent neighbor alltoalls misplace blocks when a periodic dimension has 1 or " \
                     "2 ranks: open-mpi/ompi#14430)"}
 #define GRAPH_OPTION                                                                                 \
-    {.name = "graph", .default_value = "", .unit = "path",                                           \
+    {.name = "graph", .default_value = "", .unit = "path", .type = "text",                           \
      .description = "a graph file (lines 'RANK: DEST DEST ...') instead of the Cartesian topology"}
 
 PAIR(mpiscope__opts_sync, )

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const modes[] = {"blocking", "nonblocking", "synchronous", "persistent", NULL};
+const char *const mpiscope__choices_p2p_mode[] = {"blocking", "nonblocking", "synchronous", "persistent", NULL};
 
 int mpiscope__p2p_step(mpiscope__p2p_t *plan)
 {
@@ -74,7 +74,7 @@ static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, mpiscope__p2p_build
     size_t span;
     int rc;
 
-    if ((rc = mpiscope__option_choice(ctx, "mode", modes, &p->mode)) != 0
+    if ((rc = mpiscope__option_choice(ctx, "mode", mpiscope__choices_p2p_mode, &p->mode)) != 0
         || (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &p->layout)) != 0
         || (rc = build(ctx, p)) != 0)
         return rc;

@@ -36,7 +36,7 @@ static const mpiscope__coll_class_t allreduce_class = {
     .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND,
 };
 
-#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION | MPISCOPE_OP_BANDWIDTH)
 MPISCOPE__COLL_OPS(reduce, reduce_class, FLAGS | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_reduce,
                    mpiscope__opts_root_reduce_nb, "Reduce", "Ireduce",
                    "the root receives the element-wise reduction of every rank's vector",

@@ -37,7 +37,7 @@ static int reduce_scatter_block_call(const mpiscope__coll_args_t *a, mpiscope__c
 static const mpiscope__coll_class_t reduce_scatter_class = REDUCE_SCATTER_CLASS(reduce_scatter_call, 1);
 static const mpiscope__coll_class_t reduce_scatter_block_class = REDUCE_SCATTER_CLASS(reduce_scatter_block_call, 0);
 
-#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION | MPISCOPE_OP_BANDWIDTH)
 #define SIZE_MEANING "bytes of the reduced block each rank receives (each rank sends nprocs times that)"
 MPISCOPE__COLL_OPS(reduce_scatter, reduce_scatter_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
                    "Reduce_scatter", "Ireduce_scatter",

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const syncs[] = {"fence", "pscw", "lock", "lock_all", NULL};
-static const char *const windows[] = {"create", "allocate", "dynamic", NULL};
+const char *const mpiscope__choices_rma_sync[] = {"fence", "pscw", "lock", "lock_all", NULL};
+const char *const mpiscope__choices_rma_win[] = {"create", "allocate", "dynamic", NULL};
 enum { WIN_CREATE, WIN_ALLOCATE, WIN_DYNAMIC };
 
 /* The message and its buffers: a layout for put/get, elements otherwise. */
@@ -95,8 +95,8 @@ static int setup(mpiscope_op_ctx_t *ctx, mpiscope__rma_t *r)
 {
     int kind, first, rc;
 
-    if ((rc = mpiscope__option_choice(ctx, "sync", syncs, &r->sync)) != 0
-        || (rc = mpiscope__option_choice(ctx, "win", windows, &kind)) != 0
+    if ((rc = mpiscope__option_choice(ctx, "sync", mpiscope__choices_rma_sync, &r->sync)) != 0
+        || (rc = mpiscope__option_choice(ctx, "win", mpiscope__choices_rma_win, &kind)) != 0
         || (rc = mpiscope__pairs_peer(ctx, &r->peer, &first)) != 0 || (rc = set_message(ctx, r)) != 0)
         return rc;
     r->role = r->peer < 0 ? -1 : first;

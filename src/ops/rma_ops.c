@@ -23,11 +23,13 @@ int mpiscope__rma_access(const mpiscope__rma_t *r, const mpiscope_op_ctx_t *ctx)
 }
 
 #define SYNC_OPTION                                                                                    \
-    {.name = "sync", .default_value = "lock_all", .unit = "",                                          \
+    {.name = "sync", .default_value = "lock_all", .unit = "", .type = "choice",                        \
+     .choices = mpiscope__choices_rma_sync,                                                            \
      .description = "fence, pscw (start/complete, post/wait), lock (lock/unlock per launch), "         \
                     "lock_all (lock_all for the point, flush per launch)"}
 #define WIN_OPTION                                                                                     \
-    {.name = "win", .default_value = "allocate", .unit = "",                                           \
+    {.name = "win", .default_value = "allocate", .unit = "", .type = "choice",                         \
+     .choices = mpiscope__choices_rma_win,                                                             \
      .description = "window from MPI_Win_create, MPI_Win_allocate or MPI_Win_create_dynamic: create, " \
                     "allocate, dynamic"}
 static const mpiscope_op_option_t move_options[] = {

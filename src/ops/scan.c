@@ -32,7 +32,7 @@ static int exscan_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t for
 static const mpiscope__coll_class_t scan_class = SCAN_CLASS(scan_call, MPISCOPE__REDUCE_INCLUSIVE);
 static const mpiscope__coll_class_t exscan_class = SCAN_CLASS(exscan_call, MPISCOPE__REDUCE_EXCLUSIVE);
 
-#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION)
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION | MPISCOPE_OP_BANDWIDTH)
 MPISCOPE__COLL_OPS(scan, scan_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb, "Scan", "Iscan",
                    "rank i receives the reduction of the vectors of ranks 0..i", "bytes of the reduced vector")
 MPISCOPE__COLL_OPS(exscan, exscan_class, FLAGS, mpiscope__opts_reduce, mpiscope__opts_reduce_nb, "Exscan",

@@ -36,7 +36,7 @@ static int scatterv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t f
 static const mpiscope__coll_class_t scatter_class = SCATTER_CLASS(scatter_call, 0);
 static const mpiscope__coll_class_t scatterv_class = SCATTER_CLASS(scatterv_call, 1);
 
-#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT)
+#define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_BANDWIDTH)
 MPISCOPE__COLL_OPS(scatter, scatter_class, FLAGS, mpiscope__opts_root_move_in_place,
                    mpiscope__opts_root_move_in_place_nb, "Scatter", "Iscatter",
                    "the root sends a different message to every rank", "bytes the root sends to each rank")

@@ -96,7 +96,8 @@ static int wait_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t wait_options[] = {
-    {.name = "unit_us", .default_value = "1", .unit = "us", .description = "the per-rank wait step"},
+    {.name = "unit_us", .default_value = "1", .unit = "us", .type = "number",
+     .description = "the per-rank wait step"},
     {.name = NULL},
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "check.h"
 #include "method.h"
+#include "param_table.h"
 #include "mpiscope/error.h"
 
 enum { RANKS = 2, K = 4 };
@@ -31,7 +32,7 @@ static mpiscope_point_result_t judge_twice(const char *name, const double *slot,
     p.k_init = K;
     p.k = K;
     p.late_tolerance_ns = 0.5;
-    mpiscope__method_state_t st = {.params = &p, .root = 1, .arrival_ns = arrival, .ack_ns = ack};
+    mpiscope__method_state_t st = {.params = &p, .root = 1, .arrival_ns = arrival, .data = ack};
     CHECK_INT_EQ(mpiscope__samples_create(&p, RANKS, 1, &st.samples), 0);
     const mpiscope__method_t *m = mpiscope__method_find(name);
     CHECK(m != NULL);
@@ -139,6 +140,41 @@ static void test_registry(void)
     CHECK(mpiscope_method_applies("bcast-supinski", mpiscope_op_find("bcast")));
     CHECK(!mpiscope_method_applies("bcast-supinski", mpiscope_op_find("reduce")));
     CHECK(mpiscope_method_applies("roundtime", mpiscope_op_find("reduce")));
+    const mpiscope_method_t *supinski = mpiscope_method_find("bcast-supinski");
+    CHECK(mpiscope_method_at(mpiscope_method_count() - 1) == supinski);
+    CHECK(strcmp(mpiscope_method_get_name(supinski), "bcast-supinski") == 0);
+    CHECK(mpiscope_method_applies_to(supinski, mpiscope_op_find("bcast")));
+    CHECK(!mpiscope_method_applies_to(supinski, mpiscope_op_find("ibcast"))); /* times compute_us too */
+    CHECK(!mpiscope__method_fits(supinski, mpiscope_op_find("bcast"), 1));    /* needs an acknowledger */
+    CHECK(mpiscope__method_fits(supinski, mpiscope_op_find("bcast"), 2));
+    CHECK(!mpiscope_method_applies_to(NULL, mpiscope_op_find("bcast")));
+}
+
+/* Every method: its parameters are plan parameters; its own state comes
+ * and goes through its hooks (rank 0's side, no MPI). */
+static void test_descriptors(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    for (size_t i = 0; i < mpiscope_method_count(); i++) {
+        const mpiscope__method_t *m = mpiscope_method_at(i);
+        CHECK(m->name && m->description && m->run_stage && m->plan && m->judge);
+        CHECK(m->parameters != NULL);
+        for (const char *const *name = m->parameters; name && *name; name++)
+            if (!mpiscope__param_find(*name)) {
+                fprintf(stderr, "method %s: unknown parameter %s\n", m->name, *name);
+                CHECK(0);
+            }
+        CHECK(!m->state_free == !m->state_create);
+        mpiscope__method_state_t st = {.params = &p, .root = 0};
+        CHECK_INT_EQ(mpiscope__samples_create(&p, RANKS, 0, &st.samples), 0);
+        if (m->state_create) {
+            CHECK_INT_EQ(m->state_create(&st, RANKS), 0);
+            CHECK(st.data != NULL);
+            m->state_free(&st);
+        }
+        mpiscope__samples_destroy(st.samples);
+    }
 }
 
 int main(void)
@@ -150,5 +186,6 @@ int main(void)
     test_supinski_subtracts_the_ack();
     test_synchronization_check();
     test_registry();
+    test_descriptors();
     CHECK_DONE();
 }
