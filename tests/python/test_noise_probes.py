@@ -164,6 +164,28 @@ def test_ftq_peaks_at_a_non_bin_frequency(tmp_path: Path) -> None:
     assert worker["fwq"] is None and worker["selfish"] is None
 
 
+def test_two_agents_are_two_peaks_and_drift_is_none(tmp_path: Path) -> None:
+    rng = np.random.default_rng(4)
+    t = np.arange(FTQ_QUANTA) * QUANTUM_NS * 1e-9
+    counts = rng.normal(1000.0, 5.0, t.size) + 200 * t  # a slow drift over the run
+    counts[::100] -= 400  # 10 Hz comb
+    counts += 20 * np.sin(2 * np.pi * 37.3 * t)  # and a 37.3 Hz agent, not a harmonic
+    write_probe_file(
+        tmp_path,
+        "ftq",
+        0,
+        0,
+        [(i * QUANTUM_NS, c) for i, c in enumerate(counts.round())],
+        {"quantum_ns": QUANTUM_NS},
+    )
+    ftq = read_probe_dir(tmp_path)["workers"][0]["ftq"]
+    bin_hz = ftq["bin_hz"]
+    hz = [p["hz"] for p in ftq["peaks"]]
+    assert any(abs(h - 10.0) <= bin_hz for h in hz)
+    assert any(abs(h - 37.3) <= bin_hz for h in hz)
+    assert min(hz) >= probes.MIN_CYCLES * bin_hz  # the drift is no peak
+
+
 def test_fwq_by_hand(tmp_path: Path) -> None:
     durations = [100, 100, 100, 200, 100]
     write_probe_file(
@@ -187,6 +209,27 @@ def test_selfish_detours_every_100_ms_give_a_100_ms_period(probe_doc: dict) -> N
     assert noisy["period_hz"] == pytest.approx(10.0, rel=0.01)
     assert noisy["detours"] == 40 and noisy["detours_cut"] == 0
     assert quiet["period_ns"] is None  # random detours have no period
+
+
+def test_selfish_period_of_long_detours_among_short_ones(tmp_path: Path) -> None:
+    rng = np.random.default_rng(8)
+    agent = np.arange(30) * 100_000_000 + rng.integers(0, 20_000, 30)
+    ticks = rng.integers(0, 3_000_000_000, 600)  # irregular short detours
+    starts = np.concatenate([agent, ticks])
+    lengths = np.concatenate([np.full(30, 2_000_000), rng.integers(1_500, 20_000, 600)])
+    order = np.argsort(starts)
+    write_probe_file(
+        tmp_path,
+        "selfish",
+        0,
+        0,
+        list(zip(starts[order], lengths[order], strict=True)),
+        {"threshold_ns": 1000},
+        seconds=3.0,
+    )
+    selfish = read_probe_dir(tmp_path)["workers"][0]["selfish"]
+    assert selfish["period_ns"] == pytest.approx(100e6, rel=0.01)
+    assert selfish["period_min_length_ns"] > 1000  # not all detours: a longer class
 
 
 def test_selfish_by_hand_and_cap(tmp_path: Path) -> None:

@@ -11,17 +11,20 @@ summarises them per worker:
 * FTQ (fixed time quantum): each record is the work done in one quantum. The
   share lost is ``1 - mean / p99`` of the counts: the 99th percentile, not the
   maximum, is the undisturbed quantum, so one lucky quantum (a turbo burst, a
-  timer edge) does not inflate the loss. The counts minus their mean go
-  through an FFT (power ``|X|^2 / n``); a peak is a local maximum whose power
-  exceeds ``peak_ratio`` times the median power of the spectrum (the floor).
-  A periodic detour makes a comb - its frequency and all its multiples - so
-  peaks that sit on a multiple of a lower peak are folded into it as its
-  harmonics; the five strongest fundamentals (by the summed power of their
-  comb) are kept.
+  timer edge) does not inflate the loss. The counts minus their mean and
+  linear trend go through an FFT (power ``|X|^2 / n``); a peak is a local
+  maximum whose power exceeds ``peak_ratio`` times the median power of the
+  spectrum (the floor). Bins with fewer than MIN_CYCLES periods in the run
+  are drift, not peaks. A periodic detour makes a comb - its frequency and
+  all its multiples - so peaks that sit on a multiple of a lower peak (and
+  are at most 4 times stronger) are folded into it as its harmonics; the
+  five strongest fundamentals (by the summed power of their comb) are kept.
 * selfish detour: each record is one detour of a spinning loop above the
   threshold. The share lost is the detours' total length over the run; the
   dominant period is the median interval between detour starts when at least
-  half of the intervals lie within 10 % of it.
+  half of the intervals lie within 10 % of it - tried on all detours, then on
+  the longest 50, 25, 10, 5 and 1 % (a periodic agent's long detours are
+  often drowned among short irregular ones).
 
 numpy is imported inside the functions.
 """
@@ -39,6 +42,7 @@ from mpiscope.errors import MpiscopeError
 __all__ = [
     "DETOURS_KEPT",
     "KINDS",
+    "MIN_CYCLES",
     "PEAK_RATIO",
     "PEAKS_KEPT",
     "SPECTRUM_POINTS",
@@ -51,6 +55,8 @@ __all__ = [
 KINDS = ("fwq", "ftq", "selfish")
 #: A spectral peak must exceed this multiple of the spectrum's median power.
 PEAK_RATIO = 20.0
+#: A spectral peak must repeat at least this many times over the run (lower bins are drift).
+MIN_CYCLES = 4
 #: Fundamentals kept per worker.
 PEAKS_KEPT = 5
 #: Most points of the downsampled spectrum kept for plots.
@@ -60,6 +66,8 @@ DETOURS_KEPT = 20_000
 #: A detour period is "regular" when this share of intervals lies near the median.
 _REGULAR_SHARE = 0.5
 _REGULAR_TOLERANCE = 0.10
+_PERIOD_MIN_DETOURS = 5
+_HARMONIC_MAX_GAIN = 4.0
 
 _FILE_NAME = re.compile(r"^(fwq|ftq|selfish)-r(\d+)-c(-?\d+)\.txt$")
 # Header keys holding a count or an id (integers) and measured values (numbers).
@@ -193,23 +201,39 @@ def _downsample(freqs: Any, power: Any, points: int) -> dict[str, list[float]]:
 
 
 def _fold_harmonics(peaks: list[dict[str, Any]], bin_hz: float) -> list[dict[str, Any]]:
-    """Fold peaks at multiples of a lower peak into it; strongest combs first."""
+    """Fold peaks at multiples of a lower peak into it; strongest combs first.
+
+    Each comb's fundamental is refined from its highest harmonic found so far
+    (hz / m is known to half a bin over m), so the tolerance stays near one bin
+    instead of growing with m; it never exceeds a quarter of the fundamental,
+    so a peak between two harmonics is never taken for one.
+    """
     groups: list[dict[str, Any]] = []
     for peak in sorted(peaks, key=lambda p: p["hz"]):
         for group in groups:
-            multiple = round(peak["hz"] / group["hz"])
-            # The fundamental is known to half a bin, so its m-th multiple to m/2 bins.
-            if (
-                multiple >= 2
-                and abs(peak["hz"] - multiple * group["hz"]) <= (multiple + 1) / 2 * bin_hz
-            ):
+            base = group["_f0"]
+            multiple = round(peak["hz"] / base)
+            tolerance = min(0.5 + 0.5 * multiple / group["_m"], 0.25 * base / bin_hz) * bin_hz
+            # A comb's harmonics are at most about as strong as its fundamental.
+            plausible = peak["power"] <= _HARMONIC_MAX_GAIN * group["power"]
+            if multiple >= 2 and plausible and abs(peak["hz"] - multiple * base) <= tolerance:
                 group["harmonics"] += 1
                 group["harmonic_power"] += peak["power"]
+                if multiple > group["_m"]:
+                    group["_f0"], group["_m"] = peak["hz"] / multiple, multiple
                 break
         else:
-            groups.append({**peak, "harmonics": 0, "harmonic_power": peak["power"]})
+            groups.append(
+                {
+                    **peak,
+                    "harmonics": 0,
+                    "harmonic_power": peak["power"],
+                    "_f0": peak["hz"],
+                    "_m": 1,
+                }
+            )
     groups.sort(key=lambda g: g["harmonic_power"], reverse=True)
-    return groups
+    return [{k: v for k, v in g.items() if not k.startswith("_")} for g in groups]
 
 
 def _ftq(header: Mapping[str, Any], records: Any, peak_ratio: float) -> dict[str, Any]:
@@ -240,15 +264,18 @@ def _ftq(header: Mapping[str, Any], records: Any, peak_ratio: float) -> dict[str
     mean = float(counts.mean())
     p99 = float(np.percentile(counts, 99))
     share_lost = max(0.0, 1.0 - mean / p99) if p99 > 0 else None
-    power = np.abs(np.fft.rfft(counts - mean)) ** 2 / counts.size
+    # Without the mean and the linear trend: a slow drift would leak into every low bin.
+    index = np.arange(counts.size, dtype=float)
+    slope, intercept = np.polyfit(index, counts, 1)
+    power = np.abs(np.fft.rfft(counts - (slope * index + intercept))) ** 2 / counts.size
     freqs = np.fft.rfftfreq(counts.size, d=quantum_ns * 1e-9)
     power, freqs = power[1:], freqs[1:]  # the mean was removed: bin 0 holds nothing
     floor = float(np.median(power))
     bin_hz = float(freqs[0])
     inner = power[1:-1]
     local = np.flatnonzero((inner > power[:-2]) & (inner >= power[2:])) + 1
-    if power.size >= 2 and power[0] > power[1]:
-        local = np.concatenate(([0], local))
+    # A frequency must repeat MIN_CYCLES times in the run; below that it is drift.
+    local = local[local >= MIN_CYCLES - 1]
     # A floor of 0 (a noiseless series): every non-zero line is a peak, its ratio undefined.
     peaks = [
         {
@@ -276,7 +303,7 @@ def _period_ns(starts: Any) -> tuple[float | None, float | None]:
     """(period, share of regular intervals): the median interval when it is typical."""
     import numpy as np
 
-    if starts.size < 3:
+    if starts.size < _PERIOD_MIN_DETOURS:
         return None, None
     intervals = np.diff(np.sort(starts)).astype(float)
     median = float(np.median(intervals))
@@ -289,13 +316,42 @@ def _period_ns(starts: Any) -> tuple[float | None, float | None]:
     return float(np.median(intervals[near])), share
 
 
+def _detour_period(starts: Any, lengths: Any, threshold_ns: float) -> dict[str, Any]:
+    """The period of all detours, else of the longest 50, 25, 10, 5 or 1 %.
+
+    A periodic agent's detours are often drowned among shorter, irregular ones
+    (timer ticks, other tasks); the length class that recurs is reported.
+    """
+    import numpy as np
+
+    classes = [float(threshold_ns)]
+    if lengths.size:
+        classes += [float(q) for q in np.percentile(lengths, [50, 75, 90, 95, 99])]
+    share: float | None = None
+    for min_length in classes:
+        period, regular = _period_ns(starts[lengths >= min_length])
+        share = regular if share is None else share
+        if period is not None:
+            return {
+                "period_ns": period,
+                "period_hz": 1e9 / period,
+                "period_regular_share": regular,
+                "period_min_length_ns": min_length,
+            }
+    return {
+        "period_ns": None,
+        "period_hz": None,
+        "period_regular_share": share,
+        "period_min_length_ns": None,
+    }
+
+
 def _selfish(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
     import numpy as np
 
     starts, lengths = records[:, 0], records[:, 1]
     run_ns = float(header["seconds"]) * 1e9
     total = float(lengths.sum())
-    period, regular = _period_ns(starts)
     summary: dict[str, Any] = {
         "threshold_ns": int(header["threshold_ns"]),
         "loop_median_ns": header.get("loop_median_ns"),
@@ -304,9 +360,7 @@ def _selfish(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
         "detours": int(lengths.size),
         "total_ns": total,
         "share_lost": total / run_ns if run_ns > 0 else None,
-        "period_ns": period,
-        "period_hz": 1e9 / period if period else None,
-        "period_regular_share": regular,
+        **_detour_period(starts, lengths, float(header["threshold_ns"])),
     }
     if lengths.size:
         p50, p90, p99 = (float(v) for v in np.percentile(lengths, [50, 90, 99]))
