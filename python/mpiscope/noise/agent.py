@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.launcher import _kill_group as stop_process_group  # one killer, in the launcher
+from mpiscope.launcher import stop_process_group
 from mpiscope.noise.binding import cpus_allowed
 from mpiscope.noise.spec import InjectorSpec
 

@@ -27,11 +27,11 @@ from mpiscope.launcher import (
     mpiexec_command,
     run_streaming,
 )
-from mpiscope.launches import write_document
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import Agent, AgentSpec, parse_record
 from mpiscope.noise.binding import Topology, format_cpu_list
 from mpiscope.noise.spec import DETECTORS, LAYOUTS
+from mpiscope.result.document import write_document
 
 __all__ = ["DetectorPlan", "noise_programs", "plan_layout", "run_detector"]
 

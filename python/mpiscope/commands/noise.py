@@ -25,7 +25,7 @@ def add_parser(commands: Any) -> None:
         help="does a background agent slow MPI programs, and which core pays?",
         description="The noise detector: per-core detour probes, the seed's detectors "
         "(loops of Alltoall or Barrier, STREAM triad + ring exchange) timed in packets, an "
-        "agent injector, and the criteria (99%% CI gap, IQR outliers, Mann-Whitney, "
+        "agent injector, and the criteria (99% CI gap, IQR outliers, Mann-Whitney, "
         "quantile shifts) that say whether an agent slows the program.",
     )
     sub = parser.add_subparsers(dest="noise_command", metavar="SUBCOMMAND", title="subcommands")
@@ -132,12 +132,12 @@ def _add_probe(sub: Any) -> None:
 
 
 def _probe(args: argparse.Namespace) -> int:
-    from mpiscope.launches import write_document
     from mpiscope.noise.agent import AgentSpec
     from mpiscope.noise.binding import parse_cpu_list, read_topology
     from mpiscope.noise.probe_run import PROBE_KINDS, ProbePlan, run_probe
     from mpiscope.noise.probes import format_probe
     from mpiscope.noise.spec import parse_duration_s, parse_injector
+    from mpiscope.result.document import write_document
 
     out = _check_out(Path(args.out), args.force)
     topology = read_topology()
@@ -385,7 +385,7 @@ def _add_compare(sub: Any) -> None:
     p = sub.add_parser(
         "compare", help="every criterion and a verdict; exit 1 when noise is detected",
         description="Compare a baseline run with a run under the agent (two documents), or "
-        "the two samples of one alternating run (one document). Prints criterion 1 (99%% CI "
+        "the two samples of one alternating run (one document). Prints criterion 1 (99% CI "
         "gap), criterion 2 (IQR outliers), Mann-Whitney and the quantile shifts, all "
         "normalised to the baseline median. Exit code: 0 no noise detected, 1 detected, "
         "2 bad input.")
@@ -398,10 +398,10 @@ def _add_compare(sub: Any) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from mpiscope.launches import write_document
     from mpiscope.noise.criteria import compare_samples, format_verdict
     from mpiscope.noise.document import load_noise
     from mpiscope.noise.samples import two_samples
+    from mpiscope.result.document import write_document
 
     if len(args.files) > 2:
         raise MpiscopeError("compare takes one alternating run or two runs (baseline, agent)")
@@ -446,10 +446,10 @@ def _add_calibrate(sub: Any) -> None:
 def _calibrate(args: argparse.Namespace) -> int:
     import time
 
-    from mpiscope.launches import write_document
     from mpiscope.noise.binding import read_topology
     from mpiscope.noise.calibrate import CalibrationPlan, estimate_seconds, run_calibration
     from mpiscope.noise.spec import DETECTORS, parse_duration_s, parse_frequency_hz
+    from mpiscope.result.document import write_document
 
     out = _check_out(Path(args.out), args.force)
     detectors = tuple(d.strip() for d in args.detector.split(",") if d.strip())

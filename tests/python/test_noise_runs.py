@@ -1,0 +1,141 @@
+"""`mpiscope noise` for real: each detector, the probes, the injector, at 2 ranks.
+
+Packets are tiny (tens of ms) so the suite stays short; nothing here asserts a
+timing, only what the documents and the command line say.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from real_bench import REAL_MPI
+
+CORES = sorted(os.sched_getaffinity(0))
+
+
+def mpiscope(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The real command line with the real MPICH build (chosen by MPISCOPE_MPI)."""
+    env = {**os.environ, "MPISCOPE_MPI": REAL_MPI}
+    return subprocess.run([sys.executable, "-m", "mpiscope", *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+
+
+def read(path: Path) -> dict[str, Any]:
+    doc: dict[str, Any] = json.loads(path.read_text())
+    return doc
+
+
+def one_error_line(stderr: str) -> str:
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("mpiscope: error: "), stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("detector", "extra"),
+    [
+        ("barrier", []),
+        ("alltoall", ["--alltoall-bytes", "64"]),
+        ("stream-ring", ["--preset", "short", "--stream-elements", "20000"]),
+    ],
+)
+def test_each_detector_runs_and_reads_back_its_binding(
+    tmp_path: Path, detector: str, extra: list[str]
+) -> None:
+    out = tmp_path / f"{detector}.json"
+    proc = mpiscope("noise", "run", "--detector", detector, "--np", "2", "--packet", "0.04s",
+                    "--packets", "4", "--quiet", "--out", str(out), *extra, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = read(out)
+    assert doc["kind"] == "noise-run" and doc["status"] == "complete"
+    assert doc["layout"] == "A" and doc["agent"] is None
+    assert [p["index"] for p in doc["packets"]] == [0, 1, 2, 3]
+    assert all(p["seconds"] > 0 and len(p["rank_seconds"]) == 2 for p in doc["packets"])
+    assert all(p["seconds"] == max(p["rank_seconds"]) for p in doc["packets"])
+    assert doc["detector"]["iterations_per_packet"] >= 1
+    # Layout A pins rank r to the r-th physical core; the binding is read back.
+    assert sorted(b["rank"] for b in doc["binding"]) == [0, 1]
+    for b in doc["binding"]:
+        assert b["cpus_allowed"] == [CORES[b["rank"]]]
+    if detector == "stream-ring":
+        stream = doc["detector"]["stream"]
+        assert (stream["messages"], stream["message_bytes"]) == (20, 32)
+        assert stream["elements_per_rank"] == 20000
+    assert "packets" in proc.stdout and str(out) in proc.stdout
+
+
+def test_alternating_run_switches_the_injector_and_compares(tmp_path: Path) -> None:
+    out = tmp_path / "alt.json"
+    proc = mpiscope("noise", "run", "--detector", "barrier", "--np", "2", "--packet", "0.04s",
+                    "--packets", "8", "--design", "alternate", "--block", "2",
+                    "--inject", "50Hz:1ms", "--quiet", "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = read(out)
+    assert doc["layout"] == "C" and doc["design"] == "alternate"
+    assert [p["agent"] for p in doc["packets"]] == [False, False, True, True] * 2
+    assert [p["block"] for p in doc["packets"]] == [0, 0, 1, 1, 2, 2, 3, 3]
+    agent = doc["agent"]
+    assert agent["kind"] == "injector" and agent["core"] == CORES[-1]
+    assert agent["cpus_allowed"] == [CORES[-1]]
+    assert agent["summary"]["bursts"] >= 1
+    for criterion in ("ci_overlap", "iqr_outliers", "mann_whitney", "p50"):
+        assert criterion in proc.stdout
+    compare = mpiscope("noise", "compare", str(out), "--out", str(tmp_path / "v.json"),
+                       cwd=tmp_path)
+    assert compare.returncode in (0, 1), compare.stderr
+    verdict = read(tmp_path / "v.json")
+    assert verdict["kind"] == "noise-verdict"
+    assert compare.returncode == (1 if verdict["detected"] else 0)
+    assert verdict["baseline"]["n"] == verdict["test"]["n"] == 4
+    plot = mpiscope("noise", "plot", str(out), "-o", str(tmp_path / "fig.png"), cwd=tmp_path)
+    assert plot.returncode == 0, plot.stderr
+    written = [Path(line) for line in plot.stdout.split()]
+    assert len(written) == 2 and all(p.stat().st_size > 1000 for p in written)
+
+
+def test_probe_covers_every_core_with_the_three_probes(tmp_path: Path) -> None:
+    out = tmp_path / "probe.json"
+    proc = mpiscope("noise", "probe", "--np", "2", "--seconds", "0.6", "--out", str(out),
+                    cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = read(out)
+    assert doc["kind"] == "noise-probe"
+    assert sorted(w["core"] for w in doc["workers"]) == CORES[:2]
+    for worker in doc["workers"]:
+        assert {"fwq", "ftq", "selfish"} <= set(worker)
+    assert (tmp_path / "probe.raw").is_dir()
+
+
+def test_inject_around_a_command_reports_what_it_burnt(tmp_path: Path) -> None:
+    proc = mpiscope("noise", "inject", "--hz", "50", "--burst", "1ms", "--core", str(CORES[0]),
+                    "--", "sleep", "0.3", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "bursts" in proc.stderr and "CPU burnt" in proc.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["run", "--detector", "barrier", "--np", "2", "--layout", "B", "--inject", "10Hz:1ms",
+          "--out", "x.json"], "layout B"),
+        (["run", "--detector", "barrier", "--np", "2", "--packet", "soon", "--out", "x.json"],
+         "--packet"),
+        (["run", "--detector", "barrier", "--np", "2", "--design", "alternate",
+          "--out", "x.json"], "switches an agent"),
+        (["compare", "missing.json"], "missing.json"),
+        (["inject", "--hz", "10", "--burst", "200ms"], "does not fit"),
+        (["probe", "--cores", "999", "--out", "p.json"], "not online"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
+    proc = mpiscope("noise", *args, cwd=tmp_path)
+    assert proc.returncode == 2, proc.stderr
+    assert message in one_error_line(proc.stderr)
