@@ -450,14 +450,30 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{value:.2%}"
 
 
+def _peaks(ftq: Mapping[str, Any] | None, count: int = 3) -> str:
+    if not ftq or not ftq.get("peaks"):
+        return "-"
+    return ", ".join(f"{p['hz']:.3g} Hz x{p['ratio']:.0f}" for p in ftq["peaks"][:count])
+
+
+def _period(selfish: Mapping[str, Any] | None) -> str:
+    hz = selfish.get("period_hz") if selfish else None
+    return "-" if hz is None else f"{hz:.3g} Hz"
+
+
 def format_probe(doc: Mapping[str, Any]) -> str:
-    """A plain-text table of a "noise-probe": one row per worker."""
+    """A plain-text table of a "noise-probe": one row per worker.
+
+    "FTQ peaks" are the strongest spectrum peaks with their power over the
+    spectrum's median ("x1852"); "detour period" is the regular period of the
+    selfish detours, as a frequency.
+    """
     rows = [
-        ("host", "rank", "core", "FWQ lost", "FTQ lost", "detours", "selfish lost", "dominant Hz")
+        ("host", "rank", "core", "FWQ lost", "FTQ lost", "FTQ peaks (power/median)",
+         "detours", "selfish lost", "detour period")
     ]
     for worker in doc["workers"]:
         fwq, ftq, selfish = worker.get("fwq"), worker.get("ftq"), worker.get("selfish")
-        hz = worker.get("dominant_hz")
         rows.append(
             (
                 str(worker.get("host") or "-"),
@@ -465,9 +481,10 @@ def format_probe(doc: Mapping[str, Any]) -> str:
                 str(worker["core"]),
                 _share(fwq["share_lost"]) if fwq else "-",
                 _share(ftq["share_lost"]) if ftq else "-",
+                _peaks(ftq),
                 str(selfish["detours"]) if selfish else "-",
                 _share(selfish["share_lost"]) if selfish else "-",
-                "-" if hz is None else f"{hz:.3g}",
+                _period(selfish),
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
