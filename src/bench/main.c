@@ -9,6 +9,7 @@
 #include "plan.h"
 #include "check.h"
 #include "firstcall.h"
+#include "describe.h"
 
 static int rank0;
 
@@ -16,20 +17,6 @@ static void fail(const char *what, int err)
 {
     if (rank0)
         fprintf(stderr, "mpiscope-bench: error: %s: %s\n", what, mpiscope_strerror(err));
-}
-
-/* Every op name known before MPI does any work: one clear error, not a hang. */
-static int check_ops(const bench_options_t *o, const mpiscope_op_t **ops)
-{
-    for (int i = 0; i < o->n_ops; i++) {
-        ops[i] = mpiscope_op_find(o->ops[i]);
-        if (!ops[i]) {
-            if (rank0)
-                fprintf(stderr, "mpiscope-bench: error: unknown operation '%s'\n", o->ops[i]);
-            return MPISCOPE_ENOOP;
-        }
-    }
-    return 0;
 }
 
 static void progress(const bench_options_t *o, int index, int total, const mpiscope_op_t *op,
@@ -67,7 +54,7 @@ static int measure_point(const bench_options_t *o, const bench_point_t *pt, cons
     spec.validate = o->validate;
     spec.method_handle = pt->method;
     spec.cache_cold = pt->cache_cold;
-    spec.arrival_ns = o->arrival != BENCH_ARRIVAL_NONE ? arrival : NULL;
+    spec.arrival_ns = o->arrival.kind != MPISCOPE__ARRIVAL_NONE ? arrival : NULL;
     int err = o->resync ? mpiscope_context_resync(ctx) : 0;
     if (!err)
         err = mpiscope_context_measure(ctx, pt->op, &spec, r);
@@ -91,7 +78,7 @@ static int measure_point(const bench_options_t *o, const bench_point_t *pt, cons
 }
 
 /* Every point of the plan, in plan order (or shuffled). */
-static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscope_context_t *ctx,
+static int run_plan(const bench_options_t *o, const mpiscope_op_t *const *ops, mpiscope_context_t *ctx,
                     mpiscope_result_t *res)
 {
     bench_point_t *points;
@@ -103,7 +90,7 @@ static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscop
         free(arrival);
         return err;
     }
-    err = bench_arrival_offsets(o, nprocs, arrival);
+    err = mpiscope__arrival_offsets(&o->arrival, nprocs, arrival);
     if (err)
         fail("--arrival names a rank that does not exist", err);
     int validation_failed = 0; /* every point still runs: one report lists them all */
@@ -129,10 +116,8 @@ static int run_plan(const bench_options_t *o, const mpiscope_op_t **ops, mpiscop
 
 static int run(const bench_options_t *o)
 {
-    const mpiscope_op_t *ops[BENCH_MAX_OPS];
-    int err = check_ops(o, ops);
-    if (err)
-        return err;
+    const mpiscope_op_t *const *ops = o->op_handles; /* looked up by the plan reader */
+    int err;
     if (o->check || o->firstcall) {
         err = o->check ? bench_check(o) : bench_firstcall(o, ops);
         if (err)
@@ -181,15 +166,27 @@ static int run(const bench_options_t *o)
     return err ? err : close_err;
 }
 
+/* The engine's description of itself, on stdout. */
+static int describe(void)
+{
+    mpiscope__json_t j;
+    mpiscope__json_init(&j);
+    mpiscope__describe(&j);
+    int ok = !j.failed && printf("%s\n", j.buf) > 0;
+    mpiscope__json_free(&j);
+    return ok ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
-    bench_options_t o;
-    char err_text[256];
-    int bad = bench_options_parse(argc, argv, &o, err_text, sizeof err_text);
-    if (!bad && (o.list_ops || o.help)) { /* no MPI needed: runs without mpiexec */
-        if (o.help)
+    bench_command_t cmd;
+    char err_text[320];
+    int bad = bench_options_parse(argc, argv, &cmd, err_text, sizeof err_text);
+    const bench_options_t o = cmd.plan;
+    if (!bad && (cmd.list_ops || cmd.help || cmd.describe)) { /* no MPI needed: runs without mpiexec */
+        if (cmd.help)
             bench_options_usage();
-        return o.list_ops ? bench_list_ops(stdout) : 0;
+        return cmd.list_ops ? bench_list_ops(stdout) : cmd.describe ? describe() : 0;
     }
     MPI_Init(&argc, &argv);
     int rank;
@@ -202,6 +199,7 @@ int main(int argc, char **argv)
         return 2;
     }
     int err = run(&o);
+    mpiscope__plan_free(&cmd.plan);
     MPI_Finalize();
     return err ? 1 : 0;
 }

@@ -1,11 +1,13 @@
-/* options.c: parsing mpiscope-bench's command line. The Python front end
- * validates user input first; this is the second line of defence. */
+/* options.c: mpiscope-bench's command line, translated flag by flag into
+ * a JSON plan that the engine's plan reader checks (one validation for
+ * flags and plan files). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "mpiscope/measure.h"
+#include "json.h"
+#include "param_table.h"
 #include "options.h"
 
 enum {
@@ -15,7 +17,7 @@ enum {
     OPT_K, OPT_K_INIT, OPT_GAMMA, OPT_INVALID_THRESHOLD, OPT_OUT, OPT_FORCE, OPT_RAW,
     OPT_OVERSUBSCRIBED, OPT_META, OPT_OP_OPTION, OPT_PROGRESS, OPT_LIST_OPS, OPT_HELP,
     OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC, OPT_METHOD, OPT_GAP, OPT_WINDOW, OPT_ARRIVAL,
-    OPT_SHUFFLE, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS
+    OPT_SHUFFLE, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE
 };
 
 static const struct option long_options[] = {
@@ -62,13 +64,16 @@ static const struct option long_options[] = {
     {"progress", no_argument, 0, OPT_PROGRESS},
     {"list-ops", no_argument, 0, OPT_LIST_OPS},
     {"help", no_argument, 0, OPT_HELP},
+    {"plan", required_argument, 0, OPT_PLAN},
+    {"describe", no_argument, 0, OPT_DESCRIBE},
     {0, 0, 0, 0},
 };
 
 void bench_options_usage(void)
 {
     puts("usage: mpiscope-bench --ops OP[,OP...] --out FILE [options]\n"
-         "       mpiscope-bench --list-ops\n"
+         "       mpiscope-bench --plan PLAN.json     (docs/plan-format.md)\n"
+         "       mpiscope-bench --list-ops | --describe\n"
          "Runs a measurement plan with the synchronized-window method and writes the\n"
          "result document. Normally started by `mpiscope run`; see docs/cli.md.\n"
          "options: --sizes B,B,... --nprocs N,N,... --timer auto|tsc|monotonic|gettimeofday|wtime\n"
@@ -84,43 +89,115 @@ void bench_options_usage(void)
          "  --firstcall (first vs second call)  --check [--drift-seconds S] (machine check)");
 }
 
-static int parse_double(const char *s, double *v)
+/* The plan field of each flag that carries one. */
+static const struct { int code; const char *field; } flag_fields[] = {
+    {OPT_OPS, "ops"}, {OPT_SIZES, "sizes"}, {OPT_NPROCS, "nprocs"}, {OPT_TIMER, "timer"},
+    {OPT_SYNC, "sync"}, {OPT_SYNC_PATIENCE, "sync_patience"}, {OPT_STOP, "stop"},
+    {OPT_TARGET_RSE, "target_rse"}, {OPT_MIN_VALID, "min_valid"}, {OPT_MAX_VALID, "max_valid"},
+    {OPT_MAX_LAUNCHES, "max_launches"}, {OPT_MAX_POINT_SECONDS, "max_point_seconds"},
+    {OPT_CONFIDENCE, "confidence"}, {OPT_TRIM, "trim"}, {OPT_CACHE, "cache"}, {OPT_ALIGN, "align"},
+    {OPT_ROOT, "root"}, {OPT_DTYPE, "dtype"}, {OPT_REDUCE_OP, "reduce_op"},
+    {OPT_WINDOW_MIN, "window_min_ns"}, {OPT_K, "k"}, {OPT_K_INIT, "k_init"}, {OPT_GAMMA, "gamma"},
+    {OPT_INVALID_THRESHOLD, "invalid_threshold"}, {OPT_OUT, "out"}, {OPT_FORCE, "force"},
+    {OPT_RAW, "raw"}, {OPT_VALIDATE, "validate"}, {OPT_RESYNC, "resync"}, {OPT_METHOD, "methods"},
+    {OPT_GAP, "gap_ns"}, {OPT_WINDOW, "window_ns"}, {OPT_ARRIVAL, "arrival"}, {OPT_SHUFFLE, "shuffle"},
+    {OPT_FIRSTCALL, "firstcall"}, {OPT_CHECK, "check"}, {OPT_DRIFT_SECONDS, "drift_seconds"},
+    {OPT_OVERSUBSCRIBED, "oversubscribed"}, {OPT_META, "meta"}, {OPT_OP_OPTION, "op_options"},
+    {OPT_PROGRESS, "progress"},
+};
+enum { FLAG_FIELDS = sizeof flag_fields / sizeof *flag_fields };
+
+/* What the flags said: the last value of each field, every NAME=VALUE. */
+typedef struct given {
+    const char *value[FLAG_FIELDS]; /* NULL: not given */
+    const char *keys[2][MPISCOPE__PLAN_MAX_OPTS + MPISCOPE__PLAN_MAX_META];
+    const char *values[2][MPISCOPE__PLAN_MAX_OPTS + MPISCOPE__PLAN_MAX_META];
+    int n_pairs[2];                 /* [0] meta, [1] op_options */
+} given_t;
+
+/* A number as JSON if the text is one (so the plan reader sees a number,
+ * whole numbers exactly), else as a string the reader will refuse. */
+static void number_or_text(mpiscope__json_t *j, const char *key, const char *text)
 {
     char *end;
     errno = 0;
-    *v = strtod(s, &end);
-    return errno || end == s || *end;
-}
-
-static int parse_ulong(const char *s, unsigned long long *v)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-')
-        return 1;
-    *v = strtoull(s, &end, 10);
-    return errno || end == s || *end;
-}
-
-static int parse_uint(const char *s, unsigned *v)
-{
-    unsigned long long x;
-    if (parse_ulong(s, &x) || x > 1000000000ull)
-        return 1;
-    *v = (unsigned)x;
-    return 0;
-}
-
-/* Split "a,b,c" in place into at most max pieces. */
-static int split_commas(char *s, const char **out, int max)
-{
-    int n = 0;
-    for (char *tok = strtok(s, ","); tok; tok = strtok(NULL, ",")) {
-        if (n == max)
-            return -1;
-        out[n++] = tok;
+    if (text[0] >= '0' && text[0] <= '9' && strspn(text, "0123456789") == strlen(text)) {
+        unsigned long long u = strtoull(text, &end, 10);
+        if (!errno) {
+            char digits[32];
+            snprintf(digits, sizeof digits, "%llu", u);
+            mpiscope__json_raw(j, key, digits);
+            return;
+        }
     }
-    return n;
+    double v = strtod(text, &end);
+    if (!errno && end != text && !*end && v == v && v - v == 0)
+        mpiscope__json_number(j, key, v);
+    else
+        mpiscope__json_string(j, key, text);
+}
+
+/* "a,b,c" as an array (numbers for the numeric lists). */
+static void list(mpiscope__json_t *j, const char *key, const char *text)
+{
+    int numeric = strcmp(key, "sizes") == 0 || strcmp(key, "nprocs") == 0;
+    char item[256];
+    mpiscope__json_array(j, key);
+    for (const char *p = text; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n > 0 && n < sizeof item) { /* empty items are skipped, as strtok did */
+            memcpy(item, p, n);
+            item[n] = '\0';
+            if (numeric)
+                number_or_text(j, NULL, item);
+            else
+                mpiscope__json_string(j, NULL, item);
+        }
+        p += n + (p[n] == ',');
+    }
+    mpiscope__json_end(j);
+}
+
+static void pairs(mpiscope__json_t *j, const char *key, const given_t *g, int which)
+{
+    mpiscope__json_object(j, key);
+    for (int i = 0; i < g->n_pairs[which]; i++) {
+        int later = 0; /* the last one given wins */
+        for (int k = i + 1; k < g->n_pairs[which]; k++)
+            later |= strcmp(g->keys[which][i], g->keys[which][k]) == 0;
+        if (!later)
+            mpiscope__json_string(j, g->keys[which][i], g->values[which][i]);
+    }
+    mpiscope__json_end(j);
+}
+
+/* The JSON plan the flags describe. */
+static void write_plan(const given_t *g, mpiscope__json_t *j)
+{
+    mpiscope__json_object(j, NULL);
+    for (int i = 0; i < FLAG_FIELDS; i++) {
+        const char *key = flag_fields[i].field, *v = g->value[i];
+        const mpiscope__plan_field_t *f = mpiscope__plan_field_find(key);
+        if (strcmp(key, "meta") == 0 || strcmp(key, "op_options") == 0) {
+            if (g->n_pairs[strcmp(key, "op_options") == 0])
+                pairs(j, key, g, strcmp(key, "op_options") == 0);
+        } else if (!v) {
+            continue;
+        } else if (f->kind == MPISCOPE__FIELD_BOOL) {
+            mpiscope__json_bool(j, key, 1);
+        } else if (f->kind == MPISCOPE__FIELD_LIST) {
+            list(j, key, v);
+        } else if (f->kind == MPISCOPE__FIELD_STRING || !mpiscope__param_find(key)
+                   || mpiscope__param_find(key)->type != MPISCOPE__PARAM_CHOICE) {
+            if (f->kind == MPISCOPE__FIELD_STRING)
+                mpiscope__json_string(j, key, v);
+            else
+                number_or_text(j, key, v);
+        } else {
+            mpiscope__json_string(j, key, v);
+        }
+    }
+    mpiscope__json_end(j);
 }
 
 static int split_pair(char *s, const char **key, const char **value)
@@ -134,181 +211,75 @@ static int split_pair(char *s, const char **key, const char **value)
     return 0;
 }
 
-/* Each name must be a method of the engine. */
-static int parse_methods(char *s, bench_options_t *o)
+/* One flag into g (or cmd). */
+static int take(int c, char *arg, given_t *g, bench_command_t *cmd, const char **plan_file)
 {
-    int n = split_commas(s, o->methods, BENCH_MAX_METHODS);
-    for (int i = 0; i < n; i++) {
-        o->method_handles[i] = mpiscope_method_find(o->methods[i]);
-        if (!o->method_handles[i])
+    if (c == OPT_LIST_OPS || c == OPT_HELP || c == OPT_DESCRIBE) {
+        *(c == OPT_LIST_OPS ? &cmd->list_ops : c == OPT_HELP ? &cmd->help : &cmd->describe) = 1;
+        return 0;
+    }
+    if (c == OPT_PLAN) {
+        *plan_file = arg;
+        return 0;
+    }
+    if (c == OPT_META || c == OPT_OP_OPTION) {
+        int which = c == OPT_OP_OPTION, n = g->n_pairs[which];
+        if (n == (which ? MPISCOPE__PLAN_MAX_OPTS : MPISCOPE__PLAN_MAX_META)
+            || split_pair(arg, &g->keys[which][n], &g->values[which][n]))
             return 1;
+        g->n_pairs[which]++;
+        return 0;
     }
-    o->n_methods = n > 0 ? n : 0;
-    return n <= 0;
+    for (int i = 0; i < FLAG_FIELDS; i++)
+        if (flag_fields[i].code == c) {
+            g->value[i] = arg ? arg : "";
+            return 0;
+        }
+    return 1;
 }
 
-/* "cold", "warm" or both, comma-separated. */
-static int parse_caches(char *s, bench_options_t *o)
+static int from_flags(const given_t *g, bench_options_t *plan, char *err, size_t err_size)
 {
-    const char *items[2];
-    int n = split_commas(s, items, 2);
-    for (int i = 0; i < n; i++) {
-        if (strcmp(items[i], "cold") != 0 && strcmp(items[i], "warm") != 0)
-            return 1;
-        o->caches[i] = strcmp(items[i], "cold") == 0;
-    }
-    o->n_caches = n > 0 ? n : 0;
-    o->params.cache_cold = o->caches[0];
-    return n <= 0;
+    mpiscope__json_t j;
+    mpiscope__json_init(&j);
+    write_plan(g, &j);
+    mpiscope__jv_t *doc = NULL;
+    int rc = j.failed ? 1 : mpiscope__json_parse(j.buf, j.len, &doc, err, err_size);
+    mpiscope__json_free(&j);
+    if (!rc)
+        rc = mpiscope__plan_from_json(plan, doc, err, err_size);
+    return rc;
 }
 
-/* none | late:RANK:US | linear:US | random:US[:SEED] */
-static int parse_arrival(char *s, bench_options_t *o)
+int bench_options_parse(int argc, char **argv, bench_command_t *cmd, char *err, size_t err_size)
 {
-    o->arrival_text = s;
-    unsigned long long seed = 1;
-    double us = 0;
-    int rank = 0, used = 0;
-    if (strcmp(s, "none") == 0)
-        o->arrival = BENCH_ARRIVAL_NONE;
-    else if (sscanf(s, "late:%d:%lf%n", &rank, &us, &used) == 2 && !s[used] && rank >= 0)
-        o->arrival = BENCH_ARRIVAL_LATE;
-    else if (sscanf(s, "linear:%lf%n", &us, &used) == 1 && !s[used])
-        o->arrival = BENCH_ARRIVAL_LINEAR;
-    else if ((sscanf(s, "random:%lf%n", &us, &used) == 1 && !s[used])
-             || (sscanf(s, "random:%lf:%llu%n", &us, &seed, &used) == 2 && !s[used]))
-        o->arrival = BENCH_ARRIVAL_RANDOM;
-    else
-        return 1;
-    o->arrival_rank = rank;
-    o->arrival_us = us;
-    o->arrival_seed = seed;
-    return !(us >= 0 && us <= 1e7);
-}
-
-static int parse_list(char *s, int is_nprocs, bench_options_t *o)
-{
-    const char *items[BENCH_MAX_VALUES];
-    int n = split_commas(s, items, BENCH_MAX_VALUES);
-    for (int i = 0; i < n; i++) {
-        unsigned long long v;
-        if (parse_ulong(items[i], &v) || (is_nprocs && (v < 1 || v > 1u << 30)))
-            return 1;
-        if (is_nprocs)
-            o->nprocs[i] = (int)v;
-        else
-            o->sizes[i] = (size_t)v;
-    }
-    if (n <= 0)
-        return 1;
-    *(is_nprocs ? &o->n_nprocs : &o->n_sizes) = n;
-    return 0;
-}
-
-/* One option; returns non-zero with a message in err on bad input. */
-static int apply(int c, char *arg, bench_options_t *o, char *err, size_t err_size)
-{
-    mpiscope_params_t *p = &o->params;
-    unsigned long long ull;
-    int bad = 0;
-    switch (c) {
-    case OPT_OPS: bad = (o->n_ops = split_commas(arg, o->ops, BENCH_MAX_OPS)) <= 0; break;
-    case OPT_SIZES: bad = parse_list(arg, 0, o); break;
-    case OPT_NPROCS: bad = parse_list(arg, 1, o); break;
-    case OPT_TIMER: bad = mpiscope_timer_parse(arg, &p->timer) != 0; break;
-    case OPT_SYNC: bad = mpiscope_sync_parse(arg, &p->sync.algorithm) != 0; break;
-    case OPT_SYNC_PATIENCE: bad = parse_uint(arg, &p->sync.patience); break;
-    case OPT_STOP:
-        bad = strcmp(arg, "error") != 0 && strcmp(arg, "count") != 0;
-        p->stop_rule = strcmp(arg, "count") == 0 ? MPISCOPE_STOP_COUNT : MPISCOPE_STOP_ERROR;
-        break;
-    case OPT_TARGET_RSE: bad = parse_double(arg, &p->target_rse); break;
-    case OPT_MIN_VALID: bad = parse_uint(arg, &p->min_valid); break;
-    case OPT_MAX_VALID: bad = parse_uint(arg, &p->max_valid); break;
-    case OPT_MAX_LAUNCHES: bad = parse_uint(arg, &p->max_launches); break;
-    case OPT_MAX_POINT_SECONDS: bad = parse_double(arg, &p->max_point_seconds); break;
-    case OPT_CONFIDENCE: bad = parse_double(arg, &p->confidence); break;
-    case OPT_TRIM: bad = parse_double(arg, &p->trim_fraction); break;
-    case OPT_CACHE: bad = parse_caches(arg, o); break;
-    case OPT_METHOD: bad = parse_methods(arg, o); break;
-    case OPT_GAP: bad = parse_double(arg, &p->gap_ns); break;
-    case OPT_WINDOW: bad = parse_double(arg, &p->window_ns); break;
-    case OPT_ARRIVAL: bad = parse_arrival(arg, o); break;
-    case OPT_SHUFFLE: bad = parse_ulong(arg, &o->shuffle_seed); break;
-    case OPT_FIRSTCALL: o->firstcall = 1; break;
-    case OPT_CHECK: o->check = 1; break;
-    case OPT_DRIFT_SECONDS: bad = parse_double(arg, &o->drift_seconds) || !(o->drift_seconds >= 0); break;
-    case OPT_ALIGN: bad = parse_ulong(arg, &ull); p->alignment_bytes = (size_t)ull; break;
-    case OPT_ROOT: bad = parse_ulong(arg, &ull) || ull > 1u << 30; o->root = (int)ull; break;
-    case OPT_DTYPE: o->dtype = arg; break;
-    case OPT_REDUCE_OP: o->reduce_op = arg; break;
-    case OPT_WINDOW_MIN: bad = parse_double(arg, &p->window_min_ns); break;
-    case OPT_K: bad = parse_uint(arg, &p->k); break;
-    case OPT_K_INIT: bad = parse_uint(arg, &p->k_init); break;
-    case OPT_GAMMA: bad = parse_double(arg, &p->gamma); break;
-    case OPT_INVALID_THRESHOLD: bad = parse_double(arg, &p->invalid_threshold); break;
-    case OPT_OUT: o->out = arg; break;
-    case OPT_FORCE: o->force = 1; break;
-    case OPT_RAW: o->raw = 1; break;
-    case OPT_VALIDATE: o->validate = 1; break;
-    case OPT_RESYNC: o->resync = 1; break;
-    case OPT_OVERSUBSCRIBED: o->oversubscribed = 1; break;
-    case OPT_PROGRESS: o->progress = 1; break;
-    case OPT_LIST_OPS: o->list_ops = 1; break;
-    case OPT_HELP: o->help = 1; break;
-    case OPT_META:
-        bad = o->n_meta == BENCH_MAX_META
-              || split_pair(arg, &o->meta_keys[o->n_meta], &o->meta_values[o->n_meta]);
-        o->n_meta += !bad;
-        break;
-    case OPT_OP_OPTION:
-        bad = o->n_opts == BENCH_MAX_OPTS
-              || split_pair(arg, &o->opt_names[o->n_opts], &o->opt_values[o->n_opts]);
-        o->n_opts += !bad;
-        break;
-    default:
-        snprintf(err, err_size, "unknown option (see --help)");
-        return 1;
-    }
-    if (bad)
-        snprintf(err, err_size, "bad value '%s' for an option (see --help)", arg ? arg : "");
-    return bad;
-}
-
-int bench_options_parse(int argc, char **argv, bench_options_t *o, char *err, size_t err_size)
-{
-    memset(o, 0, sizeof *o);
-    mpiscope_params_default(&o->params);
-    o->sizes[0] = 1024;
-    o->n_sizes = 1;
-    o->methods[0] = "window";
-    o->method_handles[0] = mpiscope_method_find(NULL);
-    o->n_methods = 1;
-    o->caches[0] = 1;
-    o->n_caches = 1;
-    o->arrival_text = "none";
-    o->drift_seconds = 2;
+    memset(cmd, 0, sizeof *cmd);
+    mpiscope__plan_default(&cmd->plan);
+    given_t g = {0};
+    const char *plan_file = NULL;
     int c;
     opterr = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "", long_options, NULL)) != -1)
-        if (apply(c, optarg, o, err, err_size))
+        if (c == '?' || take(c, optarg, &g, cmd, &plan_file)) {
+            if (c == '?')
+                snprintf(err, err_size, "unknown option (see --help)");
+            else
+                snprintf(err, err_size, "bad value '%s' for an option (see --help)", optarg ? optarg : "");
             return 1;
+        }
     if (optind < argc) {
         snprintf(err, err_size, "unexpected argument '%s'", argv[optind]);
         return 1;
     }
-    if (o->list_ops || o->help)
+    if (cmd->list_ops || cmd->help || cmd->describe)
         return 0;
-    if ((o->n_ops == 0 && !o->check) || !o->out) {
-        snprintf(err, err_size, "--ops (or --check) and --out are required (see --help)");
-        return 1;
-    }
-    if (o->params.stop_rule == MPISCOPE_STOP_COUNT && o->params.max_launches == 1000)
-        o->params.max_launches = 100; /* the seed's count rule: 100 launches in all */
-    if (mpiscope_params_check(&o->params) != 0) {
-        snprintf(err, err_size, "a measurement parameter is out of range (see --help)");
-        return 1;
-    }
-    return 0;
+    for (int i = 0; plan_file && i < FLAG_FIELDS; i++)
+        if (g.value[i] || g.n_pairs[0] || g.n_pairs[1]) {
+            snprintf(err, err_size, "--plan takes the whole plan: no other plan flag with it");
+            return 1;
+        }
+    if (plan_file)
+        return mpiscope__plan_read_file(&cmd->plan, plan_file, err, err_size) != 0;
+    return from_flags(&g, &cmd->plan, err, err_size) != 0;
 }

@@ -5,20 +5,11 @@
 #include "mpiscope/measure.h"
 #include "plan.h"
 
-/* xorshift64*: the same sequence on every rank for the same seed. */
-static unsigned long long next_random(unsigned long long *state)
-{
-    *state ^= *state >> 12;
-    *state ^= *state << 25;
-    *state ^= *state >> 27;
-    return *state * 2685821657736338717ull;
-}
-
 static void shuffle(bench_point_t *p, size_t n, unsigned long long seed)
 {
     unsigned long long state = seed ? seed : 1;
     for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)(next_random(&state) % i);
+        size_t j = (size_t)(mpiscope__xorshift(&state) % i);
         bench_point_t t = p[i - 1];
         p[i - 1] = p[j];
         p[j] = t;
@@ -54,20 +45,4 @@ int bench_plan_build(const bench_options_t *o, const mpiscope_op_t *const *ops,
     *points = p;
     *count = n;
     return 0;
-}
-
-int bench_arrival_offsets(const bench_options_t *o, int nprocs, double *offsets_ns)
-{
-    unsigned long long state = o->arrival_seed ? o->arrival_seed : 1;
-    for (int r = 0; r < nprocs; r++) {
-        switch (o->arrival) {
-        case BENCH_ARRIVAL_LATE: offsets_ns[r] = r == o->arrival_rank ? o->arrival_us * 1e3 : 0; break;
-        case BENCH_ARRIVAL_LINEAR: offsets_ns[r] = r * o->arrival_us * 1e3; break;
-        case BENCH_ARRIVAL_RANDOM:
-            offsets_ns[r] = (double)(next_random(&state) >> 11) / 9007199254740992.0 * o->arrival_us * 1e3;
-            break;
-        default: offsets_ns[r] = 0;
-        }
-    }
-    return o->arrival == BENCH_ARRIVAL_LATE && o->arrival_rank >= nprocs ? MPISCOPE_ERANGE : 0;
 }

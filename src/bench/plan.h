@@ -22,7 +22,4 @@ typedef struct bench_point {
 int bench_plan_build(const bench_options_t *o, const mpiscope_op_t *const *ops,
                      bench_point_t **points, size_t *count);
 
-/* Start delays per rank for the arrival pattern (none: all 0). */
-int bench_arrival_offsets(const bench_options_t *o, int nprocs, double *offsets_ns);
-
 #endif

@@ -115,6 +115,33 @@ static int is_name_of(const char *given, const char *canonical)
     return equal_ignoring_case(given, canonical) || equal_ignoring_case(given, canonical + 4);
 }
 
+/* "MPI_UNSIGNED_LONG" -> "unsigned_long", into out. */
+static const char *short_name(const char *canonical, char *out, size_t size)
+{
+    size_t n = 0;
+    for (const char *c = canonical + 4; *c && n + 1 < size; c++)
+        out[n++] = (char)tolower((unsigned char)*c);
+    out[n] = '\0';
+    return out;
+}
+
+const char *mpiscope__dtype_at(size_t index, size_t *bytes)
+{
+    static char names[sizeof dtypes / sizeof *dtypes][32];
+    if (index >= sizeof dtypes / sizeof *dtypes)
+        return NULL;
+    *bytes = dtypes[index].bytes;
+    return short_name(dtypes[index].canonical, names[index], sizeof names[index]);
+}
+
+const char *mpiscope__reduce_op_at(size_t index)
+{
+    static char names[sizeof reduce_ops / sizeof *reduce_ops][16];
+    if (index >= sizeof reduce_ops / sizeof *reduce_ops)
+        return NULL;
+    return short_name(reduce_ops[index].canonical, names[index], sizeof names[index]);
+}
+
 int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, const char **canonical)
 {
     for (size_t i = 0; name && i < sizeof dtypes / sizeof *dtypes; i++)

@@ -82,6 +82,11 @@ int mpiscope__op_types_resolve(const mpiscope_op_t *op, const char *dtype, const
  * "char", "byte"...; "sum", "prod", "min", "max", "band", "bor", "bxor",
  * "land", "lor", "lxor"). canonical: "MPI_DOUBLE", "MPI_SUM".
  * Return 0 or MPISCOPE_EINVAL. */
+/* The named element types and reductions, by index (NULL past the end):
+ * the short lower-case name ("double", "sum") and the element's bytes. */
+const char *mpiscope__dtype_at(size_t index, size_t *bytes);
+const char *mpiscope__reduce_op_at(size_t index);
+
 int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, const char **canonical);
 int mpiscope__reduce_op_parse(const char *name, MPI_Op *op, const char **canonical);
 

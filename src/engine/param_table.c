@@ -22,23 +22,27 @@ static const char *stop_choice(unsigned i)
     return i <= MPISCOPE_STOP_COUNT ? mpiscope_stop_rule_name((mpiscope_stop_rule_t)i) : NULL;
 }
 
+static const char *timer_help(unsigned i) { return mpiscope__timer_kind_description((mpiscope_timer_kind_t)i); }
+static const char *sync_help(unsigned i) { return mpiscope__sync_algorithm_description((mpiscope_sync_algorithm_t)i); }
+static const char *stop_help(unsigned i) { return mpiscope__stop_rule_description((mpiscope_stop_rule_t)i); }
+
 #define AT(field) offsetof(mpiscope_params_t, field)
 #define INT(field, store, lo, hi) .type = MPISCOPE__PARAM_INTEGER, .storage = store, .offset = AT(field), \
                                   .min = lo, .max = hi
 #define NUM(field, lo, hi) .type = MPISCOPE__PARAM_NUMBER, .storage = MPISCOPE__STORE_DOUBLE, \
                            .offset = AT(field), .min = lo, .max = hi
-#define CHOICE(field, names) .type = MPISCOPE__PARAM_CHOICE, .storage = MPISCOPE__STORE_ENUM, \
-                             .offset = AT(field), .choice_name = names, .min = 0, .max = 0
+#define CHOICE(field, names, helps) .type = MPISCOPE__PARAM_CHOICE, .storage = MPISCOPE__STORE_ENUM, \
+                                    .offset = AT(field), .choice_name = names, .choice_help = helps
 enum { BIG = 1000000000 }; /* the largest count a plan may give */
 
 static const mpiscope__param_t params[] = {
-    {.name = "timer", CHOICE(timer, timer_choice), .unit = "",
+    {.name = "timer", CHOICE(timer, timer_choice, timer_help), .unit = "",
      .help = "clock read around each launch (auto: tsc when invariant, else monotonic)"},
-    {.name = "sync", CHOICE(sync.algorithm, sync_choice), .unit = "",
+    {.name = "sync", CHOICE(sync.algorithm, sync_choice, sync_help), .unit = "",
      .help = "clock synchronization algorithm"},
     {.name = "sync_patience", INT(sync.patience, MPISCOPE__STORE_UNSIGNED, 1, BIG), .unit = "exchanges",
      .help = "clock sync stops after this many exchanges without a better round trip"},
-    {.name = "stop", CHOICE(stop_rule, stop_choice), .unit = "",
+    {.name = "stop", CHOICE(stop_rule, stop_choice, stop_help), .unit = "",
      .help = "error: until the relative standard error reaches target_rse; count: a fixed number"},
     {.name = "target_rse", NUM(target_rse, 0, INFINITY), .min_open = 1, .unit = "1",
      .help = "relative standard error of the mean to reach (error rule)"},

@@ -27,10 +27,16 @@ typedef struct mpiscope__param {
     int min_open, max_open;             /* 1: the bound itself is excluded */
     int power_of_two;                   /* integers only */
     const char *(*choice_name)(unsigned index); /* CHOICE: NULL past the last */
+    const char *(*choice_help)(unsigned index); /* CHOICE: one line per name */
     const char *help;                   /* one line */
     mpiscope__param_storage_t storage;
     size_t offset;                      /* offsetof(mpiscope_params_t, field) */
 } mpiscope__param_t;
+
+/* Descriptions of the choices, defined next to their names. */
+const char *mpiscope__timer_kind_description(mpiscope_timer_kind_t kind);
+const char *mpiscope__sync_algorithm_description(mpiscope_sync_algorithm_t algorithm);
+const char *mpiscope__stop_rule_description(mpiscope_stop_rule_t rule);
 
 size_t mpiscope__param_count(void);
 const mpiscope__param_t *mpiscope__param_at(size_t index); /* NULL past the end */

@@ -59,6 +59,13 @@ const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
     }
 }
 
+const char *mpiscope__stop_rule_description(mpiscope_stop_rule_t rule)
+{
+    return rule == MPISCOPE_STOP_COUNT ? "a fixed number: max_launches launches, or max_valid valid ones"
+                                       : "until the relative standard error of the mean reaches target_rse "
+                                         "with at least min_valid valid launches (cap: max_launches)";
+}
+
 const char *mpiscope_stop_rule_name(mpiscope_stop_rule_t rule)
 {
     return rule == MPISCOPE_STOP_COUNT ? "count" : "error";

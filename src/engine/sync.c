@@ -5,10 +5,17 @@
 #include "mpiscope/sync.h"
 #include "sync_math.h"
 #include "timer_read.h"
+#include "param_table.h"
 #include "util.h"
 
 enum { SYNC_TAG = 7411 };
 static const double MSG_CONTINUE = 1.0, MSG_STOP = 0.0;
+
+const char *mpiscope__sync_algorithm_description(mpiscope_sync_algorithm_t algorithm)
+{
+    return algorithm == MPISCOPE_SYNC_RING ? "rank i syncs with i-1, offsets summed along the ring (errors add up)"
+                                           : "rank 0 syncs with ranks 1..n-1 in turn: O(n) time";
+}
 
 void mpiscope_sync_params_default(mpiscope_sync_params_t *params)
 {

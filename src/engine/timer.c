@@ -7,12 +7,25 @@
 #include <cpuid.h>
 #endif
 #include "mpiscope/error.h"
+#include "param_table.h"
 #include "timer_read.h"
 
 mpiscope__timer_state_t mpiscope__timer = {.kind = MPISCOPE_TIMER_AUTO, .clock_id = CLOCK_MONOTONIC};
 static mpiscope_timer_info_t timer_info;
 
 static const char *const timer_names[] = {"auto", "tsc", "monotonic", "gettimeofday", "wtime"};
+static const char *const timer_descriptions[] = {
+    "the most precise trustworthy timer here: tsc when the counter is invariant, else monotonic",
+    "the CPU's time-stamp counter (rdtscp, cntvct_el0), calibrated against the monotonic clock",
+    "clock_gettime(CLOCK_MONOTONIC_RAW, else CLOCK_MONOTONIC)",
+    "gettimeofday(): microsecond resolution",
+    "MPI_Wtime()",
+};
+
+const char *mpiscope__timer_kind_description(mpiscope_timer_kind_t kind)
+{
+    return (unsigned)kind < sizeof timer_descriptions / sizeof *timer_descriptions ? timer_descriptions[kind] : NULL;
+}
 
 int mpiscope_timer_parse(const char *text, mpiscope_timer_kind_t *kind)
 {
