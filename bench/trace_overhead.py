@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
-from mpiscope.commands.trace import tracer_library  # noqa: E402
 from mpiscope.launcher import build_env, mpiexec_command  # noqa: E402
+from mpiscope.trace.record import tracer_library  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 TARGET_NS = 30.0

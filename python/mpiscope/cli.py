@@ -13,17 +13,18 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
 
 from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import Parser
 
 __all__ = ["build_parser", "main"]
 
 EXIT_INTERRUPTED = 130
 
-# One module per command, in the order of `mpiscope --help`. Each module
-# has add_parser(commands) and keeps its heavy imports inside its handler.
+# One line per command module (mpiscope/commands/NAME.py), in the order of
+# `mpiscope --help`. Each has add_parser(commands) and keeps its heavy
+# imports inside its handler. The noise detector's command goes after trace.
 COMMAND_MODULES = (
     "run",
     "methods",
@@ -40,15 +41,8 @@ COMMAND_MODULES = (
 )
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse that raises MpiscopeError instead of printing usage."""
-
-    def error(self, message: str) -> NoReturn:
-        raise MpiscopeError(f"{message}; see {self.prog} --help")
-
-
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
+    parser = Parser(
         prog="mpiscope",
         description="Precise MPI benchmarking: synchronized clocks, synchronized launches, "
         "honest statistics.",

@@ -29,13 +29,13 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 from mpiscope.errors import MpiscopeError, RunFailedError
-from mpiscope.mpi_profile import MpiProfile
 
 __all__ = [
     "Event",
+    "Installation",
     "OutputEvent",
     "ProgressEvent",
     "WarningEvent",
@@ -44,15 +44,32 @@ __all__ = [
     "mpiexec_command",
     "parse_line",
     "run_captured",
+    "run_passthrough",
     "run_streaming",
+    "stop_process_group",
 ]
 
 PROGRESS_PREFIX = "@mpiscope progress "
 WARNING_PREFIX = "@mpiscope warning "
-#: Seconds between SIGTERM and SIGKILL when stopping a process group.
-KILL_GRACE_SECONDS = 3.0
+#: Seconds between SIGTERM and SIGKILL when stopping a process group: long
+#: enough for traced ranks to write their event files on SIGTERM.
+KILL_GRACE_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _NONFINITE_RE = re.compile(r"([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
+
+
+class Installation(Protocol):
+    """What launching needs of an MPI installation
+    (:class:`mpiscope.mpi_profile.MpiProfile` is one)."""
+
+    @property
+    def implementation(self) -> str: ...  # "mpich" | "openmpi" | "other"
+
+    @property
+    def prefix(self) -> str: ...  # its bin/ goes first on PATH
+
+    @property
+    def mpiexec(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -123,7 +140,7 @@ def _progress_from_json(payload: str) -> ProgressEvent | None:
         return None
 
 
-def mpiexec_command(profile: MpiProfile, nprocs: int, oversubscribe: bool = False) -> list[str]:
+def mpiexec_command(profile: Installation, nprocs: int, oversubscribe: bool = False) -> list[str]:
     """The launcher part of the command: ``mpiexec -n N [--oversubscribe]``."""
     command = [profile.mpiexec, "-n", str(nprocs)]
     if oversubscribe and profile.implementation == "openmpi":
@@ -131,7 +148,7 @@ def mpiexec_command(profile: MpiProfile, nprocs: int, oversubscribe: bool = Fals
     return command
 
 
-def build_env(profile: MpiProfile, base: Mapping[str, str] | None = None) -> dict[str, str]:
+def build_env(profile: Installation, base: Mapping[str, str] | None = None) -> dict[str, str]:
     """The explicit environment of the bench and its launcher.
 
     It starts from ``base`` (default: this process's environment, so that
@@ -166,15 +183,33 @@ def run_captured(
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        stop_process_group(proc)
         proc.communicate()
         raise RunFailedError(
             f"{format_command(argv)} did not finish within {timeout:g} s and was stopped"
         ) from None
     except BaseException:
-        _kill_group(proc)
+        stop_process_group(proc)
         raise
     return proc.returncode, stdout, stderr
+
+
+def run_passthrough(argv: Sequence[str], env: Mapping[str, str], timeout: float | None) -> int:
+    """Run a program with this terminal's stdin, stdout and stderr; return its
+    exit code. Raises :class:`RunFailedError` on timeout; re-raises
+    KeyboardInterrupt. In both cases the process group is stopped first."""
+    with _termination_raises():
+        proc = _start(argv, env, stdout=None, stderr=None, stdin=None)
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            stop_process_group(proc)
+            raise RunFailedError(
+                f"the program did not finish within --timeout {timeout:g} s and was stopped"
+            ) from None
+        except BaseException:
+            stop_process_group(proc)
+            raise
 
 
 def run_streaming(
@@ -221,7 +256,7 @@ def _stream(
             except subprocess.TimeoutExpired:
                 continue
     except BaseException:
-        _kill_group(proc)
+        stop_process_group(proc)
         reader.join(timeout=KILL_GRACE_SECONDS)
         raise
 
@@ -258,13 +293,17 @@ def _check_deadline(deadline: float | None, timeout: float | None) -> None:
 
 
 def _start(
-    argv: Sequence[str], env: Mapping[str, str], stdout: int, stderr: int | None
+    argv: Sequence[str],
+    env: Mapping[str, str],
+    stdout: int | None,
+    stderr: int | None,
+    stdin: int | None = subprocess.DEVNULL,
 ) -> subprocess.Popen[str]:
     try:
         return subprocess.Popen(
             list(argv),
             env=dict(env),
-            stdin=subprocess.DEVNULL,
+            stdin=stdin,
             stdout=stdout,
             stderr=stderr,
             text=True,
@@ -286,24 +325,24 @@ def _pump(stream: IO[str], lines: queue.Queue[str | None]) -> None:
         lines.put(None)
 
 
-def _kill_group(proc: subprocess.Popen[str]) -> None:
-    """SIGTERM the child's process group, then SIGKILL what is left."""
-    for sig, grace in ((signal.SIGTERM, KILL_GRACE_SECONDS), (signal.SIGKILL, KILL_GRACE_SECONDS)):
+def stop_process_group(proc: subprocess.Popen[Any]) -> None:
+    """Stop a child started in its own session and everything it started:
+    SIGTERM to its process group, then, once the leader has ended or after
+    :data:`KILL_GRACE_SECONDS`, SIGKILL to what is left (no rank outlives
+    its mpiexec). The one way mpiscope stops a process."""
+    for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
         except (ProcessLookupError, PermissionError):
-            break
+            return
         try:
-            proc.wait(timeout=grace)
-            if sig == signal.SIGTERM:
-                # The leader is gone; make sure no rank outlives it.
-                try:
-                    os.killpg(proc.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            break
+            proc.wait(timeout=KILL_GRACE_SECONDS)
         except subprocess.TimeoutExpired:
             continue
+        if sig == signal.SIGTERM:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        return
 
 
 def describe_exit(code: int) -> str:

@@ -6,29 +6,24 @@
     mpiscope trace export app.trace --format perfetto|chrome|otf2 [-o FILE]
     mpiscope trace view app.trace
 
-The tracer library (libmpiscope-trace.so, built for each MPI by ``make``)
-is put in LD_PRELOAD: the program is not rebuilt, and its output is its
-own (mpiscope's messages go to stderr). docs/tracer.md tells more.
+The tracer is put under the program by :mod:`mpiscope.trace.record`; the
+program's output is its own (mpiscope's messages go to stderr).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import signal
-import subprocess
-import time
-from collections.abc import Sequence
+import sys
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.parsing import Parser
 
 __all__ = ["add_parser", "run"]
 
 VIEWS = ("summary", "export", "view")
 FORMATS = {"perfetto": ".pftrace", "chrome": ".json", "otf2": ".otf2"}
-KILL_GRACE_SECONDS = 5.0
 
 
 def add_parser(commands: Any) -> None:
@@ -73,32 +68,9 @@ def run(args: argparse.Namespace) -> int:
 
 # --- tracing ------------------------------------------------------------------
 
-def tracer_library(mpi: str | None) -> tuple[Any, str]:
-    """The selected MPI profile and its tracer library (MPISCOPE_TRACE_LIB overrides)."""
-    from mpiscope.mpi_profile import select_profile
-
-    profile = select_profile(mpi)
-    lib = os.environ.get("MPISCOPE_TRACE_LIB") or os.path.join(
-        profile.prefix, "lib", "libmpiscope-trace.so")
-    if not os.path.isfile(lib):
-        raise MpiscopeError(f"no tracer library at {lib} (MPI {profile.name!r}): run `make` "
-                            "(or make MPI=openmpi), or set MPISCOPE_TRACE_LIB")
-    return profile, lib
-
-
-def _prepare_dir(out: Path, force: bool) -> None:
-    if out.exists() and not out.is_dir():
-        raise MpiscopeError(f"{out} exists and is not a directory")
-    old = sorted(out.glob("rank-*.mst")) if out.is_dir() else []
-    if old and not force:
-        raise MpiscopeError(f"{out} already holds a trace (use --force to replace it)")
-    for f in old:
-        f.unlink()
-    out.mkdir(parents=True, exist_ok=True)
-
-
 def _trace(args: argparse.Namespace, command: list[str]) -> int:
-    from mpiscope.launcher import build_env, format_command, mpiexec_command
+    from mpiscope.launcher import format_command, mpiexec_command, run_passthrough
+    from mpiscope.trace.record import prepare_dir, rank_files, traced_env, tracer_library
 
     if args.np is not None and args.np < 1:
         raise MpiscopeError(f"--np must be at least 1, not {args.np}")
@@ -112,14 +84,12 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
         argv = mpiexec_command(profile, args.np, oversubscribe=args.np > 2) + command
         profile.check_mpiexec()
     out = Path(args.out).resolve()
-    _prepare_dir(out, args.force)
-    env = build_env(profile)
-    env["LD_PRELOAD"] = lib + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
-    env["MPISCOPE_TRACE_DIR"] = str(out)
-    if args.records is not None:
-        env["MPISCOPE_TRACE_RECORDS"] = str(args.records)
-    code = _run_passthrough(argv, env, args.timeout)
-    files = sorted(out.glob("rank-*.mst"))
+    prepare_dir(out, args.force)
+    try:
+        code = run_passthrough(argv, traced_env(profile, lib, out, args.records), args.timeout)
+    except RunFailedError as exc:
+        raise RunFailedError(f"{exc}; its partial trace is kept") from None
+    files = rank_files(out)
     where = f"{len(files)} rank file(s) in {args.out}"
     if code != 0:
         raise RunFailedError(f"{format_command(argv)} exited with code {code}; "
@@ -133,48 +103,13 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
 
 
 def _say(text: str) -> None:
-    import sys
-
     print(text, file=sys.stderr)
-
-
-def _run_passthrough(argv: Sequence[str], env: dict[str, str], timeout: float | None) -> int:
-    """Run with the terminal's stdout and stderr; stop the whole group on
-    timeout or Ctrl-C (SIGTERM first: the ranks then write their traces)."""
-    try:
-        proc = subprocess.Popen(list(argv), env=env, start_new_session=True)
-    except OSError as exc:
-        raise MpiscopeError(f"cannot start {argv[0]}: {exc.strerror or exc}") from None
-    try:
-        return proc.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop(proc)
-        raise RunFailedError(f"the program did not finish within --timeout {timeout:g} s and "
-                             "was stopped; its partial trace is kept") from None
-    except BaseException:
-        _stop(proc)
-        raise
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(proc.pid, sig)
-        except (ProcessLookupError, PermissionError):
-            return
-        deadline = time.monotonic() + KILL_GRACE_SECONDS
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                return
-            time.sleep(0.05)
 
 
 # --- looking at a trace -------------------------------------------------------
 
 def _view_parser(name: str) -> argparse.ArgumentParser:
-    from mpiscope.cli import _Parser
-
-    parser = _Parser(prog=f"mpiscope trace {name}")
+    parser = Parser(prog=f"mpiscope trace {name}")
     parser.add_argument("trace", metavar="TRACE", help="trace directory")
     if name == "summary":
         parser.add_argument("--top", type=int, default=15, metavar="N",
