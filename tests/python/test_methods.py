@@ -14,7 +14,6 @@ import pytest
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.method_options import (
-    METHODS,
     Arrival,
     check_method_options,
     methods_for_ops,
@@ -26,6 +25,7 @@ from mpiscope.reports.method_compare import BARRIER_VIEWS as BARRIER_VIEWS_SHOWN
 from mpiscope.reports.method_compare import method_rows, ratio
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
+from mpiscope.result.methods import METHODS
 from mpiscope_fakes import BARRIER_VIEWS, METHOD_FACTORS, FakeMpi, run_cli
 from real_bench import mpiscope, needs_bench_flags, read
 

@@ -8,9 +8,9 @@ import argparse
 
 import pytest
 
-from mpiscope.commands.list_ops import OpInfo, OpOption
 from mpiscope.commands.overlap import blocking_counterpart, compute_option, overlap_rows
 from mpiscope.errors import MpiscopeError
+from mpiscope.measure.catalogue import OpInfo, OpOption
 from mpiscope.measure.op_options import check_op_options, parse_op_option
 from mpiscope.measure.ops_markdown import render_markdown
 

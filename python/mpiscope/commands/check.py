@@ -18,9 +18,10 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mpiscope.commands.run import add_measure_options, available_cores, check_out
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import build_env, format_command
+from mpiscope.measure.options import add_measure_options
+from mpiscope.measure.plan import available_cores, check_out
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Bench, Launch, find_bench, private_dir, run_launches
 from mpiscope.reports.check import verdict_lines

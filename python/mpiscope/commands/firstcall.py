@@ -15,16 +15,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.commands.methods import join_ops
-from mpiscope.commands.run import (
-    add_measure_options,
-    bench_arguments,
-    check_ops,
-    measure_defaults,
-    plan_run,
-)
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import build_env
+from mpiscope.measure.options import add_measure_options, measure_defaults
+from mpiscope.measure.plan import bench_arguments, check_ops, join_ops, plan_run
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
 from mpiscope.measure.sizes import parse_size_spec

@@ -14,15 +14,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.commands.run import add_measure_options, bench_arguments, check_ops, plan_run
-from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import build_env
-from mpiscope.measure.method_options import DEFAULT_METHOD, methods_for_ops
+from mpiscope.measure.method_options import methods_for_ops
+from mpiscope.measure.options import add_measure_options
+from mpiscope.measure.plan import bench_arguments, check_ops, join_ops, plan_run
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
 from mpiscope.reports.method_compare import render_methods
+from mpiscope.result.methods import DEFAULT_METHOD
 
-__all__ = ["add_parser", "join_ops", "run"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(commands: Any) -> None:
@@ -39,14 +40,6 @@ def add_parser(commands: Any) -> None:
     )
     add_measure_options(p, launches=False)
     p.set_defaults(handler=run)
-
-
-def join_ops(words: list[str]) -> str:
-    """``["bcast,barrier", "allreduce"]`` -> ``"bcast,barrier,allreduce"``."""
-    names = [name for word in words for name in word.split(",")]
-    if not all(name.strip() for name in names):
-        raise MpiscopeError(f"bad operation list {' '.join(words)!r}: empty name")
-    return ",".join(name.strip() for name in names)
 
 
 def run(args: argparse.Namespace) -> int:

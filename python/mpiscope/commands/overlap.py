@@ -1,7 +1,8 @@
 """``mpiscope overlap OP``: how much of a nonblocking (or persistent)
 collective overlaps with computation, measured as MPIPerf and OSU do.
 
-Two bench launches with the options of ``run``:
+Two bench launches (:func:`mpiscope.measure.runner.measure_plan`) with the
+options of ``run``:
 
 1. the blocking counterpart (``iallreduce`` -> ``allreduce``) and the
    operation itself without computation, at every size: the blocking time
@@ -22,11 +23,16 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.commands.run import add_measure_options, check_out
 from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.measure.options import add_measure_options
+from mpiscope.measure.plan import check_ops, check_out, plan_run
+from mpiscope.measure.runner import find_bench, measure_plan
+from mpiscope.reports.report import render_report
+from mpiscope.result import Result, load_result
 
 __all__ = ["add_parser", "blocking_counterpart", "compute_option", "overlap_rows", "run"]
 
@@ -65,8 +71,6 @@ def compute_option(blocking_ns: dict[int, float]) -> str:
 
 
 def _means(path: Path, op: str) -> dict[int, float]:
-    from mpiscope.result import load_result
-
     means: dict[int, float] = {}
     for point in load_result(path).points:
         if point.op == op and point.mean_ns is not None and math.isfinite(point.mean_ns):
@@ -117,18 +121,6 @@ def _with_infix(path: Path, infix: str) -> Path:
     return path.with_name(f"{path.stem}.{infix}{path.suffix or '.json'}")
 
 
-def _run_pass(
-    args: argparse.Namespace, ops: str, out: Path, options: list[tuple[str, str]]
-) -> None:
-    from mpiscope.commands.run import run as run_command
-
-    run_command(
-        argparse.Namespace(
-            **{**vars(args), "ops": ops, "out": str(out), "force": True, "option": options}
-        )
-    )
-
-
 def run(args: argparse.Namespace) -> int:
     op = args.op.strip().lower()
     blocking_op = blocking_counterpart(op)
@@ -141,11 +133,24 @@ def run(args: argparse.Namespace) -> int:
     for path in (first, summary):
         if path.exists() and not args.force:
             raise MpiscopeError(f"{path} exists (use --force to overwrite)")
-    _run_pass(args, f"{blocking_op},{op}", first, list(args.option))
+    args.ops = f"{blocking_op},{op}"
+    plan = plan_run(args)
+    bench = find_bench(args)
+    plan = replace(plan, ops=check_ops(plan, bench.profile), out=first)
+    # the second pass, without its compute times (known after the first)
+    check_ops(replace(plan, ops=plan.ops[1:], options=(*plan.options, ("compute_us", ""))),
+              bench.profile)
+
+    def render(result: Result) -> str:
+        return render_report(result, per_rank=args.per_rank)
+
+    measure_plan(args, plan, bench, render)
     blocking, pure = _means(first, blocking_op), _means(first, op)
     if not blocking:
         raise RunFailedError(f"no valid time of {blocking_op} in {first}: nothing to compare with")
-    _run_pass(args, op, out, [*args.option, ("compute_us", compute_option(blocking))])
+    compute = ("compute_us", compute_option(blocking))
+    measure_plan(args, replace(plan, ops=plan.ops[1:], out=out,
+                               options=(*plan.options, compute)), bench, render)
     rows = overlap_rows(blocking, pure, _means(out, op), blocking)
     summary.write_text(json.dumps({
         "op": op, "blocking_op": blocking_op, "blocking_result": str(first),

@@ -25,15 +25,11 @@ statistics of :mod:`mpiscope.result.stats` over the launches' medians.
 from __future__ import annotations
 
 import copy
-import json
-import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError
-from mpiscope.measure.method_options import METHODS
+from mpiscope.result.methods import METHODS
 from mpiscope.result.stats import (
     DEFAULT_RESAMPLES,
     DISAGREE_MIN_CV,
@@ -49,7 +45,6 @@ __all__ = [
     "launch_summary",
     "merge_documents",
     "summary_key",
-    "write_document",
 ]
 
 SUMMARY_KEYS = ("op", "size_bytes", "nprocs", "method", "cache")
@@ -216,14 +211,3 @@ def _order(key: tuple[Any, ...]) -> tuple[Any, ...]:
     methods = list(METHODS)
     rank = methods.index(method) if method in methods else len(methods)
     return (op, -1 if size is None else size, nprocs, rank, str(method), str(cache))
-
-
-def write_document(doc: Mapping[str, Any], path: Path) -> None:
-    """Write ``doc`` to ``path`` atomically (a temporary file, then rename)."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except (OSError, ValueError) as exc:
-        tmp.unlink(missing_ok=True)
-        raise MpiscopeError(f"cannot write {path}: {exc}") from None

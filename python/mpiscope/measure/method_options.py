@@ -1,8 +1,8 @@
 """Timing methods, arrival patterns and cache modes as the command line takes them.
 
-The bench (src/engine/method*.c) implements the methods; this module knows
-their names, which operations and options they apply to, and checks what
-the user typed before anything is launched. Each parser is an argparse
+The bench (src/engine/method*.c) implements the methods
+(:mod:`mpiscope.result.methods` lists them); this module checks what the
+user typed against them before anything is launched. Each parser is an argparse
 ``type=`` (raises ArgumentTypeError, shown as one line); the checks that
 need several options at once raise MpiscopeError.
 """
@@ -10,21 +10,19 @@ need several options at once raise MpiscopeError.
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import name_list, unknown
+from mpiscope.result.methods import METHODS
 
 __all__ = [
     "ARRIVAL_KINDS",
     "MAX_ARRIVAL_US",
     "CACHE_MODES",
-    "DEFAULT_METHOD",
-    "METHODS",
     "Arrival",
-    "MethodInfo",
     "check_method_options",
     "methods_for_ops",
     "parse_arrival",
@@ -32,88 +30,20 @@ __all__ = [
     "parse_methods",
 ]
 
-DEFAULT_METHOD = "window"
 CACHE_MODES = ("cold", "warm")
 ARRIVAL_KINDS = ("none", "late", "linear", "random")
 #: The largest arrival offset the bench takes (10 s).
 MAX_ARRIVAL_US = 1e7
 
 
-@dataclass(frozen=True)
-class MethodInfo:
-    """One timing method: what it does and where it applies."""
-
-    name: str
-    description: str
-    scheduled: bool  # launches start at planned global times: --arrival applies
-    only_ops: tuple[str, ...] = ()  # empty: every operation
-
-
-#: Every method of the bench, in the order `mpiscope methods` runs them.
-METHODS: dict[str, MethodInfo] = {
-    info.name: info
-    for info in (
-        MethodInfo(
-            "window",
-            "synchronized windows (MPIPerf): every launch starts at the same global moment; "
-            "time = max over ranks",
-            True,
-        ),
-        MethodInfo(
-            "roundtime",
-            "each launch scheduled after the observed completion of the previous one "
-            "(round-time, Schuchart/Hunold/Bosilca)",
-            True,
-        ),
-        MethodInfo(
-            "barrier",
-            "the IMB/OSU loop: a barrier, then k back-to-back launches averaged per rank",
-            False,
-        ),
-        MethodInfo(
-            "barrier-each", "a barrier before every launch; per-launch max over ranks", False
-        ),
-        MethodInfo("none", "back-to-back launches, no separation", False),
-        MethodInfo("root", "MPIBlib: the time on the root rank", False),
-        MethodInfo("max", "MPIBlib: the max over ranks of their local times", False),
-        MethodInfo("global", "MPIBlib: global clock, last end - first start", False),
-        MethodInfo(
-            "bcast-supinski",
-            "de Supinski & Karonis: Bcast time from acknowledged broadcasts (bcast only)",
-            False,
-            ("bcast",),
-        ),
-    )
-}
-
-
-def _unknown(what: str, name: str, known: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name.lower(), list(known), n=1)
-    if close:
-        return f"unknown {what} {name!r} (did you mean {close[0]!r}?)"
-    return f"unknown {what} {name!r} (known: {', '.join(known)})"
-
-
-def _name_list(text: str, known: Sequence[str], what: str) -> list[str]:
-    names = [name.strip().lower() for name in text.split(",")]
-    if not all(names):
-        raise argparse.ArgumentTypeError(f"bad {what} list {text!r}: empty name")
-    for name in names:
-        if name not in known:
-            raise argparse.ArgumentTypeError(_unknown(what, name, known))
-    if len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(f"bad {what} list {text!r}: a {what} appears twice")
-    return names
-
-
 def parse_methods(text: str) -> list[str]:
     """``window,barrier`` -> ["window", "barrier"] (any case, no duplicates)."""
-    return _name_list(text, list(METHODS), "method")
+    return name_list(text, list(METHODS), "method")
 
 
 def parse_cache_modes(text: str) -> list[str]:
     """``cold``, ``warm``, ``cold,warm`` (both: every point measured in each)."""
-    return _name_list(text, list(CACHE_MODES), "cache mode")
+    return name_list(text, list(CACHE_MODES), "cache mode")
 
 
 @dataclass(frozen=True)
@@ -156,7 +86,7 @@ def parse_arrival(text: str) -> Arrival:
              "random": "random:US[:SEED]"}  # fmt: skip
     if kind not in forms:
         raise argparse.ArgumentTypeError(
-            f"{_unknown('arrival pattern', kind, ARRIVAL_KINDS)}; "
+            f"{unknown('arrival pattern', kind, ARRIVAL_KINDS)}; "
             "forms: none, late:RANK:US, linear:US, random:US[:SEED]"
         )
     counts = {"none": (1,), "late": (3,), "linear": (2,), "random": (2, 3)}[kind]

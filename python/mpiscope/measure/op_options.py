@@ -12,8 +12,8 @@ import argparse
 import difflib
 from collections.abc import Sequence
 
-from mpiscope.commands.list_ops import OpInfo
 from mpiscope.errors import MpiscopeError
+from mpiscope.measure.catalogue import OpInfo
 
 __all__ = ["ENGINE_OPTIONS", "check_op_options", "parse_op_option"]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mpiscope.commands.list_ops import OpInfo
+from mpiscope.measure.catalogue import OpInfo
 from mpiscope.measure.op_options import ENGINE_OPTIONS
 
 __all__ = ["render_markdown"]

@@ -1,27 +1,29 @@
-"""Command-side glue: one or several bench launches, one result document, shown.
+"""Running the bench: one or several launches, one result document, shown.
 
-Used by ``run --launches``, ``methods``, ``firstcall`` and ``check``. Each
-launch writes into a private directory next to the result file; the
-commands then write the final document (one launch's as it is, several
-merged by :func:`mpiscope.measure.launches.merge_documents`) to ``--out`` and print
-it with their own renderer. A launch that fails or is interrupted stops
-the series; what was measured until then is still written and shown, then
-the error is raised. ``--timeout`` bounds the whole series. This module
-prints: it is the end of a command.
+The one launch path of every measuring command (run, methods, overlap,
+firstcall, check). A single launch may write the final document itself
+(``run``: the bench's own file is the result); otherwise each launch writes
+into a private directory next to the result file, and the document (one
+launch's as it is, several merged by
+:func:`mpiscope.measure.launches.merge_documents`) is then written to
+``--out``. The result is printed with the renderer the command passes in.
+A launch that fails or is interrupted stops the series; what was measured
+until then is still written and shown, then the error is raised.
+``--timeout`` bounds the whole series. This module prints: it is the end
+of a command.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import secrets
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import (
@@ -38,23 +40,22 @@ from mpiscope.measure.launches import (
     launch_seeds,
     launch_summary,
     merge_documents,
-    write_document,
 )
+from mpiscope.measure.plan import RunPlan, bench_arguments
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.mpi_profile import MpiProfile, select_profile
-from mpiscope.reports.report import render_report
-from mpiscope.result import Result, load_result, validate_result
+from mpiscope.result import Result, load_result, write_document
 
-if TYPE_CHECKING:
-    from mpiscope.commands.run import RunPlan
+#: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
+FileId = tuple[int, int]
 
 __all__ = [
     "Bench",
     "Launch",
     "find_bench",
     "private_dir",
+    "measure_plan",
     "run_launches",
-    "run_repeated",
 ]
 
 
@@ -95,35 +96,30 @@ def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
     return tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent)
 
 
-def run_repeated(
-    args: argparse.Namespace,
-    plan: RunPlan,
-    profile: MpiProfile,
-    launcher: list[str],
-    bench: str,
+def measure_plan(
+    args: argparse.Namespace, plan: RunPlan, bench: Bench, render: Callable[[Result], str]
 ) -> int:
-    """``mpiscope run --launches R``: R launches, each with its own point order
-    (seeds drawn from ``--seed``, random when not given), merged, summarised."""
-    from mpiscope.commands.run import bench_arguments  # cmd_run imports this module lazily
-
+    """Measure ``plan``: one launch that writes ``plan.out`` itself, or with
+    ``--launches R`` R launches, each with its own point order (seeds drawn
+    from ``--seed``, random when not given), merged and summarised."""
+    display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+    env = build_env(bench.profile)
+    repeats = getattr(args, "launches", 1)
+    if repeats == 1:
+        launch = Launch(bench.command(bench_arguments(args, plan, bench.profile, bench.launcher)),
+                        plan.out)
+        return run_launches([launch], env, args.timeout, display, plan.out, render)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     with private_dir(plan.out) as tmp:
         launches = []
-        for index, shuffle in enumerate(launch_seeds(seed, args.launches)):
+        for index, shuffle in enumerate(launch_seeds(seed, repeats)):
             own = dataclasses.replace(
                 plan, out=Path(tmp) / f"launch-{index}.json", shuffle_seed=shuffle
             )
-            arguments = bench_arguments(args, own, profile, launcher)
-            launches.append(Launch([*launcher, bench, *arguments], own.out, shuffle))
-        display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+            arguments = bench_arguments(args, own, bench.profile, bench.launcher)
+            launches.append(Launch(bench.command(arguments), own.out, shuffle))
         return run_launches(
-            launches,
-            build_env(profile),
-            args.timeout,
-            display,
-            plan.out,
-            lambda result: render_report(result, per_rank=args.per_rank),
-            summary_seed=seed,
+            launches, env, args.timeout, display, plan.out, render, summary_seed=seed
         )
 
 
@@ -139,11 +135,14 @@ def run_launches(
 ) -> int:
     """Run ``launches`` in turn, write one document to ``out``, print it.
 
-    With one launch the document is the bench's own; with several they are
+    With one launch the document is the bench's own (written by the bench
+    itself when the launch's ``out`` is ``out``); with several they are
     merged, and with ``summary_seed`` the launch summary is added. Returns
     0; raises RunFailedError (after writing and showing what exists) when a
     launch failed, KeyboardInterrupt when interrupted.
     """
+    direct = len(launches) == 1 and launches[0].out == out
+    before = _file_id(out) if direct else None
     outcomes: list[LaunchOutcome] = []
     interrupted = False
     deadline = None if timeout is None else time.monotonic() + timeout
@@ -151,13 +150,13 @@ def run_launches(
         for index, launch in enumerate(launches):
             remaining = None if deadline is None else deadline - time.monotonic()
             progress = _Renumbered(display, index, len(launches))
-            outcome = _run_one(launch, env, remaining, progress)
+            outcome = _run_one(launch, env, remaining, progress, before)
             outcomes.append(outcome)
             if outcome.error is not None:
                 break
     except KeyboardInterrupt:
         interrupted = True
-        outcomes.append(_interrupted(launch))
+        outcomes.append(_interrupted(launch, before))
     finally:
         display.close()
     doc = outcomes[0].doc if len(launches) == 1 else merge_documents(outcomes, len(launches))
@@ -166,13 +165,16 @@ def run_launches(
         failure = f"launch {len(outcomes) - 1} of {len(launches)}: {failure}"
     if doc is None:
         note = "no result was written"
+        if direct and _file_id(out) not in (None, before):  # the bench's own file, unreadable
+            note = f"partial result kept in {out}, but it cannot be shown: {_load_error(out)}"
         if interrupted:
             raise KeyboardInterrupt(note)
         raise RunFailedError(f"{failure}; {note}")
     doc = dict(doc)
     if summary_seed is not None:
         doc.update(launch_summary(doc, summary_seed))
-    write_document(doc, out)
+    if not direct:
+        write_document(doc, out)
     try:
         result = load_result(out)
     except MpiscopeError as exc:
@@ -211,7 +213,11 @@ def _utc_now() -> str:
 
 
 def _run_one(
-    launch: Launch, env: Mapping[str, str], timeout: float | None, progress: _Renumbered
+    launch: Launch,
+    env: Mapping[str, str],
+    timeout: float | None,
+    progress: _Renumbered,
+    before: FileId | None,
 ) -> LaunchOutcome:
     start = _utc_now()
     error: str | None = None
@@ -224,7 +230,7 @@ def _run_one(
                 error = f"mpiscope-bench failed ({describe_exit(code)})"
         except RunFailedError as exc:
             error = str(exc)
-    doc, read_error = _read(launch.out)
+    doc, read_error = _read(launch.out, before)
     if error is None and read_error is not None:
         error = read_error
     elif error is None and doc is not None and doc.get("status") != "complete":
@@ -234,22 +240,36 @@ def _run_one(
     )
 
 
-def _interrupted(launch: Launch) -> LaunchOutcome:
-    doc, _ = _read(launch.out)
+def _interrupted(launch: Launch, before: FileId | None) -> LaunchOutcome:
+    doc, _ = _read(launch.out, before)
     now = _utc_now()
     return LaunchOutcome(
         format_command(launch.command), now, now, doc, "interrupted", launch.shuffle_seed
     )
 
 
-def _read(path: Path) -> tuple[dict[str, Any] | None, str | None]:
-    """The document a launch wrote (validated), or why there is none."""
-    if not path.exists():
+def _read(path: Path, before: FileId | None) -> tuple[dict[str, Any] | None, str | None]:
+    """The document a launch wrote (validated), or why there is none; a file
+    with the id ``before`` was there before the launch, not written by it."""
+    if _file_id(path) in (None, before):
         return None, "mpiscope-bench wrote no result"
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        validate_result(data, str(path.name))
-    except (OSError, ValueError, MpiscopeError) as exc:
+        return dict(load_result(path).data), None
+    except MpiscopeError as exc:
         return None, f"mpiscope-bench wrote an unreadable result: {exc}"
-    doc: dict[str, Any] = data
-    return doc, None
+
+
+def _load_error(path: Path) -> str:
+    try:
+        load_result(path)
+    except MpiscopeError as exc:
+        return str(exc)
+    return "it changed while being read"
+
+
+def _file_id(path: Path) -> FileId | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_ino, st.st_mtime_ns)

@@ -14,9 +14,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpiscope.measure.method_options import DEFAULT_METHOD, METHODS
+from mpiscope.reports.header import PARTIAL_BANNER, header_rows
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
+from mpiscope.result.methods import DEFAULT_METHOD, METHODS
 from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
 
 __all__ = [
@@ -225,10 +226,6 @@ def views_lines(rows: Sequence[MethodRow]) -> list[str]:
 def render_methods(result: Result) -> str:
     """The ``mpiscope methods`` output: the report's header block, the
     comparison and the warnings (``mpiscope report FILE`` shows every point)."""
-    from mpiscope.reports.report import (  # report imports this module lazily
-        PARTIAL_BANNER,
-        header_rows,
-    )
 
     partial = [] if result.complete else [f"{PARTIAL_BANNER} (status: {result.status})", ""]
     header = header_rows(result)

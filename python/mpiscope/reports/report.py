@@ -1,7 +1,7 @@
 """The text report of a result document: a header block, one row per point.
 
-The header says what was measured with what (MPI library, hosts, ranks,
-timer, clock sync, method, cache); the table gives per point the launch
+The header (:mod:`mpiscope.reports.header`) says what was measured with
+what; the table gives per point the launch
 counts and the statistics of section 5 of the measurement spec. Each time
 column has one unit, chosen for its typical value. A result that did not
 finish says so loudly, first and last.
@@ -10,25 +10,31 @@ finish says so loudly, first and last.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.reports.check import check_lines
+from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
+from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, partial_lines
+from mpiscope.reports.launch_report import summary_lines
+from mpiscope.reports.method_compare import comparison_lines
 from mpiscope.result import Point, Result
-from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
+from mpiscope.result.units import (
+    format_bytes,
+    format_number,
+    format_percent,
+    pick_time_unit,
+)
 
-__all__ = ["header_rows", "render_report", "table_cells"]
-
-MISSING = "-"
-PARTIAL_BANNER = "PARTIAL RESULT: the run did not finish"
-
+__all__ = ["render_report", "table_cells"]
 
 def render_report(result: Result, per_rank: bool = False) -> str:
     """The whole report as text (no trailing newline)."""
     lines: list[str] = []
-    partial = _partial_lines(result)
+    partial = partial_lines(result)
     lines += partial
-    lines += _header_lines(result)
+    lines += header_lines(result)
     lines.append("")
     lines += _body_lines(result, per_rank)
     if result.warnings:
@@ -44,153 +50,11 @@ def render_report(result: Result, per_rank: bool = False) -> str:
 def _body_lines(result: Result, per_rank: bool) -> list[str]:
     """The point table (then the launch summary and the comparison of timing
     methods, when there are), or what a check or first-call document shows."""
-    # lazy: these modules render their own parts of a report
-    from mpiscope.reports.check import check_lines
-    from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
-    from mpiscope.reports.launch_report import summary_lines
-    from mpiscope.reports.method_compare import comparison_lines
-
     if result.data.get("check") is not None:
         return check_lines(result)
     if is_firstcall(result):
         return firstcall_lines(result)
     return _table_lines(result, per_rank) + summary_lines(result) + comparison_lines(result)
-
-
-# --- header -----------------------------------------------------------------
-
-
-def _partial_lines(result: Result) -> list[str]:
-    if result.complete:
-        return []
-    line = f"{PARTIAL_BANNER} (status: {result.status})"
-    if result.error:
-        line += f": {result.error}"
-    return [line, ""]
-
-
-def _header_lines(result: Result) -> list[str]:
-    rows = header_rows(result)
-    width = max(len(name) for name, _ in rows)
-    return [f"{name:<{width}}  {value}" for name, value in rows]
-
-
-def header_rows(result: Result) -> list[tuple[str, str]]:
-    """The header block as (name, text) pairs, for other renderings (HTML)."""
-    env = result.environment
-    return [
-        ("MPI library", _mpi_line(env)),
-        ("hosts", _hosts_line(env)),
-        ("launcher", env.get("launcher") or MISSING),
-        ("timer", _timer_line(env["timer"])),
-        ("clock sync", _sync_line(env["clock_sync"])),
-        ("method", _method_line(result.method)),
-        ("stopping", _stop_line(result.method)),
-        ("cache", _cache_line(env["cache"])),
-        ("cpu", str(env.get("cpu_model") or MISSING)),
-        ("compiler", str(env.get("compiler") or MISSING)),
-        ("time (UTC)", f"{env['start_time_utc']} .. {env.get('end_time_utc') or 'not finished'}"),
-        ("command", env.get("command_line") or MISSING),
-        ("mpiscope", f"{env.get('mpiscope_version')} (result schema {result.schema_version})"),
-    ]
-
-
-def _mpi_line(env: Mapping[str, Any]) -> str:
-    library = str(env.get("mpi_library_version") or "").strip()
-    first = " ".join(library.splitlines()[0].split()) if library else "unknown"
-    extra = [f"MPI {env.get('mpi_version')}"]
-    if env.get("mpi_implementation"):
-        extra.append(str(env["mpi_implementation"]))
-    return f"{first} ({', '.join(extra)})"
-
-
-def _hosts_line(env: Mapping[str, Any]) -> str:
-    hosts = list(env.get("hosts") or [])
-    shown = ", ".join(hosts[:4]) + (f", ... ({len(hosts)} hosts)" if len(hosts) > 4 else "")
-    nodes = env.get("nodes")
-    text = (
-        f"{shown} ({nodes} node{'s' if nodes != 1 else ''}, {env.get('ranks')} ranks, "
-        f"{env.get('ranks_per_node')} per node"
-    )
-    if env.get("oversubscribed"):
-        text += ", OVERSUBSCRIBED"
-    return text + ")"
-
-
-def _timer_line(timer: Mapping[str, Any]) -> str:
-    text = f"{timer['name']}"
-    if timer.get("source"):
-        text += f" ({timer['source']})"
-    text += (
-        f", resolution {format_ns(timer['resolution_ns'])}, "
-        f"read overhead {format_ns(timer['read_overhead_ns'])}"
-    )
-    if timer.get("frequency_hz"):
-        text += f", {format_number(timer['frequency_hz'] / 1e9, 4)} GHz"
-    if timer.get("invariant") is False:
-        text += ", NOT INVARIANT"
-    if timer.get("wtime_is_global"):
-        text += ", MPI_WTIME_IS_GLOBAL"
-    return text
-
-
-def _sync_line(sync: Mapping[str, Any]) -> str:
-    text = f"{sync['algorithm']}, max residual {format_ns(sync.get('max_abs_residual_ns'))}"
-    if sync.get("max_abs_end_residual_ns") is not None:
-        text += f" (at the end {format_ns(sync['max_abs_end_residual_ns'])})"
-    text += f", {sync.get('exchanges')} exchanges in {format_ns(sync.get('duration_ns'))}"
-    return text
-
-
-def _method_line(method: Mapping[str, Any]) -> str:
-    name = str(method["name"])
-    if name != "window":
-        params = ""
-    else:
-        params = (
-            f": k={method['k']}, k_init={method['k_init']}, gamma={method['gamma']}, "
-            f"invalid threshold {_percent(method['invalid_threshold'])}, "
-            f"min window {format_ns(method['window_min_ns'])}, "
-            f"late tolerance {format_ns(method['late_tolerance_ns'])}"
-            + (
-                f" or {_percent(method['late_tolerance_fraction'])} of the window"
-                if method.get("late_tolerance_fraction")
-                else ""
-            )
-            + ", "
-            f"t_bcast {format_ns(method['t_bcast_ns'])}"
-        )
-    return (
-        f"{name}{params}; trim {_percent(method['trim_fraction'])} each side, "
-        f"confidence {_percent(method['confidence'])}"
-    )
-
-
-def _stop_line(method: Mapping[str, Any]) -> str:
-    if method["stop_rule"] == "error":
-        rule = (
-            f"error rule: RSE <= {_percent(method['target_rse'])} "
-            f"with >= {method['min_valid']} valid launches"
-        )
-    else:
-        rule = f"count rule: {method['max_valid']} valid launches"
-    return (
-        f"{rule}; at most {method['max_launches']} launches "
-        f"and {format_number(method['max_point_seconds'])} s per point"
-    )
-
-
-def _cache_line(cache: Mapping[str, Any]) -> str:
-    parts = [f"alignment {format_bytes(cache.get('alignment_bytes'))}"]
-    if cache.get("llc_bytes") is not None:
-        parts.append(f"LLC {format_bytes(cache['llc_bytes'])}")
-    if cache.get("pool_limit_bytes") is not None:
-        parts.append(f"buffer pool limit {format_bytes(cache['pool_limit_bytes'])}")
-    return f"{cache['mode']} ({', '.join(parts)})"
-
-
-def _percent(fraction: float) -> str:
-    return f"{format_number(fraction * 100, 3)}%"
 
 
 # --- table ------------------------------------------------------------------
@@ -229,8 +93,8 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
             "first rank (median over valid launches; needs --raw)"
         )
     lines.append(
-        f"E: half-width of the {_percent(result.confidence)} confidence interval of the mean; "
-        "n_t/n_c/n_s: launches / valid / kept after trimming"
+        f"E: half-width of the {format_percent(result.confidence)} confidence interval of the "
+        "mean; n_t/n_c/n_s: launches / valid / kept after trimming"
     )
     return lines
 
@@ -246,7 +110,7 @@ def table_cells(result: Result) -> tuple[list[str], list[str], list[list[str]]]:
 
 def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
     """Every time cell carries its own unit: a column runs from ns to ms."""
-    conf = _percent(result.confidence)
+    conf = format_percent(result.confidence)
     columns = [
         _Column("op", "<", lambda p: p.op, lambda r: f"  rank {r.rank}"),
         _Column("size", ">", lambda p: format_bytes(p.size_bytes)),

@@ -19,6 +19,7 @@ from mpiscope.result.document import (
     parse_result,
     result_schema,
     validate_result,
+    write_document,
 )
 
 __all__ = [
@@ -31,4 +32,5 @@ __all__ = [
     "parse_result",
     "result_schema",
     "validate_result",
+    "write_document",
 ]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import statistics
 from collections.abc import Iterator, Mapping
@@ -31,6 +32,7 @@ __all__ = [
     "parse_result",
     "result_schema",
     "validate_result",
+    "write_document",
 ]
 
 #: The major schema version this package reads.
@@ -327,3 +329,15 @@ def _json_path(parts: Any) -> str:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def write_document(doc: Mapping[str, Any], path: Path) -> None:
+    """Write a JSON document to ``path`` atomically (a temporary file, then
+    rename): a reader sees the old file or the new one, never half of it."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except (OSError, ValueError) as exc:
+        tmp.unlink(missing_ok=True)
+        raise MpiscopeError(f"cannot write {path}: {exc}") from None

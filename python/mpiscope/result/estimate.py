@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.result.document import Point, Result
+from mpiscope.result.methods import DEFAULT_METHOD
 
 __all__ = [
-    "DEFAULT_METHOD",
     "Estimate",
     "Key",
     "estimate",
@@ -34,10 +34,6 @@ __all__ = [
     "point_method",
     "summary_index",
 ]
-
-#: A point without ``"method"`` was measured with its document's method,
-#: "window" unless the document says otherwise.
-DEFAULT_METHOD = "window"
 
 #: (op, size_bytes, nprocs, method, cache mode): what makes two points
 #: comparable (the key of ``launch_summary`` too).

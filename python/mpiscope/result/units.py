@@ -13,6 +13,7 @@ __all__ = [
     "TIME_UNITS",
     "format_bytes",
     "format_ns",
+    "format_percent",
     "format_number",
     "pick_time_unit",
 ]
@@ -93,3 +94,8 @@ def format_bytes(size: int | float | None) -> str:
     if float(value).is_integer():
         return f"{int(value)} {name}"
     return f"{format_number(value, 3)} {name}"
+
+
+def format_percent(fraction: float) -> str:
+    """0.05 -> ``5%`` (3 significant digits)."""
+    return f"{format_number(fraction * 100, 3)}%"

@@ -1,0 +1,106 @@
+"""The catalogue of operations mpiscope-bench can measure.
+
+The catalogue comes from the bench itself (``mpiscope-bench --list-ops``
+prints a JSON array), so it is always the one of the build in use. It is
+shown by ``mpiscope list-ops`` and validates the operation names of a plan.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.launcher import build_env, format_command, run_captured
+from mpiscope.mpi_profile import MpiProfile
+
+__all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
+
+#: Seconds the bench may take to print its catalogue.
+LIST_OPS_TIMEOUT = 60.0
+
+
+@dataclass(frozen=True)
+class OpOption:
+    name: str
+    default: str
+    unit: str
+    description: str
+
+
+@dataclass(frozen=True)
+class OpInfo:
+    name: str
+    description: str
+    size_meaning: str
+    flags: tuple[str, ...]
+    options: tuple[OpOption, ...]
+
+
+def query_ops(profile: MpiProfile, timeout: float = LIST_OPS_TIMEOUT) -> tuple[str, list[OpInfo]]:
+    """Ask the profile's bench for its catalogue: (the JSON text, the parsed list)."""
+    argv = [profile.check_bench(), "--list-ops"]
+    code, out, err = run_captured(argv, build_env(profile), timeout)
+    if code != 0:
+        last = (err.strip().splitlines() or ["no message"])[-1]
+        raise RunFailedError(f"{format_command(argv)} failed with exit code {code}: {last}")
+    return out, parse_ops(out, format_command(argv))
+
+
+def parse_ops(text: str, source: str = "list-ops") -> list[OpInfo]:
+    """Parse and check the catalogue printed by ``mpiscope-bench --list-ops``."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MpiscopeError(f"{source} did not print valid JSON: {exc}") from None
+    if not isinstance(data, list):
+        raise MpiscopeError(f"{source} printed JSON that is not an array of operations")
+    try:
+        return [_op_from_json(item) for item in data]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MpiscopeError(f"{source} printed a malformed operation entry: {exc!r}") from None
+
+
+def _op_from_json(item: Any) -> OpInfo:
+    if not isinstance(item, dict) or not isinstance(item["name"], str):
+        raise ValueError(item)
+    options = tuple(
+        OpOption(
+            str(o["name"]),
+            str(o.get("default", "")),
+            str(o.get("unit", "")),
+            str(o.get("description", "")),
+        )
+        for o in item.get("options") or []
+    )
+    return OpInfo(
+        name=item["name"],
+        description=str(item.get("description", "")),
+        size_meaning=str(item.get("size_meaning", "")),
+        flags=tuple(str(f) for f in item.get("flags") or []),
+        options=options,
+    )
+
+
+def render_ops(ops: list[OpInfo]) -> str:
+    """The catalogue as a table; under each operation what its size means
+    and its options."""
+    if not ops:
+        return "mpiscope-bench reports no operation"
+    flags = [",".join(op.flags) or "-" for op in ops]
+    name_width = max(len("operation"), *(len(op.name) for op in ops))
+    flag_width = max(len("flags"), *(len(f) for f in flags))
+    indent = " " * (name_width + flag_width + 4)
+    lines = [
+        f"{'operation':<{name_width}}  {'flags':<{flag_width}}  description",
+        f"{'-' * name_width}  {'-' * flag_width}  {'-' * 11}",
+    ]
+    for op, flag in zip(ops, flags, strict=True):
+        lines.append(f"{op.name:<{name_width}}  {flag:<{flag_width}}  {op.description}".rstrip())
+        if op.size_meaning:
+            lines.append(f"{indent}size: {op.size_meaning}")
+        for o in op.options:
+            unit = f" {o.unit}" if o.unit else ""
+            lines.append(f"{indent}option {o.name} = {o.default}{unit}: {o.description}".rstrip())
+    return "\n".join(lines)

@@ -1,0 +1,211 @@
+"""The plan of a measurement: every input checked before anything is launched.
+
+:func:`plan_run` checks what the user typed (sizes and process counts,
+statistics parameters, methods and arrival, element type and reduction,
+the output file, the number of cores); :func:`check_ops` checks the
+operations and their options against the bench's catalogue; and
+:func:`bench_arguments` gives the bench explicit values for everything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.launcher import format_command
+from mpiscope.measure.catalogue import query_ops
+from mpiscope.measure.method_options import Arrival, check_method_options
+from mpiscope.measure.op_options import check_op_options
+from mpiscope.measure.options import (
+    DEFAULT_MAX_LAUNCHES,
+    DEFAULT_NPROCS_SIZE,
+    DEFAULT_SIZES,
+    DTYPES,
+    REDUCE_OPS,
+)
+from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
+from mpiscope.mpi_profile import MpiProfile
+from mpiscope.parsing import unknown
+from mpiscope.result.methods import DEFAULT_METHOD
+
+__all__ = [
+    "RunPlan",
+    "available_cores",
+    "bench_arguments",
+    "check_ops",
+    "check_out",
+    "join_ops",
+    "plan_run",
+]
+
+
+@dataclass(frozen=True)
+class RunPlan:
+    """A checked run: what to pass to the bench and where the result goes."""
+
+    ops: list[str]
+    sizes: list[int]
+    nprocs: list[int] | None
+    out: Path
+    oversubscribed: bool
+    max_launches: int
+    methods: tuple[str, ...] = ()  # empty: the bench's default (window)
+    arrival: Arrival | None = None
+    shuffle_seed: int | None = None  # measure the points in a random order
+    options: tuple[tuple[str, str], ...] = ()  # operation-specific, checked by check_ops
+
+
+def available_cores() -> int:
+    """Cores this process may run on (its affinity mask)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def join_ops(words: list[str]) -> str:
+    """``["bcast,barrier", "allreduce"]`` -> ``"bcast,barrier,allreduce"``."""
+    names = [name for word in words for name in word.split(",")]
+    if not all(name.strip() for name in names):
+        raise MpiscopeError(f"bad operation list {' '.join(words)!r}: empty name")
+    return ",".join(name.strip() for name in names)
+
+
+def plan_run(args: argparse.Namespace) -> RunPlan:
+    """Check every local input of ``args`` (the options of
+    :func:`~mpiscope.measure.options.add_measure_options` and ``ops``, a
+    comma-separated list); raise MpiscopeError on the first problem."""
+    ops = [name.strip() for name in args.ops.split(",")]
+    if not all(ops):
+        raise MpiscopeError(f"bad operation list {args.ops!r}: empty name")
+    if len({op.lower() for op in ops}) != len(ops):
+        raise MpiscopeError(f"bad operation list {args.ops!r}: an operation appears twice")
+    nprocs = parse_nprocs_spec(args.nprocs) if args.nprocs is not None else None
+    sizes = parse_size_spec(args.sizes) if args.sizes is not None else None
+    if nprocs is not None:
+        if sizes is None:
+            sizes = [DEFAULT_NPROCS_SIZE]
+        elif len(sizes) != 1:
+            raise MpiscopeError(
+                f"with --nprocs, --sizes must be one size, not {len(sizes)} ({args.sizes!r})"
+            )
+        if max(nprocs) > args.np:
+            raise MpiscopeError(
+                f"--nprocs {args.nprocs!r} goes up to {max(nprocs)}, more than --np {args.np}"
+            )
+    elif sizes is None:
+        sizes = parse_size_spec(DEFAULT_SIZES)
+    smallest = min(nprocs) if nprocs else args.np
+    if args.root >= smallest:
+        raise MpiscopeError(f"--root {args.root} is not a rank of a {smallest}-process run")
+    methods = tuple(args.method or ())
+    check_method_options(ops, methods or (DEFAULT_METHOD,), args.arrival, args.window_ns, args.np)
+    kinds = REDUCE_OPS[args.reduce_op]
+    if DTYPES[args.dtype] not in kinds:
+        raise MpiscopeError(
+            f"--reduce-op {args.reduce_op} does not apply to --dtype {args.dtype} "
+            f"(it needs a type of kind: {', '.join(sorted(kinds))})"
+        )
+    max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
+    cores = available_cores()
+    oversubscribed = args.np > cores
+    if oversubscribed and not args.oversubscribe:
+        raise MpiscopeError(
+            f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
+            "measure the scheduler, not MPI (use --oversubscribe to run anyway)"
+        )
+    return RunPlan(
+        ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
+        options=tuple(getattr(args, "option", None) or ()),
+    )
+
+
+def check_out(args: argparse.Namespace) -> Path:
+    """The absolute ``--out`` path (default: a time-stamped name), refused when
+    it exists without ``--force`` or cannot be written."""
+    name = args.out or time.strftime("mpiscope-%Y%m%d-%H%M%S.json")
+    out = Path(name).expanduser().absolute()
+    if out.is_dir():
+        raise MpiscopeError(f"{name} is a directory")
+    if out.exists() and not args.force:
+        raise MpiscopeError(f"{name} exists (use --force to overwrite)")
+    if not out.parent.is_dir():
+        raise MpiscopeError(f"cannot write {name}: directory {out.parent} does not exist")
+    if not os.access(out.parent, os.W_OK):
+        raise MpiscopeError(f"cannot write {name}: directory {out.parent} is not writable")
+    return out
+
+
+def check_ops(plan: RunPlan, profile: MpiProfile) -> list[str]:
+    """The requested operations by their catalogue names (case does not
+    matter); an unknown one is an error, and so is an option none of them has."""
+    _, catalogue = query_ops(profile)
+    known = {op.name.lower(): op.name for op in catalogue}
+    for name in plan.ops:
+        if name.lower() not in known:
+            raise MpiscopeError(unknown("operation", name, list(known.values())))
+    ops = [known[name.lower()] for name in plan.ops]
+    check_op_options(plan.options, [op for op in catalogue if op.name in ops])
+    return ops
+
+
+def bench_arguments(
+    args: argparse.Namespace, plan: RunPlan, profile: MpiProfile, launcher: list[str]
+) -> list[str]:
+    """The bench's arguments: explicit values for everything."""
+    values: list[tuple[str, str]] = [
+        ("--ops", ",".join(plan.ops)),
+        ("--sizes", ",".join(str(size) for size in plan.sizes)),
+    ]
+    if plan.nprocs is not None:
+        values.append(("--nprocs", ",".join(str(n) for n in plan.nprocs)))
+    values += [
+        ("--timer", args.timer),
+        ("--sync", args.sync),
+        ("--stop", args.stop),
+        ("--target-rse", repr(args.target_rse)),
+        ("--min-valid", str(args.min_valid)),
+        ("--max-valid", str(args.max_valid)),
+        ("--max-launches", str(plan.max_launches)),
+        ("--max-point-seconds", repr(args.max_point_seconds)),
+        ("--confidence", repr(args.confidence)),
+        ("--trim", repr(args.trim)),
+        ("--cache", ",".join(args.cache)),
+        ("--align", str(args.align)),
+        ("--root", str(args.root)),
+        ("--dtype", args.dtype),
+        ("--reduce-op", args.reduce_op),
+        ("--window-min-ns", repr(args.window_min_ns)),
+    ]
+    if plan.methods:
+        values.append(("--method", ",".join(plan.methods)))
+    if args.gap_ns is not None:
+        values.append(("--gap-ns", repr(args.gap_ns)))
+    if args.window_ns is not None:
+        values.append(("--window-ns", repr(args.window_ns)))
+    if plan.arrival is not None:
+        values.append(("--arrival", plan.arrival.bench_text))
+    if plan.shuffle_seed is not None:
+        values.append(("--shuffle", str(plan.shuffle_seed)))
+    values += [("--op-option", f"{name}={value}") for name, value in plan.options]
+    values += [
+        ("--out", str(plan.out)),
+        ("--meta", "command_line=" + shlex.join(["mpiscope", *getattr(args, "argv", [])])),
+        ("--meta", f"launcher={format_command(launcher)}"),
+        ("--meta", f"mpi_implementation={profile.implementation}"),
+    ]
+    flags = {
+        "--progress": True,
+        "--raw": args.raw,
+        "--validate": args.validate,
+        "--resync": args.resync,
+        "--force": args.force,
+        "--oversubscribed": plan.oversubscribed,
+    }
+    argv = [item for pair in values for item in pair]
+    return argv + [flag for flag, wanted in flags.items() if wanted]
