@@ -27,7 +27,8 @@ import pytest
 
 from mpiscope.reports.compare import compare_results, render_comparison
 from mpiscope.reports.export import export_bytes
-from mpiscope.reports.plots.data import plot_data, plots_as_json
+from mpiscope.reports.plots.data import plot_data
+from mpiscope.reports.plots.figure import plots_as_json
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, parse_result
 

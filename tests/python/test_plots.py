@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.reports.plots.data import BANDWIDTH_OPS, Plot, plot_data, plots_as_json, source_labels
+from mpiscope.reports.plots.bandwidth import BANDWIDTH_OPS
+from mpiscope.reports.plots.common import source_labels
+from mpiscope.reports.plots.data import plot_data
+from mpiscope.reports.plots.figure import Plot, plots_as_json
 from mpiscope.reports.plots.render import render, write_plots
 from mpiscope.result import Result, load_result, parse_result
 from mpiscope_fakes import run_cli

@@ -23,7 +23,9 @@ from typing import Any
 from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
-from mpiscope.reports.plots.data import Plot, plot_data, source_labels
+from mpiscope.reports.plots.common import source_labels
+from mpiscope.reports.plots.data import plot_data
+from mpiscope.reports.plots.figure import Plot
 from mpiscope.reports.report import table_cells
 from mpiscope.result import Point, Result
 from mpiscope.result.estimate import is_measurement, point_cache, point_method

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.reports.plots.data import Heatmap, Panel, Plot, Series, plot_data
+from mpiscope.reports.plots.data import plot_data
+from mpiscope.reports.plots.figure import Heatmap, Panel, Plot, Series
 from mpiscope.result import Result
 from mpiscope.result.units import format_bytes
 
