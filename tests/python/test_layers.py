@@ -9,8 +9,6 @@ remove it), and so do the command modules that cli.py loads by name.
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -193,13 +191,3 @@ def test_the_checks_fail_on_a_bad_import(tmp_path: Path, bad: str, check: object
     victim.write_text(victim.read_text() + f"\n\ndef _bad() -> None:\n    {bad}\n")
     found = check(import_graph(copy))  # type: ignore[operator]
     assert found, f"{bad!r} in {victim.name} was not caught"
-
-
-def test_importing_the_cli_imports_nothing_heavy() -> None:
-    code = (
-        "import sys, mpiscope.cli\n"
-        "heavy = {'numpy', 'pandas', 'matplotlib', 'scipy', 'jsonschema'} & set(sys.modules)\n"
-        "print(' '.join(sorted(heavy)))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == ""

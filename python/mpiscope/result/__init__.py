@@ -2,7 +2,7 @@
 (:mod:`.frame`), the estimates and statistics read from it (:mod:`.estimate`,
 :mod:`.stats`) and the units it is shown in (:mod:`.units`).
 
-The document API is importable from here (``mpiscope.result.load_result``,
+The document's main API is importable from here (``mpiscope.result.load_result``,
 ``mpiscope.result.validate_result``, as docs/result-schema.md says); the
 other modules are imported by name. Nothing here imports pandas or numpy.
 """
@@ -10,11 +10,8 @@ other modules are imported by name. Nothing here imports pandas or numpy.
 from __future__ import annotations
 
 from mpiscope.result.document import (
-    SCHEMA_MAJOR,
-    PerRank,
     Point,
     Result,
-    Summary,
     load_result,
     parse_result,
     result_schema,
@@ -23,11 +20,8 @@ from mpiscope.result.document import (
 )
 
 __all__ = [
-    "SCHEMA_MAJOR",
-    "PerRank",
     "Point",
     "Result",
-    "Summary",
     "load_result",
     "parse_result",
     "result_schema",
