@@ -183,14 +183,18 @@ def ftq_spectrum_figure(probe_doc: Mapping[str, Any]) -> Any:
                 linewidth=0.8,
                 label=f"peak threshold ({ftq.get('peak_ratio_threshold'):g} x median)",
             )
-        for peak in ftq["peaks"]:
+        # Every peak is marked; the two strongest are named, one above the
+        # other, so labels of nearby peaks do not overwrite each other.
+        for rank, peak in enumerate(ftq["peaks"]):
             ax.plot(peak["hz"], peak["power"], "v", color="tab:red", markersize=6)
+            if rank >= 2:
+                continue
             extra = f" (+{peak['harmonics']} harmonics)" if peak.get("harmonics") else ""
             ax.annotate(
                 f"{peak['hz']:.3g} Hz{extra}",
                 (peak["hz"], peak["power"]),
                 textcoords="offset points",
-                xytext=(4, 4),
+                xytext=(6, 6 + 14 * rank),
                 fontsize="small",
                 color="tab:red",
             )
