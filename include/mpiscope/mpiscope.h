@@ -13,5 +13,7 @@
 #include "mpiscope/op.h"
 #include "mpiscope/measure.h"
 #include "mpiscope/result.h"
+#include "mpiscope/check.h"
+#include "mpiscope/firstcall.h"
 
 #endif

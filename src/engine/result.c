@@ -11,7 +11,7 @@
 #include "point_json.h"
 #include "util.h"
 
-enum { MAX_META = 32 };
+enum { MAX_META = 32, MAX_SECTIONS = 8 };
 
 struct mpiscope_result {
     mpiscope_context_t *ctx;
@@ -25,6 +25,8 @@ struct mpiscope_result {
     int oversubscribed;
     mpiscope__json_t points;       /* "p1,p2,..." items of the points array */
     mpiscope__json_t sections;     /* "\"key\":value,..." extra top-level members */
+    char *section_keys[MAX_SECTIONS]; /* their keys: each at most once */
+    int n_sections;
     mpiscope__json_t methods;      /* "\"window\",..." names of the methods run */
     mpiscope__json_t warnings;
     double *end_residual_ns;       /* [nprocs] after close */
@@ -196,6 +198,8 @@ static void result_free(mpiscope_result_t *res)
     mpiscope__json_free(&res->points);
     mpiscope__json_free(&res->warnings);
     mpiscope__json_free(&res->sections);
+    for (int i = 0; i < res->n_sections; i++)
+        free(res->section_keys[i]);
     mpiscope__json_free(&res->methods);
     free(res->end_residual_ns);
     free(res->path);
@@ -348,8 +352,14 @@ int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_obje
 
 int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value)
 {
-    if (!res || !key || !json_value)
+    if (!res || !key || !json_value || res->n_sections == MAX_SECTIONS)
         return MPISCOPE_EINVAL;
+    for (int i = 0; i < res->n_sections; i++)
+        if (strcmp(res->section_keys[i], key) == 0)
+            return MPISCOPE_EINVAL; /* a JSON object names a member once */
+    if (!(res->section_keys[res->n_sections] = strdup(key)))
+        return MPISCOPE_ENOMEM;
+    res->n_sections++;
     mpiscope__json_t member; /* a one-member object, then its braces stripped */
     mpiscope__json_init(&member);
     mpiscope__json_object(&member, NULL);

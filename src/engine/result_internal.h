@@ -1,6 +1,6 @@
 /* result_internal.h (internal): adding pre-encoded JSON to a result
- * document, for the bench's own kinds of points (firstcall) and sections
- * (check). Rank 0 writes; other ranks' calls do nothing. */
+ * document, for the engine's own kinds of points (firstcall_json.c) and
+ * sections (check_json.c). Rank 0 writes; other ranks' calls do nothing. */
 #ifndef MPISCOPE_RESULT_INTERNAL_H
 #define MPISCOPE_RESULT_INTERNAL_H
 
@@ -9,7 +9,8 @@
 /* Append one encoded JSON object to "points" and rewrite the file. */
 int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_object);
 
-/* Add a top-level member "key": json_value (written with the document). */
+/* Add a top-level member "key": json_value (written with the document).
+ * MPISCOPE_EINVAL for a key already added (or more than 8 sections). */
 int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value);
 
 #endif

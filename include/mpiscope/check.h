@@ -1,0 +1,108 @@
+/* mpiscope/check.h: can this machine be trusted? The machine check
+ * (`mpiscope check`): every timer and every clock synchronisation
+ * measured, the numbers only (the verdicts are the front end's).
+ *
+ *   mpiscope_check_t *check;
+ *   mpiscope_check_run(MPI_COMM_WORLD, NULL, 2.0, 0, &check);   // collective, ~4 s
+ *   // open a result on a context, then:
+ *   mpiscope_result_add_check(res, check);                      // the "check" section
+ *   mpiscope_check_free(check);
+ */
+#ifndef MPISCOPE_CHECK_H
+#define MPISCOPE_CHECK_H
+
+#include <stddef.h>
+#include <mpi.h>
+#include "mpiscope/export.h"
+#include "mpiscope/measure.h"
+#include "mpiscope/result.h"
+#include "mpiscope/sync.h"
+#include "mpiscope/timer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum {
+    MPISCOPE_CHECK_MAX_TIMERS = 4,       /* tsc, monotonic, gettimeofday, wtime */
+    MPISCOPE_CHECK_MAX_SYNCS = 2,        /* linear, ring */
+    MPISCOPE_CHECK_MAX_WAITPATTERNS = 3  /* waitpattern_null, _up, _down */
+};
+
+/* A ground-truth operation (known true time) measured with one timer. */
+typedef struct mpiscope_check_waitpattern {
+    const char *op;                   /* "waitpattern_null", ... (static) */
+    double expected_ns;               /* its true time: 0, or 1000 ns x ranks */
+    double median_ns, ci_low_ns, ci_high_ns; /* what the window method measured */
+    double span_median_ns;            /* global span (first start to last end) */
+    double skew_median_ns;            /* start skew between ranks */
+} mpiscope_check_waitpattern_t;
+
+/* One timer. Unless said otherwise a value is this rank's; rank 0's are
+ * the ones a result document gets. */
+typedef struct mpiscope_check_timer {
+    mpiscope_timer_kind_t kind;
+    int available;                    /* 1 if every rank could select it; else only
+                                         kind and unavailable_error are set */
+    int unavailable_error;            /* the lowest MPISCOPE_E* code over the ranks
+                                         (MPISCOPE_ENOTIMER: not trustworthy here) */
+    mpiscope_timer_info_t info;       /* source, invariant, frequency_hz, wtime_is_global */
+    unsigned long reads;              /* consecutive reads made for the next three */
+    unsigned long monotonic_violations; /* reads going backwards, all ranks together */
+    double resolution_ns;             /* smallest non-zero step between two reads */
+    double read_overhead_ns;          /* mean cost of one read */
+    double frequency_error_ppm;       /* tsc: rate against CLOCK_MONOTONIC_RAW over 0.5 s,
+                                         the worst rank's, signed; NAN for the other timers */
+    mpiscope_check_waitpattern_t waitpatterns[MPISCOPE_CHECK_MAX_WAITPATTERNS];
+    size_t n_waitpatterns;
+} mpiscope_check_timer_t;
+
+/* One clock synchronisation algorithm, on the automatic timer. Residuals
+ * are complete on rank 0 only. */
+typedef struct mpiscope_check_sync {
+    mpiscope_sync_algorithm_t algorithm;
+    double duration_ns;               /* wall time of the synchronisation, rank 0 */
+    double max_abs_residual_ns;       /* largest |offset left| right after it */
+    double after_seconds;             /* the wait before measuring again, s */
+    double max_abs_residual_after_ns; /* the same after the wait */
+    double drift_ppm;                 /* (after - before) / wait, ppm; NAN for a wait of 0 */
+} mpiscope_check_sync_t;
+
+typedef struct mpiscope_check {
+    mpiscope_check_timer_t timers[MPISCOPE_CHECK_MAX_TIMERS];
+    size_t n_timers;
+    mpiscope_check_sync_t syncs[MPISCOPE_CHECK_MAX_SYNCS];
+    size_t n_syncs;
+} mpiscope_check_t;
+
+/* Collective over comm: for every timer, whether every rank can select it,
+ * then 2,000,000 reads (monotonicity, resolution, cost), the TSC's rate,
+ * and the three ground-truth operations measured with a context on it
+ * (params: its measurement parameters, NULL: the defaults; its timer is
+ * replaced by each one in turn). Then for every synchronisation algorithm
+ * (params' patience and cap): the residual right after it and after
+ * waiting drift_seconds (>= 0, in seconds). Takes about 1 s per timer plus
+ * twice drift_seconds. The process-wide timer is left at the automatic
+ * one. `flags` must be 0. *out is allocated here and freed with
+ * mpiscope_check_free(). A timer that is not available is a finding, not
+ * an error. Returns 0, or: MPISCOPE_EINVAL (out NULL, flags not 0,
+ * drift_seconds negative or not finite), MPISCOPE_ERANGE (a parameter out
+ * of range, see mpiscope_params_check), MPISCOPE_ENOTIMER (no automatic
+ * timer), MPISCOPE_EMPI, MPISCOPE_ENOMEM; then *out is not set. */
+MPISCOPE_API int mpiscope_check_run(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds,
+                                    unsigned flags, mpiscope_check_t **out);
+
+/* Free what mpiscope_check_run() made (NULL is ignored). Not collective. */
+MPISCOPE_API void mpiscope_check_free(mpiscope_check_t *check);
+
+/* Write `check` into the document as its "check" section (schema 1.1,
+ * docs/result-schema.md); it is on disk after mpiscope_result_close().
+ * The values are copied. Call on every rank: not collective, rank 0's
+ * counts. Returns 0, MPISCOPE_EINVAL (NULL argument, or the document
+ * has its check already), MPISCOPE_ENOMEM. */
+MPISCOPE_API int mpiscope_result_add_check(mpiscope_result_t *res, const mpiscope_check_t *check);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
