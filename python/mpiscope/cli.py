@@ -24,7 +24,7 @@ EXIT_INTERRUPTED = 130
 
 # One line per command module (mpiscope/commands/NAME.py), in the order of
 # `mpiscope --help`. Each has add_parser(commands) and keeps its heavy
-# imports inside its handler. The noise detector's command goes after trace.
+# imports inside its handler.
 COMMAND_MODULES = (
     "run",
     "methods",
@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "compare",
     "export",
     "trace",
+    "noise",
 )
 
 
