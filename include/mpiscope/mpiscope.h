@@ -15,5 +15,6 @@
 #include "mpiscope/result.h"
 #include "mpiscope/check.h"
 #include "mpiscope/firstcall.h"
+#include "mpiscope/describe.h"
 
 #endif

@@ -4,12 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/mpiscope.h"
-#include "list_ops.h"
 #include "options.h"
 #include "plan.h"
 #include "check.h"
 #include "firstcall.h"
-#include "describe.h"
 
 static int rank0;
 
@@ -166,17 +164,6 @@ static int run(const bench_options_t *o)
     return err ? err : close_err;
 }
 
-/* The engine's description of itself, on stdout. */
-static int describe(void)
-{
-    mpiscope__json_t j;
-    mpiscope__json_init(&j);
-    mpiscope__describe(&j);
-    int ok = !j.failed && printf("%s\n", j.buf) > 0;
-    mpiscope__json_free(&j);
-    return ok ? 0 : 1;
-}
-
 int main(int argc, char **argv)
 {
     bench_command_t cmd;
@@ -186,7 +173,9 @@ int main(int argc, char **argv)
     if (!bad && (cmd.list_ops || cmd.help || cmd.describe)) { /* no MPI needed: runs without mpiexec */
         if (cmd.help)
             bench_options_usage();
-        return cmd.list_ops ? bench_list_ops(stdout) : cmd.describe ? describe() : 0;
+        int err = cmd.list_ops ? mpiscope_op_catalogue_write(stdout, 0)
+                  : cmd.describe ? mpiscope_describe_write(stdout, 0) : 0;
+        return err ? 1 : 0;
     }
     MPI_Init(&argc, &argv);
     int rank;

@@ -1,7 +1,7 @@
 /* describe.h (internal): the engine's description of itself, one JSON
  * document built from its tables (`mpiscope-bench --describe`). */
-#ifndef MPISCOPE_DESCRIBE_H
-#define MPISCOPE_DESCRIBE_H
+#ifndef MPISCOPE_DESCRIBE_INTERNAL_H
+#define MPISCOPE_DESCRIBE_INTERNAL_H
 
 #include "json.h"
 
