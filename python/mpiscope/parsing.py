@@ -21,8 +21,8 @@ __all__ = [
     "choice",
     "float_in",
     "int_at_least",
+    "int_in",
     "name_list",
-    "power_of_two",
     "unknown",
 ]
 
@@ -55,6 +55,21 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
     return parse
 
 
+def int_in(minimum: int, maximum: int | None, power_of_two: bool = False) -> Callable[[str], int]:
+    """A whole number in [minimum, maximum] (``maximum`` None: no bound),
+    with ``power_of_two`` a power of two."""
+
+    def parse(text: str) -> int:
+        value = int_at_least(minimum)(text)
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}, not {value}")
+        if power_of_two and value & (value - 1):
+            raise argparse.ArgumentTypeError(f"must be a power of two, not {value}")
+        return value
+
+    return parse
+
+
 def float_in(
     low: float, high: float | None, low_open: bool, high_open: bool
 ) -> Callable[[str], float]:
@@ -77,13 +92,6 @@ def float_in(
         return value
 
     return parse
-
-
-def power_of_two(text: str) -> int:
-    value = int_at_least(1)(text)
-    if value & (value - 1):
-        raise argparse.ArgumentTypeError(f"must be a power of two, not {value}")
-    return value
 
 
 def choice(choices: Collection[str], what: str, mpi_prefix: bool = False) -> Callable[[str], str]:

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import name_list, unknown
+from mpiscope.result.describe import description, names
 from mpiscope.result.methods import METHODS
 
 __all__ = [
+    "ARRIVAL_FORMS",
     "ARRIVAL_KINDS",
     "MAX_ARRIVAL_US",
     "CACHE_MODES",
@@ -30,8 +32,13 @@ __all__ = [
     "parse_methods",
 ]
 
-CACHE_MODES = ("cold", "warm")
-ARRIVAL_KINDS = ("none", "late", "linear", "random")
+CACHE_MODES = names("cache")
+#: Each arrival pattern and its form (``late:RANK:US``), from the engine.
+ARRIVAL_FORMS = {
+    a["name"]: ":".join(filter(None, (a["name"], a["parameters"])))
+    for a in description()["arrival"]["patterns"]
+}
+ARRIVAL_KINDS = tuple(ARRIVAL_FORMS)
 #: The largest arrival offset the bench takes (10 s).
 MAX_ARRIVAL_US = 1e7
 
@@ -82,16 +89,16 @@ def parse_arrival(text: str) -> Arrival:
     """``none``, ``late:RANK:US``, ``linear:US`` or ``random:US[:SEED]``."""
     parts = [part.strip() for part in text.strip().split(":")]
     kind = parts[0].lower()
-    forms = {"none": "none", "late": "late:RANK:US", "linear": "linear:US",
-             "random": "random:US[:SEED]"}  # fmt: skip
-    if kind not in forms:
+    if kind not in ARRIVAL_FORMS:
         raise argparse.ArgumentTypeError(
             f"{unknown('arrival pattern', kind, ARRIVAL_KINDS)}; "
-            "forms: none, late:RANK:US, linear:US, random:US[:SEED]"
+            f"forms: {', '.join(ARRIVAL_FORMS.values())}"
         )
-    counts = {"none": (1,), "late": (3,), "linear": (2,), "random": (2, 3)}[kind]
+    form = ARRIVAL_FORMS[kind]
+    required = len(form.split("[")[0].split(":"))
+    counts = (required, required + form.count("[")) if "[" in form else (required,)
     if len(parts) not in counts:
-        raise argparse.ArgumentTypeError(f"bad arrival {text!r}: expected {forms[kind]}")
+        raise argparse.ArgumentTypeError(f"bad arrival {text!r}: expected {form}")
     if kind == "none":
         return Arrival("none")
     if kind == "late":

@@ -14,51 +14,133 @@ from typing import Any
 
 from mpiscope.measure.method_options import parse_arrival, parse_cache_modes, parse_methods
 from mpiscope.measure.op_options import parse_op_option
-from mpiscope.parsing import choice, float_in, int_at_least, power_of_two
+from mpiscope.parsing import choice, float_in, int_at_least, int_in
+from mpiscope.result.describe import description, names, parameter
+from mpiscope.result.methods import DEFAULT_METHOD, METHODS
 
 __all__ = [
     "DEFAULT_MAX_LAUNCHES",
     "DEFAULT_NPROCS_SIZE",
     "DEFAULT_SIZES",
+    "ALWAYS_PASSED",
     "DTYPES",
     "REDUCE_OPS",
     "STOP_RULES",
     "SYNC_ALGORITHMS",
     "TIMERS",
     "add_measure_options",
+    "engine_parameters",
     "measure_defaults",
 ]
 
-TIMERS = ("auto", "tsc", "monotonic", "gettimeofday", "wtime")
-SYNC_ALGORITHMS = ("linear", "ring")
-STOP_RULES = ("error", "count")
+#: The engine's timers, sync algorithms and stopping rules (its description).
+TIMERS = names("timers")
+SYNC_ALGORITHMS = names("sync")
+STOP_RULES = names("stop_rules")
 DEFAULT_SIZES = "1:1M:x4"
 DEFAULT_NPROCS_SIZE = 1024
-DEFAULT_MAX_LAUNCHES = {"error": 1000, "count": 100}
+#: Launches per point at most, by stopping rule when --max-launches is not
+#: given: the engine's default, and for the count rule the one its help names.
+DEFAULT_MAX_LAUNCHES = {"error": int(parameter("max_launches")["default"]), "count": 100}
 
-# The element types the engine knows (src/engine/opctx.c), by kind; the kind
-# decides which reductions the MPI standard allows ("Predefined Reduction
-# Operations"). MPI_CHAR is text, valid for no reduction.
-DTYPES: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "signed_char", "unsigned_char", "short", "unsigned_short", "int", "unsigned",
-            "long", "unsigned_long", "long_long", "unsigned_long_long", "int8_t", "int16_t",
-            "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-        ),
-        "integer",
-    ),
-    **dict.fromkeys(("float", "double", "long_double"), "floating"),
-    "byte": "byte",
-    "char": "char",
-}  # fmt: skip
-REDUCE_OPS: dict[str, frozenset[str]] = {
-    **dict.fromkeys(("sum", "prod"), frozenset({"integer", "floating", "complex"})),
-    **dict.fromkeys(("max", "min"), frozenset({"integer", "floating"})),
-    **dict.fromkeys(("land", "lor", "lxor"), frozenset({"integer"})),
-    **dict.fromkeys(("band", "bor", "bxor"), frozenset({"integer", "byte"})),
+_FLOATING = frozenset({"float", "double", "long_double"})
+
+
+def _kind(dtype: str) -> str:
+    """The kind of an element type, which decides the reductions the MPI
+    standard allows ("Predefined Reduction Operations"); MPI_CHAR is text,
+    valid for no reduction."""
+    if dtype in _FLOATING:
+        return "floating"
+    return dtype if dtype in ("byte", "char") else "integer"
+
+
+def _allowed(reduction: str) -> frozenset[str]:
+    """The element kinds a reduction applies to (MPI standard, section 6.9.2)."""
+    if reduction in ("sum", "prod"):
+        return frozenset({"integer", "floating", "complex"})
+    if reduction in ("max", "min"):
+        return frozenset({"integer", "floating"})
+    return frozenset({"integer"} if reduction.startswith("l") else {"integer", "byte"})
+
+
+#: The engine's element types by kind, and its reductions with the kinds
+#: each applies to.
+DTYPES: dict[str, str] = {name: _kind(name) for name in names("element_types")}
+REDUCE_OPS: dict[str, frozenset[str]] = {name: _allowed(name) for name in names("reductions")}
+
+#: Engine parameters the bench always receives, at their default when not
+#: given (what a result was measured with never depends on the bench's
+#: defaults); the other engine parameters go to it only when given.
+ALWAYS_PASSED = (
+    "timer", "sync", "stop", "target_rse", "min_valid", "max_valid", "max_point_seconds",
+    "confidence", "trim", "align", "window_min_ns", "root", "dtype", "reduce_op",
+)  # fmt: skip
+#: Plan parameters with a command line of their own: the point order
+#: (--launches, --seed) and the check's pause (mpiscope check --drift-seconds).
+_NOT_FLAGS = frozenset({"shuffle", "drift_seconds"})
+#: How an unknown value is named in the error line.
+_WHAT = {
+    "sync": "clock sync algorithm",
+    "stop": "stopping rule",
+    "dtype": "datatype",
+    "reduce_op": "reduction",
+}
+#: Where the command line is stricter than the engine, and why.
+_CLI_MIN = {
+    "min_valid": 2,  # a standard error needs two launches
+    "window_ns": 0,  # exclusive below: the flag gives a fixed window; the engine's 0 sizes it
 }
 
+
+def engine_parameters() -> list[dict[str, Any]]:
+    """The engine's parameters that ``run`` takes as flags of the same name
+    (``target_rse``: ``--target-rse``), in the engine's order."""
+    kinds = ("number", "integer", "choice", "element type", "reduction")
+    return [
+        param
+        for param in description()["plan_parameters"]
+        if param["type"] in kinds and param["name"] not in _NOT_FLAGS
+    ]
+
+
+def _engine_flag(param: dict[str, Any]) -> dict[str, Any]:
+    """The argparse keywords of the flag that sets an engine parameter: its
+    type from the parameter's kind and range, its help and default."""
+    name, kind, default = param["name"], param["type"], param["default"]
+    passed = name in ALWAYS_PASSED
+    what = _WHAT.get(name, name.replace("_", " "))
+    if kind in ("choice", "element type", "reduction"):
+        known = {"element type": DTYPES, "reduction": REDUCE_OPS}.get(kind, param["choices"])
+        parse: Any = choice(known, what, mpi_prefix=kind != "choice")
+        shown = "|".join(known) if kind == "choice" else ", ".join(known)
+        help_text = f"{param['help']}: {shown}"
+    elif kind == "integer":
+        low = _CLI_MIN.get(name, param["min"])
+        parse = int_in(low, param["max"], bool(param.get("power_of_two")))
+        default = int(default)
+        help_text = str(param["help"])
+    else:
+        low = _CLI_MIN.get(name, param["min"])
+        low_open = bool(param.get("min_exclusive")) or name in _CLI_MIN
+        high_open = bool(param.get("max_exclusive")) or param["max"] is None  # inf is open
+        parse = float_in(low, param["max"], low_open, high_open)
+        default = float(default)
+        help_text = str(param["help"])
+    unit = f" {param['unit']}" if param["unit"] not in ("", "1", "rank") else ""
+    if passed:
+        help_text += f" (default {default:g}{unit})" if kind in ("number", "integer") else (
+            f" (default {default})"
+        )
+    elif unit:
+        help_text += f" ({unit.strip()})"
+    metavar = {"number": "X", "integer": "N"}.get(kind, "NAME")
+    return {
+        "type": parse,
+        "default": default if passed else None,
+        "help": help_text,
+        "metavar": metavar,
+    }
 
 
 def add_measure_options(
@@ -78,130 +160,36 @@ def add_measure_options(
         help="vary the process count instead of the size, e.g. 2,3,4 or 2:8 (each <= --np); "
         f"--sizes is then one size (default {DEFAULT_NPROCS_SIZE})",
     )
-    add("--timer", type=choice(TIMERS, "timer"), default="auto", help="|".join(TIMERS))
-    add(
-        "--sync",
-        type=choice(SYNC_ALGORITHMS, "clock sync algorithm"),
-        default="linear",
-        help="clock synchronization: linear|ring (default linear)",
-    )
-    add(
-        "--stop",
-        type=choice(STOP_RULES, "stopping rule"),
-        default="error",
-        help="stopping rule: error (target RSE) or count (default error)",
-    )
-    add(
-        "--target-rse",
-        type=float_in(0, None, True, True),
-        default=0.05,
-        metavar="F",
-        help="error rule: target relative standard error of the mean (default 0.05)",
-    )
-    add(
-        "--min-valid",
-        type=int_at_least(2),
-        default=10,
-        metavar="N",
-        help="error rule: valid launches needed at least (default 10)",
-    )
-    add(
-        "--max-valid",
-        type=int_at_least(1),
-        default=30,
-        metavar="N",
-        help="count rule: valid launches to collect (default 30)",
-    )
-    add(
-        "--max-launches",
-        type=int_at_least(1),
-        metavar="N",
-        help="launches per point at most (default 1000 for error, 100 for count)",
-    )
-    add(
-        "--max-point-seconds",
-        type=float_in(0, None, True, True),
-        default=30.0,
-        metavar="S",
-        help="seconds per point at most (default 30)",
-    )
-    add(
-        "--confidence",
-        type=float_in(0, 1, True, True),
-        default=0.95,
-        metavar="P",
-        help="confidence level of the interval, 0<P<1 (default 0.95)",
-    )
-    add(
-        "--trim",
-        type=float_in(0, 0.5, False, True),
-        default=0.25,
-        metavar="F",
-        help="fraction trimmed from each end before the mean (default 0.25)",
-    )
+    engine = description()
+    cache_default = list(parameter("cache")["default"])
     add(
         "--cache",
         type=parse_cache_modes,
-        default=["cold"],
+        default=cache_default,
         metavar="MODE",
-        help="cold (rotate buffers beyond the LLC), warm, or cold,warm (every point measured "
-        "both ways, side by side) (default cold)",
+        help="; ".join(f"{c['name']}: {c['description']}" for c in engine["cache"])
+        + f"; several, comma-separated: every point measured each way side by side "
+        f"(default {','.join(cache_default)})",
     )
     add(
         "--method",
         type=parse_methods,
         metavar="M[,M...]",
-        help="timing method(s), several measured interleaved: window (default), roundtime, "
-        "barrier, barrier-each, none, root, max, global, bcast-supinski (see 'mpiscope methods')",
+        help="timing method(s), several measured interleaved: "
+        + ", ".join(name + (" (default)" if name == DEFAULT_METHOD else "") for name in METHODS)
+        + " (see 'mpiscope methods')",
     )
-    add(
-        "--gap-ns",
-        type=float_in(0, None, False, True),
-        metavar="X",
-        help="idle gap before each launch, ns (roundtime: after the previous launch's end; "
-        "barrier-each, max, root, global: after the barrier; window: window = need + gap)",
-    )
-    add(
-        "--window-ns",
-        type=float_in(0, None, True, True),
-        metavar="X",
-        help="fixed window length of the window method, ns (no adaptation)",
-    )
+    scheduled = ", ".join(name for name, info in METHODS.items() if info.scheduled)
     add(
         "--arrival",
         type=parse_arrival,
         metavar="SPEC",
-        help="start ranks at controlled offsets (window, roundtime): none, late:RANK:US, "
-        "linear:US (rank i late by i*US), random:US[:SEED] (uniform in [0, US]); US in us",
+        help=f"start ranks at controlled offsets ({scheduled}): {engine['arrival']['grammar']}; "
+        + "; ".join(f"{a['name']}: {a['description']}" for a in engine["arrival"]["patterns"])
+        + "; US in microseconds",
     )
-    add(
-        "--align",
-        type=power_of_two,
-        default=64,
-        metavar="BYTES",
-        help="buffer alignment, a power of two (default 64)",
-    )
-    add("--root", type=int_at_least(0), default=0, metavar="R", help="root rank (default 0)")
-    add(
-        "--dtype",
-        type=choice(DTYPES, "datatype", mpi_prefix=True),
-        default="double",
-        help="element type of reductions (default double)",
-    )
-    add(
-        "--reduce-op",
-        type=choice(REDUCE_OPS, "reduction", mpi_prefix=True),
-        default="sum",
-        metavar="NAME",
-        help="reduction operation: " + ",".join(REDUCE_OPS) + " (default sum)",
-    )
-    add(
-        "--window-min-ns",
-        type=float_in(0, None, False, True),
-        default=1000.0,
-        metavar="X",
-        help="smallest launch window in ns (default 1000)",
-    )
+    for param in engine_parameters():
+        add(f"--{param['name'].replace('_', '-')}", **_engine_flag(param))
     add("--per-rank", action="store_true", help="show per-rank rows in the final table")
     add("--raw", action="store_true", help="keep raw per-launch samples in the result")
     add(

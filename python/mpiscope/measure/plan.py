@@ -27,6 +27,7 @@ from mpiscope.measure.options import (
     DEFAULT_SIZES,
     DTYPES,
     REDUCE_OPS,
+    engine_parameters,
 )
 from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile
@@ -157,37 +158,24 @@ def check_ops(plan: RunPlan, profile: MpiProfile) -> list[str]:
 def bench_arguments(
     args: argparse.Namespace, plan: RunPlan, profile: MpiProfile, launcher: list[str]
 ) -> list[str]:
-    """The bench's arguments: explicit values for everything."""
+    """The bench's arguments: explicit values for everything (the engine
+    parameters of :data:`~mpiscope.measure.options.ALWAYS_PASSED` even at
+    their default, the others when given)."""
     values: list[tuple[str, str]] = [
         ("--ops", ",".join(plan.ops)),
         ("--sizes", ",".join(str(size) for size in plan.sizes)),
     ]
     if plan.nprocs is not None:
         values.append(("--nprocs", ",".join(str(n) for n in plan.nprocs)))
-    values += [
-        ("--timer", args.timer),
-        ("--sync", args.sync),
-        ("--stop", args.stop),
-        ("--target-rse", repr(args.target_rse)),
-        ("--min-valid", str(args.min_valid)),
-        ("--max-valid", str(args.max_valid)),
-        ("--max-launches", str(plan.max_launches)),
-        ("--max-point-seconds", repr(args.max_point_seconds)),
-        ("--confidence", repr(args.confidence)),
-        ("--trim", repr(args.trim)),
-        ("--cache", ",".join(args.cache)),
-        ("--align", str(args.align)),
-        ("--root", str(args.root)),
-        ("--dtype", args.dtype),
-        ("--reduce-op", args.reduce_op),
-        ("--window-min-ns", repr(args.window_min_ns)),
-    ]
+    values.append(("--cache", ",".join(args.cache)))
+    for param in engine_parameters():
+        name = param["name"]
+        value = plan.max_launches if name == "max_launches" else getattr(args, name, None)
+        if value is not None:
+            text = repr(value) if isinstance(value, float) else str(value)
+            values.append((f"--{name.replace('_', '-')}", text))
     if plan.methods:
         values.append(("--method", ",".join(plan.methods)))
-    if args.gap_ns is not None:
-        values.append(("--gap-ns", repr(args.gap_ns)))
-    if args.window_ns is not None:
-        values.append(("--window-ns", repr(args.window_ns)))
     if plan.arrival is not None:
         values.append(("--arrival", plan.arrival.bench_text))
     if plan.shuffle_seed is not None:

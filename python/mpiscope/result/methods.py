@@ -1,5 +1,6 @@
 """The engine's timing methods: their names (the ones plans and result
-documents use), in the engine's order, what each does and where it applies.
+documents use), in the engine's order, what each does and where it applies,
+read from the engine's description (:mod:`mpiscope.result.describe`).
 
 The bench implements them (src/engine/method*.c); the command line checks
 ``--method`` against this table and the reports order methods by it.
@@ -8,10 +9,14 @@ The bench implements them (src/engine/method*.c); the command line checks
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from mpiscope.result.describe import description
 
 __all__ = ["DEFAULT_METHOD", "METHODS", "MethodInfo"]
 
-#: The method of a document or point that names none.
+#: The method of a document or point that names none, and the baseline
+#: other methods are compared with (the plan's default, test_describe.py).
 DEFAULT_METHOD = "window"
 
 
@@ -25,39 +30,14 @@ class MethodInfo:
     only_ops: tuple[str, ...] = ()  # empty: every operation
 
 
-#: Every method of the bench, in the order `mpiscope methods` runs them.
+def _method(item: dict[str, Any]) -> MethodInfo:
+    applies = item.get("applies_to")
+    only = () if applies in (None, "all") else tuple(str(op) for op in applies)
+    return MethodInfo(str(item["name"]), str(item["description"]), bool(item["scheduled"]), only)
+
+
+#: Every method of the bench, in the engine's order (the order `mpiscope
+#: methods` runs them), from its description.
 METHODS: dict[str, MethodInfo] = {
-    info.name: info
-    for info in (
-        MethodInfo(
-            "window",
-            "synchronized windows (MPIPerf): every launch starts at the same global moment; "
-            "time = max over ranks",
-            True,
-        ),
-        MethodInfo(
-            "roundtime",
-            "each launch scheduled after the observed completion of the previous one "
-            "(round-time, Schuchart/Hunold/Bosilca)",
-            True,
-        ),
-        MethodInfo(
-            "barrier",
-            "the IMB/OSU loop: a barrier, then k back-to-back launches averaged per rank",
-            False,
-        ),
-        MethodInfo(
-            "barrier-each", "a barrier before every launch; per-launch max over ranks", False
-        ),
-        MethodInfo("none", "back-to-back launches, no separation", False),
-        MethodInfo("root", "MPIBlib: the time on the root rank", False),
-        MethodInfo("max", "MPIBlib: the max over ranks of their local times", False),
-        MethodInfo("global", "MPIBlib: global clock, last end - first start", False),
-        MethodInfo(
-            "bcast-supinski",
-            "de Supinski & Karonis: Bcast time from acknowledged broadcasts (bcast only)",
-            False,
-            ("bcast",),
-        ),
-    )
+    info.name: info for info in map(_method, description()["methods"])
 }

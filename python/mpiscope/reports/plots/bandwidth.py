@@ -1,5 +1,5 @@
 """``bandwidth``: message bytes / time for the operations whose size is
-data moved (:data:`BANDWIDTH_OPS`)."""
+data moved (:data:`BANDWIDTH_OPS`, from the op descriptors)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from mpiscope.reports.plots.common import (
     x_scale,
 )
 from mpiscope.reports.plots.figure import Panel, Plot, Series
+from mpiscope.result.describe import bandwidth_ops
 
 __all__ = ["BANDWIDTH_OPS", "bandwidth_plot"]
 
@@ -24,29 +25,10 @@ __all__ = ["BANDWIDTH_OPS", "bandwidth_plot"]
 #: Operations for which bytes / time is a bandwidth: their size is data that
 #: each rank sends or receives (the "algorithm bandwidth" of nccl-tests: the
 #: message size over the time, not the bytes on the wire, which depend on
-#: the algorithm). Left out: barrier and the wait patterns (no data), and
-#: any operation not listed here, so a new operation gets no misleading
-#: bandwidth until someone decides what its size means.
-BANDWIDTH_OPS = frozenset(
-    {
-        "bcast",
-        "gather",
-        "gatherv",
-        "scatter",
-        "scatterv",
-        "allgather",
-        "allgatherv",
-        "alltoall",
-        "alltoallv",
-        "alltoallw",
-        "reduce",
-        "allreduce",
-        "reduce_scatter",
-        "reduce_scatter_block",
-        "scan",
-        "exscan",
-    }
-)
+#: the algorithm). Each op's descriptor says so (its ``bandwidth`` flag, in
+#: the engine's description); barrier and the wait patterns move no data, and
+#: a new operation gets no misleading bandwidth until its descriptor says.
+BANDWIDTH_OPS = bandwidth_ops()
 
 
 _RATE_UNITS: tuple[tuple[str, float], ...] = (

@@ -1,0 +1,53 @@
+"""The engine's own description (``mpiscope-bench --describe``): its
+operations, timing methods, timers, clock-sync algorithms, element types,
+reductions, cache modes, arrival patterns, stopping rules and every plan
+parameter with its default, range and unit, from the C tables.
+
+It is checked in next to this module (describe.json) and kept equal to
+the bench's output by tests/python/test_describe.py; regenerate it with::
+
+    mpiscope-bench --describe | python -m json.tool --indent 1 \
+        > python/mpiscope/result/describe.json
+
+The command line takes its choices and defaults from here, the reports
+the order of the methods and which operations move data: Python lists
+none of them again.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from importlib import resources
+from typing import Any
+
+__all__ = ["bandwidth_ops", "description", "names", "parameter"]
+
+
+@functools.cache
+def description() -> dict[str, Any]:
+    """The whole description, as the bench printed it."""
+    text = resources.files("mpiscope.result").joinpath("describe.json").read_text("utf-8")
+    data: dict[str, Any] = json.loads(text)
+    return data
+
+
+def names(section: str) -> tuple[str, ...]:
+    """The names of a list section (``timers``, ``sync``, ``methods``, ...), in
+    the engine's order."""
+    return tuple(str(item["name"]) for item in description()[section])
+
+
+def parameter(name: str) -> dict[str, Any]:
+    """A plan parameter: ``type``, ``default``, ``unit``, ``min``, ``max``
+    (with ``min_exclusive``, ``max_exclusive``), ``choices``, ``help``."""
+    for item in description()["plan_parameters"]:
+        if item["name"] == name:
+            return dict(item)
+    raise KeyError(f"the engine has no plan parameter {name!r}")
+
+
+def bandwidth_ops() -> frozenset[str]:
+    """Operations whose size is data each rank sends or receives, so that
+    bytes / time is a bandwidth (the op descriptors' ``bandwidth``)."""
+    return frozenset(op["name"] for op in description()["ops"] if op.get("bandwidth"))

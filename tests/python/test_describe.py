@@ -1,0 +1,85 @@
+"""The engine's description (``mpiscope-bench --describe``) checked in as
+python/mpiscope/result/describe.json: it is the bench's current output, and
+the command line takes its choices and defaults from it (a parameter, method
+or op flag added in C reaches ``mpiscope run`` without a Python edit)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mpiscope.measure.options as options
+from mpiscope.measure.method_options import ARRIVAL_KINDS, CACHE_MODES
+from mpiscope.measure.plan import RunPlan, bench_arguments
+from mpiscope.mpi_profile import MpiProfile, find_profiles
+from mpiscope.parsing import Parser
+from mpiscope.reports.plots.bandwidth import BANDWIDTH_OPS
+from mpiscope.result.describe import description, names, parameter
+from mpiscope.result.methods import DEFAULT_METHOD, METHODS
+from real_bench import REAL_MPI, needs_bench_flags
+
+REGENERATE = (
+    "mpiscope-bench --describe | python -m json.tool --indent 1 "
+    "> python/mpiscope/result/describe.json"
+)
+
+
+@needs_bench_flags("--describe")
+def test_checked_in_description_is_the_bench_output() -> None:
+    bench = find_profiles()[REAL_MPI].bench
+    out = subprocess.run([bench, "--describe"], capture_output=True, text=True, timeout=60,
+                         check=True)  # fmt: skip
+    assert json.loads(out.stdout) == description(), f"describe.json is out of date: {REGENERATE}"
+
+
+def test_vocabulary_comes_from_the_description() -> None:
+    assert list(METHODS) == list(names("methods"))
+    assert METHODS["bcast-supinski"].only_ops == ("bcast",)
+    assert [m for m, info in METHODS.items() if info.scheduled] == ["window", "roundtime"]
+    assert [DEFAULT_METHOD] == parameter("methods")["default"]
+    assert list(options.DTYPES) == list(names("element_types"))
+    assert list(options.REDUCE_OPS) == list(names("reductions"))
+    assert options.TIMERS == names("timers") and options.STOP_RULES == names("stop_rules")
+    assert CACHE_MODES == names("cache") and "late" in ARRIVAL_KINDS
+    assert BANDWIDTH_OPS == {op["name"] for op in description()["ops"] if op["bandwidth"]}
+    assert "bcast" in BANDWIDTH_OPS and "barrier" not in BANDWIDTH_OPS
+    # the MPI standard's rules: every element type has a kind, every reduction a use
+    assert options.DTYPES["double"] == "floating" and options.DTYPES["uint8_t"] == "integer"
+    assert all(options.REDUCE_OPS[name] for name in options.REDUCE_OPS)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = Parser(prog="mpiscope run")
+    options.add_measure_options(parser)
+    return parser
+
+
+def test_defaults_and_ranges_are_the_engines() -> None:
+    args = _parser().parse_args([])
+    for name in options.ALWAYS_PASSED:
+        assert getattr(args, name) == parameter(name)["default"], name
+    assert args.cache == parameter("cache")["default"]
+    with pytest.raises(Exception, match="must be at most 64"):
+        _parser().parse_args(["--k", "65"])
+
+
+def test_a_new_engine_parameter_becomes_a_flag(monkeypatch: pytest.MonkeyPatch) -> None:
+    knob: dict[str, Any] = {
+        "name": "new_knob", "type": "integer", "default": 3, "unit": "launches", "min": 1,
+        "max": 9, "choices": None, "help": "a knob added in C",
+    }  # fmt: skip
+    grown = {**description(), "plan_parameters": [*description()["plan_parameters"], knob]}
+    monkeypatch.setattr(options, "description", lambda: grown)
+    parser = _parser()
+    assert "a knob added in C" in parser.format_help()
+    args = parser.parse_args(["--new-knob", "5"])
+    profile = MpiProfile("fake", "mpich", "", "", "mpiexec", "bench", "test")
+    plan = RunPlan(["bcast"], [8], None, Path("x.json"), False, 10)
+    argv = bench_arguments(args, plan, profile, ["mpiexec"])
+    assert argv[argv.index("--new-knob") + 1] == "5"
+    assert "--k" not in argv  # engine parameters not given stay the bench's
