@@ -226,6 +226,7 @@ def _run(args: argparse.Namespace) -> int:
     from mpiscope.noise.criteria import compare_samples, format_verdict, samples_of
     from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector
     from mpiscope.noise.spec import parse_duration_s
+    from mpiscope.noise.text import PacketLine, format_run
 
     out = _check_out(Path(args.out), args.force)
     packet_s = parse_duration_s(args.packet, "--packet")
@@ -253,11 +254,11 @@ def _run(args: argparse.Namespace) -> int:
     print(f"{args.detector}: {args.packets} packets of {packet_s:g} s on {args.np} rank(s), "
           f"layout {layout}, {args.design} design{agent_text}; about {planned:.0f} s",
           file=sys.stderr)
-    show = _PacketLine(args.packets, quiet=args.quiet)
+    show = PacketLine(args.packets, quiet=args.quiet)
     doc = run_detector(plan, _profile(args), topology, out, timeout_s=timeout,
                        on_packet=show, on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
     show.close()
-    print(_run_summary(doc))
+    print(format_run(doc))
     if args.design == "alternate":
         samples = samples_of(doc)
         verdict = compare_samples(samples["baseline"], samples["agent"],
@@ -267,55 +268,6 @@ def _run(args: argparse.Namespace) -> int:
         print(format_verdict(verdict))
     print(f"\nnoise-run document: {out}")
     return 0
-
-
-class _PacketLine:
-    """A progress line per packet (in place on a terminal)."""
-
-    def __init__(self, total: int, quiet: bool) -> None:
-        self.total, self.quiet = total, quiet
-        self.tty = sys.stderr.isatty()
-
-    def __call__(self, packet: dict[str, Any]) -> None:
-        if self.quiet:
-            return
-        state = {True: " agent on", False: " agent off"}.get(packet.get("agent"), "")
-        text = f"[{packet['index'] + 1}/{self.total}] {packet['seconds']:.4f} s{state}"
-        if self.tty:
-            print(f"\r\x1b[K{text}", end="", file=sys.stderr, flush=True)
-        else:
-            print(text, file=sys.stderr)
-
-    def close(self) -> None:
-        if self.tty and not self.quiet:
-            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
-
-
-def _run_summary(doc: dict[str, Any]) -> str:
-    import statistics
-
-    det = doc["detector"]
-    lines = [f"detector {det.get('name')}: {det.get('iterations_per_packet', '?')} iterations "
-             f"per packet of {det.get('packet_seconds')} s"]
-    for b in doc["binding"]:
-        lines.append(f"  rank {b.get('rank')} on {b.get('host')}: CPUs {b.get('cpus_allowed')}, "
-                     f"last ran on {b.get('cpu')}")
-    agent = doc.get("agent")
-    if agent:
-        summary = agent.get("summary") or {}
-        burnt = summary.get("burnt_cpu_ns")
-        lines.append(f"  agent {agent.get('command')}: CPUs {agent.get('cpus_allowed')}"
-                     + (f", {summary.get('bursts')} bursts, {burnt / 1e6:.1f} ms CPU burnt"
-                        if burnt is not None else ""))
-    groups: dict[str, list[float]] = {}
-    for p in doc["packets"]:
-        key = {True: "agent on", False: "agent off"}.get(p.get("agent"), "all")
-        groups.setdefault(key, []).append(float(p["seconds"]))
-    for key, values in groups.items():
-        lines.append(f"  {key:9s}: {len(values)} packets, median {statistics.median(values):.4f} s,"
-                     f" mean {statistics.fmean(values):.4f} s, min {min(values):.4f} s, "
-                     f"max {max(values):.4f} s")
-    return "\n".join(lines)
 
 
 # --- inject ------------------------------------------------------------------
@@ -338,13 +290,11 @@ def _add_inject(sub: Any) -> None:
 
 
 def _inject(args: argparse.Namespace) -> int:
-    import subprocess
-    import time
-
     from mpiscope.launcher import build_env
     from mpiscope.noise.agent import Agent, AgentSpec
     from mpiscope.noise.session import noise_programs
     from mpiscope.noise.spec import InjectorSpec, parse_duration_s, parse_frequency_hz
+    from mpiscope.noise.text import format_injector
 
     spec = InjectorSpec(hz=parse_frequency_hz(args.hz, "--hz"),
                         burst_ns=round(parse_duration_s(args.burst, "--burst") * 1e9),
@@ -354,29 +304,10 @@ def _inject(args: argparse.Namespace) -> int:
     profile = _profile(args)
     env = build_env(profile)
     agent = Agent(AgentSpec(injector=spec), noise_programs(profile).inject, env)
-    code = 0
     print(f"injecting {spec.label}", file=sys.stderr)
-    with agent:
-        print(f"agent pid {agent.pgid}, CPUs {agent.cpus_allowed()}", file=sys.stderr)
-        try:
-            if cmd:
-                try:
-                    code = subprocess.call(cmd)
-                except OSError as exc:
-                    raise MpiscopeError(f"cannot run {cmd[0]}: {exc.strerror or exc}") from None
-            else:
-                deadline = None if seconds is None else time.monotonic() + seconds
-                while agent.alive() and (deadline is None or time.monotonic() < deadline):
-                    time.sleep(0.05)
-        except KeyboardInterrupt:
-            code = 130
-    summary = agent.record("inject-summary") or {}
-    wall = summary.get("wall_ns") or 0
-    burnt = summary.get("burnt_cpu_ns") or 0
-    print(f"{summary.get('bursts', 0)} bursts, {burnt / 1e6:.2f} ms CPU burnt in "
-          f"{wall / 1e9:.2f} s ({100 * burnt / wall if wall else 0:.2f}% of a core), "
-          f"{summary.get('skipped_periods', 0)} periods skipped, CPUs seen "
-          f"{summary.get('cpus_seen')}", file=sys.stderr)
+    code = agent.play(cmd, seconds, on_start=lambda: print(
+        f"agent pid {agent.pgid}, CPUs {agent.cpus_allowed()}", file=sys.stderr))
+    print(format_injector(agent.record("inject-summary")), file=sys.stderr)
     return code
 
 
@@ -449,6 +380,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     from mpiscope.noise.binding import read_topology
     from mpiscope.noise.calibrate import CalibrationPlan, estimate_seconds, run_calibration
     from mpiscope.noise.spec import DETECTORS, parse_duration_s, parse_frequency_hz
+    from mpiscope.noise.text import PacketLine, format_calibration
     from mpiscope.result.document import write_document
 
     out = _check_out(Path(args.out), args.force)
@@ -469,7 +401,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     print(f"calibrating {', '.join(detectors)}: {plan.runs()} runs of {plan.packets} packets "
           f"of {plan.packet_s:g} s; at most about {estimate / 60:.1f} min", file=sys.stderr)
     started = time.monotonic()
-    line = _PacketLine(plan.packets, quiet=False)
+    line = PacketLine(plan.packets, quiet=False)
 
     def on_run(index: int, total: int, label: str, verdict: dict[str, Any]) -> None:
         line.close()
@@ -478,34 +410,12 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"[{index}/{total}] {label}: mean {verdict['mean_difference']:+.2%}, "
               f"fired {fired}  ({elapsed:.0f} s elapsed)", file=sys.stderr)
 
-    line.tty = line.tty  # per-packet progress in place on a terminal only
     doc = run_calibration(plan, _profile(args), read_topology(), on_run,
                           on_packet=line if line.tty else None)
     write_document(doc, out)
     print(format_calibration(doc))
     print(f"\ncalibration document: {out}")
     return 0
-
-
-def format_calibration(doc: dict[str, Any]) -> str:
-    from mpiscope.noise.calibrate import CRITERIA
-
-    lines = ["smallest agent detected (layout C, alternating design):"]
-    header = f"  {'detector':12s} " + " ".join(f"{c:>14s}" for c in CRITERIA) + "  A/A false alarms"
-    lines.append(header)
-    for detector, found in doc["smallest"].items():
-        fp = doc["false_positives"][detector]
-        alarms = ", ".join(sorted({c for fired in fp for c in fired})) or "none"
-        lines.append(f"  {detector:12s} " + " ".join(f"{found[c] or '-':>14s}" for c in CRITERIA)
-                     + f"  {alarms}")
-    lines.append("")
-    lines.append(f"  {'detector':12s} {'agent':>14s} {'load':>7s} {'mean':>8s} {'gap':>8s} "
-                 f"{'p (MW)':>8s}  fired")
-    for r in doc["runs"]:
-        lines.append(f"  {r['detector']:12s} {r['agent']:>14s} {r['load']:7.2%} "
-                     f"{r['mean_difference']:+8.2%} {r['boundary_gap']:+8.2%} "
-                     f"{r['p_value']:8.3g}  {', '.join(r['fired']) or '-'}")
-    return "\n".join(lines)
 
 
 # --- plot --------------------------------------------------------------------

@@ -14,6 +14,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -150,6 +151,28 @@ class Agent:
             self._reader.join(timeout=3.0)
         self.proc = proc
         return self.record("inject-summary")
+
+    def play(self, command: list[str], seconds: float | None,
+             on_start: Callable[[], None] = lambda: None) -> int:
+        """Run the agent around ``command`` (or for ``seconds``, or until
+        Ctrl-C when neither is given); return the command's exit code."""
+        code = 0
+        with self:
+            on_start()
+            try:
+                if command:
+                    try:
+                        code = subprocess.call(command)
+                    except OSError as exc:
+                        reason = exc.strerror or exc
+                        raise MpiscopeError(f"cannot run {command[0]}: {reason}") from None
+                else:
+                    deadline = None if seconds is None else time.monotonic() + seconds
+                    while self.alive() and (deadline is None or time.monotonic() < deadline):
+                        time.sleep(0.05)
+            except KeyboardInterrupt:
+                code = 130
+        return code
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None

@@ -1,0 +1,93 @@
+"""The noise detector's words for people: progress, run summaries, calibration tables."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from typing import Any
+
+__all__ = ["PacketLine", "format_calibration", "format_injector", "format_run"]
+
+_STATE = {True: "agent on", False: "agent off"}
+
+
+class PacketLine:
+    """A progress line per packet (in place on a terminal)."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total, self.quiet = total, quiet
+        self.tty = sys.stderr.isatty()
+
+    def __call__(self, packet: dict[str, Any]) -> None:
+        if self.quiet:
+            return
+        state = f" {_STATE[packet['agent']]}" if packet.get("agent") in _STATE else ""
+        text = f"[{packet['index'] + 1}/{self.total}] {packet['seconds']:.4f} s{state}"
+        if self.tty:
+            print(f"\r\x1b[K{text}", end="", file=sys.stderr, flush=True)
+        else:
+            print(text, file=sys.stderr)
+
+    def close(self) -> None:
+        if self.tty and not self.quiet:
+            print("\r\x1b[K", end="", file=sys.stderr, flush=True)
+
+
+def format_run(doc: dict[str, Any]) -> str:
+    """The binding, the agent and each sample of a noise-run, in a few lines."""
+    det = doc["detector"]
+    lines = [f"detector {det.get('name')}: {det.get('iterations_per_packet', '?')} iterations "
+             f"per packet of {det.get('packet_seconds')} s"]
+    for b in doc["binding"]:
+        lines.append(f"  rank {b.get('rank')} on {b.get('host')}: CPUs {b.get('cpus_allowed')}, "
+                     f"last ran on {b.get('cpu')}")
+    agent = doc.get("agent")
+    if agent:
+        summary = agent.get("summary") or {}
+        burnt = summary.get("burnt_cpu_ns")
+        lines.append(f"  agent {agent.get('command')}: CPUs {agent.get('cpus_allowed')}"
+                     + (f", {summary.get('bursts')} bursts, {burnt / 1e6:.1f} ms CPU burnt"
+                        if burnt is not None else ""))
+    groups: dict[str, list[float]] = {}
+    for p in doc["packets"]:
+        key = _STATE.get(p.get("agent"), "all")
+        groups.setdefault(key, []).append(float(p["seconds"]))
+    for key, values in groups.items():
+        lines.append(f"  {key:9s}: {len(values)} packets, median {statistics.median(values):.4f} s,"
+                     f" mean {statistics.fmean(values):.4f} s, min {min(values):.4f} s, "
+                     f"max {max(values):.4f} s")
+    return "\n".join(lines)
+
+
+def format_injector(summary: dict[str, Any] | None) -> str:
+    """What the injector really burnt, from its inject-summary record."""
+    summary = summary or {}
+    wall = summary.get("wall_ns") or 0
+    burnt = summary.get("burnt_cpu_ns") or 0
+    share = 100 * burnt / wall if wall else 0.0
+    return (f"{summary.get('bursts', 0)} bursts, {burnt / 1e6:.2f} ms CPU burnt in "
+            f"{wall / 1e9:.2f} s ({share:.2f}% of a core), "
+            f"{summary.get('skipped_periods', 0)} periods skipped, CPUs seen "
+            f"{summary.get('cpus_seen')}")
+
+
+def format_calibration(doc: dict[str, Any]) -> str:
+    """The smallest agent per detector and criterion, then every run."""
+    from mpiscope.noise.calibrate import CRITERIA
+
+    lines = ["smallest agent detected (layout C, alternating design):"]
+    header = f"  {'detector':12s} " + " ".join(f"{c:>14s}" for c in CRITERIA) + "  A/A false alarms"
+    lines.append(header)
+    for detector, found in doc["smallest"].items():
+        fp = doc["false_positives"][detector]
+        alarms = ", ".join(sorted({c for fired in fp for c in fired})) or "none"
+        lines.append(f"  {detector:12s} " + " ".join(f"{found[c] or '-':>14s}" for c in CRITERIA)
+                     + f"  {alarms}")
+    lines.append("")
+    lines.append(f"  {'detector':12s} {'agent':>14s} {'load':>7s} {'mean':>8s} {'gap':>8s} "
+                 f"{'p (MW)':>8s}  fired")
+    for r in doc["runs"]:
+        lines.append(f"  {r['detector']:12s} {r['agent']:>14s} {r['load']:7.2%} "
+                     f"{r['mean_difference']:+8.2%} {r['boundary_gap']:+8.2%} "
+                     f"{r['p_value']:8.3g}  {', '.join(r['fired']) or '-'}")
+    return "\n".join(lines)
