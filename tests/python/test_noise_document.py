@@ -12,8 +12,8 @@ import pytest
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.noise.criteria import compare_samples
-from mpiscope.noise.document import load_noise, noise_frame, validate
 from mpiscope.noise.probes import read_probe_dir
+from mpiscope.result.noise import load_noise, noise_frame, validate
 from test_noise_probes import write_probe_dir
 
 

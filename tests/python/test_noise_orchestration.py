@@ -206,3 +206,66 @@ def test_calibration_plan_and_smallest_agent() -> None:
     ]
     assert smallest_detected(rows, ("barrier",)) == {"barrier": {
         "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms"}}
+
+
+def _calibration_doc() -> dict[str, object]:
+    return {
+        "schema_version": "1.0", "kind": "noise-calibration", "mpiscope_version": "0.1.0",
+        "plan": {"detectors": ["barrier"], "hz": [10], "bursts_ns": [1e6], "nprocs": 2,
+                 "packet_seconds": 0.5, "packets": 12, "block": 3, "layout": "C",
+                 "design": "alternate"},
+        "runs": [
+            {"detector": "barrier", "agent": "A/A", "sham": True, "hz": None, "burst_ns": None,
+             "load": 0.0, "fired": [], "detected": False, "mean_difference": 0.001,
+             "boundary_gap": -0.02, "p_value": 0.6, "baseline_median_s": 0.5},
+            {"detector": "barrier", "agent": "10Hz:1ms", "sham": False, "hz": 10,
+             "burst_ns": 1e6, "load": 0.01, "fired": ["mann_whitney"], "detected": True,
+             "mean_difference": 0.012, "boundary_gap": -0.001, "p_value": 0.004,
+             "baseline_median_s": 0.5},
+        ],
+        "smallest": {"barrier": {"ci_overlap": None, "iqr_outliers": None,
+                                 "mann_whitney": "10Hz:1ms"}},
+        "false_positives": {"barrier": [[]]},
+    }
+
+
+def test_mpiscope_load_reads_noise_documents(tmp_path: Path) -> None:
+    import json
+
+    import mpiscope
+    from test_noise_document import make_run
+
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(make_run()))
+    frame = mpiscope.load(run)
+    assert list(frame["index"]) == list(range(8))
+    calib = tmp_path / "calib.json"
+    calib.write_text(json.dumps(_calibration_doc()))
+    frame = mpiscope.load(calib)
+    assert list(frame["agent"]) == ["A/A", "10Hz:1ms"]
+    assert list(frame["fired"]) == ["", "mann_whitney"]
+    with pytest.raises(MpiscopeError, match="raw=True"):
+        mpiscope.load(run, raw=True)
+    broken = _calibration_doc()
+    del broken["runs"][1]["load"]  # type: ignore[index]
+    calib.write_text(json.dumps(broken))
+    with pytest.raises(MpiscopeError, match="load"):
+        mpiscope.load(calib)
+
+
+def test_html_renders_noise_documents_and_refuses_a_mix(tmp_path: Path) -> None:
+    import json
+
+    from mpiscope_fakes import SAMPLE, run_cli
+    from test_noise_document import make_run
+
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(make_run()))
+    calib = tmp_path / "calib.json"
+    calib.write_text(json.dumps(_calibration_doc()))
+    proc = run_cli(["html", str(run), str(calib), "-o", str(tmp_path / "noise.html")])
+    assert proc.code == 0, proc.stderr
+    page = (tmp_path / "noise.html").read_text()
+    assert "noise-calibration" in page and "10Hz:1ms" in page and "data:image/png" in page
+    mixed = run_cli(["html", str(run), str(SAMPLE), "-o", str(tmp_path / "mixed.html")])
+    assert mixed.code == 2 and "not both" in mixed.stderr

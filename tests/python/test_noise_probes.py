@@ -10,8 +10,8 @@ import pytest
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.noise import probes
-from mpiscope.noise.document import validate
 from mpiscope.noise.probes import format_probe, read_probe_dir
+from mpiscope.result.noise import validate
 
 QUANTUM_NS = 1_000_000  # 1 ms
 FTQ_QUANTA = 4096  # 10 Hz then falls between two frequency bins (bin = 0.244 Hz)

@@ -8,6 +8,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result import load_result
+from mpiscope.result.noise import document_kind, load_noise
 
 __all__ = ["add_parser", "run"]
 
@@ -32,13 +33,20 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from mpiscope.reports.html import write_html  # lazy: matplotlib
+    from mpiscope.noise.html import write_noise_html  # lazy: matplotlib
+    from mpiscope.reports.html import write_html
 
     inputs = [Path(path) for path in args.files]
     out = Path(args.out) if args.out else inputs[0].with_suffix(".html")
     if any(out.resolve() == path.resolve() for path in inputs):
         raise MpiscopeError(f"-o {out} is one of the result documents")
-    results = [load_result(path) for path in inputs]
-    write_html(results, out)
+    kinds = [document_kind(path) or "" for path in inputs]
+    noise = [kind.startswith("noise-") for kind in kinds]
+    if any(noise):
+        if not all(noise):
+            raise MpiscopeError("give noise documents or result documents, not both in one page")
+        write_noise_html([load_noise(path) for path in inputs], out)
+    else:
+        write_html([load_result(path) for path in inputs], out)
     print(out)
     return 0

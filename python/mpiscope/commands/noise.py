@@ -330,9 +330,9 @@ def _add_compare(sub: Any) -> None:
 
 def _compare(args: argparse.Namespace) -> int:
     from mpiscope.noise.criteria import compare_samples, format_verdict
-    from mpiscope.noise.document import load_noise
     from mpiscope.noise.samples import two_samples
     from mpiscope.result.document import write_document
+    from mpiscope.result.noise import load_noise
 
     if len(args.files) > 2:
         raise MpiscopeError("compare takes one alternating run or two runs (baseline, agent)")
@@ -433,8 +433,8 @@ def _add_plot(sub: Any) -> None:
 
 
 def _plot(args: argparse.Namespace) -> int:
-    from mpiscope.noise.document import load_noise
     from mpiscope.noise.plotting import write_figures
+    from mpiscope.result.noise import load_noise
 
     docs = [load_noise(Path(f)) for f in args.files]
     for path in write_figures(docs, args.files, Path(args.out)):

@@ -12,12 +12,13 @@ from __future__ import annotations
 import base64
 import html
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.noise import criteria, figures
 
-__all__ = ["render_noise_html"]
+__all__ = ["render_noise_html", "write_noise_html"]
 
 _STYLE = """
 body { font-family: sans-serif; margin: 2em; max-width: 70em; color: #222; }
@@ -237,6 +238,33 @@ def _probe_html(doc: Mapping[str, Any]) -> str:
     return "".join(parts)
 
 
+def _calibration_html(doc: Mapping[str, Any]) -> str:
+    plan = doc["plan"]
+    head = (f"<h2>noise-calibration: {_e(', '.join(plan['detectors']))}, {plan['nprocs']} ranks, "
+            f"{plan['packets']} packets of {plan['packet_seconds']:g} s, layout C, "
+            f"alternating blocks of {plan['block']}</h2>")
+    criteria = sorted({c for found in doc["smallest"].values() for c in found})
+    smallest = _table(["detector", *criteria],
+                      [[d, *[found.get(c) or "-" for c in criteria]]
+                       for d, found in doc["smallest"].items()])
+    runs = _table(["detector", "agent", "CPU load", "mean difference", "boundary gap",
+                   "p (Mann-Whitney)", "fired"],
+                  [[r["detector"], r["agent"], f"{r['load']:.2%}", f"{r['mean_difference']:+.2%}",
+                    "-" if r.get("boundary_gap") is None else f"{r['boundary_gap']:+.2%}",
+                    f"{r['p_value']:.3g}", ", ".join(r["fired"]) or "-"] for r in doc["runs"]],
+                  left=2)
+    return (head + "<h3>Smallest agent detected, per criterion</h3>" + smallest
+            + "<h3>Every run (A/A: a sham agent, any detection is a false alarm)</h3>" + runs)
+
+
+def write_noise_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:
+    """Write the page of ``docs`` to ``out`` (replaced if it exists)."""
+    try:
+        out.write_text(render_noise_html(docs), encoding="utf-8")
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+
+
 def render_noise_html(doc_or_docs: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> str:
     """The standalone HTML page of one noise document or a list of them."""
     docs = [doc_or_docs] if isinstance(doc_or_docs, Mapping) else list(doc_or_docs)
@@ -256,6 +284,8 @@ def render_noise_html(doc_or_docs: Mapping[str, Any] | Sequence[Mapping[str, Any
             sections.append(f"<h2>noise-verdict: {_e(title)}</h2>" + _verdict_html(doc))
         elif kind == "noise-probe":
             sections.append(_probe_html(doc))
+        elif kind == "noise-calibration":
+            sections.append(_calibration_html(doc))
         else:
             raise MpiscopeError(f"cannot render a document of kind {kind!r}")
     if len(separate) >= 2:

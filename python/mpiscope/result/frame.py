@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.document import Point, Result, load_result
 from mpiscope.result.estimate import point_cache, point_method
+from mpiscope.result.noise import document_kind, load_noise, noise_frame
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -130,12 +131,21 @@ _BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
 def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     """Read a result document (validated) as a DataFrame.
 
+    A noise document (``kind`` noise-run, noise-probe, noise-verdict or
+    noise-calibration) gives its own frame (see
+    :func:`mpiscope.result.noise.noise_frame`).
+
     ``raw=False``: one row per point (:data:`POINT_COLUMNS`). ``raw=True``:
     one row per launch, and per rank where the document has per-rank start
     and end times (:data:`RAW_COLUMNS`); an error if no point kept raw
     samples. Raises :class:`~mpiscope.errors.MpiscopeError` for a file that
     is missing or not a valid result document.
     """
+    kind = document_kind(path)
+    if kind is not None and kind.startswith("noise-"):
+        if raw:
+            raise MpiscopeError(f"{path} is a {kind} document: raw=True is for result documents")
+        return noise_frame(load_noise(path))
     result = load_result(path)
     return raw_frame(result) if raw else points_frame(result)
 

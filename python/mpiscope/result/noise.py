@@ -1,9 +1,10 @@
 """The noise documents on disk: validation, loading, and pandas frames.
 
-Three kinds share one JSON Schema (python/mpiscope/schema/noise-v1.schema.json,
+Four kinds share one JSON Schema (python/mpiscope/schema/noise-v1.schema.json,
 described in docs/noise-schema.md): "noise-run" (packet times of a detector
-run), "noise-verdict" (the comparison of two samples) and "noise-probe" (the
-per-core FWQ/FTQ/selfish summaries). Every error is one line naming the field.
+run), "noise-verdict" (the comparison of two samples), "noise-probe" (the
+per-core FWQ/FTQ/selfish summaries) and "noise-calibration" (a sweep of
+injected agents). Every error is one line naming the field.
 
 jsonschema and pandas are imported inside the functions.
 """
@@ -19,10 +20,18 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 
-__all__ = ["KINDS", "SCHEMA_MAJOR", "load_noise", "noise_frame", "noise_schema", "validate"]
+__all__ = [
+    "KINDS",
+    "SCHEMA_MAJOR",
+    "document_kind",
+    "load_noise",
+    "noise_frame",
+    "noise_schema",
+    "validate",
+]
 
 #: The document kinds this module reads.
-KINDS = ("noise-run", "noise-verdict", "noise-probe")
+KINDS = ("noise-run", "noise-verdict", "noise-probe", "noise-calibration")
 #: The schema major version this mpiscope reads.
 SCHEMA_MAJOR = 1
 _VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
@@ -84,6 +93,17 @@ def validate(doc: Any, source: str = "document") -> None:
 
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def document_kind(path: str | Path) -> str | None:
+    """The ``kind`` of the JSON document at ``path`` (None when it has none or
+    cannot be read: the real loader then says what is wrong)."""
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    return kind if isinstance(kind, str) else None
 
 
 def load_noise(path: str | Path) -> dict[str, Any]:
@@ -191,6 +211,7 @@ def noise_frame(doc: Mapping[str, Any]) -> Any:
       all packets of a separate run, the agent-off packets of an alternating one);
     * noise-probe: one row per worker - host, rank, core and the FWQ, FTQ and
       selfish summaries (``*_ns`` in ns, ``*_share_lost`` fractions), ``dominant_hz``;
+    * noise-calibration: one row per run (detector, agent, load, fired...);
     * noise-verdict: one row per criterion - ``criterion``, ``statistic``,
       ``value`` (normalised to the baseline median, a share, or U), ``p_value``,
       ``threshold``, ``detected``; quantile_shift gives one row per quantile
@@ -203,4 +224,9 @@ def noise_frame(doc: Mapping[str, Any]) -> Any:
         return _probe_frame(doc)
     if kind == "noise-verdict":
         return _verdict_frame(doc)
+    if kind == "noise-calibration":
+        import pandas as pd
+
+        runs = [{**r, "fired": ",".join(r["fired"])} for r in doc["runs"]]
+        return pd.DataFrame(runs)
     raise MpiscopeError(f"no frame for kind {kind!r}; expected one of {', '.join(KINDS)}")
