@@ -1,22 +1,29 @@
 """A fake MPI (bench + mpiexec) for tests that must not need a real one.
 
 The fake bench is a small Python script written to tmp_path at test time.
-It answers ``--list-ops`` with a fixed catalogue and otherwise behaves like
-mpiscope-bench: progress and warning lines on stdout, a result document
-(built from tests/data/sample-result.json) at ``--out``. FAKE_BENCH_MODE
-selects "ok", "fail" (a partial result, exit code 3), "crash" (no result,
-exit code 4), "garbage" (a truncated file, exit code 5) or "hang". The fake
-mpiexec strips ``-n N [--oversubscribe]`` and execs the rest. Both log their
-arguments (and the fake mpiexec a few environment variables) as JSON; the
-bench also appends each call's arguments to ``FAKE_BENCH_LOG + ".all"``
-(one JSON line per call, which also numbers the calls from 0).
+It answers ``--list-ops`` with a fixed catalogue; otherwise it takes only
+``--plan FILE``, as mpiscope-bench is started by mpiscope, and reads the
+plan as the real one does (docs/plan-format.md): a field the engine does not
+describe (python/mpiscope/result/describe.json ``plan_parameters``), or a
+value not of the field's JSON type, is refused as the real bench refuses it
+(``mpiscope-bench: error: plan field ...``, exit code 2). Then it behaves
+like mpiscope-bench: progress and warning lines on stdout, a result
+document (built from tests/data/sample-result.json) at the plan's ``out``.
+FAKE_BENCH_MODE selects "ok", "fail" (a partial result, exit code 3),
+"crash" (no result, exit code 4), "garbage" (a truncated file, exit code 5)
+or "hang". The fake mpiexec strips ``-n N [--oversubscribe]`` and execs the
+rest. Both log what they were given as JSON: the bench its arguments and
+the plan it read (``{"argv": [...], "plan": {...}}``), the mpiexec its
+arguments and a few environment variables; the bench also appends each
+call's log to ``FAKE_BENCH_LOG + ".all"`` (one JSON line per call, which
+also numbers the calls from 0).
 
-Beyond that, the fake knows the flags of the timing-method issue:
-``--method`` and ``--cache cold,warm`` multiply the points (interleaved, no
-bcast-supinski for other ops), each method's times scaled by
-METHOD_FACTORS (warm: x0.5), with ``gap`` and, for barrier, ``views``;
-``--shuffle SEED`` shuffles the points; ``--arrival`` is recorded per point;
-``--firstcall`` writes FIRSTCALL points; ``--check`` writes FAKE_CHECK.
+Beyond that, the fake knows the fields of the timing-method issue:
+``methods`` and ``cache: ["cold", "warm"]`` multiply the points
+(interleaved, no bcast-supinski for other ops), each method's times scaled
+by METHOD_FACTORS (warm: x0.5), with ``gap`` and, for barrier, ``views``;
+``shuffle`` shuffles the points; ``arrival`` is recorded per point;
+``firstcall`` writes FIRSTCALL points; ``check`` writes FAKE_CHECK.
 ``FAKE_BENCH_SCALES=1,1,10`` scales every time of call i by the i-th value
 (cyclically); ``FAKE_BENCH_FAIL_AT=i`` makes call i behave as "fail".
 """
@@ -29,6 +36,8 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mpiscope.result.describe import description
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "data" / "sample-result.json"
@@ -133,6 +142,9 @@ FAKE_CHECK: dict[str, Any] = {
     ],
 }  # fmt: skip
 
+#: The plan's fields and the JSON type of each, as the engine describes them.
+PLAN_FIELDS = {p["name"]: p["type"] for p in description()["plan_parameters"]}
+
 FAKE_BENCH = r"""
 import itertools, json, os, random, subprocess, sys, time
 
@@ -142,19 +154,56 @@ args = sys.argv[1:]
 if args == ["--list-ops"]:
     print(json.dumps(OPS))
     sys.exit(0)
+
+def refuse(message):
+    print("mpiscope-bench: error: " + message, file=sys.stderr)
+    sys.exit(2)
+
+if len(args) != 2 or args[0] != "--plan":
+    refuse("the fake bench takes --list-ops or --plan FILE only, not " + " ".join(args))
+with open(args[1]) as f:
+    plan = json.load(f, parse_constant=lambda c: refuse(f"{args[1]}: {c} is not JSON"))
+
+def number(v, integer=False):
+    return not isinstance(v, bool) and isinstance(v, int if integer else (int, float))
+
+def text_or_scalar(v):
+    return isinstance(v, (str, bool)) or number(v)
+
+TYPES = {  # the JSON type of each kind of plan field (describe.json plan_parameters)
+    "array of integers": lambda v: isinstance(v, list) and all(number(x, True) for x in v),
+    "integer": lambda v: number(v, True),
+    "number": number,
+    "boolean": lambda v: isinstance(v, bool),
+    "object of name: value": lambda v: isinstance(v, dict) and all(
+        text_or_scalar(x) for x in v.values()),
+}
+for name, value in plan.items():
+    if name not in EXTRA["fields"]:
+        refuse(f"plan field '{name}': unknown field")
+    kind = EXTRA["fields"][name]
+    if kind.startswith("array of") and kind not in TYPES:
+        fits = isinstance(value, list) and all(isinstance(x, str) for x in value)
+    else:
+        fits = TYPES.get(kind, lambda v: isinstance(v, str))(value)
+    if not fits:
+        refuse(f"plan field '{name}': must be {kind}, not {json.dumps(value)}")
+if "out" not in plan:
+    refuse("plan field 'out': required")
+if "ops" not in plan and not plan.get("check"):
+    refuse("plan field 'ops': required (unless check is true)")
+
 call = 0
 if os.environ.get("FAKE_BENCH_LOG"):
+    record = json.dumps({"argv": args, "plan": plan})
     with open(os.environ["FAKE_BENCH_LOG"], "w") as f:
-        json.dump(args, f)
+        f.write(record)
     every = os.environ["FAKE_BENCH_LOG"] + ".all"
     if os.path.exists(every):
         with open(every) as f:
             call = sum(1 for _ in f)
     with open(every, "a") as f:
-        f.write(json.dumps(args) + "\n")
-
-def opt(name):
-    return args[args.index(name) + 1] if name in args else None
+        f.write(record + "\n")
 
 def write(doc, path):
     tmp = path + ".tmp"
@@ -169,26 +218,26 @@ scales = [float(x) for x in os.environ.get("FAKE_BENCH_SCALES", "").split(",") i
 scale = scales[call % len(scales)] if scales else 1.0
 TIMES = ("mean_ns", "stddev_ns", "se_ns", "median_ns", "min_ns", "max_ns", "trimmed_min_ns",
          "trimmed_max_ns", "q25_ns", "q75_ns", "error_ns", "ci_low_ns", "ci_high_ns")
+out = plan["out"]
 if mode == "crash":
     print("crashed before writing anything", file=sys.stderr)
     sys.exit(4)
 if mode == "garbage":
-    with open(opt("--out"), "w") as f:
+    with open(out, "w") as f:
         f.write('{"schema_version": "1.0", "status": "running", "points": [')
     sys.exit(5)
 with open(os.environ["FAKE_BENCH_SAMPLE"]) as f:
     doc = json.load(f)
-out = opt("--out")
-if "--check" in args:
+if plan.get("check"):
     doc["points"] = []
     doc["check"] = EXTRA["check"]
     write(doc, out)
     sys.exit(0)
-ops = opt("--ops").split(",")
-sizes = [int(s) for s in opt("--sizes").split(",")]
-nprocs = [int(n) for n in (opt("--nprocs") or "2").split(",")]
+ops = plan["ops"]
+sizes = plan.get("sizes", [1024])
+nprocs = plan.get("nprocs", [2])
 template = doc["points"][0]
-if "--firstcall" in args:
+if plan.get("firstcall"):
     doc["points"] = []
     for op in ops:
         first, second = EXTRA["firstcall"][op]
@@ -197,13 +246,13 @@ if "--firstcall" in args:
             "ratio_rank0": first[0] / second[0], "ratio_max": max(first) / max(second)})
     write(doc, out)
     sys.exit(0)
-methods = opt("--method").split(",") if opt("--method") else [None]
-caches = opt("--cache").split(",") if "," in (opt("--cache") or "") else [None]
+methods = plan.get("methods") or [None]
+caches = plan["cache"] if len(plan.get("cache", [])) > 1 else [None]
 combos = [(op, size, n, m, c) for op, size, n in itertools.product(ops, sizes, nprocs)
           for m in methods if m != "bcast-supinski" or op == "bcast" for c in caches]
-if opt("--shuffle"):
-    random.Random(int(opt("--shuffle"))).shuffle(combos)
-if opt("--method"):
+if plan.get("shuffle"):
+    random.Random(plan["shuffle"]).shuffle(combos)
+if plan.get("methods"):
     doc["methods"] = methods
 doc["points"] = []
 doc["status"] = "running"
@@ -215,18 +264,18 @@ for i, (op, size, n, m, c) in enumerate(combos):
     point["intervals"] = {k: [v * factor for v in p] for k, p in template["intervals"].items()}
     if m:
         point["method"] = m
-        point["gap"] = {"median_ns": float(opt("--gap-ns") or 0) + 10.0,
-                        "min_ns": float(opt("--gap-ns") or 0)}
+        point["gap"] = {"median_ns": float(plan.get("gap_ns", 0)) + 10.0,
+                        "min_ns": float(plan.get("gap_ns", 0))}
         if m != "window":
             point.pop("window")
         if m == "barrier":
             point["views"] = {k: v * point["median_ns"] for k, v in EXTRA["views"].items()}
     if c:
         point["cache"] = c
-    if opt("--arrival"):
-        point["arrival"] = opt("--arrival")
+    if plan.get("arrival"):
+        point["arrival"] = plan["arrival"]
     doc["points"].append(point)
-    if "--progress" in args:
+    if plan.get("progress"):
         print("@mpiscope progress " + json.dumps({
         "index": i + 1, "total": len(combos), "op": op, "size_bytes": size, "nprocs": n,
         "median_ns": point["median_ns"], "ci_low_ns": point["ci_low_ns"],
@@ -256,6 +305,7 @@ FAKE_BENCH = FAKE_BENCH.replace(
                 "views": BARRIER_VIEWS,
                 "firstcall": FIRSTCALL,
                 "check": FAKE_CHECK,
+                "fields": PLAN_FIELDS,
             }
         )
     ),
@@ -307,16 +357,22 @@ class FakeMpi:
         path.write_text(json.dumps(profile))
         return path
 
-    def bench_args(self) -> list[str]:
-        args: list[str] = json.loads(self.bench_log.read_text())
-        return args
+    def bench_call(self) -> dict[str, Any]:
+        """The last bench call: its ``argv`` and the ``plan`` it read."""
+        call: dict[str, Any] = json.loads(self.bench_log.read_text())
+        return call
 
-    def all_bench_args(self) -> list[list[str]]:
-        """The arguments of every bench call so far, in order."""
+    def bench_plan(self) -> dict[str, Any]:
+        """The plan document of the last bench call."""
+        plan: dict[str, Any] = self.bench_call()["plan"]
+        return plan
+
+    def all_bench_plans(self) -> list[dict[str, Any]]:
+        """The plan of every bench call so far, in order."""
         path = self.bench_log.with_name(self.bench_log.name + ".all")
         if not path.exists():
             return []
-        return [json.loads(line) for line in path.read_text().splitlines()]
+        return [json.loads(line)["plan"] for line in path.read_text().splitlines()]
 
     def mpiexec_call(self) -> dict[str, Any]:
         call: dict[str, Any] = json.loads(self.mpiexec_log.read_text())

@@ -35,10 +35,6 @@ VERDICTS = [
 ]
 
 
-def option(args: list[str], name: str) -> str:
-    return args[args.index(name) + 1]
-
-
 def tsc() -> dict[str, Any]:
     timer: dict[str, Any] = copy.deepcopy(FAKE_CHECK["timers"][0])
     return timer
@@ -132,13 +128,13 @@ def test_report_of_a_check_document(sample_doc: dict[str, Any]) -> None:
 def test_check_command(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["check"], fake_mpi.env, tmp_path)
     assert run.code == 0, run  # untrusted timers are information, not errors
-    args = fake_mpi.bench_args()
-    assert args[0] == "--check"
-    assert option(args, "--drift-seconds") == "2.0"
-    assert "--ops" not in args
+    plan = fake_mpi.bench_plan()
+    assert plan["check"] is True
+    assert plan["drift_seconds"] == 2.0
+    assert "ops" not in plan
     assert run.stdout.splitlines()[-len(VERDICTS) :] == VERDICTS
     assert "result:" not in run.stdout
-    assert not Path(option(args, "--out")).exists()  # not kept without --out
+    assert not Path(plan["out"]).exists()  # not kept without --out
     assert fake_mpi.mpiexec_call()["args"][:2] == ["-n", "2"]
 
 
@@ -148,7 +144,7 @@ def test_check_brief_and_out(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert run.code == 0, run
     assert run.stdout.splitlines() == VERDICTS + ["", f"result: {tmp_path / 'c.json'}"]
     assert run.err_lines == []  # no progress lines
-    assert option(fake_mpi.bench_args(), "--drift-seconds") == "0.5"
+    assert fake_mpi.bench_plan()["drift_seconds"] == 0.5
     assert load_result(tmp_path / "c.json").data["check"] == FAKE_CHECK
     report = run_cli(["report", "c.json"], fake_mpi.env, tmp_path)
     assert report.stdout.splitlines()[-len(VERDICTS) :] == VERDICTS

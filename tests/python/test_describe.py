@@ -15,7 +15,7 @@ import pytest
 
 import mpiscope.measure.options as options
 from mpiscope.measure.method_options import ARRIVAL_KINDS, CACHE_MODES
-from mpiscope.measure.plan import RunPlan, bench_arguments
+from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.mpi_profile import MpiProfile, find_profiles
 from mpiscope.parsing import Parser
 from mpiscope.reports.plots.bandwidth import BANDWIDTH_OPS
@@ -80,6 +80,6 @@ def test_a_new_engine_parameter_becomes_a_flag(monkeypatch: pytest.MonkeyPatch) 
     args = parser.parse_args(["--new-knob", "5"])
     profile = MpiProfile("fake", "mpich", "", "", "mpiexec", "bench", "test")
     plan = RunPlan(["bcast"], [8], None, Path("x.json"), False, 10)
-    argv = bench_arguments(args, plan, profile, ["mpiexec"])
-    assert argv[argv.index("--new-knob") + 1] == "5"
-    assert "--k" not in argv  # engine parameters not given stay the bench's
+    doc = bench_plan(args, plan, profile, ["mpiexec"])
+    assert doc["new_knob"] == 5
+    assert "k" not in doc  # engine parameters not given stay the bench's

@@ -15,10 +15,6 @@ from mpiscope_fakes import FIRSTCALL, FakeMpi, run_cli
 from real_bench import mpiscope, needs_bench_flags, read
 
 
-def option(args: list[str], name: str) -> str:
-    return args[args.index(name) + 1]
-
-
 def cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.split("  ") if cell.strip()]
 
@@ -65,11 +61,11 @@ def test_one_launch_per_operation(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["firstcall", "bcast,allreduce", "waitpattern_up", "--out", "f.json"],
                   fake_mpi.env, tmp_path)  # fmt: skip
     assert run.code == 0, run
-    calls = fake_mpi.all_bench_args()
-    assert [option(c, "--ops") for c in calls] == ["bcast", "allreduce", "waitpattern_up"]
+    calls = fake_mpi.all_bench_plans()
+    assert [c["ops"] for c in calls] == [["bcast"], ["allreduce"], ["waitpattern_up"]]
     for call in calls:
-        assert "--firstcall" in call
-        assert option(call, "--sizes") == "8192"  # the seed's 8 KiB
+        assert call["firstcall"] is True
+        assert call["sizes"] == [8192]  # the seed's 8 KiB
     result = load_result(tmp_path / "f.json")
     doc = result.data
     assert [(p["op"], p["launch"]) for p in doc["points"]] == [
@@ -89,7 +85,7 @@ def test_size_option(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["firstcall", "bcast", "--size", "64K", "--np", "2", "--out", "f.json"],
                   fake_mpi.env, tmp_path)  # fmt: skip
     assert run.code == 0, run
-    assert option(fake_mpi.bench_args(), "--sizes") == "65536"
+    assert fake_mpi.bench_plan()["sizes"] == [65536]
     doc = json.loads((tmp_path / "f.json").read_text())
     assert "launches" not in doc  # one operation: the bench's own document
 

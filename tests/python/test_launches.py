@@ -27,10 +27,6 @@ from real_bench import mpiscope, needs_bench_flags, read
 REAL_DEFAULT = REPO / "results" / "default.json"
 
 
-def option(args: list[str], name: str) -> str:
-    return args[args.index(name) + 1]
-
-
 def cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.split("  ") if cell.strip()]
 
@@ -183,10 +179,10 @@ def test_launches_are_separate_shuffled_and_merged(fake_mpi: FakeMpi, tmp_path: 
         tmp_path,
     )  # fmt: skip
     assert run.code == 0, run
-    calls = fake_mpi.all_bench_args()
+    calls = fake_mpi.all_bench_plans()
     assert len(calls) == 3
-    assert [int(option(c, "--shuffle")) for c in calls] == launch_seeds(9, 3)
-    outs = {option(c, "--out") for c in calls}
+    assert [c["shuffle"] for c in calls] == launch_seeds(9, 3)
+    outs = {c["out"] for c in calls}
     assert len(outs) == 3 and str(tmp_path / "l.json") not in outs
     assert not any(Path(o).exists() for o in outs)  # the launches' own files are gone
     assert [p.name for p in tmp_path.iterdir() if p.name != "fakempi"] == ["l.json"]
@@ -233,7 +229,7 @@ def test_a_failing_launch_keeps_the_earlier_ones(fake_mpi: FakeMpi, tmp_path: Pa
         "mpiscope: error: launch 1 of 3: mpiscope-bench failed (exit code 3); "
         f"partial result kept in {tmp_path / 'l.json'}"
     )
-    assert len(fake_mpi.all_bench_args()) == 2  # launch 2 never started
+    assert len(fake_mpi.all_bench_plans()) == 2  # launch 2 never started
     doc = load_result(tmp_path / "l.json").data
     assert doc["status"] == "failed"
     assert doc["error"] == "launch 1 of 3: mpiscope-bench failed (exit code 3)"
@@ -269,7 +265,7 @@ def test_one_launch_is_the_plain_run(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert run.code == 0, run
     doc = json.loads((tmp_path / "r.json").read_text())
     assert "launches" not in doc and "launch" not in doc["points"][0]
-    assert "--shuffle" not in fake_mpi.bench_args()
+    assert "shuffle" not in fake_mpi.bench_plan()
 
 
 # --- the real bench ------------------------------------------------------------------

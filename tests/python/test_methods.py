@@ -33,10 +33,6 @@ ALL = list(METHODS)
 QUICK = ["--max-launches", "48", "--min-valid", "4", "--max-point-seconds", "5"]
 
 
-def option(args: list[str], name: str) -> str:
-    return args[args.index(name) + 1]
-
-
 def cells(line: str) -> list[str]:
     return [cell.strip() for cell in line.split("  ") if cell.strip()]
 
@@ -131,13 +127,13 @@ def test_run_passes_the_method_options(fake_mpi: FakeMpi, tmp_path: Path) -> Non
         tmp_path,
     )  # fmt: skip
     assert run.code == 0, run
-    args = fake_mpi.bench_args()
-    assert option(args, "--method") == "window,barrier"
-    assert option(args, "--gap-ns") == "1500.0"
-    assert option(args, "--window-ns") == "20000.0"
-    assert option(args, "--arrival") == "late:1:100"
-    assert option(args, "--cache") == "cold,warm"
-    assert "--shuffle" not in args
+    plan = fake_mpi.bench_plan()
+    assert plan["methods"] == ["window", "barrier"]
+    assert plan["gap_ns"] == 1500.0
+    assert plan["window_ns"] == 20000.0
+    assert plan["arrival"] == "late:1:100"
+    assert plan["cache"] == ["cold", "warm"]
+    assert "shuffle" not in plan
     doc = json.loads((tmp_path / "r.json").read_text())
     assert [(p["method"], p["cache"]) for p in doc["points"]] == [
         ("window", "cold"), ("window", "warm"), ("barrier", "cold"), ("barrier", "warm"),
@@ -153,10 +149,10 @@ def test_run_passes_the_method_options(fake_mpi: FakeMpi, tmp_path: Path) -> Non
 def test_run_without_method_options_passes_none(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["run", "bcast", "--sizes", "8", "--out", "r.json"], fake_mpi.env, tmp_path)
     assert run.code == 0, run
-    args = fake_mpi.bench_args()
-    for flag in ("--method", "--gap-ns", "--window-ns", "--arrival", "--shuffle"):
-        assert flag not in args
-    assert option(args, "--cache") == "cold"
+    plan = fake_mpi.bench_plan()
+    for field in ("methods", "gap_ns", "window_ns", "arrival", "shuffle"):
+        assert field not in plan
+    assert plan["cache"] == ["cold"]
 
 
 @pytest.mark.parametrize(
@@ -270,9 +266,9 @@ def test_methods_runs_every_method_interleaved(fake_mpi: FakeMpi, tmp_path: Path
         tmp_path,
     )
     assert run.code == 0, run
-    calls = fake_mpi.all_bench_args()
+    calls = fake_mpi.all_bench_plans()
     assert len(calls) == 1  # one launch: the methods see the same machine state
-    assert option(calls[0], "--method") == ",".join(ALL)
+    assert calls[0]["methods"] == ALL
     out = run.stdout.splitlines()
     start = out.index(next(line for line in out if line.startswith("methods compared")))
     table = [cells(line) for line in out[start + 1 :] if line and not line.startswith("-")]
@@ -314,8 +310,8 @@ def test_methods_always_compares_with_window(fake_mpi: FakeMpi, tmp_path: Path) 
         tmp_path,
     )  # fmt: skip
     assert run.code == 0, run
-    assert option(fake_mpi.bench_args(), "--method") == "window,barrier,max"
-    assert option(fake_mpi.bench_args(), "--ops") == "allreduce,waitpattern_up"
+    assert fake_mpi.bench_plan()["methods"] == ["window", "barrier", "max"]
+    assert fake_mpi.bench_plan()["ops"] == ["allreduce", "waitpattern_up"]
 
 
 def test_methods_refuses_before_launching(fake_mpi: FakeMpi, tmp_path: Path) -> None:

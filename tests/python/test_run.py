@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
@@ -19,18 +20,10 @@ from mpiscope.launcher import (
     mpiexec_command,
     parse_line,
 )
+from mpiscope.measure.launches import launch_seeds
 from mpiscope.measure.progress import ProgressDisplay, format_progress
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope_fakes import FAKE_OPS, FakeMpi, run_cli
-
-
-def option(args: list[str], name: str) -> str:
-    return args[args.index(name) + 1]
-
-
-def metas(args: list[str]) -> dict[str, str]:
-    pairs = [args[i + 1] for i, a in enumerate(args) if a == "--meta"]
-    return dict(pair.split("=", 1) for pair in pairs)
 
 
 def test_run_passes_explicit_values(fake_mpi: FakeMpi, tmp_path: Path) -> None:
@@ -40,17 +33,18 @@ def test_run_passes_explicit_values(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert run.code == 0, run
-    args = fake_mpi.bench_args()
-    assert option(args, "--ops") == "bcast,allreduce"
-    assert option(args, "--sizes") == "1,4,16"
-    assert option(args, "--confidence") == "0.99"
-    assert option(args, "--max-launches") == "1000"
-    assert option(args, "--timer") == "auto" and option(args, "--sync") == "linear"
-    assert option(args, "--out") == str(tmp_path / "r.json")
-    assert "--progress" in args
-    for flag in ("--raw", "--force", "--oversubscribed", "--nprocs"):
-        assert flag not in args
-    meta = metas(args)
+    plan = fake_mpi.bench_plan()
+    assert plan["ops"] == ["bcast", "allreduce"]
+    assert plan["sizes"] == [1, 4, 16]
+    assert plan["confidence"] == 0.99
+    assert plan["max_launches"] == 1000
+    assert plan["timer"] == "auto" and plan["sync"] == "linear"
+    assert plan["out"] == str(tmp_path / "r.json")
+    assert plan["progress"] is True
+    for flag in ("raw", "force", "oversubscribed"):
+        assert plan[flag] is False
+    assert "nprocs" not in plan
+    meta = plan["meta"]
     assert meta["command_line"] == (
         "mpiscope run bcast,allreduce --sizes 1:16:x4 --confidence 0.99 --out r.json"
     )
@@ -59,6 +53,41 @@ def test_run_passes_explicit_values(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     call = fake_mpi.mpiexec_call()
     assert call["args"][:3] == ["-n", "2", str(fake_mpi.bench)]
     assert call["env"]["PYTHONPATH"] is None
+
+
+def test_the_plan_travels_as_one_private_file(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["run", "bcast", "--sizes", "4K", "--out", "r.json"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    argv = fake_mpi.bench_call()["argv"]
+    assert argv[0] == "--plan" and len(argv) == 2  # nothing else: the plan is the whole input
+    plan_file = Path(argv[1])
+    assert plan_file.parent.parent == tmp_path and plan_file.parent.name.startswith(".r.json.")
+    assert not plan_file.parent.exists()  # private to the run, gone after it
+    assert fake_mpi.bench_plan()["sizes"] == [4096]  # parsed once, an integer in the plan
+    assert [p.name for p in tmp_path.iterdir() if p.name != "fakempi"] == ["r.json"]
+
+
+def test_dry_run_prints_the_plan_and_launches_nothing(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    args = ["run", "bcast,waitpattern_up", "--sizes", "8,1K", "--method", "window,barrier",
+            "--gap-ns", "500", "--option", "unit=2000", "--out", "r.json"]  # fmt: skip
+    dry = run_cli([*args, "--dry-run"], fake_mpi.env, tmp_path)
+    assert dry.code == 0, dry
+    assert not fake_mpi.bench_log.exists() and not fake_mpi.mpiexec_log.exists()
+    assert [p.name for p in tmp_path.iterdir()] == ["fakempi"]
+    shown = json.loads(dry.stdout)
+    assert shown["sizes"] == [8, 1024] and shown["methods"] == ["window", "barrier"]
+    assert shown["gap_ns"] == 500.0 and shown["op_options"] == {"unit": "2000"}
+    assert shown["out"] == str(tmp_path / "r.json")
+    run = run_cli(args, fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    sent = fake_mpi.bench_plan()
+    assert shown["meta"].pop("command_line").endswith(" --dry-run")
+    assert sent["meta"].pop("command_line") == shlex.join(["mpiscope", *args])
+    assert shown == sent  # what --dry-run shows is what the bench reads
+    launches = run_cli([*args, "--launches", "2", "--seed", "3", "--force", "--dry-run"],
+                       fake_mpi.env, tmp_path)  # fmt: skip
+    plans = json.loads(launches.stdout)
+    assert [plan["shuffle"] for plan in plans] == launch_seeds(3, 2)
 
 
 def test_run_shows_the_report_and_the_path(fake_mpi: FakeMpi, tmp_path: Path) -> None:
@@ -132,22 +161,22 @@ def test_count_rule_and_other_options(fake_mpi: FakeMpi, tmp_path: Path) -> None
         tmp_path,
     )
     assert run.code == 0, run
-    args = fake_mpi.bench_args()
-    assert option(args, "--stop") == "count" and option(args, "--max-launches") == "100"
-    assert option(args, "--max-valid") == "50" and option(args, "--cache") == "warm"
-    assert option(args, "--dtype") == "int" and option(args, "--reduce-op") == "bxor"
-    assert option(args, "--timer") == "tsc" and option(args, "--sync") == "ring"
-    assert option(args, "--align") == "4096" and option(args, "--trim") == "0.0"
-    assert option(args, "--window-min-ns") == "2500.0"
-    assert "--raw" in args and "--force" in args
+    plan = fake_mpi.bench_plan()
+    assert plan["stop"] == "count" and plan["max_launches"] == 100
+    assert plan["max_valid"] == 50 and plan["cache"] == ["warm"]
+    assert plan["dtype"] == "int" and plan["reduce_op"] == "bxor"
+    assert plan["timer"] == "tsc" and plan["sync"] == "ring"
+    assert plan["align"] == 4096 and plan["trim"] == 0.0
+    assert plan["window_min_ns"] == 2500.0
+    assert plan["raw"] is True and plan["force"] is True
     assert json.loads((tmp_path / "r.json").read_text())["status"] == "complete"
 
 
 def test_nprocs_varies_the_process_count(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["run", "bcast", "--nprocs", "1:2", "--out", "r.json"], fake_mpi.env, tmp_path)
     assert run.code == 0, run
-    args = fake_mpi.bench_args()
-    assert option(args, "--nprocs") == "1,2" and option(args, "--sizes") == "1024"
+    plan = fake_mpi.bench_plan()
+    assert plan["nprocs"] == [1, 2] and plan["sizes"] == [1024]
     header = next(line for line in run.stdout.splitlines() if line.startswith("op "))
     assert header.split()[:3] == ["op", "size", "np"]
 
@@ -164,8 +193,8 @@ def test_oversubscribe_with_open_mpi(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert run.code == 0, run
     call = fake_mpi.mpiexec_call()
     assert call["args"][:3] == ["-n", str(n), "--oversubscribe"]
-    assert "--oversubscribed" in fake_mpi.bench_args()
-    assert metas(fake_mpi.bench_args())["mpi_implementation"] == "openmpi"
+    assert fake_mpi.bench_plan()["oversubscribed"] is True
+    assert fake_mpi.bench_plan()["meta"]["mpi_implementation"] == "openmpi"
     root = "1" if os.geteuid() == 0 else None
     assert call["env"]["OMPI_ALLOW_RUN_AS_ROOT"] == root
     assert call["env"]["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] == root
@@ -213,7 +242,7 @@ def test_op_names_ignore_case(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         ["run", "BCast,AllReduce", "--sizes", "8", "--out", "r.json"], fake_mpi.env, tmp_path
     )
     assert run.code == 0, run
-    assert option(fake_mpi.bench_args(), "--ops") == "bcast,allreduce"
+    assert fake_mpi.bench_plan()["ops"] == ["bcast", "allreduce"]
 
 
 def test_timeout_kills_the_process_group(fake_mpi: FakeMpi, tmp_path: Path) -> None:

@@ -13,25 +13,25 @@ from __future__ import annotations
 
 import argparse
 import math
-import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
-from mpiscope.launcher import build_env, format_command
 from mpiscope.measure.options import add_measure_options
-from mpiscope.measure.plan import available_cores, check_out
+from mpiscope.measure.plan import available_cores, check_out, check_plan
 from mpiscope.measure.progress import ProgressDisplay
-from mpiscope.measure.runner import Bench, Launch, find_bench, private_dir, run_launches
+from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
 from mpiscope.reports.check import verdict_lines
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result
 
-__all__ = ["DEFAULT_DRIFT_SECONDS", "add_parser", "check_arguments", "run"]
+__all__ = ["DEFAULT_DRIFT_SECONDS", "add_parser", "run"]
 
 DEFAULT_DRIFT_SECONDS = 2.0
-_OPTIONS = ("--np", "--out", "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet")
+_OPTIONS = (
+    "--np", "--out", "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet", "--dry-run",
+)  # fmt: skip
 MAX_DRIFT_SECONDS = 3600.0
 
 
@@ -70,19 +70,6 @@ def add_parser(commands: Any) -> None:
     p.set_defaults(handler=run)
 
 
-def check_arguments(args: argparse.Namespace, bench: Bench, out: Path) -> list[str]:
-    """The bench's arguments for the machine check."""
-    values = [
-        ("--drift-seconds", repr(args.drift_seconds)),
-        ("--out", str(out)),
-        ("--meta", "command_line=" + shlex.join(["mpiscope", *getattr(args, "argv", [])])),
-        ("--meta", f"launcher={format_command(bench.launcher)}"),
-        ("--meta", f"mpi_implementation={bench.profile.implementation}"),
-    ]
-    argv = ["--check"] + [item for pair in values for item in pair] + ["--progress"]
-    return argv + (["--oversubscribed"] if args.np > available_cores() else [])
-
-
 def _render(brief: bool) -> Any:
     def render(result: Result) -> str:
         if result.data.get("check") is None:
@@ -105,12 +92,12 @@ def run(args: argparse.Namespace) -> int:
     # without --out the document is not kept
     keep = private_dir(out) if out is not None else tempfile.TemporaryDirectory(prefix="mpiscope-")
     with keep as tmp:
-        own = Path(tmp) / "check.json"
-        command = bench.command(check_arguments(args, bench, own))
+        plan = check_plan(args, Path(tmp) / "check.json", bench.profile, bench.launcher)
         return run_launches(
-            [Launch(command, own)],
-            build_env(bench.profile),
-            args.timeout,
+            [Launch(plan)],
+            bench,
+            Path(tmp),
+            args,
             display,
             out or Path(tmp) / "result.json",
             _render(args.brief),

@@ -16,9 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.launcher import build_env
 from mpiscope.measure.options import add_measure_options, measure_defaults
-from mpiscope.measure.plan import bench_arguments, check_ops, join_ops, plan_run
+from mpiscope.measure.plan import bench_plan, check_ops, join_ops, plan_run
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
 from mpiscope.measure.sizes import parse_size_spec
@@ -30,7 +29,7 @@ __all__ = ["DEFAULT_SIZE", "add_parser", "run"]
 DEFAULT_SIZE = "8K"
 _OPTIONS = (
     "--np", "--timer", "--sync", "--root", "--dtype", "--reduce-op", "--align", "--out",
-    "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet",
+    "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet", "--dry-run",
 )  # fmt: skip
 
 
@@ -64,8 +63,7 @@ def run(args: argparse.Namespace) -> int:
     sizes = parse_size_spec(args.size)
     if len(sizes) != 1:
         raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({args.size!r})")
-    args.sizes = str(sizes[0])
-    plan = plan_run(args)
+    plan = plan_run(args, sizes=sizes)
     bench = find_bench(args)
     plan = replace(plan, ops=check_ops(plan, bench.profile))
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
@@ -73,8 +71,7 @@ def run(args: argparse.Namespace) -> int:
         launches = []
         for index, op in enumerate(plan.ops):
             own = replace(plan, ops=[op], out=Path(tmp) / f"firstcall-{index}.json")
-            arguments = bench_arguments(args, own, bench.profile, bench.launcher)
-            launches.append(Launch(bench.command([*arguments, "--firstcall"]), own.out))
-        return run_launches(
-            launches, build_env(bench.profile), args.timeout, display, plan.out, render_report
-        )
+            launches.append(
+                Launch(bench_plan(args, own, bench.profile, bench.launcher, firstcall=True))
+            )
+        return run_launches(launches, bench, Path(tmp), args, display, plan.out, render_report)

@@ -14,10 +14,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.launcher import build_env
 from mpiscope.measure.method_options import methods_for_ops
 from mpiscope.measure.options import add_measure_options
-from mpiscope.measure.plan import bench_arguments, check_ops, join_ops, plan_run
+from mpiscope.measure.plan import bench_plan, check_ops, join_ops, plan_run
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
 from mpiscope.reports.method_compare import render_methods
@@ -55,12 +54,5 @@ def run(args: argparse.Namespace) -> int:
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
     with private_dir(plan.out) as tmp:
         own = replace(plan, out=Path(tmp) / "methods.json")
-        command = bench.command(bench_arguments(args, own, bench.profile, bench.launcher))
-        return run_launches(
-            [Launch(command, own.out)],
-            build_env(bench.profile),
-            args.timeout,
-            display,
-            plan.out,
-            render_methods,
-        )
+        launch = Launch(bench_plan(args, own, bench.profile, bench.launcher))
+        return run_launches([launch], bench, Path(tmp), args, display, plan.out, render_methods)

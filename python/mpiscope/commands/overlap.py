@@ -44,7 +44,8 @@ def add_parser(commands: Any) -> None:
         description="Measure the blocking counterpart of a nonblocking or persistent operation, "
         "then the operation with as much computation as the blocking time at each size, and "
         "report overlap = 1 - (total - compute) / blocking (MPIPerf, OSU). Takes the options "
-        "of 'run'; --option test_us=US sets how often MPI_Test is called while computing.",
+        "of 'run'; --option test_us=US sets how often MPI_Test is called while computing; "
+        "--dry-run prints the first pass's plan (the second's compute times are its results).",
     )
     p.add_argument(
         "op",
@@ -145,6 +146,8 @@ def run(args: argparse.Namespace) -> int:
         return render_report(result, per_rank=args.per_rank)
 
     measure_plan(args, plan, bench, render)
+    if args.dry_run:  # the second pass's compute times come from the first's
+        return 0
     blocking, pure = _means(first, blocking_op), _means(first, op)
     if not blocking:
         raise RunFailedError(f"no valid time of {blocking_op} in {first}: nothing to compare with")

@@ -1,8 +1,9 @@
 """``mpiscope run OPS``: measure operations with mpiscope-bench under mpiexec.
 
 Everything the user typed is checked by the plan (:mod:`mpiscope.measure.plan`)
-before anything is launched; the bench then receives explicit values only.
-After the run the result document is shown as a report table.
+before anything is launched; the bench then reads one plan document of
+explicit values (``--dry-run`` prints it). After the run the result
+document is shown as a report table.
 """
 
 from __future__ import annotations

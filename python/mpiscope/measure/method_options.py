@@ -69,7 +69,7 @@ class Arrival:
 
     @property
     def bench_text(self) -> str:
-        """The spec as the bench takes it (``late:1:100``)."""
+        """The spec as the plan's ``arrival`` field takes it (``late:1:100``)."""
         if self.kind == "none":
             return "none"
         parts = [self.kind]

@@ -1,7 +1,7 @@
 """Operation-specific options (``mpiscope run --option NAME=VALUE``).
 
 Each operation declares its options in its descriptor (``mpiscope
-list-ops``); the values go to the bench as ``--op-option NAME=VALUE`` and
+list-ops``); the values go to the bench in the plan's ``op_options`` object and
 the operation parses them. Three names in the catalogue are the engine's
 own parameters, set with their own flags, not with ``--option``.
 """

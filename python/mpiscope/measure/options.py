@@ -218,6 +218,12 @@ def add_measure_options(
     )
     add("--quiet", action="store_true", help="no progress display")
     add(
+        "--dry-run",
+        action="store_true",
+        help="check everything, print the plan the bench would read (JSON, docs/plan-format.md) "
+        "and launch nothing",
+    )
+    add(
         "--option",
         type=parse_op_option,
         action="append",

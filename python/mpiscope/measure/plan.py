@@ -4,17 +4,22 @@
 statistics parameters, methods and arrival, element type and reduction,
 the output file, the number of cores); :func:`check_ops` checks the
 operations and their options against the bench's catalogue; and
-:func:`bench_arguments` gives the bench explicit values for everything.
+:func:`bench_plan` (:func:`check_plan` for the machine check) builds the
+one JSON document the bench reads (``mpiscope-bench --plan FILE``,
+docs/plan-format.md), every value typed: sizes and process counts are the
+integers parsed here, never text again.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import format_command
@@ -37,9 +42,10 @@ from mpiscope.result.methods import DEFAULT_METHOD
 __all__ = [
     "RunPlan",
     "available_cores",
-    "bench_arguments",
+    "bench_plan",
     "check_ops",
     "check_out",
+    "check_plan",
     "join_ops",
     "plan_run",
 ]
@@ -77,17 +83,20 @@ def join_ops(words: list[str]) -> str:
     return ",".join(name.strip() for name in names)
 
 
-def plan_run(args: argparse.Namespace) -> RunPlan:
+def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPlan:
     """Check every local input of ``args`` (the options of
     :func:`~mpiscope.measure.options.add_measure_options` and ``ops``, a
-    comma-separated list); raise MpiscopeError on the first problem."""
+    comma-separated list); raise MpiscopeError on the first problem.
+    ``sizes``: already parsed by the caller (firstcall's ``--size``);
+    otherwise the spec of ``--sizes``, parsed here."""
     ops = [name.strip() for name in args.ops.split(",")]
     if not all(ops):
         raise MpiscopeError(f"bad operation list {args.ops!r}: empty name")
     if len({op.lower() for op in ops}) != len(ops):
         raise MpiscopeError(f"bad operation list {args.ops!r}: an operation appears twice")
     nprocs = parse_nprocs_spec(args.nprocs) if args.nprocs is not None else None
-    sizes = parse_size_spec(args.sizes) if args.sizes is not None else None
+    if sizes is None and args.sizes is not None:
+        sizes = parse_size_spec(args.sizes)
     if nprocs is not None:
         if sizes is None:
             sizes = [DEFAULT_NPROCS_SIZE]
@@ -112,6 +121,7 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
             f"--reduce-op {args.reduce_op} does not apply to --dtype {args.dtype} "
             f"(it needs a type of kind: {', '.join(sorted(kinds))})"
         )
+    _check_finite(args)
     max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
     cores = available_cores()
     oversubscribed = args.np > cores
@@ -124,6 +134,16 @@ def plan_run(args: argparse.Namespace) -> RunPlan:
         ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
         options=tuple(getattr(args, "option", None) or ()),
     )
+
+
+def _check_finite(args: argparse.Namespace) -> None:
+    """JSON has no infinity: a parameter without an upper bound still takes a
+    finite number (the flags' ranges let ``inf`` through)."""
+    for param in engine_parameters():
+        value = getattr(args, param["name"], None)
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = "--" + param["name"].replace("_", "-")
+            raise MpiscopeError(f"{flag} {value}: must be a finite number")
 
 
 def check_out(args: argparse.Namespace) -> Path:
@@ -155,45 +175,66 @@ def check_ops(plan: RunPlan, profile: MpiProfile) -> list[str]:
     return ops
 
 
-def bench_arguments(
-    args: argparse.Namespace, plan: RunPlan, profile: MpiProfile, launcher: list[str]
-) -> list[str]:
-    """The bench's arguments: explicit values for everything (the engine
-    parameters of :data:`~mpiscope.measure.options.ALWAYS_PASSED` even at
-    their default, the others when given)."""
-    values: list[tuple[str, str]] = [
-        ("--ops", ",".join(plan.ops)),
-        ("--sizes", ",".join(str(size) for size in plan.sizes)),
-    ]
+def bench_plan(
+    args: argparse.Namespace,
+    plan: RunPlan,
+    profile: MpiProfile,
+    launcher: list[str],
+    firstcall: bool = False,
+) -> dict[str, Any]:
+    """The bench's plan document for ``plan``: explicit values for everything
+    (the engine parameters of :data:`~mpiscope.measure.options.ALWAYS_PASSED`
+    even at their default, the others when given), each of its JSON type.
+    ``firstcall``: the first call against the second instead of a run."""
+    doc: dict[str, Any] = {"ops": list(plan.ops), "sizes": list(plan.sizes)}
     if plan.nprocs is not None:
-        values.append(("--nprocs", ",".join(str(n) for n in plan.nprocs)))
-    values.append(("--cache", ",".join(args.cache)))
+        doc["nprocs"] = list(plan.nprocs)
+    if plan.methods:
+        doc["methods"] = list(plan.methods)
+    doc["cache"] = list(args.cache)
     for param in engine_parameters():
         name = param["name"]
         value = plan.max_launches if name == "max_launches" else getattr(args, name, None)
         if value is not None:
-            text = repr(value) if isinstance(value, float) else str(value)
-            values.append((f"--{name.replace('_', '-')}", text))
-    if plan.methods:
-        values.append(("--method", ",".join(plan.methods)))
+            doc[name] = value
+    if plan.options:
+        doc["op_options"] = dict(plan.options)
     if plan.arrival is not None:
-        values.append(("--arrival", plan.arrival.bench_text))
+        doc["arrival"] = plan.arrival.bench_text
     if plan.shuffle_seed is not None:
-        values.append(("--shuffle", str(plan.shuffle_seed)))
-    values += [("--op-option", f"{name}={value}") for name, value in plan.options]
-    values += [
-        ("--out", str(plan.out)),
-        ("--meta", "command_line=" + shlex.join(["mpiscope", *getattr(args, "argv", [])])),
-        ("--meta", f"launcher={format_command(launcher)}"),
-        ("--meta", f"mpi_implementation={profile.implementation}"),
-    ]
-    flags = {
-        "--progress": True,
-        "--raw": args.raw,
-        "--validate": args.validate,
-        "--resync": args.resync,
-        "--force": args.force,
-        "--oversubscribed": plan.oversubscribed,
+        doc["shuffle"] = plan.shuffle_seed
+    doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
+    doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall)
+    return doc
+
+
+def check_plan(
+    args: argparse.Namespace, out: Path, profile: MpiProfile, launcher: list[str]
+) -> dict[str, Any]:
+    """The bench's plan document for the machine check (``mpiscope check``)."""
+    doc: dict[str, Any] = {"check": True, "drift_seconds": args.drift_seconds}
+    doc.update(_plan_end(args, out, profile, launcher, args.np > available_cores()))
+    return doc
+
+
+def _plan_end(
+    args: argparse.Namespace,
+    out: Path,
+    profile: MpiProfile,
+    launcher: list[str],
+    oversubscribed: bool,
+) -> dict[str, Any]:
+    """What every plan carries: the result's environment entries, where the
+    result goes, and the flags of the launch itself."""
+    meta = {
+        "command_line": shlex.join(["mpiscope", *getattr(args, "argv", [])]),
+        "launcher": format_command(launcher),
+        "mpi_implementation": profile.implementation,
     }
-    argv = [item for pair in values for item in pair]
-    return argv + [flag for flag, wanted in flags.items() if wanted]
+    return {
+        "meta": meta,
+        "out": str(out),
+        "force": args.force,
+        "oversubscribed": oversubscribed,
+        "progress": True,
+    }

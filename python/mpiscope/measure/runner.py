@@ -1,12 +1,15 @@
 """Running the bench: one or several launches, one result document, shown.
 
 The one launch path of every measuring command (run, methods, overlap,
-firstcall, check). A single launch may write the final document itself
-(``run``: the bench's own file is the result); otherwise each launch writes
-into a private directory next to the result file, and the document (one
-launch's as it is, several merged by
+firstcall, check). Every run has a private directory next to the result
+file; each launch's plan document (:mod:`mpiscope.measure.plan`) is written
+there and the bench started as ``mpiscope-bench --plan FILE``. A single
+launch may write the final document itself (``run``: the bench's own file
+is the result); otherwise each launch writes into the private directory
+too, and the document (one launch's as it is, several merged by
 :func:`mpiscope.measure.launches.merge_documents`) is then written to
-``--out``. The result is printed with the renderer the command passes in.
+``--out``. The result is printed with the renderer the command passes in;
+with ``--dry-run`` the plans are printed instead and nothing is launched.
 A launch that fails or is interrupted stops the series; what was measured
 until then is still written and shown, then the error is raised.
 ``--timeout`` bounds the whole series. This module prints: it is the end
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import secrets
 import tempfile
 import time
@@ -41,7 +45,7 @@ from mpiscope.measure.launches import (
     launch_summary,
     merge_documents,
 )
-from mpiscope.measure.plan import RunPlan, bench_arguments
+from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
@@ -83,11 +87,14 @@ def find_bench(args: argparse.Namespace) -> Bench:
 
 @dataclass(frozen=True)
 class Launch:
-    """One bench launch: the whole command and where the bench writes."""
+    """One bench launch: its plan document (``out``: where the bench writes)."""
 
-    command: list[str]
-    out: Path
+    plan: dict[str, Any]
     shuffle_seed: int | None = None
+
+    @property
+    def out(self) -> Path:
+        return Path(self.plan["out"])
 
 
 def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
@@ -103,60 +110,69 @@ def measure_plan(
     ``--launches R`` R launches, each with its own point order (seeds drawn
     from ``--seed``, random when not given), merged and summarised."""
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
-    env = build_env(bench.profile)
     repeats = getattr(args, "launches", 1)
-    if repeats == 1:
-        launch = Launch(bench.command(bench_arguments(args, plan, bench.profile, bench.launcher)),
-                        plan.out)
-        return run_launches([launch], env, args.timeout, display, plan.out, render)
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     with private_dir(plan.out) as tmp:
+        if repeats == 1:
+            launch = Launch(bench_plan(args, plan, bench.profile, bench.launcher))
+            return run_launches([launch], bench, Path(tmp), args, display, plan.out, render)
+        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         launches = []
         for index, shuffle in enumerate(launch_seeds(seed, repeats)):
             own = dataclasses.replace(
                 plan, out=Path(tmp) / f"launch-{index}.json", shuffle_seed=shuffle
             )
-            arguments = bench_arguments(args, own, bench.profile, bench.launcher)
-            launches.append(Launch(bench.command(arguments), own.out, shuffle))
+            launches.append(Launch(bench_plan(args, own, bench.profile, bench.launcher), shuffle))
         return run_launches(
-            launches, env, args.timeout, display, plan.out, render, summary_seed=seed
+            launches, bench, Path(tmp), args, display, plan.out, render, summary_seed=seed
         )
 
 
 def run_launches(
     launches: Sequence[Launch],
-    env: Mapping[str, str],
-    timeout: float | None,
+    bench: Bench,
+    tmp: Path,
+    args: argparse.Namespace,
     display: ProgressDisplay,
     out: Path,
     render: Callable[[Result], str],
     summary_seed: int | None = None,
     show_path: bool = True,
 ) -> int:
-    """Run ``launches`` in turn, write one document to ``out``, print it.
+    """Run ``launches`` in turn (their plans written into ``tmp``, the run's
+    private directory), write one document to ``out``, print it; with
+    ``args.dry_run``, print the plans instead (one object, or a list).
 
     With one launch the document is the bench's own (written by the bench
     itself when the launch's ``out`` is ``out``); with several they are
     merged, and with ``summary_seed`` the launch summary is added. Returns
     0; raises RunFailedError (after writing and showing what exists) when a
-    launch failed, KeyboardInterrupt when interrupted.
+    launch failed, KeyboardInterrupt when interrupted. ``args`` gives
+    ``timeout`` and ``dry_run``.
     """
+    plans = [launch.plan for launch in launches]
+    if getattr(args, "dry_run", False):
+        display.close()
+        print(json.dumps(plans[0] if len(plans) == 1 else plans, indent=2))
+        return 0
+    commands = [bench.command(["--plan", str(_write_plan(plan, tmp / f"plan-{index}.json"))])
+                for index, plan in enumerate(plans)]  # fmt: skip
+    env = build_env(bench.profile)
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
     outcomes: list[LaunchOutcome] = []
     interrupted = False
-    deadline = None if timeout is None else time.monotonic() + timeout
+    deadline = None if args.timeout is None else time.monotonic() + args.timeout
     try:
-        for index, launch in enumerate(launches):
+        for index, (launch, command) in enumerate(zip(launches, commands, strict=True)):
             remaining = None if deadline is None else deadline - time.monotonic()
             progress = _Renumbered(display, index, len(launches))
-            outcome = _run_one(launch, env, remaining, progress, before)
+            outcome = _run_one(launch, command, env, remaining, progress, before)
             outcomes.append(outcome)
             if outcome.error is not None:
                 break
     except KeyboardInterrupt:
         interrupted = True
-        outcomes.append(_interrupted(launch, before))
+        outcomes.append(_interrupted(launch, command, before))
     finally:
         display.close()
     doc = outcomes[0].doc if len(launches) == 1 else merge_documents(outcomes, len(launches))
@@ -208,12 +224,19 @@ class _Renumbered:
         self._display(event)
 
 
+def _write_plan(plan: dict[str, Any], path: Path) -> Path:
+    """Write a plan document (strict JSON, as the bench reads it) to ``path``."""
+    path.write_text(json.dumps(plan, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    return path
+
+
 def _utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
 
 
 def _run_one(
     launch: Launch,
+    command: list[str],
     env: Mapping[str, str],
     timeout: float | None,
     progress: _Renumbered,
@@ -225,7 +248,7 @@ def _run_one(
         error = "the run did not finish within --timeout: the next launch was not started"
     else:
         try:
-            code = run_streaming(launch.command, env, timeout, progress)
+            code = run_streaming(command, env, timeout, progress)
             if code != 0:
                 error = f"mpiscope-bench failed ({describe_exit(code)})"
         except RunFailedError as exc:
@@ -236,16 +259,14 @@ def _run_one(
     elif error is None and doc is not None and doc.get("status") != "complete":
         error = f"mpiscope-bench exited normally but the result's status is {doc.get('status')!r}"
     return LaunchOutcome(
-        format_command(launch.command), start, _utc_now(), doc, error, launch.shuffle_seed
+        format_command(command), start, _utc_now(), doc, error, launch.shuffle_seed
     )
 
 
-def _interrupted(launch: Launch, before: FileId | None) -> LaunchOutcome:
+def _interrupted(launch: Launch, command: list[str], before: FileId | None) -> LaunchOutcome:
     doc, _ = _read(launch.out, before)
     now = _utc_now()
-    return LaunchOutcome(
-        format_command(launch.command), now, now, doc, "interrupted", launch.shuffle_seed
-    )
+    return LaunchOutcome(format_command(command), now, now, doc, "interrupted", launch.shuffle_seed)
 
 
 def _read(path: Path, before: FileId | None) -> tuple[dict[str, Any] | None, str | None]:
