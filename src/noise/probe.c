@@ -130,14 +130,26 @@ static int run_ranks(const mpiscope__probe_options_t *o, const char *host, const
     return code;
 }
 
+/* mkdir -p: every rank may create it (nodes need not share a file system). */
 static int make_dir(const char *dir, char *text, size_t len)
 {
-    if (mkdir(dir, 0777) == 0 || errno == EEXIST) {
-        struct stat st;
-        if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-            return 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; ; p++) {
+        if (*p != '/' && *p != '\0')
+            continue;
+        char saved = *p;
+        *p = '\0';
+        if (mkdir(path, 0777) != 0 && errno != EEXIST)
+            break;
+        *p = saved;
+        if (!saved)
+            break;
     }
-    snprintf(text, len, "--out-dir %s: cannot create the directory (%s)", dir, strerror(errno));
+    struct stat st;
+    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+        return 0;
+    snprintf(text, len, "--out-dir %.200s: cannot create the directory (%s)", dir, strerror(errno));
     return MPISCOPE__NOISE_EXIT_USAGE;
 }
 

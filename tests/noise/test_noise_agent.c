@@ -1,0 +1,128 @@
+/* test_noise_agent.c: SIGSTOP/SIGCONT of an agent's process group, seen
+ * from its parent with waitpid; the group is resumed by release, and by
+ * the exit of a process that had stopped it (atexit). */
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "agent.h"
+#include "check.h"
+#include "mpiscope/error.h"
+
+/* A child in its own process group that sleeps until killed. */
+static pid_t start_agent(void)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        alarm(30); /* never outlive a test that hangs */
+        for (;;)
+            pause();
+    }
+    setpgid(pid, pid); /* both sides, so the group exists when we return */
+    return pid;
+}
+
+static int wait_state(pid_t pid, int flag)
+{
+    int status;
+    if (waitpid(pid, &status, flag) != pid)
+        return -1;
+    return flag == WUNTRACED ? WIFSTOPPED(status) : WIFCONTINUED(status);
+}
+
+/* The state letter of /proc/<pid>/stat ('T' when stopped). */
+static char proc_state(pid_t pid)
+{
+    char path[64], comm[64], state = '?';
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    if (f) {
+        if (fscanf(f, "%*d %63s %c", comm, &state) != 2)
+            state = '?';
+        fclose(f);
+    }
+    return state;
+}
+
+static void test_refusals(void)
+{
+    char err[256] = "";
+    CHECK_INT_EQ(mpiscope__agent_attach(1, err, sizeof err), MPISCOPE_EINVAL);
+    CHECK(strstr(err, "not a process group") != NULL);
+    CHECK_INT_EQ(mpiscope__agent_attach((long)getpgrp(), err, sizeof err), MPISCOPE_EINVAL);
+    CHECK(strstr(err, "own group") != NULL);
+    CHECK_INT_EQ(mpiscope__agent_set(0), MPISCOPE_EINVAL); /* nothing attached */
+}
+
+/* In a child: attach, stop the agent, exit without resuming it. */
+static void stop_and_exit(pid_t agent)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        char err[256];
+        if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
+            _exit(3);
+        while (proc_state(agent) != 'T') /* a SIGCONT would cancel a pending stop */
+            usleep(1000);
+        exit(0); /* atexit must send SIGCONT */
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    CHECK_INT_EQ(WEXITSTATUS(status), 0);
+}
+
+static void test_stop_and_resume(void)
+{
+    pid_t agent = start_agent();
+    char err[256] = "";
+    CHECK_INT_EQ(mpiscope__agent_attach(agent, err, sizeof err), 0);
+    CHECK_INT_EQ(mpiscope__agent_set(0), 0);
+    CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
+    mpiscope__agent_release();
+    CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
+    CHECK_INT_EQ(mpiscope__agent_set(0), 0);
+    CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
+    CHECK_INT_EQ(mpiscope__agent_set(1), 0);
+    CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
+    stop_and_exit(agent);
+    /* stopped then continued before we looked: only "continued" is reported */
+    CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
+    CHECK(proc_state(agent) != 'T');
+    kill(agent, SIGKILL);
+    waitpid(agent, NULL, 0);
+    CHECK_INT_EQ(mpiscope__agent_set(1), MPISCOPE_EINVAL); /* the group is gone */
+}
+
+/* A process stopped by SIGTERM's default action still resumes the agent. */
+static void test_sigterm_resumes(void)
+{
+    pid_t agent = start_agent();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        char err[256];
+        if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
+            _exit(3);
+        for (;;)
+            pause();
+    }
+    CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
+    kill(pid, SIGTERM);
+    int status;
+    waitpid(pid, &status, 0);
+    CHECK(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+    CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
+    kill(agent, SIGKILL);
+    waitpid(agent, NULL, 0);
+}
+
+int main(void)
+{
+    test_refusals();
+    test_sigterm_resumes();
+    test_stop_and_resume();
+    CHECK_DONE();
+}
