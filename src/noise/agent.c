@@ -1,5 +1,6 @@
 /* agent.c: SIGSTOP/SIGCONT of the agent's process group, never left stopped. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,39 @@ static void install(void)
     atexit(mpiscope__agent_release);
 }
 
+/* A process of its own session that resumes the group when we die, even
+ * by SIGKILL (mpiexec's way of ending ranks on SIGTERM): it waits for the
+ * end of a pipe whose write side only we hold. */
+static int start_watchdog(pid_t pgid)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        close(fds[0]);
+        close(fds[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        setsid(); /* out of our group: not killed along with it */
+        signal(SIGINT, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
+        int null = open("/dev/null", O_RDWR); /* hold no pipe of the launcher open */
+        for (int fd = 0; fd < 3 && null >= 0; fd++)
+            dup2(null, fd);
+        close(fds[1]);
+        char c;
+        while (read(fds[0], &c, 1) < 0 && errno == EINTR)
+            ;
+        kill(-pgid, SIGCONT);
+        _exit(0);
+    }
+    close(fds[0]);
+    fcntl(fds[1], F_SETFD, FD_CLOEXEC); /* held open by this process only */
+    return 0;
+}
+
 int mpiscope__agent_attach(long pgid, char *err, size_t errlen)
 {
     if (pgid < 2 || pgid != (long)(pid_t)pgid) {
@@ -67,8 +101,16 @@ int mpiscope__agent_attach(long pgid, char *err, size_t errlen)
                  strerror(errno));
         return MPISCOPE_EINVAL;
     }
-    if (!agent_pgid)
-        install();
+    if (agent_pgid) {
+        snprintf(err, errlen, "an agent is already attached (group %ld)", (long)agent_pgid);
+        return MPISCOPE_EINVAL;
+    }
+    if (start_watchdog((pid_t)pgid) != 0) {
+        snprintf(err, errlen, "cannot start the watchdog that resumes the agent (%s)",
+                 strerror(errno));
+        return MPISCOPE_EINVAL;
+    }
+    install();
     agent_pgid = (sig_atomic_t)pgid;
     return 0;
 }

@@ -87,16 +87,48 @@ static void test_stop_and_resume(void)
     CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
     CHECK_INT_EQ(mpiscope__agent_set(1), 0);
     CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
+    CHECK_INT_EQ(mpiscope__agent_attach(agent, err, sizeof err), MPISCOPE_EINVAL);
+    CHECK(strstr(err, "already attached") != NULL);
+    kill(agent, SIGKILL);
+    waitpid(agent, NULL, 0);
+    CHECK_INT_EQ(mpiscope__agent_set(1), MPISCOPE_EINVAL); /* the group is gone */
+}
+
+/* A process that stopped the agent and exits resumes it (atexit). */
+static void test_exit_resumes(void)
+{
+    pid_t agent = start_agent();
     stop_and_exit(agent);
     /* stopped then continued before we looked: only "continued" is reported */
     CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
     CHECK(proc_state(agent) != 'T');
     kill(agent, SIGKILL);
     waitpid(agent, NULL, 0);
-    CHECK_INT_EQ(mpiscope__agent_set(1), MPISCOPE_EINVAL); /* the group is gone */
 }
 
-/* A process stopped by SIGTERM's default action still resumes the agent. */
+/* A process killed by SIGKILL (no handler runs) still resumes the agent:
+ * its watchdog does. */
+static void test_sigkill_resumes(void)
+{
+    pid_t agent = start_agent();
+    pid_t pid = fork();
+    if (pid == 0) {
+        setpgid(0, 0);
+        char err[256];
+        if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
+            _exit(3);
+        for (;;)
+            pause();
+    }
+    CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
+    kill(agent, SIGKILL);
+    waitpid(agent, NULL, 0);
+}
+
+/* A process ended by SIGTERM's default action still resumes the agent. */
 static void test_sigterm_resumes(void)
 {
     pid_t agent = start_agent();
@@ -123,6 +155,8 @@ int main(void)
 {
     test_refusals();
     test_sigterm_resumes();
-    test_stop_and_resume();
+    test_sigkill_resumes();
+    test_exit_resumes();
+    test_stop_and_resume(); /* last: this process stays attached */
     CHECK_DONE();
 }
