@@ -47,7 +47,8 @@ static void *thread_main(void *p)
     return NULL;
 }
 
-/* Alone: one pinned thread per listed core. Returns the files written or -1. */
+/* Alone: one pinned thread per listed core. Returns the files written, or
+ * -1 (failed) or -2 (a core that cannot be pinned: bad usage). */
 static int run_threads(const mpiscope__probe_options_t *o, const char *host, const char *timer)
 {
     const int n = o->threads.n;
@@ -77,9 +78,8 @@ static int run_threads(const mpiscope__probe_options_t *o, const char *host, con
         pthread_join(tids[i], NULL);
         mpiscope__probe_worker_t *w = &team.workers[i];
         if (w->error && files >= 0) {
-            fprintf(stderr, "mpiscope-noise: error: thread %d (core %d): %s\n", i, w->pin_core,
-                    w->message);
-            files = -1;
+            fprintf(stderr, "mpiscope-noise: error: --threads: thread %d: %s\n", i, w->message);
+            files = w->error == MPISCOPE_EINVAL ? -2 : -1;
         }
         if (files >= 0)
             files += w->files;
@@ -184,7 +184,7 @@ int mpiscope__noise_probe_main(int argc, char **argv)
     int files = 0, workers = o.threads.n ? o.threads.n : size;
     if (o.threads.n) {
         files = run_threads(&o, host, info.name);
-        code = files < 0 ? MPISCOPE__NOISE_EXIT_FAILED : 0;
+        code = files == -2 ? MPISCOPE__NOISE_EXIT_USAGE : files < 0 ? MPISCOPE__NOISE_EXIT_FAILED : 0;
     } else {
         code = run_ranks(&o, host, info.name, &files);
     }
