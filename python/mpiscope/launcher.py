@@ -217,14 +217,20 @@ def run_streaming(
     env: Mapping[str, str],
     timeout: float | None,
     on_event: Callable[[Event], None],
+    idle_timeout: Callable[[], float | None] | None = None,
 ) -> int:
     """Run the bench, feeding each stdout line to ``on_event``; return its exit code.
+
+    ``idle_timeout``, when given, is asked for the longest silence allowed
+    (seconds; None: any): a program whose pace is known only once it runs
+    (a detector's calibrated packets) is stopped when it falls silent for
+    longer, instead of after a fixed total time.
 
     Raises :class:`RunFailedError` on timeout; re-raises KeyboardInterrupt.
     In both cases the process group is stopped first.
     """
     with _termination_raises():
-        return _stream(argv, env, timeout, on_event)
+        return _stream(argv, env, timeout, on_event, idle_timeout)
 
 
 def _stream(
@@ -232,6 +238,7 @@ def _stream(
     env: Mapping[str, str],
     timeout: float | None,
     on_event: Callable[[Event], None],
+    idle_timeout: Callable[[], float | None] | None = None,
 ) -> int:
     proc = _start(argv, env, stdout=subprocess.PIPE, stderr=None)
     lines: queue.Queue[str | None] = queue.Queue()
@@ -239,15 +246,18 @@ def _stream(
     reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
     reader.start()
     deadline = None if timeout is None else time.monotonic() + timeout
+    last_line = time.monotonic()
     try:
         while True:
             _check_deadline(deadline, timeout)
             try:
                 line = lines.get(timeout=_POLL_SECONDS)
             except queue.Empty:
+                _check_silence(last_line, idle_timeout)
                 continue
             if line is None:
                 break
+            last_line = time.monotonic()
             on_event(parse_line(line))
         while True:
             _check_deadline(deadline, timeout)
@@ -288,6 +298,15 @@ def _check_deadline(deadline: float | None, timeout: float | None) -> None:
     if deadline is not None and time.monotonic() >= deadline:
         raise RunFailedError(
             f"the run did not finish within --timeout {timeout:g} s: "
+            "mpiexec and its ranks were stopped"
+        )
+
+
+def _check_silence(last_line: float, idle_timeout: Callable[[], float | None] | None) -> None:
+    allowed = idle_timeout() if idle_timeout is not None else None
+    if allowed is not None and time.monotonic() - last_line > allowed:
+        raise RunFailedError(
+            f"the run printed nothing for {allowed:.0f} s, far longer than its pace: "
             "mpiexec and its ranks were stopped"
         )
 

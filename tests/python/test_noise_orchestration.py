@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.launcher import OutputEvent
 from mpiscope.noise.agent import Agent, AgentSpec, parse_record
 from mpiscope.noise.binding import (
     Topology,
@@ -269,3 +271,36 @@ def test_html_renders_noise_documents_and_refuses_a_mix(tmp_path: Path) -> None:
     assert "noise-calibration" in page and "10Hz:1ms" in page and "data:image/png" in page
     mixed = run_cli(["html", str(run), str(SAMPLE), "-o", str(tmp_path / "mixed.html")])
     assert mixed.code == 2 and "not both" in mixed.stderr
+
+
+def test_a_silent_program_is_stopped_by_its_pace_not_a_total_time() -> None:
+    import sys
+
+    from mpiscope.errors import RunFailedError
+    from mpiscope.launcher import run_streaming
+
+    seen: list[str] = []
+    script = "import time; print('@mpiscope noise-packet {}', flush=True); time.sleep(60)"
+    start = time.monotonic()
+    with pytest.raises(RunFailedError, match="printed nothing for 1 s"):
+        run_streaming([sys.executable, "-c", script], dict(os.environ), None,
+                      lambda e: seen.append(e.line) if isinstance(e, OutputEvent) else None,
+                      idle_timeout=lambda: 1.0)
+    assert seen == ["@mpiscope noise-packet {}"]
+    assert time.monotonic() - start < 30  # stopped, not left to its 60 s
+
+
+def test_the_calibrated_pace_sets_the_silence_allowed_and_warns() -> None:
+    from mpiscope.noise.session import SILENCE_FLOOR_S, _Collector, new_document
+
+    plan = DetectorPlan(detector="stream-ring", packet_s=0.1, packets=4, nprocs=2)
+    warnings: list[str] = []
+    collector = _Collector(new_document(plan, {}), None, None, warnings.append)
+    assert collector.silence_s == SILENCE_FLOOR_S + 10 * 0.1
+    setup = {"detector": "stream-ring", "packet_seconds": 0.1, "iterations_per_packet": 1,
+             "calibration": {"iterations": 1, "seconds": 2.0, "per_iteration_ns": 2e9}}
+    collector(OutputEvent("@mpiscope noise-setup " + json.dumps(setup)))
+    assert collector.silence_s == SILENCE_FLOOR_S + 5 * 2.0
+    assert len(warnings) == 1 and "about 2 s, not 0.1 s" in warnings[0]
+    assert collector.doc["detector"]["name"] == "stream-ring"
+

@@ -213,8 +213,11 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--message-bytes", type=_positive(int, "--message-bytes"))
     p.add_argument("--stream-elements", type=_positive(int, "--stream-elements"),
                    help="elements per rank (default: arrays >= 4x the last-level cache)")
+    p.add_argument("--triads", type=_positive(int, "--triads"),
+                   help="STREAM triads per stream-ring iteration (default 100, the seed's)")
     p.add_argument("--timeout", type=_positive(float, "--timeout"), metavar="S",
-                   help="stop the run after S seconds (default: 3x its planned length + 60)")
+                   help="stop the run after S seconds (default: none; a detector silent for "
+                   "5 packets + 60 s is stopped)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
     _add_agent(p)
     _add_common(p)
@@ -245,17 +248,17 @@ def _run(args: argparse.Namespace) -> int:
         layout=layout, design=args.design, block=args.block, agent=agent,
         calibrate_s=parse_duration_s(args.calibrate, "--calibrate") if args.calibrate else None,
         iterations=args.iterations, alltoall_bytes=args.alltoall_bytes, messages=messages,
-        message_bytes=message_bytes, stream_elements=args.stream_elements, pin_cores=ranks,
+        message_bytes=message_bytes, stream_elements=args.stream_elements, triads=args.triads,
+        pin_cores=ranks,
     )
     planned = args.packets * packet_s + 5
-    timeout = args.timeout or 3 * planned + 60
     agent_text = (f", agent {agent.describe()['command']} on CPU {agent.pinned_core}"
                   if agent else "")
     print(f"{args.detector}: {args.packets} packets of {packet_s:g} s on {args.np} rank(s), "
           f"layout {layout}, {args.design} design{agent_text}; about {planned:.0f} s",
           file=sys.stderr)
     show = PacketLine(args.packets, quiet=args.quiet)
-    doc = run_detector(plan, _profile(args), topology, out, timeout_s=timeout,
+    doc = run_detector(plan, _profile(args), topology, out, timeout_s=args.timeout,
                        on_packet=show, on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
     show.close()
     print(format_run(doc))

@@ -37,6 +37,8 @@ __all__ = ["DetectorPlan", "noise_programs", "plan_layout", "run_detector"]
 
 #: Packets per block of the alternating design when the user gives none.
 DEFAULT_BLOCK = 4
+#: The least silence (s) allowed before a detector counts as hung.
+SILENCE_FLOOR_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,7 @@ class DetectorPlan:
     messages: int | None = None
     message_bytes: int | None = None
     stream_elements: int | None = None
+    triads: int | None = None
     pin_cores: list[int] | None = field(default=None)
 
     def __post_init__(self) -> None:
@@ -156,6 +159,7 @@ def detect_argv(plan: DetectorPlan, program: str, agent_pgid: int | None) -> lis
         "--messages": plan.messages,
         "--message-bytes": plan.message_bytes,
         "--stream-elements": plan.stream_elements,
+        "--triads": plan.triads,
     }
     for flag, value in optional.items():
         if value is not None:
@@ -218,6 +222,9 @@ class _Collector:
         self.doc, self.out = doc, out
         self.on_packet, self.on_warning = on_packet, on_warning
         self.other: list[str] = []
+        packet_s = float(doc["detector"]["packet_seconds"])
+        # Until the calibration says how long a packet really takes.
+        self.silence_s = SILENCE_FLOOR_S + 10 * packet_s
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, WarningEvent):
@@ -233,6 +240,7 @@ class _Collector:
         if kind == "noise-setup":
             name = data.get("detector", self.doc["detector"]["name"])
             self.doc["detector"] = {**data, "name": name}
+            self._pace(data)
         elif kind == "noise-binding":
             self.doc["binding"].append(data)
         elif kind == "noise-packet":
@@ -240,6 +248,22 @@ class _Collector:
             self.save()
             if self.on_packet:
                 self.on_packet(data)
+
+    def _pace(self, setup: dict[str, Any]) -> None:
+        """Allow silences from the real packet length; warn if it exceeds the asked one."""
+        packet_s = float(setup.get("packet_seconds") or 0)
+        per_iteration_ns = (setup.get("calibration") or {}).get("per_iteration_ns")
+        iterations = int(setup.get("iterations_per_packet") or 1)
+        if per_iteration_ns:
+            real_s = iterations * per_iteration_ns / 1e9
+            if real_s > 1.5 * packet_s:
+                self.on_warning(
+                    f"one iteration of the detector takes {per_iteration_ns / 1e9:.3g} s, so a "
+                    f"packet takes about {real_s:.3g} s, not {packet_s:g} s "
+                    "(lengthen --packet, or shrink the work: --stream-elements, --triads)"
+                )
+            packet_s = max(packet_s, real_s)
+        self.silence_s = SILENCE_FLOOR_S + 5 * packet_s
 
     def save(self) -> None:
         if self.out is not None:
@@ -276,7 +300,8 @@ def run_detector(
         doc["command"] = argv
         if agent is not None and not agent.alive():
             raise RunFailedError("the agent ended before the detector started")
-        code = run_streaming(argv, env, timeout_s, collector)
+        code = run_streaming(argv, env, timeout_s, collector,
+                             idle_timeout=lambda: collector.silence_s)
         if code != 0:
             tail = "; ".join(collector.other[-3:])
             raise RunFailedError(
