@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from typing import Any
 
@@ -170,6 +171,14 @@ def test_check_refuses_an_existing_out(fake_mpi: FakeMpi, tmp_path: Path) -> Non
     (tmp_path / "c.json").write_text("{}")
     run = run_cli(["check", "--out", "c.json"], fake_mpi.env, tmp_path)
     assert run.code == 2 and "c.json exists (use --force to overwrite)" in run.err_lines[0]
+    assert not fake_mpi.bench_log.exists()
+
+
+def test_check_dry_run(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["check", "--drift-seconds", "0", "--dry-run"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    plan = json.loads(run.stdout)
+    assert plan["check"] is True and plan["drift_seconds"] == 0.0 and "ops" not in plan
     assert not fake_mpi.bench_log.exists()
 
 

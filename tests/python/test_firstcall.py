@@ -90,6 +90,16 @@ def test_size_option(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert "launches" not in doc  # one operation: the bench's own document
 
 
+def test_dry_run_shows_one_plan_per_operation(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    run = run_cli(["firstcall", "bcast", "allreduce", "--size", "1K", "--dry-run"],
+                  fake_mpi.env, tmp_path)  # fmt: skip
+    assert run.code == 0, run
+    plans = json.loads(run.stdout)
+    assert [(p["ops"], p["sizes"], p["firstcall"]) for p in plans] == [
+        (["bcast"], [1024], True), (["allreduce"], [1024], True)]  # fmt: skip
+    assert not fake_mpi.bench_log.exists()
+
+
 def test_bad_input_launches_nothing(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     for args, fragment in [
         (["--size", "1K,2K"], "--size must be one size, not 2"),

@@ -98,8 +98,9 @@ class Launch:
 
 
 def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
-    """A directory for the launches' own files, next to ``out`` (a path every
-    rank 0, wherever it runs, can reach if ``out`` is)."""
+    """A run's private directory, next to ``out``: each launch's plan, and its
+    result unless it writes ``out`` itself (a path every rank, wherever it
+    runs, can reach if rank 0 can write ``out``)."""
     return tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent)
 
 
@@ -149,13 +150,12 @@ def run_launches(
     launch failed, KeyboardInterrupt when interrupted. ``args`` gives
     ``timeout`` and ``dry_run``.
     """
-    plans = [launch.plan for launch in launches]
     if getattr(args, "dry_run", False):
-        display.close()
+        plans = [launch.plan for launch in launches]
         print(json.dumps(plans[0] if len(plans) == 1 else plans, indent=2))
         return 0
-    commands = [bench.command(["--plan", str(_write_plan(plan, tmp / f"plan-{index}.json"))])
-                for index, plan in enumerate(plans)]  # fmt: skip
+    commands = [bench.command(["--plan", str(_write_plan(launch.plan, tmp, index))])
+                for index, launch in enumerate(launches)]  # fmt: skip
     env = build_env(bench.profile)
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
@@ -224,8 +224,9 @@ class _Renumbered:
         self._display(event)
 
 
-def _write_plan(plan: dict[str, Any], path: Path) -> Path:
-    """Write a plan document (strict JSON, as the bench reads it) to ``path``."""
+def _write_plan(plan: dict[str, Any], tmp: Path, index: int) -> Path:
+    """Write launch ``index``'s plan into ``tmp``, strict JSON as the bench reads it."""
+    path = tmp / f"plan-{index}.json"
     path.write_text(json.dumps(plan, indent=1, allow_nan=False) + "\n", encoding="utf-8")
     return path
 
