@@ -17,12 +17,12 @@ from mpiscope import __version__
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import AgentSpec
 from mpiscope.noise.binding import Topology
+from mpiscope.noise.criteria import CRITERIA, compare_samples, samples_of
 from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector
 from mpiscope.noise.spec import InjectorSpec
 
 __all__ = ["CalibrationPlan", "estimate_seconds", "run_calibration"]
 
-CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney")
 #: A sham agent: it sleeps, so pausing and resuming it changes nothing.
 SHAM_COMMAND = "exec sleep 100000"
 #: Start-up, calibration and tear-down of one launch, for the time estimate.
@@ -63,8 +63,6 @@ def run_calibration(
     on_packet: Callable[[dict[str, Any]], None] | None = None,
 ) -> dict[str, Any]:
     """Run the sweep; ``on_run(i, total, label, verdict)`` after each run."""
-    from mpiscope.noise.criteria import compare_samples, samples_of  # lazy: scipy
-
     rows: list[dict[str, Any]] = []
     total = plan.runs()
     index = 0

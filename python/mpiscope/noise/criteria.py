@@ -37,6 +37,7 @@ __all__ = [
     "compare_samples",
     "format_verdict",
     "samples_of",
+    "verdict_rows",
 ]
 
 #: The criteria that can fire, in report order.
@@ -242,29 +243,27 @@ def _yes(flag: bool) -> str:
     return "yes" if flag else "no"
 
 
-def format_verdict(verdict: Mapping[str, Any]) -> str:
-    """A small aligned plain-text table of a "noise-verdict": one line per criterion."""
-    base, test, crit = verdict["baseline"], verdict["test"], verdict["criteria"]
+def verdict_rows(verdict: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
+    """One (criterion, value, threshold, detected) row per criterion of a verdict."""
+    test, crit = verdict["test"], verdict["criteria"]
     ci, iq, mw = crit["ci_overlap"], crit["iqr_outliers"], crit["mann_whitney"]
     qs = crit["quantile_shift"]
-    conf = f"{ci['confidence'] * 100:g}%"
-    rows = [
-        ("criterion", "value", "threshold", "detected"),
+    return [
         (
-            f"ci_overlap ({conf} CI)",
+            f"ci_overlap ({ci['confidence'] * 100:g}% CI of the mean)",
             f"gap {ci['boundary_gap']:+.4f}",
             "gap > 0",
             _yes(ci["detected"]),
         ),
         (
-            "iqr_outliers",
+            "iqr_outliers (above Q75 + 1.5 IQR)",
             f"{iq['count']}/{test['n']} above ({iq['share']:.1%}, baseline "
-            f"{iq['baseline_share']:.1%}), p={iq['p_value']:.3g}",
+            f"{iq['baseline_share']:.1%}), Fisher p={iq['p_value']:.3g}",
             f"p < {iq['alpha']:g}",
             _yes(iq["detected"]),
         ),
         (
-            "mann_whitney",
+            "mann_whitney (one-sided)",
             f"U={mw['u']:g}, p={mw['p_value']:.3g}",
             f"p < {mw['alpha']:g}",
             _yes(mw["detected"]),
@@ -276,6 +275,12 @@ def format_verdict(verdict: Mapping[str, Any]) -> str:
             "-",
         ),
     ]
+
+
+def format_verdict(verdict: Mapping[str, Any]) -> str:
+    """A small aligned plain-text table of a "noise-verdict": one line per criterion."""
+    base, test = verdict["baseline"], verdict["test"]
+    rows = [("criterion", "value", "threshold", "detected"), *verdict_rows(verdict)]
     widths = [max(len(row[i]) for row in rows) for i in range(3)]
     lines = [
         f"baseline: {base['source']} (n={base['n']}, median {base['median_s']:.6g} s, "

@@ -64,18 +64,8 @@ def _dl(items: Sequence[tuple[str, object]]) -> str:
     )
 
 
-def _yes(flag: bool) -> str:
-    return "yes" if flag else "no"
-
-
 def _verdict_html(verdict: Mapping[str, Any]) -> str:
-    base, test, crit = verdict["baseline"], verdict["test"], verdict["criteria"]
-    ci, iq, mw, qs = (
-        crit["ci_overlap"],
-        crit["iqr_outliers"],
-        crit["mann_whitney"],
-        crit["quantile_shift"],
-    )
+    base, test = verdict["baseline"], verdict["test"]
     samples = _table(
         ["sample", "source", "n", "median (s)", "mean (s)"],
         [
@@ -84,33 +74,7 @@ def _verdict_html(verdict: Mapping[str, Any]) -> str:
         ],
         left=2,
     )
-    rows = [
-        (
-            f"ci_overlap ({ci['confidence'] * 100:g}% CI of the mean)",
-            f"boundary gap {ci['boundary_gap']:+.4f}",
-            "gap > 0",
-            _yes(ci["detected"]),
-        ),
-        (
-            "iqr_outliers (above Q75 + 1.5 IQR of the baseline)",
-            f"{iq['count']}/{test['n']} = {iq['share']:.1%} (baseline {iq['baseline_share']:.1%}),"
-            f" Fisher p = {iq['p_value']:.3g}",
-            f"p < {iq['alpha']:g}",
-            _yes(iq["detected"]),
-        ),
-        (
-            "mann_whitney (one-sided, test greater)",
-            f"U = {mw['u']:g}, p = {mw['p_value']:.3g}",
-            f"p < {mw['alpha']:g}",
-            _yes(mw["detected"]),
-        ),
-        (
-            "quantile_shift",
-            ", ".join(f"{k} {qs[k]:+.4f}" for k in ("p50", "p90", "p99")),
-            "-",
-            "-",
-        ),
-    ]
+    rows = criteria.verdict_rows(verdict)
     criteria_table = _table(["criterion", "value", "threshold", "detected"], rows, left=2)
     fired = verdict.get("fired") or []
     line = (

@@ -73,7 +73,7 @@ def format_injector(summary: dict[str, Any] | None) -> str:
 
 def format_calibration(doc: dict[str, Any]) -> str:
     """The smallest agent per detector and criterion, then every run."""
-    from mpiscope.noise.calibrate import CRITERIA
+    from mpiscope.noise.criteria import CRITERIA
 
     lines = ["smallest agent detected (layout C, alternating design):"]
     header = f"  {'detector':12s} " + " ".join(f"{c:>14s}" for c in CRITERIA) + "  A/A false alarms"

@@ -29,6 +29,7 @@ __all__ = [
     "Result",
     "Summary",
     "load_result",
+    "parse_json",
     "parse_result",
     "result_schema",
     "validate_result",
@@ -273,16 +274,22 @@ def load_result(path: str | Path) -> Result:
     return parse_result(text, source=str(path), path=path)
 
 
-def parse_result(text: str, source: str = "<string>", path: Path | None = None) -> Result:
-    """Check and validate a result document given as JSON text."""
+def parse_json(text: str, source: str) -> Any:
+    """JSON text as Python values; NaN and Infinity (not JSON) are refused.
+    Errors are one line naming ``source`` and, for bad syntax, where."""
     try:
-        data = json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant)
     except json.JSONDecodeError as exc:
         raise MpiscopeError(
             f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from None
     except ValueError as exc:
         raise MpiscopeError(f"{source} is not valid JSON: {exc}") from None
+
+
+def parse_result(text: str, source: str = "<string>", path: Path | None = None) -> Result:
+    """Check and validate a result document given as JSON text."""
+    data = parse_json(text, source)
     validate_result(data, source)
     return Result(data, path)
 

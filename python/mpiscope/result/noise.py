@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.result.document import parse_json
 
 __all__ = [
     "KINDS",
@@ -91,10 +92,6 @@ def validate(doc: Any, source: str = "document") -> None:
     )
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
 def document_kind(path: str | Path) -> str | None:
     """The ``kind`` of the JSON document at ``path`` (None when it has none or
     cannot be read: the real loader then says what is wrong)."""
@@ -117,14 +114,7 @@ def load_noise(path: str | Path) -> dict[str, Any]:
         raise MpiscopeError(
             f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
         ) from None
-    try:
-        doc = json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise MpiscopeError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except ValueError as exc:
-        raise MpiscopeError(f"{path} is not valid JSON: {exc}") from None
+    doc = parse_json(text, str(path))
     validate(doc, str(path))
     return doc
 
