@@ -9,6 +9,7 @@ alarm rate: anything there is noise the detector invents.
 
     .venv/bin/python bench/noise_matrix.py [--detector barrier,alltoall,stream-ring]
         [--hz 1,10,20,100] [--burst 0.1ms,1ms,10ms] [--packet 0.5s] [--packets 24]
+        [--stream-elements 2000000]
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ def main() -> None:
     parser.add_argument("--block", default="3")
     parser.add_argument("--np", default="2")
     parser.add_argument("--mpi", default="mpich")
+    parser.add_argument("--stream-elements", default="2000000",
+                        help="stream-ring elements per rank (the 4x LLC rule makes one "
+                        "iteration last tens of seconds on VMs that report a huge LLC)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "calibration.json"
@@ -42,7 +46,7 @@ def main() -> None:
             [sys.executable, "-m", "mpiscope", "noise", "calibrate", "--detector", args.detector,
              "--hz", args.hz, "--burst", args.burst, "--packet", args.packet,
              "--packets", args.packets, "--block", args.block, "--np", args.np,
-             "--mpi", args.mpi, "--out", str(out)],
+             "--mpi", args.mpi, "--stream-elements", args.stream_elements, "--out", str(out)],
             text=True, check=False, stdout=subprocess.DEVNULL,
         )
         if proc.returncode != 0:

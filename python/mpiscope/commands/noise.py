@@ -372,6 +372,8 @@ def _add_calibrate(sub: Any) -> None:
                    help="packets per run (default 24)")
     p.add_argument("--block", type=_positive(int, "--block"), default=3,
                    help="packets per block (default 3)")
+    p.add_argument("--stream-elements", type=_positive(int, "--stream-elements"),
+                   help="stream-ring elements per rank (default: arrays >= 4x the LLC)")
     p.add_argument("--out", default="noise-calibration.json", metavar="FILE")
     _add_common(p)
     p.set_defaults(handler=_calibrate)
@@ -396,7 +398,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         hz=tuple(parse_frequency_hz(t, "--hz") for t in args.hz.split(",")),
         bursts_ns=tuple(round(parse_duration_s(t, "--burst") * 1e9) for t in args.burst.split(",")),
         nprocs=args.np, packet_s=parse_duration_s(args.packet, "--packet"),
-        packets=args.packets, block=args.block,
+        packets=args.packets, block=args.block, stream_elements=args.stream_elements,
     )
     if not plan.agents():
         raise MpiscopeError("no burst fits in its period at these frequencies")

@@ -38,6 +38,7 @@ class CalibrationPlan:
     packet_s: float
     packets: int
     block: int
+    stream_elements: int | None = None  # stream-ring work per rank (default: 4x the LLC)
 
     def agents(self) -> list[InjectorSpec]:
         """The injector settings that fit in their period, lightest load first."""
@@ -79,7 +80,7 @@ def run_calibration(
             run_plan = DetectorPlan(
                 detector=detector, packet_s=plan.packet_s, packets=plan.packets,
                 nprocs=plan.nprocs, layout="C", design="alternate", block=plan.block,
-                agent=agent, pin_cores=ranks,
+                agent=agent, pin_cores=ranks, stream_elements=plan.stream_elements,
             )
             doc = run_detector(run_plan, profile, topology, None, on_packet=on_packet)
             samples = samples_of(doc)
@@ -110,7 +111,8 @@ def run_calibration(
         "plan": {"detectors": list(plan.detectors), "hz": list(plan.hz),
                  "bursts_ns": list(plan.bursts_ns), "nprocs": plan.nprocs,
                  "packet_seconds": plan.packet_s, "packets": plan.packets,
-                 "block": plan.block, "layout": "C", "design": "alternate"},
+                 "block": plan.block, "layout": "C", "design": "alternate",
+                 "stream_elements": plan.stream_elements},
         "runs": rows,
         "smallest": smallest_detected(rows, plan.detectors),
         "false_positives": {d: [r["fired"] for r in rows if r["detector"] == d and r["sham"]]
