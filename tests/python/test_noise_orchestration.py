@@ -304,3 +304,23 @@ def test_the_calibrated_pace_sets_the_silence_allowed_and_warns() -> None:
     assert len(warnings) == 1 and "about 2 s, not 0.1 s" in warnings[0]
     assert collector.doc["detector"]["name"] == "stream-ring"
 
+
+
+def test_separate_runs_compare_only_the_same_work() -> None:
+    from mpiscope.noise.session import same_work
+
+    base = _run_doc([1, 2, 3], [None] * 3)
+    base["detector"] = {"name": "stream-ring", "iterations_per_packet": 7,
+                        "stream": {"elements_per_rank": 1000, "triads": 100, "messages": 20,
+                                   "message_bytes": 32}, "alltoall_bytes": None}
+    assert same_work(base, "stream-ring", "base.json") == {
+        "iterations": 7, "stream_elements": 1000, "triads": 100, "messages": 20,
+        "message_bytes": 32}
+    with pytest.raises(MpiscopeError, match="not barrier"):
+        same_work(base, "barrier", "base.json")
+    other = _run_doc([4, 5, 6], [None] * 3)
+    other["detector"] = {"name": "stream-ring", "iterations_per_packet": 8}
+    with pytest.raises(MpiscopeError, match="7 and 8 iterations per packet.*--same-as a"):
+        two_samples([base, other], ["a", "b"])
+    other["detector"]["iterations_per_packet"] = 7
+    assert two_samples([base, other], ["a", "b"])[1][0] == [4, 5, 6]

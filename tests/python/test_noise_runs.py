@@ -101,6 +101,23 @@ def test_alternating_run_switches_the_injector_and_compares(tmp_path: Path) -> N
     assert len(written) == 2 and all(p.stat().st_size > 1000 for p in written)
 
 
+def test_separate_design_runs_the_baseline_work_under_the_agent(tmp_path: Path) -> None:
+    base, agent = tmp_path / "base.json", tmp_path / "agent.json"
+    first = mpiscope("noise", "run", "--detector", "alltoall", "--np", "2", "--packet", "0.04s",
+                     "--packets", "4", "--quiet", "--out", str(base), cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    second = mpiscope("noise", "run", "--detector", "alltoall", "--np", "2", "--packet", "0.04s",
+                      "--packets", "4", "--quiet", "--inject", "50Hz:1ms", "--same-as", str(base),
+                      "--out", str(agent), cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    setups = [read(path)["detector"] for path in (base, agent)]
+    assert setups[0]["iterations_per_packet"] == setups[1]["iterations_per_packet"]
+    assert setups[1]["calibration"] is None  # not calibrated again
+    compare = mpiscope("noise", "compare", str(base), str(agent), cwd=tmp_path)
+    assert compare.returncode in (0, 1), compare.stderr
+    assert "verdict:" in compare.stdout
+
+
 def test_probe_covers_every_core_with_the_three_probes(tmp_path: Path) -> None:
     out = tmp_path / "probe.json"
     proc = mpiscope("noise", "probe", "--np", "2", "--seconds", "0.6", "--out", str(out),

@@ -205,6 +205,9 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--calibrate", metavar="DUR", help="calibration time (min(1s, packet/4))")
     p.add_argument("--iterations", type=_positive(int, "--iterations"),
                    help="iterations per packet (skips the calibration)")
+    p.add_argument("--same-as", metavar="BASE.json",
+                   help="do the work of that run in every packet (its iterations, message "
+                   "and array sizes): the agent run of a separate-design comparison")
     p.add_argument("--alltoall-bytes", type=_positive(int, "--alltoall-bytes"),
                    help="Alltoall bytes per peer (default 1024)")
     p.add_argument("--preset", choices=tuple(STREAM_PRESETS),
@@ -227,9 +230,10 @@ def _add_run(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from mpiscope.noise.binding import read_topology
     from mpiscope.noise.criteria import compare_samples, format_verdict, samples_of
-    from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector
+    from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector, same_work
     from mpiscope.noise.spec import parse_duration_s
     from mpiscope.noise.text import PacketLine, format_run
+    from mpiscope.result.noise import load_noise
 
     out = _check_out(Path(args.out), args.force)
     packet_s = parse_duration_s(args.packet, "--packet")
@@ -243,13 +247,21 @@ def _run(args: argparse.Namespace) -> int:
         if args.detector != "stream-ring":
             raise MpiscopeError("--preset is for --detector stream-ring")
         messages, message_bytes = STREAM_PRESETS[args.preset]
+    work = {
+        "iterations": args.iterations, "alltoall_bytes": args.alltoall_bytes,
+        "messages": messages, "message_bytes": message_bytes,
+        "stream_elements": args.stream_elements, "triads": args.triads,
+    }
+    if args.same_as:
+        given = [f"--{k.replace('_', '-')}" for k, v in work.items() if v is not None]
+        if given:
+            raise MpiscopeError(f"--same-as takes the work from {args.same_as}: drop {given[0]}")
+        work.update(same_work(load_noise(args.same_as), args.detector, args.same_as))
     plan = DetectorPlan(
         detector=args.detector, packet_s=packet_s, packets=args.packets, nprocs=args.np,
         layout=layout, design=args.design, block=args.block, agent=agent,
         calibrate_s=parse_duration_s(args.calibrate, "--calibrate") if args.calibrate else None,
-        iterations=args.iterations, alltoall_bytes=args.alltoall_bytes, messages=messages,
-        message_bytes=message_bytes, stream_elements=args.stream_elements, triads=args.triads,
-        pin_cores=ranks,
+        pin_cores=ranks, **work,
     )
     planned = args.packets * packet_s + 5
     agent_text = (f", agent {agent.describe()['command']} on CPU {agent.pinned_core}"

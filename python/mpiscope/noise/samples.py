@@ -43,4 +43,10 @@ def two_samples(docs: Sequence[dict[str, Any]], names: Sequence[str]) -> tuple[S
             raise MpiscopeError(
                 f"{name} is an alternating run: compare it alone (it holds both samples)"
             )
+    works = [(doc.get("detector") or {}).get("iterations_per_packet") for doc in docs]
+    if None not in works and works[0] != works[1]:
+        raise MpiscopeError(
+            f"{names[0]} and {names[1]} did {works[0]} and {works[1]} iterations per packet: "
+            f"their packets are not the same work (run the second with --same-as {names[0]})"
+        )
     return found[0][0], found[1][0]

@@ -33,7 +33,7 @@ from mpiscope.noise.binding import Topology, format_cpu_list
 from mpiscope.noise.spec import DETECTORS, LAYOUTS
 from mpiscope.result.document import write_document
 
-__all__ = ["DetectorPlan", "noise_programs", "plan_layout", "run_detector"]
+__all__ = ["DetectorPlan", "noise_programs", "plan_layout", "run_detector", "same_work"]
 
 #: Packets per block of the alternating design when the user gives none.
 DEFAULT_BLOCK = 4
@@ -146,6 +146,30 @@ def plan_layout(
             f"(ranks on {format_cpu_list(ranks)})"
         )
     return ranks, agent_core
+
+
+def same_work(base: dict[str, Any], detector: str, source: str) -> dict[str, Any]:
+    """The DetectorPlan fields that make a run do the work of the run ``base``.
+
+    Two separate runs compare only if every packet does the same work: the
+    second reuses the first's calibrated iterations (and message and array
+    sizes) instead of calibrating again on a machine that may have changed.
+    """
+    setup = base.get("detector") or {}
+    if base.get("kind") != "noise-run" or "iterations_per_packet" not in setup:
+        raise MpiscopeError(f"{source} is not a noise-run that reported its setup")
+    if setup.get("name") != detector:
+        raise MpiscopeError(f"{source} ran the {setup.get('name')} detector, not {detector}")
+    stream = setup.get("stream") or {}
+    fields = {
+        "iterations": setup["iterations_per_packet"],
+        "alltoall_bytes": setup.get("alltoall_bytes"),
+        "messages": stream.get("messages"),
+        "message_bytes": stream.get("message_bytes"),
+        "stream_elements": stream.get("elements_per_rank"),
+        "triads": stream.get("triads"),
+    }
+    return {key: value for key, value in fields.items() if value is not None}
 
 
 def detect_argv(plan: DetectorPlan, program: str, agent_pgid: int | None) -> list[str]:
