@@ -74,10 +74,19 @@ static int prepare(detect_run_t *r, long long *iterations)
     return mpiscope__noise_print_bindings(r->world, r->host);
 }
 
-/* Before block b: agent off (b even) or on (b odd). Collective. */
+/* The agent's state in block b, in ABBA order (off on on off, off on on
+ * off...): a drift of the host that is linear in time weighs the same on
+ * both states, where plain alternation (off on off on) would add it to the
+ * agent's blocks. */
+static int agent_on_in_block(long long block)
+{
+    return (int)(((block + 1) / 2) % 2);
+}
+
+/* Before block b: the agent stopped or resumed as its state requires. Collective. */
 static int switch_agent(detect_run_t *r, long long block)
 {
-    int on = (int)(block % 2), failed = 0;
+    int on = agent_on_in_block(block), failed = 0;
     if (r->rank == 0)
         failed = mpiscope__agent_set(on) != 0;
     MPI_Bcast(&failed, 1, MPI_INT, 0, r->world);
@@ -112,7 +121,7 @@ static int run_packets(detect_run_t *r, long long iterations)
     double first = 0;
     int code = mpiscope__noise_agree(r->world, r->rank == 0 && !seconds, "no memory for the samples");
     for (long long p = 0; !code && p < o->packets; p++) {
-        int agent = o->block ? (int)((p / o->block) % 2) : -1;
+        int agent = o->block ? agent_on_in_block(p / o->block) : -1;
         if (o->block && p % o->block == 0 && (code = switch_agent(r, p / o->block)) != 0)
             break;
         MPI_Barrier(r->world);

@@ -80,7 +80,8 @@ def test_alternating_run_switches_the_injector_and_compares(tmp_path: Path) -> N
     assert proc.returncode == 0, proc.stderr
     doc = read(out)
     assert doc["layout"] == "C" and doc["design"] == "alternate"
-    assert [p["agent"] for p in doc["packets"]] == [False, False, True, True] * 2
+    # ABBA order: off on on off, so a linear drift weighs the same on both states.
+    assert [p["agent"] for p in doc["packets"]] == [False] * 2 + [True] * 4 + [False] * 2
     assert [p["block"] for p in doc["packets"]] == [0, 0, 1, 1, 2, 2, 3, 3]
     agent = doc["agent"]
     assert agent["kind"] == "injector" and agent["core"] == CORES[-1]
