@@ -15,6 +15,7 @@ matplotlib and numpy are imported inside the functions.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -90,7 +91,8 @@ def boxplots_figure(samples: Mapping[str, Sequence[float]], baseline_label: str)
     ax.axhline(1.0, color="0.4", linewidth=0.8, linestyle="--", zorder=1)
     ax.boxplot(
         data,
-        tick_labels=labels,
+        # Run names are long ("run.json (agent off)"): wrap them under their box.
+        tick_labels=[textwrap.fill(label, 18) for label in labels],
         whis=1.5,
         zorder=2,
         flierprops={"marker": ".", "markersize": 4, "alpha": 0.7},
