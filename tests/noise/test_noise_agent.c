@@ -106,11 +106,10 @@ static void test_exit_resumes(void)
     waitpid(agent, NULL, 0);
 }
 
-/* A process killed by SIGKILL (no handler runs) still resumes the agent:
- * its watchdog does. */
-static void test_sigkill_resumes(void)
+/* A child in its own group that attaches to the agent, stops it and waits
+ * to be killed; returns once the agent is seen stopped. */
+static pid_t spawn_stopper(pid_t agent)
 {
-    pid_t agent = start_agent();
     pid_t pid = fork();
     if (pid == 0) {
         setpgid(0, 0);
@@ -121,6 +120,15 @@ static void test_sigkill_resumes(void)
             pause();
     }
     CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
+    return pid;
+}
+
+/* A process killed by SIGKILL (no handler runs) still resumes the agent:
+ * its watchdog does. */
+static void test_sigkill_resumes(void)
+{
+    pid_t agent = start_agent();
+    pid_t pid = spawn_stopper(agent);
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     CHECK_INT_EQ(wait_state(agent, WCONTINUED), 1);
@@ -132,16 +140,7 @@ static void test_sigkill_resumes(void)
 static void test_sigterm_resumes(void)
 {
     pid_t agent = start_agent();
-    pid_t pid = fork();
-    if (pid == 0) {
-        setpgid(0, 0);
-        char err[256];
-        if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
-            _exit(3);
-        for (;;)
-            pause();
-    }
-    CHECK_INT_EQ(wait_state(agent, WUNTRACED), 1);
+    pid_t pid = spawn_stopper(agent);
     kill(pid, SIGTERM);
     int status;
     waitpid(pid, &status, 0);
