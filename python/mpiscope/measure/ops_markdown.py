@@ -1,6 +1,7 @@
 """The operation reference (docs/operations.md) from the catalogue the
-bench prints: ``mpiscope list-ops --markdown``. The checked-in file is
-tested to equal this output, so it always matches the descriptors."""
+bench prints and the engine's description (its timing methods):
+``mpiscope list-ops --markdown``. The checked-in file is tested to equal
+this output, so it always matches the descriptors."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Sequence
 
 from mpiscope.measure.catalogue import OpInfo
 from mpiscope.measure.op_options import ENGINE_OPTIONS
+from mpiscope.result.describe import description
 
 __all__ = ["render_markdown"]
 
@@ -63,10 +65,30 @@ def _section(op: OpInfo) -> list[str]:
     return [*lines, ""]
 
 
+def _methods() -> list[str]:
+    """The timing methods, from the engine's own description."""
+    lines = ["## Timing methods", "",
+             "`mpiscope run --method NAME` (or several, for `mpiscope methods`); "
+             "docs/method.md says how each works.", "",
+             "| method | scheduled | applies to | parameters | description |",
+             "| --- | --- | --- | --- | --- |"]
+    for m in description()["methods"]:
+        applies = m["applies_to"] if isinstance(m["applies_to"], str) else ", ".join(
+            f"`{name}`" for name in m["applies_to"])
+        if m.get("min_nprocs", 1) > 1:
+            applies += f" (>= {m['min_nprocs']} ranks)"
+        params = ", ".join(f"`{p['name']}` ({p['default']} {p['unit']})".replace(" 1)", ")")
+                           for p in m["parameters"]) or "-"
+        lines.append(f"| `{m['name']}` | {'yes' if m['scheduled'] else 'no'} | {applies} | "
+                     f"{params} | {_cell(m['description'])} |")
+    return [*lines, ""]
+
+
 def render_markdown(ops: Sequence[OpInfo]) -> str:
     """The whole reference, ending with one newline."""
     engine = ", ".join(f"`{name}` ({flag})" for name, flag in ENGINE_OPTIONS.items())
     lines = [_INTRO.format(engine=engine), f"## All {len(ops)} operations", "", *_summary(ops), ""]
+    lines += _methods()
     lines += ["## Reference", ""]
     for op in ops:
         lines += _section(op)
