@@ -16,5 +16,6 @@
 #include "mpiscope/check.h"
 #include "mpiscope/firstcall.h"
 #include "mpiscope/describe.h"
+#include "mpiscope/plan.h"
 
 #endif

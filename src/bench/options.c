@@ -1,13 +1,9 @@
-/* options.c: mpiscope-bench's command line, translated flag by flag into
- * a JSON plan that the engine's plan reader checks (one validation for
- * flags and plan files). */
-#include <errno.h>
+/* options.c: mpiscope-bench's command line: each plan flag names a plan
+ * field, and the library reads the flags' texts as the same JSON plan a
+ * plan file holds (one validation for flags and plan files). */
 #include <getopt.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include "json.h"
-#include "param_table.h"
 #include "options.h"
 
 enum {
@@ -105,111 +101,11 @@ static const struct { int code; const char *field; } flag_fields[] = {
     {OPT_OVERSUBSCRIBED, "oversubscribed"}, {OPT_META, "meta"}, {OPT_OP_OPTION, "op_options"},
     {OPT_PROGRESS, "progress"},
 };
-enum { FLAG_FIELDS = sizeof flag_fields / sizeof *flag_fields };
-
-/* What the flags said: the last value of each field, every NAME=VALUE. */
+/* Every plan flag given, in order, as a field name and its text. */
 typedef struct given {
-    const char *value[FLAG_FIELDS]; /* NULL: not given */
-    const char *keys[2][MPISCOPE__PLAN_MAX_OPTS + MPISCOPE__PLAN_MAX_META];
-    const char *values[2][MPISCOPE__PLAN_MAX_OPTS + MPISCOPE__PLAN_MAX_META];
-    int n_pairs[2];                 /* [0] meta, [1] op_options */
+    const char *names[512], *values[512];
+    size_t n;
 } given_t;
-
-/* A number as JSON if the text is one (so the plan reader sees a number,
- * whole numbers exactly), else as a string the reader will refuse. */
-static void number_or_text(mpiscope__json_t *j, const char *key, const char *text)
-{
-    char *end;
-    errno = 0;
-    if (text[0] >= '0' && text[0] <= '9' && strspn(text, "0123456789") == strlen(text)) {
-        unsigned long long u = strtoull(text, &end, 10);
-        if (!errno) {
-            char digits[32];
-            snprintf(digits, sizeof digits, "%llu", u);
-            mpiscope__json_raw(j, key, digits);
-            return;
-        }
-    }
-    double v = strtod(text, &end);
-    if (!errno && end != text && !*end && v == v && v - v == 0)
-        mpiscope__json_number(j, key, v);
-    else
-        mpiscope__json_string(j, key, text);
-}
-
-/* "a,b,c" as an array (numbers for the numeric lists). */
-static void list(mpiscope__json_t *j, const char *key, const char *text)
-{
-    int numeric = strcmp(key, "sizes") == 0 || strcmp(key, "nprocs") == 0;
-    char item[256];
-    mpiscope__json_array(j, key);
-    for (const char *p = text; *p;) {
-        size_t n = strcspn(p, ",");
-        if (n > 0 && n < sizeof item) { /* empty items are skipped, as strtok did */
-            memcpy(item, p, n);
-            item[n] = '\0';
-            if (numeric)
-                number_or_text(j, NULL, item);
-            else
-                mpiscope__json_string(j, NULL, item);
-        }
-        p += n + (p[n] == ',');
-    }
-    mpiscope__json_end(j);
-}
-
-static void pairs(mpiscope__json_t *j, const char *key, const given_t *g, int which)
-{
-    mpiscope__json_object(j, key);
-    for (int i = 0; i < g->n_pairs[which]; i++) {
-        int later = 0; /* the last one given wins */
-        for (int k = i + 1; k < g->n_pairs[which]; k++)
-            later |= strcmp(g->keys[which][i], g->keys[which][k]) == 0;
-        if (!later)
-            mpiscope__json_string(j, g->keys[which][i], g->values[which][i]);
-    }
-    mpiscope__json_end(j);
-}
-
-/* The JSON plan the flags describe. */
-static void write_plan(const given_t *g, mpiscope__json_t *j)
-{
-    mpiscope__json_object(j, NULL);
-    for (int i = 0; i < FLAG_FIELDS; i++) {
-        const char *key = flag_fields[i].field, *v = g->value[i];
-        const mpiscope__plan_field_t *f = mpiscope__plan_field_find(key);
-        if (strcmp(key, "meta") == 0 || strcmp(key, "op_options") == 0) {
-            if (g->n_pairs[strcmp(key, "op_options") == 0])
-                pairs(j, key, g, strcmp(key, "op_options") == 0);
-        } else if (!v) {
-            continue;
-        } else if (f->kind == MPISCOPE__FIELD_BOOL) {
-            mpiscope__json_bool(j, key, 1);
-        } else if (f->kind == MPISCOPE__FIELD_LIST) {
-            list(j, key, v);
-        } else if (f->kind == MPISCOPE__FIELD_STRING || !mpiscope__param_find(key)
-                   || mpiscope__param_find(key)->type != MPISCOPE__PARAM_CHOICE) {
-            if (f->kind == MPISCOPE__FIELD_STRING)
-                mpiscope__json_string(j, key, v);
-            else
-                number_or_text(j, key, v);
-        } else {
-            mpiscope__json_string(j, key, v);
-        }
-    }
-    mpiscope__json_end(j);
-}
-
-static int split_pair(char *s, const char **key, const char **value)
-{
-    char *eq = strchr(s, '=');
-    if (!eq || eq == s)
-        return 1;
-    *eq = '\0';
-    *key = s;
-    *value = eq + 1;
-    return 0;
-}
 
 /* One flag into g (or cmd). */
 static int take(int c, char *arg, given_t *g, bench_command_t *cmd, const char **plan_file)
@@ -222,40 +118,20 @@ static int take(int c, char *arg, given_t *g, bench_command_t *cmd, const char *
         *plan_file = arg;
         return 0;
     }
-    if (c == OPT_META || c == OPT_OP_OPTION) {
-        int which = c == OPT_OP_OPTION, n = g->n_pairs[which];
-        if (n == (which ? MPISCOPE__PLAN_MAX_OPTS : MPISCOPE__PLAN_MAX_META)
-            || split_pair(arg, &g->keys[which][n], &g->values[which][n]))
-            return 1;
-        g->n_pairs[which]++;
-        return 0;
-    }
-    for (int i = 0; i < FLAG_FIELDS; i++)
-        if (flag_fields[i].code == c) {
-            g->value[i] = arg ? arg : "";
+    for (size_t i = 0; i < sizeof flag_fields / sizeof *flag_fields; i++)
+        if (flag_fields[i].code == c && g->n < sizeof g->names / sizeof *g->names) {
+            g->names[g->n] = flag_fields[i].field;
+            g->values[g->n++] = arg;
             return 0;
         }
     return 1;
 }
 
-static int from_flags(const given_t *g, bench_options_t *plan, char *err, size_t err_size)
-{
-    mpiscope__json_t j;
-    mpiscope__json_init(&j);
-    write_plan(g, &j);
-    mpiscope__jv_t *doc = NULL;
-    int rc = j.failed ? 1 : mpiscope__json_parse(j.buf, j.len, &doc, err, err_size);
-    mpiscope__json_free(&j);
-    if (!rc)
-        rc = mpiscope__plan_from_json(plan, doc, err, err_size);
-    return rc;
-}
-
 int bench_options_parse(int argc, char **argv, bench_command_t *cmd, char *err, size_t err_size)
 {
     memset(cmd, 0, sizeof *cmd);
-    mpiscope__plan_default(&cmd->plan);
-    given_t g = {0};
+    static given_t g; /* large; parsed once */
+    g.n = 0;
     const char *plan_file = NULL;
     int c;
     opterr = 0;
@@ -274,12 +150,11 @@ int bench_options_parse(int argc, char **argv, bench_command_t *cmd, char *err, 
     }
     if (cmd->list_ops || cmd->help || cmd->describe)
         return 0;
-    for (int i = 0; plan_file && i < FLAG_FIELDS; i++)
-        if (g.value[i] || g.n_pairs[0] || g.n_pairs[1]) {
-            snprintf(err, err_size, "--plan takes the whole plan: no other plan flag with it");
-            return 1;
-        }
+    if (plan_file && g.n) {
+        snprintf(err, err_size, "--plan takes the whole plan: no other plan flag with it");
+        return 1;
+    }
     if (plan_file)
-        return mpiscope__plan_read_file(&cmd->plan, plan_file, err, err_size) != 0;
-    return from_flags(&g, &cmd->plan, err, err_size) != 0;
+        return mpiscope_plan_read_file(plan_file, 0, &cmd->plan, err, err_size) != 0;
+    return mpiscope_plan_from_fields(g.names, g.values, g.n, 0, &cmd->plan, err, err_size) != 0;
 }

@@ -161,6 +161,7 @@ static void types_and_reductions(mpiscope__json_t *j)
         mpiscope__json_object(j, NULL);
         mpiscope__json_string(j, "name", name);
         mpiscope__json_integer(j, "size_bytes", (long long)bytes);
+        mpiscope__json_string(j, "kind", mpiscope__dtype_kind_name_at(i));
         mpiscope__json_end(j);
     }
     mpiscope__json_end(j);
@@ -168,6 +169,11 @@ static void types_and_reductions(mpiscope__json_t *j)
     for (size_t i = 0; (name = mpiscope__reduce_op_at(i)); i++) {
         mpiscope__json_object(j, NULL);
         mpiscope__json_string(j, "name", name);
+        mpiscope__json_array(j, "kinds"); /* the element kinds it takes */
+        const char *kind;
+        for (size_t k = 0; (kind = mpiscope__reduce_op_kind_at(i, k)); k++)
+            mpiscope__json_string(j, NULL, kind);
+        mpiscope__json_end(j);
         mpiscope__json_end(j);
     }
     mpiscope__json_end(j);
@@ -193,6 +199,10 @@ static void cache_and_arrival(mpiscope__json_t *j)
         mpiscope__json_string(j, "name", a->name);
         mpiscope__json_string(j, "parameters", a->parameters);
         mpiscope__json_string(j, "description", a->description);
+        mpiscope__json_array(j, "members"); /* of the object form, besides "kind" */
+        for (const char *const *m = a->members; *m; m++)
+            mpiscope__json_string(j, NULL, *m);
+        mpiscope__json_end(j);
         mpiscope__json_end(j);
     }
     mpiscope__json_end(j);

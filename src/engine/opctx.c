@@ -67,9 +67,16 @@ typedef struct named_dtype {
     mpiscope__dtype_kind_t kind;
 } named_dtype_t;
 
+/* The kinds of element types a reduction may take (MPI standard,
+ * "Predefined Reduction Operations"): C integer, floating point, complex,
+ * byte; MPI_CHAR is text and takes none. */
+enum { KIND_INTEGER = 1, KIND_FLOATING = 2, KIND_COMPLEX = 4, KIND_BYTE = 8, KIND_CHAR = 16 };
+static const char *const kind_names[] = {"integer", "floating", "complex", "byte", "char"};
+
 typedef struct named_op {
     MPI_Op op;
     const char *canonical;
+    unsigned kinds;             /* KIND_* it applies to */
 } named_op_t;
 
 /* sizeof, not MPI_Type_size: names parse before MPI_Init. */
@@ -93,12 +100,19 @@ static const named_dtype_t dtypes[] = {
 #undef DTYPE
 #undef DTYPE_KIND
 
-#define REDUCE_OP(mpi_op) {mpi_op, #mpi_op}
+#define REDUCE_OP(mpi_op, kinds) {mpi_op, #mpi_op, kinds}
+#define ARITHMETIC (KIND_INTEGER | KIND_FLOATING | KIND_COMPLEX)
+#define ORDERED (KIND_INTEGER | KIND_FLOATING)
+#define BITWISE (KIND_INTEGER | KIND_BYTE)
 static const named_op_t reduce_ops[] = {
-    REDUCE_OP(MPI_SUM),  REDUCE_OP(MPI_PROD), REDUCE_OP(MPI_MIN),  REDUCE_OP(MPI_MAX),
-    REDUCE_OP(MPI_BAND), REDUCE_OP(MPI_BOR),  REDUCE_OP(MPI_BXOR),
-    REDUCE_OP(MPI_LAND), REDUCE_OP(MPI_LOR),  REDUCE_OP(MPI_LXOR),
+    REDUCE_OP(MPI_SUM, ARITHMETIC),  REDUCE_OP(MPI_PROD, ARITHMETIC),
+    REDUCE_OP(MPI_MIN, ORDERED),     REDUCE_OP(MPI_MAX, ORDERED),
+    REDUCE_OP(MPI_BAND, BITWISE),    REDUCE_OP(MPI_BOR, BITWISE),    REDUCE_OP(MPI_BXOR, BITWISE),
+    REDUCE_OP(MPI_LAND, KIND_INTEGER), REDUCE_OP(MPI_LOR, KIND_INTEGER), REDUCE_OP(MPI_LXOR, KIND_INTEGER),
 };
+#undef ARITHMETIC
+#undef ORDERED
+#undef BITWISE
 #undef REDUCE_OP
 
 static int equal_ignoring_case(const char *a, const char *b)
@@ -140,6 +154,50 @@ const char *mpiscope__reduce_op_at(size_t index)
     if (index >= sizeof reduce_ops / sizeof *reduce_ops)
         return NULL;
     return short_name(reduce_ops[index].canonical, names[index], sizeof names[index]);
+}
+
+/* The KIND_* bit of dtypes[i]. */
+static unsigned kind_of(size_t i)
+{
+    if (dtypes[i].kind == MPISCOPE__DTYPE_FLOATING)
+        return KIND_FLOATING;
+    if (strcmp(dtypes[i].canonical, "MPI_BYTE") == 0)
+        return KIND_BYTE;
+    return strcmp(dtypes[i].canonical, "MPI_CHAR") == 0 ? KIND_CHAR : KIND_INTEGER;
+}
+
+static const char *kind_name(unsigned bit)
+{
+    for (size_t k = 0; k < sizeof kind_names / sizeof *kind_names; k++)
+        if (bit == 1u << k)
+            return kind_names[k];
+    return NULL;
+}
+
+const char *mpiscope__dtype_kind_name_at(size_t index)
+{
+    return index < sizeof dtypes / sizeof *dtypes ? kind_name(kind_of(index)) : NULL;
+}
+
+const char *mpiscope__reduce_op_kind_at(size_t index, size_t k)
+{
+    if (index >= sizeof reduce_ops / sizeof *reduce_ops)
+        return NULL;
+    for (unsigned bit = 1; bit <= KIND_CHAR; bit <<= 1)
+        if ((reduce_ops[index].kinds & bit) && k-- == 0)
+            return kind_name(bit);
+    return NULL;
+}
+
+int mpiscope__reduce_op_allows(const char *reduce_op, const char *dtype)
+{
+    size_t d = 0, r = 0;
+    while (d < sizeof dtypes / sizeof *dtypes && !(dtype && is_name_of(dtype, dtypes[d].canonical)))
+        d++;
+    while (r < sizeof reduce_ops / sizeof *reduce_ops && !(reduce_op && is_name_of(reduce_op, reduce_ops[r].canonical)))
+        r++;
+    return d < sizeof dtypes / sizeof *dtypes && r < sizeof reduce_ops / sizeof *reduce_ops
+           && (reduce_ops[r].kinds & kind_of(d)) != 0;
 }
 
 int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, const char **canonical)
@@ -208,6 +266,10 @@ int mpiscope__op_types_resolve(const mpiscope_op_t *op, const char *dtype, const
                                   .dtype_name = "MPI_BYTE", .reduce_name = NULL};
     if (!(op->flags & MPISCOPE_OP_USES_REDUCTION))
         return 0;
-    int err = mpiscope__dtype_parse(dtype ? dtype : "double", &out->dtype, &out->dtype_bytes, &out->dtype_name);
-    return err ? err : mpiscope__reduce_op_parse(reduce_op ? reduce_op : "sum", &out->reduce_op, &out->reduce_name);
+    dtype = dtype ? dtype : "double";
+    reduce_op = reduce_op ? reduce_op : "sum";
+    int err = mpiscope__dtype_parse(dtype, &out->dtype, &out->dtype_bytes, &out->dtype_name);
+    if (!err)
+        err = mpiscope__reduce_op_parse(reduce_op, &out->reduce_op, &out->reduce_name);
+    return err ? err : mpiscope__reduce_op_allows(reduce_op, dtype) ? 0 : MPISCOPE_EINVAL;
 }

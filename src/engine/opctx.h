@@ -68,7 +68,8 @@ int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name);
 /* The element type and reduction a point of `op` uses: MPI_BYTE and no
  * reduction for data movement; for ops with a reduction the named ones
  * (NULL: "double", "sum"). Names are canonical ("MPI_DOUBLE"), NULL for
- * no reduction. Returns 0 or MPISCOPE_EINVAL for an unknown name. */
+ * no reduction. Returns 0, or MPISCOPE_EINVAL for an unknown name or a
+ * reduction that does not take the element type. */
 typedef struct mpiscope__op_types {
     MPI_Datatype dtype;
     size_t dtype_bytes;
@@ -88,6 +89,15 @@ const char *mpiscope__dtype_at(size_t index, size_t *bytes);
 const char *mpiscope__reduce_op_at(size_t index);
 
 int mpiscope__dtype_parse(const char *name, MPI_Datatype *dtype, size_t *bytes, const char **canonical);
+
+/* Which reductions take which element types, from one table: the kind of
+ * the index-th element type ("integer", "floating", "byte", "char"), the
+ * k-th kind the index-th reduction takes ("integer", "floating",
+ * "complex", "byte"; NULL past the last), and whether the named reduction
+ * takes the named type (1, else 0; 0 for an unknown name). */
+const char *mpiscope__dtype_kind_name_at(size_t index);
+const char *mpiscope__reduce_op_kind_at(size_t index, size_t k);
+int mpiscope__reduce_op_allows(const char *reduce_op, const char *dtype);
 int mpiscope__reduce_op_parse(const char *name, MPI_Op *op, const char **canonical);
 
 /* What the C type behind a named element type is (for ops that write and

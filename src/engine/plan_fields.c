@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "mpiscope/error.h"
 #include "opctx.h"
 #include "param_table.h"
@@ -207,9 +208,6 @@ static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
         if (!s[0])
             return bad(w, "must not be empty");
         p->out = s;
-    } else if (strcmp(f->name, "arrival") == 0) {
-        if (mpiscope__arrival_parse(s, &p->arrival))
-            return bad(w, "'%s' is not %s (US at most 1e7)", s, mpiscope__arrival_grammar);
     } else if (strcmp(f->name, "dtype") == 0) {
         MPI_Datatype t;
         size_t bytes;
@@ -222,6 +220,22 @@ static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
             return bad(w, "unknown reduction '%s'", s);
         p->reduce_op = s;
     }
+    return 0;
+}
+
+/* The string form "late:1:50", or the object {"kind": "late", "rank": 1, "us": 50}. */
+static int set_arrival(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
+{
+    if (v->type == MPISCOPE__JV_OBJECT) {
+        char why[160];
+        if (mpiscope__arrival_from_object(v, &p->arrival, &w->key, why, sizeof why))
+            return bad(w, "%s", why);
+        return 0;
+    }
+    if (v->type != MPISCOPE__JV_STRING)
+        return bad(w, "must be a string or an object, not %s", mpiscope__jv_type_name(v->type));
+    if (mpiscope__arrival_parse(v->string, &p->arrival))
+        return bad(w, "'%s' is not %s (US at most 1e7)", v->string, mpiscope__arrival_grammar);
     return 0;
 }
 
@@ -246,7 +260,7 @@ static int set_scalar(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
     return 0;
 }
 
-static int set_bool(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
+int *mpiscope__plan_bool(mpiscope__plan_t *p, const char *name)
 {
     static const struct { const char *name; size_t at; } flags[] = {
         {"force", offsetof(mpiscope__plan_t, force)}, {"raw", offsetof(mpiscope__plan_t, raw)},
@@ -255,11 +269,17 @@ static int set_bool(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const 
         {"progress", offsetof(mpiscope__plan_t, progress)}, {"firstcall", offsetof(mpiscope__plan_t, firstcall)},
         {"check", offsetof(mpiscope__plan_t, check)},
     };
+    for (size_t i = 0; name && i < sizeof flags / sizeof *flags; i++)
+        if (strcmp(flags[i].name, name) == 0)
+            return (int *)(void *)((char *)p + flags[i].at);
+    return NULL;
+}
+
+static int set_bool(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
+{
     if (want(w, v, MPISCOPE__JV_BOOL))
         return MPISCOPE_EINVAL;
-    for (size_t i = 0; i < sizeof flags / sizeof *flags; i++)
-        if (strcmp(flags[i].name, f->name) == 0)
-            *(int *)(void *)((char *)p + flags[i].at) = v->boolean;
+    *mpiscope__plan_bool(p, f->name) = v->boolean;
     return 0;
 }
 
@@ -289,7 +309,7 @@ static const field_entry_t fields[] = {
       "reduction of reductions (reductions)"),
     F("op_options", MPISCOPE__FIELD_MAP, "object of name: value", "{}", "", 0, 0, set_map,
       "op-specific options (each op's options; flag --op-option NAME=VALUE)"),
-    F("arrival", MPISCOPE__FIELD_STRING, "arrival pattern", "\"none\"", "", 0, 0, set_string,
+    F("arrival", MPISCOPE__FIELD_STRING, "arrival pattern", "\"none\"", "", 0, 0, set_arrival,
       "when each rank starts after the schedule (scheduled methods only)"),
     F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, INFINITY, set_scalar,
       "seed of a shuffled point order (0: plan order)"),
@@ -389,6 +409,19 @@ static int set_field(mpiscope__plan_t *p, const mpiscope__jv_t *member, char *er
     return bad(&w, "unknown field");
 }
 
+/* "'bxor' does not apply to element type 'double' (it takes integer, byte)" */
+static int reduction_refused(const where_t *w, const char *reduce_op, const char *dtype)
+{
+    char kinds[80] = "";
+    const char *canonical = NULL, *name, *kind;
+    MPI_Op op;
+    mpiscope__reduce_op_parse(reduce_op, &op, &canonical);
+    for (size_t i = 0; canonical && (name = mpiscope__reduce_op_at(i)); i++)
+        for (size_t k = 0; strcasecmp(name, canonical + 4) == 0 && (kind = mpiscope__reduce_op_kind_at(i, k)); k++)
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), "%s%s", k ? ", " : "", kind);
+    return bad(w, "'%s' does not apply to element type '%s' (it takes %s)", reduce_op, dtype, kinds);
+}
+
 /* What no single field says. */
 static int check_whole(mpiscope__plan_t *p, int gave_max_launches, char *err, size_t err_size)
 {
@@ -397,6 +430,10 @@ static int check_whole(mpiscope__plan_t *p, int gave_max_launches, char *err, si
         return w.field = "ops", bad(&w, "required (unless check is true)");
     if (!p->out)
         return w.field = "out", bad(&w, "required");
+    const char *dtype = p->dtype ? p->dtype : "double", *reduce_op = p->reduce_op ? p->reduce_op : "sum";
+    for (int i = 0; i < p->n_ops; i++)
+        if ((p->op_handles[i]->flags & MPISCOPE_OP_USES_REDUCTION) && !mpiscope__reduce_op_allows(reduce_op, dtype))
+            return w.field = "reduce_op", reduction_refused(&w, reduce_op, dtype);
     if (p->params.stop_rule == MPISCOPE_STOP_COUNT && !gave_max_launches && p->params.max_launches == 1000)
         p->params.max_launches = 100; /* the seed's count rule: 100 launches in all */
     if (mpiscope_params_check(&p->params) != 0) {

@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "mpiscope/measure.h"
+#include "mpiscope/plan.h"
 #include "json_read.h"
 
 enum { MPISCOPE__PLAN_MAX_OPS = 128, MPISCOPE__PLAN_MAX_VALUES = 1024, MPISCOPE__PLAN_MAX_META = 16,
@@ -26,6 +27,7 @@ typedef struct mpiscope__arrival {
 /* One arrival pattern of the grammar (listed by --describe). */
 typedef struct mpiscope__arrival_pattern {
     const char *name, *parameters, *description;
+    const char *members[3];         /* the object form's members besides "kind"; NULL-terminated */
 } mpiscope__arrival_pattern_t;
 
 extern const char mpiscope__arrival_grammar[];
@@ -34,13 +36,19 @@ const mpiscope__arrival_pattern_t *mpiscope__arrival_pattern_at(size_t index); /
 /* "none" | "late:RANK:US" | "linear:US" | "random:US[:SEED]"; 0 or MPISCOPE_EINVAL. */
 int mpiscope__arrival_parse(const char *text, mpiscope__arrival_t *out);
 
+/* The object form {"kind": "late", "rank": 1, "us": 50}: 0, or
+ * MPISCOPE_EINVAL with the member at fault in *where and why in `why`. */
+int mpiscope__arrival_from_object(const mpiscope__jv_t *object, mpiscope__arrival_t *out, const char **where,
+                                  char *why, size_t why_size);
+
 /* xorshift64*: the next number of the sequence of *state (shuffles, random arrival). */
 unsigned long long mpiscope__xorshift(unsigned long long *state);
 
 /* Start delay of every rank (ns); MPISCOPE_ERANGE when late names a rank >= nprocs. */
 int mpiscope__arrival_offsets(const mpiscope__arrival_t *a, int nprocs, double *offsets_ns);
 
-typedef struct mpiscope__plan {
+/* The public mpiscope_plan_t (mpiscope/plan.h) is this structure. */
+typedef struct mpiscope_plan {
     mpiscope_params_t params;
     const char *ops[MPISCOPE__PLAN_MAX_OPS];
     const mpiscope_op_t *op_handles[MPISCOPE__PLAN_MAX_OPS]; /* ops[], looked up once */
@@ -108,5 +116,35 @@ int mpiscope__plan_from_json(mpiscope__plan_t *plan, mpiscope__jv_t *doc, char *
 int mpiscope__plan_read_file(mpiscope__plan_t *plan, const char *path, char *err, size_t err_size);
 
 void mpiscope__plan_free(mpiscope__plan_t *plan);
+
+/* The boolean field `name` of the plan ("force", "check"...), or NULL. */
+int *mpiscope__plan_bool(mpiscope__plan_t *plan, const char *name);
+
+/* Field texts (mpiscope_plan_from_fields()) as a JSON plan document in the
+ * field table's order: 0 and *json (malloc'd, *len bytes), or
+ * MPISCOPE_EINVAL / MPISCOPE_ENOMEM with one line in err. */
+int mpiscope__plan_json_from_fields(const char *const *names, const char *const *values, size_t n,
+                                    char **json, size_t *len, char *err, size_t err_size);
+
+/* One point of a plan. */
+typedef struct mpiscope__plan_point {
+    const mpiscope_op_t *op;
+    size_t size_bytes;
+    int nprocs;          /* 0: all ranks */
+    const mpiscope_method_t *method;
+    int cache_cold;
+} mpiscope__plan_point_t;
+
+/* Every op x value (size, or number of processes) x method x cache mode
+ * (leaving out methods that do not apply to an op, e.g. bcast-supinski),
+ * methods and cache modes interleaved innermost so that they are compared
+ * under the same conditions; shuffled when plan->shuffle_seed is set. The
+ * same on every rank. 0 and *points (the caller frees it), or
+ * MPISCOPE_ENOMEM. */
+int mpiscope__plan_points(const mpiscope__plan_t *plan, mpiscope__plan_point_t **points, size_t *count);
+
+/* Run a plan (mpiscope_plan_run()): the "check" and "firstcall" forms. */
+int mpiscope__plan_run_check(MPI_Comm comm, const mpiscope__plan_t *plan, char *err, size_t err_size);
+int mpiscope__plan_run_firstcall(MPI_Comm comm, const mpiscope__plan_t *plan, char *err, size_t err_size);
 
 #endif
