@@ -177,6 +177,9 @@ TYPES = {  # the JSON type of each kind of plan field (describe.json plan_parame
     "boolean": lambda v: isinstance(v, bool),
     "object of name: value": lambda v: isinstance(v, dict) and all(
         text_or_scalar(x) for x in v.values()),
+    # the text form (late:1:100) or the object form ({"kind": "late", ...})
+    "arrival pattern": lambda v: isinstance(v, str) or (
+        isinstance(v, dict) and isinstance(v.get("kind"), str)),
 }
 for name, value in plan.items():
     if name not in EXTRA["fields"]:
@@ -273,7 +276,9 @@ for i, (op, size, n, m, c) in enumerate(combos):
     if c:
         point["cache"] = c
     if plan.get("arrival"):
-        point["arrival"] = plan["arrival"]
+        a = plan["arrival"]  # the object form, written back as the user's text
+        point["arrival"] = ":".join(f"{a[k]:g}" if isinstance(a[k], float) else str(a[k])
+                                    for k in ("kind", "rank", "us", "seed") if k in a)
     doc["points"].append(point)
     if plan.get("progress"):
         print("@mpiscope progress " + json.dumps({

@@ -62,7 +62,7 @@ def test_cache_modes() -> None:
 
 
 @pytest.mark.parametrize(
-    ("text", "arrival", "bench_text"),
+    ("text", "arrival", "spec_text"),
     [
         ("none", Arrival("none"), "none"),
         ("late:1:100", Arrival("late", 100.0, rank=1), "late:1:100"),
@@ -72,9 +72,9 @@ def test_cache_modes() -> None:
         ("random:50:7", Arrival("random", 50.0, seed=7), "random:50:7"),
     ],
 )
-def test_arrival_specs(text: str, arrival: Arrival, bench_text: str) -> None:
+def test_arrival_specs(text: str, arrival: Arrival, spec_text: str) -> None:
     assert parse_arrival(text) == arrival
-    assert arrival.bench_text == bench_text
+    assert arrival.text == spec_text
 
 
 @pytest.mark.parametrize(
@@ -131,7 +131,7 @@ def test_run_passes_the_method_options(fake_mpi: FakeMpi, tmp_path: Path) -> Non
     assert plan["methods"] == ["window", "barrier"]
     assert plan["gap_ns"] == 1500.0
     assert plan["window_ns"] == 20000.0
-    assert plan["arrival"] == "late:1:100"
+    assert plan["arrival"] == {"kind": "late", "rank": 1, "us": 100.0}
     assert plan["cache"] == ["cold", "warm"]
     assert "shuffle" not in plan
     doc = json.loads((tmp_path / "r.json").read_text())

@@ -68,8 +68,18 @@ class Arrival:
     seed: int | None = None
 
     @property
-    def bench_text(self) -> str:
-        """The spec as the plan's ``arrival`` field takes it (``late:1:100``)."""
+    def plan_object(self) -> dict[str, str | float | int]:
+        """The plan's ``arrival`` field: an object whose members are typed
+        values (``{"kind": "late", "rank": 1, "us": 100}``), parsed once here."""
+        members: dict[str, str | float | int | None] = {
+            "kind": self.kind, "rank": self.rank,
+            "us": None if self.kind == "none" else self.us, "seed": self.seed,
+        }
+        return {key: value for key, value in members.items() if value is not None}
+
+    @property
+    def text(self) -> str:
+        """The spec as a user writes it (``late:1:100``), for messages."""
         if self.kind == "none":
             return "none"
         parts = [self.kind]
@@ -177,6 +187,6 @@ def check_method_options(
         )
     if arrival.kind == "late" and arrival.rank is not None and arrival.rank >= nprocs:
         raise MpiscopeError(
-            f"--arrival {arrival.bench_text}: rank {arrival.rank} is not a rank of a "
+            f"--arrival {arrival.text}: rank {arrival.rank} is not a rank of a "
             f"{nprocs}-process run"
         )

@@ -43,31 +43,13 @@ DEFAULT_NPROCS_SIZE = 1024
 #: given: the engine's default, and for the count rule the one its help names.
 DEFAULT_MAX_LAUNCHES = {"error": int(parameter("max_launches")["default"]), "count": 100}
 
-_FLOATING = frozenset({"float", "double", "long_double"})
-
-
-def _kind(dtype: str) -> str:
-    """The kind of an element type, which decides the reductions the MPI
-    standard allows ("Predefined Reduction Operations"); MPI_CHAR is text,
-    valid for no reduction."""
-    if dtype in _FLOATING:
-        return "floating"
-    return dtype if dtype in ("byte", "char") else "integer"
-
-
-def _allowed(reduction: str) -> frozenset[str]:
-    """The element kinds a reduction applies to (MPI standard, section 6.9.2)."""
-    if reduction in ("sum", "prod"):
-        return frozenset({"integer", "floating", "complex"})
-    if reduction in ("max", "min"):
-        return frozenset({"integer", "floating"})
-    return frozenset({"integer"} if reduction.startswith("l") else {"integer", "byte"})
-
-
-#: The engine's element types by kind, and its reductions with the kinds
-#: each applies to.
-DTYPES: dict[str, str] = {name: _kind(name) for name in names("element_types")}
-REDUCE_OPS: dict[str, frozenset[str]] = {name: _allowed(name) for name in names("reductions")}
+#: The engine's element types by kind (integer, floating, byte, char), and
+#: its reductions with the kinds each applies to: both from the engine's
+#: description, from the table that also refuses a mismatch in the plan.
+DTYPES: dict[str, str] = {t["name"]: t["kind"] for t in description()["element_types"]}
+REDUCE_OPS: dict[str, frozenset[str]] = {
+    r["name"]: frozenset(r["kinds"]) for r in description()["reductions"]
+}
 
 #: Engine parameters the bench always receives, at their default when not
 #: given (what a result was measured with never depends on the bench's

@@ -200,7 +200,7 @@ def bench_plan(
     if plan.options:
         doc["op_options"] = dict(plan.options)
     if plan.arrival is not None:
-        doc["arrival"] = plan.arrival.bench_text
+        doc["arrival"] = plan.arrival.plan_object
     if plan.shuffle_seed is not None:
         doc["shuffle"] = plan.shuffle_seed
     doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
