@@ -56,15 +56,21 @@ static void test_refusals(void)
     CHECK_INT_EQ(mpiscope__agent_set(0), MPISCOPE_EINVAL); /* nothing attached */
 }
 
+/* In a child, in its own group: attach to the agent and stop it. */
+static void attach_and_stop(pid_t agent)
+{
+    setpgid(0, 0);
+    char err[256];
+    if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
+        _exit(3);
+}
+
 /* In a child: attach, stop the agent, exit without resuming it. */
 static void stop_and_exit(pid_t agent)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        setpgid(0, 0);
-        char err[256];
-        if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
-            _exit(3);
+        attach_and_stop(agent);
         while (proc_state(agent) != 'T') /* a SIGCONT would cancel a pending stop */
             usleep(1000);
         exit(0); /* atexit must send SIGCONT */
@@ -112,10 +118,7 @@ static pid_t spawn_stopper(pid_t agent)
 {
     pid_t pid = fork();
     if (pid == 0) {
-        setpgid(0, 0);
-        char err[256];
-        if (mpiscope__agent_attach(agent, err, sizeof err) != 0 || mpiscope__agent_set(0) != 0)
-            _exit(3);
+        attach_and_stop(agent);
         for (;;)
             pause();
     }

@@ -119,6 +119,16 @@ def test_separate_design_runs_the_baseline_work_under_the_agent(tmp_path: Path) 
     assert "verdict:" in compare.stdout
 
 
+def test_an_injector_pinned_with_at_core_keeps_its_core(tmp_path: Path) -> None:
+    out = tmp_path / "at.json"
+    proc = mpiscope("noise", "run", "--detector", "barrier", "--np", "2", "--layout", "C",
+                    "--inject", f"50Hz:1ms@{CORES[0]}", "--packet", "0.04s", "--packets", "3",
+                    "--quiet", "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    agent = read(out)["agent"]
+    assert agent["core"] == CORES[0] and agent["cpus_allowed"] == [CORES[0]]
+
+
 def test_probe_covers_every_core_with_the_three_probes(tmp_path: Path) -> None:
     out = tmp_path / "probe.json"
     proc = mpiscope("noise", "probe", "--np", "2", "--seconds", "0.6", "--out", str(out),

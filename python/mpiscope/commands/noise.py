@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -61,23 +62,28 @@ def _add_agent(parser: argparse.ArgumentParser) -> None:
                        help="logical CPU of the agent (default: chosen by --layout)")
 
 
-def _agent_spec(args: argparse.Namespace, core: int | None) -> Any:
-    from mpiscope.noise.agent import AgentSpec
+def _asked_agent_core(args: argparse.Namespace) -> int | None:
+    """The agent's core as the user gave it (--agent-core or @K), or None."""
     from mpiscope.noise.spec import parse_injector
 
     if args.inject and args.agent:
         raise MpiscopeError("give --inject or --agent, not both")
-    if args.inject:
-        spec = parse_injector(args.inject)
-        if spec.core is not None and core is not None and spec.core != core:
-            raise MpiscopeError(f"--inject pins to core {spec.core} but --agent-core is {core}")
-        from dataclasses import replace
-        return AgentSpec(injector=replace(spec, core=spec.core if spec.core is not None else core))
-    if args.agent:
-        return AgentSpec(command=args.agent, core=core)
-    if args.agent_core is not None:
+    if args.agent_core is not None and not (args.inject or args.agent):
         raise MpiscopeError("--agent-core needs --inject or --agent")
-    return None
+    at = parse_injector(args.inject).core if args.inject else None
+    if at is not None and args.agent_core is not None and at != args.agent_core:
+        raise MpiscopeError(f"--inject pins to core {at} but --agent-core is {args.agent_core}")
+    return args.agent_core if args.agent_core is not None else at
+
+
+def _agent_spec(args: argparse.Namespace, core: int | None) -> Any:
+    """The agent of --inject or --agent, on ``core`` (the layout's choice)."""
+    from mpiscope.noise.agent import AgentSpec
+    from mpiscope.noise.spec import parse_injector
+
+    if args.inject:
+        return AgentSpec(injector=replace(parse_injector(args.inject), core=core))
+    return AgentSpec(command=args.agent, core=core) if args.agent else None
 
 
 def _check_out(path: Path, force: bool) -> Path:
@@ -238,10 +244,11 @@ def _run(args: argparse.Namespace) -> int:
     out = _check_out(Path(args.out), args.force)
     packet_s = parse_duration_s(args.packet, "--packet")
     topology = read_topology()
-    probe_agent = _agent_spec(args, args.agent_core)
-    layout = args.layout or ("C" if probe_agent else "A")
-    ranks, core = plan_layout(topology, args.np, layout, args.agent_core, probe_agent is not None)
-    agent = _agent_spec(args, core) if probe_agent else None
+    asked_core = _asked_agent_core(args)
+    has_agent = bool(args.inject or args.agent)
+    layout = args.layout or ("C" if has_agent else "A")
+    ranks, core = plan_layout(topology, args.np, layout, asked_core, has_agent)
+    agent = _agent_spec(args, core)
     messages, message_bytes = args.messages, args.message_bytes
     if args.preset:
         if args.detector != "stream-ring":

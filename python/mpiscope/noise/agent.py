@@ -77,6 +77,7 @@ class Agent:
     env: dict[str, str]
     proc: subprocess.Popen[str] | None = None
     records: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    binding: list[int] | None = None
     _reader: threading.Thread | None = None
 
     def __enter__(self) -> Agent:
@@ -92,6 +93,7 @@ class Agent:
         return self.proc.pid  # started in its own session: pid == pgid
 
     def start(self) -> None:
+        """Start the agent pinned; read its binding back once it runs."""
         spec = self.spec
         if spec.injector:
             argv = spec.injector.argv(self.inject_program)
@@ -117,14 +119,21 @@ class Agent:
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
         if spec.injector:
-            self._wait_for("inject-start")
+            started = self._wait_for("inject-start")
+            self.binding = [int(c) for c in started.get("cpus_allowed") or []] or None
+        else:
+            self.binding = cpus_allowed(self.pgid)
+
+    def document(self) -> dict[str, Any]:
+        """The agent part of a document: what was asked, the binding read
+        back, and (once stopped) the injector's summary."""
+        return {**self.spec.describe(), "cpus_allowed": self.cpus_allowed(),
+                "summary": self.record("inject-summary")}
 
     def cpus_allowed(self) -> list[int] | None:
-        """The agent's binding as the kernel has it (or as it reported it)."""
-        started = self.record("inject-start")
-        if started and isinstance(started.get("cpus_allowed"), list):
-            return [int(c) for c in started["cpus_allowed"]]
-        return cpus_allowed(self.pgid) if self.proc else None
+        """The agent's binding, read back once it ran (by the injector itself,
+        or from /proc for a command: it is pinned before it execs)."""
+        return self.binding
 
     def record(self, kind: str) -> dict[str, Any] | None:
         for name, data in self.records:
@@ -149,7 +158,6 @@ class Agent:
                 stop_process_group(proc)
         if self._reader is not None:
             self._reader.join(timeout=3.0)
-        self.proc = proc
         return self.record("inject-summary")
 
     def play(self, command: list[str], seconds: float | None,
@@ -184,9 +192,9 @@ class Agent:
             if parsed is not None:
                 self.records.append(parsed)
 
-    def _wait_for(self, kind: str) -> None:
+    def _wait_for(self, kind: str) -> dict[str, Any]:
         deadline = time.monotonic() + _START_WAIT_S
-        while self.record(kind) is None:
+        while (found := self.record(kind)) is None:
             if self.proc is not None and self.proc.poll() is not None:
                 raise MpiscopeError(
                     f"the injector stopped at start ({self.proc.returncode}); "
@@ -196,3 +204,4 @@ class Agent:
                 self.stop()
                 raise MpiscopeError("the injector did not start within 5 s")
             time.sleep(0.01)
+        return found

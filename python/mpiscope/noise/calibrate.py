@@ -67,12 +67,12 @@ def run_calibration(
     rows: list[dict[str, Any]] = []
     total = plan.runs()
     index = 0
+    ranks, core = plan_layout(topology, plan.nprocs, "C", None, has_agent=True)
     for detector in plan.detectors:
         settings: list[tuple[str, AgentSpec]] = [("A/A", AgentSpec(command=SHAM_COMMAND))]
         settings += [(spec.label, AgentSpec(injector=spec)) for spec in plan.agents()]
         for label, agent in settings:
             index += 1
-            ranks, core = plan_layout(topology, plan.nprocs, "C", None, has_agent=True)
             if agent.injector is not None:
                 agent = AgentSpec(injector=replace(agent.injector, core=core))
             else:

@@ -18,7 +18,6 @@ from mpiscope.launcher import (
     build_env,
     describe_exit,
     mpiexec_command,
-    run_captured,
     run_streaming,
 )
 from mpiscope.mpi_profile import MpiProfile
@@ -71,32 +70,23 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
     if not plan.alone:
         argv = [*mpiexec_command(profile, len(plan.cores), oversubscribe=True), *argv]
     warnings: list[str] = []
+    other: list[str] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, WarningEvent):
+            warnings.append(event.text)
+        elif isinstance(event, OutputEvent):
+            other.append(event.line)
+
     agent = Agent(plan.agent, programs.inject, env) if plan.agent else None
-    agent_doc = plan.agent.describe() if plan.agent else None
+    timeout = timeout_s or 60 + 3 * plan.seconds_per_kind * len(plan.kinds)
     try:
         if agent is not None:
             agent.start()
-            assert agent_doc is not None
-            agent_doc["cpus_allowed"] = agent.cpus_allowed()
-        timeout = timeout_s or 60 + 3 * plan.seconds_per_kind * len(plan.kinds)
-        if plan.alone:
-            code, out, err = run_captured(argv, env, timeout)
-            other = [line for line in (out + err).splitlines() if line.strip()]
-        else:
-            other = []
-
-            def on_event(event: object) -> None:
-                if isinstance(event, WarningEvent):
-                    warnings.append(event.text)
-                elif isinstance(event, OutputEvent):
-                    other.append(event.line)
-
-            code = run_streaming(argv, env, timeout, on_event)
+        code = run_streaming(argv, env, timeout, on_event)
     finally:
         if agent is not None:
-            summary = agent.stop()
-            if agent_doc is not None:
-                agent_doc["summary"] = summary
+            agent.stop()
     if code != 0:
         tail = "; ".join(line for line in other[-3:] if not line.startswith("@"))
         raise RunFailedError(
@@ -104,7 +94,7 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
         )
     doc = read_probe_dir(raw_dir)
     doc["command"] = argv
-    doc["agent"] = agent_doc
+    doc["agent"] = agent.document() if agent is not None else None
     doc["mode"] = "threads" if plan.alone else "mpi"
     if warnings:
         doc.setdefault("warnings", []).extend(warnings)

@@ -12,7 +12,7 @@ import datetime
 import os
 import platform
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +60,7 @@ class DetectorPlan:
     message_bytes: int | None = None
     stream_elements: int | None = None
     triads: int | None = None
-    pin_cores: list[int] | None = field(default=None)
+    pin_cores: list[int] | None = None
 
     def __post_init__(self) -> None:
         if self.detector not in DETECTORS:
@@ -318,7 +318,7 @@ def run_detector(
     try:
         if agent is not None:
             agent.start()
-            doc["agent"]["cpus_allowed"] = agent.cpus_allowed()
+            doc["agent"] = agent.document()
         argv = [*mpiexec_command(profile, plan.nprocs, oversubscribe=True),
                 *detect_argv(plan, programs.detect, agent.pgid if agent else None)]
         doc["command"] = argv
@@ -339,18 +339,16 @@ def run_detector(
     except BaseException as exc:
         doc["status"] = "failed"
         doc["error"] = str(exc) or type(exc).__name__
-        _finish_agent(agent, doc)
+        _stop_agent(agent, doc)
         collector.save()
         raise
-    _finish_agent(agent, doc)
+    _stop_agent(agent, doc)
     doc["status"] = "complete"
     collector.save()
     return doc
 
 
-def _finish_agent(agent: Agent | None, doc: dict[str, Any]) -> None:
-    if agent is None:
-        return
-    summary = agent.stop()
-    if doc.get("agent") is not None:
-        doc["agent"]["summary"] = summary
+def _stop_agent(agent: Agent | None, doc: dict[str, Any]) -> None:
+    if agent is not None:
+        agent.stop()
+        doc["agent"] = agent.document()
