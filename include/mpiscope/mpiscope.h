@@ -17,5 +17,6 @@
 #include "mpiscope/firstcall.h"
 #include "mpiscope/describe.h"
 #include "mpiscope/plan.h"
+#include "mpiscope/alltoall.h"
 
 #endif

@@ -70,9 +70,23 @@ class Bench:
     profile: MpiProfile
     launcher: list[str]
     path: str
+    #: variables set for the launch on top of the profile's environment
+    #: (e.g. an MPI library's algorithm selection)
+    env: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def command(self, arguments: Sequence[str]) -> list[str]:
         return [*self.launcher, self.path, *arguments]
+
+    def with_settings(
+        self, env: Mapping[str, str] | None = None, launcher_args: Sequence[str] = ()
+    ) -> Bench:
+        """The same bench with more environment variables and launcher
+        arguments (placed after the launcher's own, before the program)."""
+        return dataclasses.replace(
+            self,
+            launcher=[*self.launcher, *launcher_args],
+            env={**self.env, **(env or {})},
+        )
 
 
 def find_bench(args: argparse.Namespace) -> Bench:
@@ -156,7 +170,7 @@ def run_launches(
         return 0
     commands = [bench.command(["--plan", str(_write_plan(launch.plan, tmp, index))])
                 for index, launch in enumerate(launches)]  # fmt: skip
-    env = build_env(bench.profile)
+    env = {**build_env(bench.profile), **bench.env}
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
     outcomes: list[LaunchOutcome] = []
