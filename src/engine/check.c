@@ -11,7 +11,11 @@
 #include "mpiscope/error.h"
 #include "util.h"
 
+#ifdef MPISCOPE_SMPI
+enum { READS = 20000 }; /* a read of the simulated clock is a switch into the simulator */
+#else
 enum { READS = 2000000 };
+#endif
 static const char *const ground_truth[] = {"waitpattern_null", "waitpattern_up", "waitpattern_down"};
 static const mpiscope_timer_kind_t timers[] = {MPISCOPE_TIMER_TSC, MPISCOPE_TIMER_MONOTONIC,
                                                MPISCOPE_TIMER_GETTIMEOFDAY, MPISCOPE_TIMER_WTIME};

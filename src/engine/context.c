@@ -9,10 +9,11 @@
 #include "util.h"
 
 /* Every rank must end up with the same timer kind: AUTO takes tsc only if
- * tsc works everywhere. Returns the same code on every rank. */
+ * tsc works everywhere (under SMPI: the simulated clock, timer_read.h).
+ * Returns the same code on every rank. */
 static int init_timer(MPI_Comm comm, mpiscope_timer_kind_t kind)
 {
-    int err = mpiscope_timer_init(kind == MPISCOPE_TIMER_AUTO ? MPISCOPE_TIMER_TSC : kind, 0);
+    int err = mpiscope_timer_init(kind == MPISCOPE_TIMER_AUTO ? MPISCOPE__TIMER_AUTO_FIRST : kind, 0);
     int worst = err;
     MPI_Allreduce(&err, &worst, 1, MPI_INT, MPI_MIN, comm);
     if (worst != 0 && kind == MPISCOPE_TIMER_AUTO)

@@ -5,6 +5,9 @@
 #include <time.h>
 #include "mpiscope/error.h"
 #include "environment.h"
+#ifdef MPISCOPE_SMPI
+#include <simgrid/version.h>
+#endif
 
 void mpiscope__utc_now(char *buf, size_t size)
 {
@@ -102,6 +105,23 @@ static const char *compiler(void)
 #endif
 }
 
+/* "simulated": built for SimGrid SMPI (-DMPISCOPE_SMPI), with the version
+ * of the SimGrid library the ranks run in; the platform and the simulator's
+ * settings are the launcher's (Python adds them to the environment). */
+static void write_simulation(mpiscope__json_t *j)
+{
+#ifdef MPISCOPE_SMPI
+    int major = 0, minor = 0, patch = 0;
+    char simulator[64];
+    sg_version_get(&major, &minor, &patch);
+    snprintf(simulator, sizeof simulator, "SimGrid %d.%d.%d (SMPI)", major, minor, patch);
+    mpiscope__json_bool(j, "simulated", 1);
+    mpiscope__json_string(j, "simulator", simulator);
+#else
+    mpiscope__json_bool(j, "simulated", 0);
+#endif
+}
+
 void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__json_t *j)
 {
     char version[16];
@@ -109,6 +129,7 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
     mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION);
     mpiscope__json_string(j, "mpi_library_version", env->library_version);
     mpiscope__json_string(j, "mpi_version", version);
+    write_simulation(j);
     mpiscope__json_raw(j, "hosts", env->hosts ? env->hosts : "[]");
     mpiscope__json_integer(j, "ranks", env->ranks);
     mpiscope__json_integer(j, "nodes", env->nodes);

@@ -9,6 +9,20 @@
 #include "mpiscope/error.h"
 #include "param_table.h"
 #include "timer_read.h"
+#ifdef MPISCOPE_SMPI
+#include <smpi/smpi.h>
+#endif
+
+/* Under SimGrid SMPI (built with -DMPISCOPE_SMPI) the only clock that means
+ * anything is the simulated one, MPI_Wtime: the counter reads the host's
+ * time, and every read of the simulated clock costs a context switch into
+ * the simulator (and smpi/wtime of simulated time), so reads are few and a
+ * wait jumps to its deadline instead of spinning. */
+#ifdef MPISCOPE_SMPI
+enum { CHARACTERISE_READS = 2000 };
+#else
+enum { CHARACTERISE_READS = 200000 };
+#endif
 
 mpiscope__timer_state_t mpiscope__timer = {.kind = MPISCOPE_TIMER_AUTO, .clock_id = CLOCK_MONOTONIC};
 static mpiscope_timer_info_t timer_info;
@@ -137,6 +151,9 @@ static int select_kind(mpiscope_timer_kind_t kind)
     info->frequency_hz = 1e9;
     switch (kind) {
     case MPISCOPE_TIMER_TSC:
+#ifdef MPISCOPE_SMPI
+        return MPISCOPE_ENOTIMER; /* the host's counter, not the simulated time */
+#endif
         info->invariant = tsc_is_invariant();
         if (!info->invariant)
             return MPISCOPE_ENOTIMER;
@@ -170,7 +187,11 @@ static int select_kind(mpiscope_timer_kind_t kind)
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &is_global, &found);
         info->wtime_is_global = found && is_global && *is_global;
         s->wtime = call_mpi_wtime;
+#ifdef MPISCOPE_SMPI
+        info->source = "simulated";
+#else
         info->source = "MPI_Wtime";
+#endif
         break;
     }
     default:
@@ -186,7 +207,11 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
     if (flags != 0)
         return MPISCOPE_EINVAL;
     if (kind == MPISCOPE_TIMER_AUTO)
+#ifdef MPISCOPE_SMPI
+        kind = MPISCOPE_TIMER_WTIME;
+#else
         kind = tsc_is_invariant() ? MPISCOPE_TIMER_TSC : MPISCOPE_TIMER_MONOTONIC;
+#endif
     int err = select_kind(kind);
     if (err)
         return err;
@@ -196,7 +221,9 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
     mpiscope__timer.origin_ns = 0;
     mpiscope__timer.origin_ticks = mpiscope__tsc_read();
     if (kind == MPISCOPE_TIMER_WTIME) {
+#ifndef MPISCOPE_SMPI /* the simulated clock is one for all ranks and starts at 0: keep it */
         mpiscope__timer.origin_ns = mpiscope__timer.wtime() * 1e9;
+#endif
     } else if (kind != MPISCOPE_TIMER_TSC) {
         struct timeval tv;
         gettimeofday(&tv, NULL);
@@ -208,7 +235,7 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
         }
         mpiscope__timer.origin_ns = mpiscope__now_ns();
     }
-    characterise(200000, &timer_info.resolution_ns, &timer_info.read_overhead_ns);
+    characterise(CHARACTERISE_READS, &timer_info.resolution_ns, &timer_info.read_overhead_ns);
     return 0;
 }
 
@@ -226,6 +253,12 @@ double mpiscope_timer_now_ns(void) { return mpiscope__now_ns(); }
 double mpiscope_timer_spin_until_ns(double t_ns)
 {
     double now;
+#ifdef MPISCOPE_SMPI
+    /* one jump of simulated time (smpi_execute: a computation of that
+     * length), then reads until the deadline for what rounding left */
+    if ((now = mpiscope__now_ns()) < t_ns)
+        smpi_execute((t_ns - now) * 1e-9);
+#endif
     while ((now = mpiscope__now_ns()) < t_ns)
         ;
     return now;

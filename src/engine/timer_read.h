@@ -20,6 +20,14 @@ typedef struct mpiscope__timer_state {
 
 extern mpiscope__timer_state_t mpiscope__timer;
 
+/* The timer AUTO tries first: the counter, or under SimGrid SMPI
+ * (-DMPISCOPE_SMPI) the simulated clock, MPI_Wtime. */
+#ifdef MPISCOPE_SMPI
+#define MPISCOPE__TIMER_AUTO_FIRST MPISCOPE_TIMER_WTIME
+#else
+#define MPISCOPE__TIMER_AUTO_FIRST MPISCOPE_TIMER_TSC
+#endif
+
 /* Serialised counter read: rdtscp waits for earlier instructions; the
  * lfence after it keeps later ones from starting early. Never CPUID: it
  * traps to the hypervisor (microseconds per read under virtualisation). */
