@@ -114,7 +114,7 @@ static void write_simulation(mpiscope__json_t *j)
     int major = 0, minor = 0, patch = 0;
     char simulator[64];
     sg_version_get(&major, &minor, &patch);
-    snprintf(simulator, sizeof simulator, "SimGrid %d.%d.%d (SMPI)", major, minor, patch);
+    snprintf(simulator, sizeof simulator, "SimGrid SMPI %d.%d.%d", major, minor, patch);
     mpiscope__json_bool(j, "simulated", 1);
     mpiscope__json_string(j, "simulator", simulator);
 #else
