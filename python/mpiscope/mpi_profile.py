@@ -13,6 +13,11 @@ else "mpich" if present, else the only profile. ``MPIEXEC`` and
 profile at all, ``MPISCOPE_BENCH`` alone defines one (implementation
 "other", mpiexec from ``MPIEXEC`` or the PATH). ``MPISCOPE_PROFILE_DIR``
 replaces the profile directory (tests, relocated installs).
+
+``make smpi`` writes the profile ``smpi`` (implementation "smpi", mpiexec
+``smpirun``): the bench built for SimGrid SMPI, which runs only on a
+simulated platform (``--launcher smpi``, :mod:`mpiscope.simulation`) and is
+never chosen by default.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ __all__ = [
     "select_profile",
 ]
 
-IMPLEMENTATIONS = ("mpich", "openmpi", "other")
+IMPLEMENTATIONS = ("mpich", "openmpi", "other", "smpi")
 DEFAULT_NAME = "mpich"
 _HINT = "run `make` (or make MPI=openmpi)"
 _KEYS = ("name", "implementation", "prefix", "mpicc", "mpiexec", "bench")
@@ -45,7 +50,7 @@ class MpiProfile:
     """One MPI installation and the mpiscope-bench built with it."""
 
     name: str
-    implementation: str  # "mpich" | "openmpi" | "other"
+    implementation: str  # "mpich" | "openmpi" | "other" | "smpi" (SimGrid, --launcher smpi)
     prefix: str
     mpicc: str
     mpiexec: str
@@ -88,6 +93,8 @@ def select_profile(name: str | None = None) -> MpiProfile:
     requested = name or os.environ.get("MPISCOPE_MPI") or None
     directory = profile_dir()
     profiles = find_profiles(directory)
+    if requested is None:  # the SMPI build runs only when asked for (--launcher smpi)
+        profiles = {k: p for k, p in profiles.items() if p.implementation != "smpi"}
     if requested is not None:
         if requested not in profiles:
             have = ", ".join(sorted(profiles)) or "none"

@@ -17,9 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.errors import RunFailedError
 from mpiscope.measure.options import add_measure_options
-from mpiscope.measure.plan import available_cores, check_out, check_plan
+from mpiscope.measure.plan import check_cores, check_out, check_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
 from mpiscope.reports.check import verdict_lines
@@ -80,12 +80,7 @@ def _render(brief: bool) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    cores = available_cores()
-    if args.np > cores and not args.oversubscribe:
-        raise MpiscopeError(
-            f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
-            "would judge the scheduler, not the clocks (use --oversubscribe to run anyway)"
-        )
+    check_cores(args, harm="would judge the scheduler, not the clocks")
     out = check_out(args) if args.out is not None else None
     bench = find_bench(args)
     display = ProgressDisplay(quiet=args.quiet or args.brief, nprocs=args.np)

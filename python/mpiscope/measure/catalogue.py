@@ -14,6 +14,7 @@ from typing import Any
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import build_env, format_command, run_captured
 from mpiscope.mpi_profile import MpiProfile
+from mpiscope.simulation import smpi_alone
 
 __all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
 
@@ -41,6 +42,8 @@ class OpInfo:
 def query_ops(profile: MpiProfile, timeout: float = LIST_OPS_TIMEOUT) -> tuple[str, list[OpInfo]]:
     """Ask the profile's bench for its catalogue: (the JSON text, the parsed list)."""
     argv = [profile.check_bench(), "--list-ops"]
+    if profile.implementation == "smpi":  # an SMPI program runs only in the simulator
+        argv = smpi_alone(profile.check_mpiexec(), argv)
     code, out, err = run_captured(argv, build_env(profile), timeout)
     if code != 0:
         last = (err.strip().splitlines() or ["no message"])[-1]

@@ -17,6 +17,7 @@ from mpiscope.measure.op_options import parse_op_option
 from mpiscope.parsing import choice, float_in, int_at_least, int_in
 from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
+from mpiscope.simulation import DEFAULT_CFG, LAUNCHERS, parse_cfg
 
 __all__ = [
     "DEFAULT_MAX_LAUNCHES",
@@ -28,6 +29,7 @@ __all__ = [
     "STOP_RULES",
     "SYNC_ALGORITHMS",
     "TIMERS",
+    "add_launcher_options",
     "add_measure_options",
     "engine_parameters",
     "measure_defaults",
@@ -129,11 +131,14 @@ def add_measure_options(
     p: argparse.ArgumentParser, launches: bool = True, only: Collection[str] | None = None
 ) -> None:
     """The options of ``run``, for the commands that take them too:
-    ``launches``: with ``--launches`` and ``--seed``; ``only``: just these."""
+    ``launches``: with ``--launches`` and ``--seed``; ``only``: just these
+    (the launcher's are always there: every measuring command runs on a
+    simulated cluster too)."""
 
     def add(flag: str, **kwargs: Any) -> None:
         if only is None or flag in only:
             p.add_argument(flag, **kwargs)
+    add_launcher_options(p)
     add("--np", type=int_at_least(1), default=2, metavar="N", help="MPI processes (default 2)")
     add("--sizes", metavar="SPEC", help=f"message sizes in bytes (default {DEFAULT_SIZES})")
     add(
@@ -229,6 +234,33 @@ def add_measure_options(
         metavar="S",
         help="seed of the launches' point orders and of the bootstrap (default: random, "
         "recorded in the result)",
+    )
+
+
+def add_launcher_options(p: argparse.ArgumentParser) -> None:
+    """``--launcher``, ``--platform`` and ``--smpi-cfg`` (mpiscope.simulation)."""
+    p.add_argument(
+        "--launcher",
+        type=choice(LAUNCHERS, "launcher"),
+        default="mpiexec",
+        metavar="NAME",
+        help="how the ranks start: mpiexec (default: the --mpi installation's) or smpi "
+        "(a simulated cluster: SimGrid SMPI on --platform; docs/simulation.md)",
+    )
+    p.add_argument(
+        "--platform",
+        metavar="NAME|FILE",
+        help="with --launcher smpi: the simulated cluster, a shipped platform (flat-1024, "
+        "cluster-8x8, cluster-30x8, fat-tree) or a SimGrid platform file",
+    )
+    p.add_argument(
+        "--smpi-cfg",
+        type=parse_cfg,
+        action="append",
+        default=[],
+        metavar="KEY:VALUE",
+        help=f"with --launcher smpi: a SimGrid setting passed as --cfg=KEY:VALUE, after "
+        f"{' '.join(DEFAULT_CFG)}; repeatable",
     )
 
 

@@ -38,11 +38,13 @@ from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.parsing import unknown
 from mpiscope.result.methods import DEFAULT_METHOD
+from mpiscope.simulation import launch_platform, simulation_meta
 
 __all__ = [
     "RunPlan",
     "available_cores",
     "bench_plan",
+    "check_cores",
     "check_ops",
     "check_out",
     "check_plan",
@@ -123,17 +125,28 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
         )
     _check_finite(args)
     max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
+    oversubscribed = check_cores(args)
+    return RunPlan(
+        ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
+        options=tuple(getattr(args, "option", None) or ()),
+    )
+
+
+def check_cores(args: argparse.Namespace, harm: str = "measure the scheduler, not MPI") -> bool:
+    """Whether ``--np`` oversubscribes this machine's cores (refused without
+    ``--oversubscribe``: oversubscribed ranks ``harm``); a simulated run
+    (``--launcher smpi``) is checked against its platform's cores instead
+    and never oversubscribes. Bad launcher flags are refused here too."""
+    if launch_platform(args) is not None:
+        return False
     cores = available_cores()
     oversubscribed = args.np > cores
     if oversubscribed and not args.oversubscribe:
         raise MpiscopeError(
             f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
-            "measure the scheduler, not MPI (use --oversubscribe to run anyway)"
+            f"{harm} (use --oversubscribe to run anyway)"
         )
-    return RunPlan(
-        ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
-        options=tuple(getattr(args, "option", None) or ()),
-    )
+    return oversubscribed
 
 
 def _check_finite(args: argparse.Namespace) -> None:
@@ -213,7 +226,7 @@ def check_plan(
 ) -> dict[str, Any]:
     """The bench's plan document for the machine check (``mpiscope check``)."""
     doc: dict[str, Any] = {"check": True, "drift_seconds": args.drift_seconds}
-    doc.update(_plan_end(args, out, profile, launcher, args.np > available_cores()))
+    doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
     return doc
 
 
@@ -224,12 +237,14 @@ def _plan_end(
     launcher: list[str],
     oversubscribed: bool,
 ) -> dict[str, Any]:
-    """What every plan carries: the result's environment entries, where the
-    result goes, and the flags of the launch itself."""
+    """What every plan carries: the result's environment entries (a
+    simulated run's platform and settings among them), where the result
+    goes, and the flags of the launch itself."""
     meta = {
         "command_line": shlex.join(["mpiscope", *getattr(args, "argv", [])]),
         "launcher": format_command(launcher),
         "mpi_implementation": profile.implementation,
+        **simulation_meta(args),
     }
     return {
         "meta": meta,

@@ -49,6 +49,7 @@ from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
+from mpiscope.simulation import launch_platform, smpi_command, smpi_profile
 
 #: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
 FileId = tuple[int, int]
@@ -90,9 +91,20 @@ class Bench:
 
 
 def find_bench(args: argparse.Namespace) -> Bench:
-    """The bench of ``--mpi`` under ``mpiexec -n --np``; MpiscopeError when
-    either is missing."""
+    """The bench of ``--mpi`` under ``mpiexec -n --np``, or with ``--launcher
+    smpi`` the SMPI build (built when missing) under ``smpirun`` on
+    ``--platform``; MpiscopeError when either is missing or the launcher
+    flags do not go together."""
+    platform = launch_platform(args)
+    if platform is not None:
+        profile = smpi_profile()
+        return Bench(profile, smpi_command(profile.mpiexec, platform, args), profile.bench)
     profile = select_profile(args.mpi)
+    if profile.implementation == "smpi":
+        raise MpiscopeError(
+            f"the MPI installation {profile.name!r} is the SimGrid SMPI build: "
+            "run it with --launcher smpi --platform NAME|FILE.xml"
+        )
     bench = profile.check_bench()
     launcher = mpiexec_command(profile, args.np, args.oversubscribe)
     profile.check_mpiexec()

@@ -53,6 +53,9 @@ def header_rows(result: Result) -> list[tuple[str, str]]:
 
 
 def _mpi_line(env: Mapping[str, Any]) -> str:
+    if env.get("simulated"):
+        simulator = env.get("simulator") or "SimGrid SMPI"
+        return f"simulated ({simulator}, platform {env.get('platform') or 'unknown'})"
     library = str(env.get("mpi_library_version") or "").strip()
     first = " ".join(library.splitlines()[0].split()) if library else "unknown"
     extra = [f"MPI {env.get('mpi_version')}"]
