@@ -189,6 +189,7 @@ static int select_kind(mpiscope_timer_kind_t kind)
         s->wtime = call_mpi_wtime;
 #ifdef MPISCOPE_SMPI
         info->source = "simulated";
+        info->invariant = 1; /* the simulator's clock: exact, one rate for all */
 #else
         info->source = "MPI_Wtime";
 #endif
