@@ -39,6 +39,7 @@ COMMAND_MODULES = (
     "export",
     "trace",
     "noise",
+    "alltoall",
 )
 
 
