@@ -1,0 +1,804 @@
+"""``mpiscope alltoall ...``: the Alltoall lab (spec/alltoall.md, issue 10).
+
+Subcommands: list (the algorithms, their options and models, and the
+library's own that can be forced), check (every algorithm against
+MPI_Alltoall with --validate), compare (every algorithm next to the
+library's, one document), tune (the choice as an MPICH or Open MPI
+tuning file, and --check: the proof that the library follows it),
+contention (the seed's contention experiment), fft (the 3-D FFT transpose
+mini-app per algorithm), plot (the figures of compare documents).
+
+This module parses, launches through mpiscope.measure and prints; the
+logic is in mpiscope.alltoall.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError, RunFailedError
+
+__all__ = ["add_parser"]
+
+DEFAULT_SIZES = "1:64K:x2"
+CHECK_SIZES = "0,1,3,7,8,13,100,1000,1024,4097,8192,12345,65536"
+#: Engine parameters a measuring subcommand takes as flags (add_measure_options only=).
+_ENGINE = ("--stop", "--target-rse", "--min-valid", "--max-valid", "--max-launches",
+           "--max-point-seconds", "--confidence")  # fmt: skip
+_LAUNCH = ("--mpi", "--launcher", "--platform", "--oversubscribe", "--timeout", "--quiet",
+           "--force")  # fmt: skip
+#: The largest ping-pong message of the Hockney fit.
+PINGPONG_MAX = 4 << 20
+#: The validation run's statistics: a few launches per point are enough to compare buffers.
+_CHECK_STATS = {"stop": "count", "max_valid": 2, "max_launches": 4, "min_valid": 1, "k": 2,
+                "k_init": 1, "max_point_seconds": 10.0}  # fmt: skip
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "alltoall",
+        help="the Alltoall lab: algorithms for multicore clusters, compared and tuned",
+        description="The Alltoall lab: Bruck, pairwise, linear, One-leader, M-leader, PLP "
+        "and LSS as engine operations, proved correct against MPI_Alltoall, measured next "
+        "to the library's own algorithms, predicted by Hockney models, and the choice "
+        "written as the library's tuning file.",
+    )
+    sub = parser.add_subparsers(dest="a2a_command", metavar="SUBCOMMAND", title="subcommands")
+    _add_list(sub)
+    _add_check(sub)
+    _add_compare(sub)
+    _add_tune(sub)
+    _add_contention(sub)
+    _add_fft(sub)
+    _add_plot(sub)
+    parser.set_defaults(handler=_no_subcommand)
+
+
+def _no_subcommand(args: argparse.Namespace) -> int:
+    raise MpiscopeError(
+        "alltoall needs a subcommand: list, check, compare, tune, contention, fft or plot "
+        "(see mpiscope alltoall --help)"
+    )
+
+
+def _measure(p: argparse.ArgumentParser, *flags: str) -> None:
+    from mpiscope.measure.options import add_measure_options
+
+    add_measure_options(p, launches=False, only=set(flags))
+
+
+def _nodes_flag(p: argparse.ArgumentParser, what: str) -> None:
+    from mpiscope.parsing import int_at_least
+
+    p.add_argument(
+        "--nodes",
+        type=int_at_least(0),
+        default=0,
+        metavar="K",
+        help=f"{what}: K virtual nodes of consecutive ranks (MPICH's own algorithms then see "
+        "the same nodes through MPIR_CVAR_NUM_CLIQUES); 0: the real nodes (default)",
+    )
+
+
+# --- list ---------------------------------------------------------------------------------
+def _add_list(sub: Any) -> None:
+    p = sub.add_parser(
+        "list",
+        help="the algorithms, their options and Hockney models, and the library's own",
+        description="The lab's algorithms (from the engine's description), their options and "
+        "Hockney models, and the algorithms each MPI library can be forced to run.",
+    )
+    p.add_argument("--mpi", metavar="NAME",
+                   help="show only this installation's native algorithms")  # fmt: skip
+    p.set_defaults(handler=_list)
+
+
+def _list(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall.catalogue import lab_algorithms, native_algorithms, native_setting
+    from mpiscope.alltoall.text import lab_table, model_notes, native_table
+    from mpiscope.reports.texttable import format_table
+
+    lines = ["Lab algorithms (mpiscope run OP --option NAME=VALUE):"]
+    try:
+        lines += format_table(*lab_table(lab_algorithms()), indent="  ")
+    except MpiscopeError as exc:
+        lines.append(f"  none: {exc}")
+    lines += ["", *("  " + n for n in model_notes())]
+    impls = ("mpich", "openmpi", "smpi")
+    if args.mpi is not None:
+        from mpiscope.mpi_profile import select_profile
+
+        impls = (select_profile(args.mpi).implementation,)
+    for impl in impls:
+        natives = native_algorithms(impl)
+        if not natives:
+            lines += ["", f"{impl}: no native algorithm known to mpiscope"]
+            continue
+        forced = {}
+        for a in natives:
+            env, launcher_args = native_setting(a)
+            forced[a.name] = " ".join([*(f"{k}={v}" for k, v in env.items()), *launcher_args])
+        lines += ["", f"Native algorithms of {impl} (forced per launch by alltoall compare):"]
+        lines += format_table(*native_table(natives, forced), indent="  ")
+    print("\n".join(lines))
+    return 0
+
+
+# --- launching ------------------------------------------------------------------------------
+def _namespace(args: argparse.Namespace, **overrides: Any) -> argparse.Namespace:
+    """Every option of ``run`` at its default, then the user's, then ``overrides``."""
+    from mpiscope.measure.options import measure_defaults
+
+    merged = {**measure_defaults(), **{k: v for k, v in vars(args).items() if v is not None}}
+    merged.update(overrides)
+    merged.setdefault("argv", [])
+    return argparse.Namespace(**merged)
+
+
+class _Launcher:
+    """One launch after another of the same run, each with its own plan,
+    environment and launcher arguments; a failure is recorded, not raised;
+    the whole series shares --timeout."""
+
+    def __init__(self, ns: argparse.Namespace, bench: Any, tmp: Path) -> None:
+        self.ns = ns
+        self.bench = bench
+        self.tmp = tmp
+        self.count = 0
+        self.deadline = None if ns.timeout is None else time.monotonic() + ns.timeout
+
+    def run(
+        self,
+        label: str,
+        ops: Sequence[str],
+        sizes: Sequence[int],
+        options: Mapping[str, str],
+        env: Mapping[str, str] | None = None,
+        launcher_args: Sequence[str] = (),
+        **params: Any,
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """(the launch's result document or None, its error or None)."""
+        from mpiscope.measure.plan import RunPlan, bench_plan
+        from mpiscope.measure.progress import ProgressDisplay
+        from mpiscope.measure.runner import Launch, run_launches
+
+        index = self.count
+        self.count += 1
+        out = self.tmp / f"launch-{index}.json"
+        remaining = None if self.deadline is None else self.deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return None, "not started: --timeout reached"
+        ns = argparse.Namespace(**{**vars(self.ns), **params, "timeout": remaining,
+                                   "force": True, "dry_run": False})  # fmt: skip
+        bench = self.bench.with_settings(env=env, launcher_args=launcher_args)
+        plan = RunPlan(list(ops), list(sizes), None, out, ns.np > _cores(), ns.max_launches
+                       or 1000, options=tuple(options.items()))  # fmt: skip
+        launch = Launch(bench_plan(ns, plan, bench.profile, bench.launcher))
+        display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
+
+        def render(result: Any) -> str:
+            return f"  {label}: {len(result.points)} points"
+
+        error = None
+        try:
+            run_launches([launch], bench, self.tmp, ns, display, out, render, show_path=False)
+        except RunFailedError as exc:
+            error = str(exc)
+            print(f"  {label}: failed: {error}")
+        try:
+            doc = json.loads(out.read_text(encoding="utf-8")) if out.exists() else None
+        except (OSError, ValueError):
+            doc = None
+        return doc, error
+
+
+def _cores() -> int:
+    from mpiscope.measure.plan import available_cores
+
+    return available_cores()
+
+
+def _bench_for(ns: argparse.Namespace) -> Any:
+    from mpiscope.measure.runner import find_bench
+
+    return find_bench(ns)
+
+
+def _catalogue_ops(bench: Any) -> list[dict[str, Any]]:
+    from mpiscope.measure.catalogue import query_ops
+
+    _, ops = query_ops(bench.profile)
+    return [
+        {"name": op.name, "description": op.description,
+         "options": [{"name": o.name, "default": o.default} for o in op.options]}
+        for op in ops
+    ]  # fmt: skip
+
+
+def _lab(bench: Any) -> tuple[list[Any], set[str]]:
+    """The lab's algorithms and the ops this bench has; an algorithm whose op
+    the bench lacks is an error (an old bench)."""
+    from mpiscope.alltoall.catalogue import lab_algorithms
+
+    ops = _catalogue_ops(bench)
+    names = {op["name"] for op in ops}
+    lab = lab_algorithms(ops)
+    missing = [a.op for a in lab if a.op not in names]
+    if missing:
+        raise MpiscopeError(
+            f"{bench.path} has no operation {', '.join(missing)}: rebuild mpiscope-bench"
+        )
+    return lab, names
+
+
+def _out(args: argparse.Namespace, default: str) -> Path:
+    from mpiscope.measure.plan import check_out
+
+    return check_out(argparse.Namespace(out=args.out or default, force=args.force))
+
+
+def _topology(nprocs: int, nodes: int) -> list[int]:
+    from mpiscope.alltoall.plp import node_sizes
+
+    if nodes > nprocs:
+        raise MpiscopeError(f"--nodes {nodes} is more than the {nprocs} processes")
+    return node_sizes(nprocs, nodes) if nodes else [nprocs]
+
+
+# --- check ----------------------------------------------------------------------------------
+def _add_check(sub: Any) -> None:
+    p = sub.add_parser(
+        "check",
+        help="every algorithm against MPI_Alltoall (random data, many sizes)",
+        description="Run every lab algorithm, and the leader-based ones with every inter-node "
+        "exchange, aggregation and PLP leader count, with the engine's --validate (every "
+        "received block compared with what MPI_Alltoall delivers), at each process count. "
+        "Prints algorithm x process count; exit code 1 on any mismatch. Oversubscribed "
+        "runs are fine for correctness: --oversubscribe is added when needed.",
+    )
+    p.add_argument("--np", default="2", metavar="SPEC",
+                   help="process counts: 8, a range 2:8, or a list 2,3,5 (default 2)")  # fmt: skip
+    p.add_argument("--sizes", default=CHECK_SIZES, metavar="SPEC",
+                   help=f"bytes per destination (default {CHECK_SIZES})")  # fmt: skip
+    _nodes_flag(p, "the leader schemes' nodes")
+    _measure(p, *_LAUNCH)
+    p.add_argument("--out", metavar="FILE", help="keep the validation results (JSON)")
+    p.set_defaults(handler=_check)
+
+
+def _check_variants(
+    lab: Sequence[Any], sizes_per_node: Sequence[int]
+) -> list[tuple[str, list[str], dict[str, str]]]:
+    """(label, ops, options) of each validation launch at one process count."""
+    from mpiscope.alltoall.plp import leader_choices
+
+    leaders = [a.op for a in lab if a.leader_based]
+    variants = [("", ["alltoall", *(a.op for a in lab)], {})]
+    for inter in ("bruck", "pairwise", "native"):
+        variants.append((f"inter={inter}", leaders, {"inter": inter}))
+    variants.append(("aggregate=p2p", leaders, {"aggregate": "p2p"}))
+    plp = [a.op for a in lab if a.name == "plp"]
+    for d in leader_choices(sizes_per_node) if plp else []:
+        variants.append((f"leaders={d}", plp, {"leaders": str(d)}))
+    return variants
+
+
+def _validation_status(doc: Mapping[str, Any] | None, op: str, error: str | None) -> str:
+    points = [p for p in (doc or {}).get("points", []) if p.get("op") == op]
+    bad = [p for p in points if (p.get("validation") or {}).get("failures")]
+    if bad:
+        v = bad[0]["validation"]
+        return f"MISMATCH {bad[0]['size_bytes']} B: {v.get('first_mismatch', '')}"[:60]
+    if error is not None or not points:
+        return "error"
+    if not all((p.get("validation") or {}).get("supported") for p in points):
+        return "no check"
+    return "ok"
+
+
+def _check(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall.catalogue import topology_env
+    from mpiscope.alltoall.text import check_table
+    from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
+    from mpiscope.reports.texttable import format_table
+
+    counts = parse_nprocs_spec(args.np)
+    sizes = parse_size_spec(args.sizes)
+    out = _out(args, "") if args.out else None
+    cores = _cores()
+    over = [n for n in counts if n > cores]
+    if over and not args.oversubscribe:
+        print(f"note: np {','.join(map(str, over))} > {cores} cores: run oversubscribed "
+              "(correctness only)")  # fmt: skip
+    results: dict[str, dict[int, str]] = {}
+    record: list[dict[str, Any]] = []
+    failed = False
+    for nprocs in counts:
+        nodes = min(args.nodes, nprocs)
+        per_node = _topology(nprocs, nodes)
+        ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs > cores,
+                        validate=True, **_CHECK_STATS)  # fmt: skip
+        bench = _bench_for(ns)
+        lab, _ = _lab(bench)
+        env = topology_env(bench.profile.implementation, nodes)
+        with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-check-") as tmp:
+            launcher = _Launcher(ns, bench, Path(tmp))
+            print(f"np {nprocs}" + (f", {nodes} virtual nodes {per_node}" if nodes else "") + ":")
+            for label, ops, options in _check_variants(lab, per_node):
+                opts = {"nodes": str(nodes), **options}
+                doc, error = launcher.run(label or "all", ops, sizes, opts, env)
+                for op in ops:
+                    name = op.removeprefix("alltoall_") + (f" {label}" if label else "")
+                    if op == "alltoall":
+                        name = "native MPI_Alltoall"
+                    status = _validation_status(doc, op, error)
+                    failed |= status != "ok"
+                    results.setdefault(name, {})[nprocs] = status
+                    record.append({"nprocs": nprocs, "nodes": nodes, "variant": name,
+                                   "status": status, "error": error})  # fmt: skip
+    print()
+    print("\n".join(format_table(*check_table(results, counts))))
+    if out is not None:
+        from mpiscope.result.document import write_document
+
+        write_document({"kind": "alltoall-check", "sizes": sizes, "results": record}, out)
+        print(f"\nresult: {out}")
+    if failed:
+        raise RunFailedError("an algorithm failed its check (see the table)")
+    return 0
+
+
+# --- compare --------------------------------------------------------------------------------
+def _add_compare(sub: Any) -> None:
+    p = sub.add_parser(
+        "compare",
+        help="every algorithm next to the library's own MPI_Alltoall, per size",
+        description="One launch measures every lab algorithm and the library's MPI_Alltoall "
+        "(window method, max over ranks); one launch per algorithm the library can be forced "
+        "to run (MPICH: MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM with COLLECTIVE_FALLBACK=error, "
+        "and composition alpha; Open MPI: coll_tuned ids; SMPI: --cfg=smpi/alltoall); one per "
+        "PLP leader count; a ping-pong for the Hockney fit. One alltoall-compare document.",
+    )
+    _measure(p, "--np", *_LAUNCH, *_ENGINE)
+    p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="SPEC",
+                   help=f"bytes per destination (default {DEFAULT_SIZES})")  # fmt: skip
+    _nodes_flag(p, "the lab's nodes")
+    p.add_argument("--size-crit", type=int, default=None, metavar="BYTES",
+                   help="the leader schemes' Bruck/ring switch (default: the engine's, 8192)")
+    p.add_argument("--out", metavar="FILE", help="the document (default mpiscope-a2a-DATE.json)")
+    p.add_argument("--no-native-forced", action="store_true",
+                   help="do not force the library's algorithms (only its default)")
+    p.set_defaults(handler=_compare)
+
+
+def _pingpong_sizes(nprocs: int, per_node: int, largest: int) -> list[int]:
+    """Powers of two up to the largest message a model needs (Bruck's N/2 m,
+    One-leader's M M m), at most PINGPONG_MAX."""
+    top = min(PINGPONG_MAX, max(nprocs * largest // 2, per_node * per_node * largest, 64))
+    sizes, s = [], 1
+    while s <= top:
+        sizes.append(s)
+        s *= 2
+    return sizes
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall.catalogue import native_algorithms, native_setting, topology_env
+    from mpiscope.alltoall.compare import MPICH_AUTO, LaunchRecord, Variant, build_document
+    from mpiscope.alltoall.models import MODELS, Topology
+    from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT, leader_choices
+    from mpiscope.launcher import format_command
+    from mpiscope.measure.sizes import parse_size_spec
+    from mpiscope.result.document import write_document
+
+    sizes = parse_size_spec(args.sizes)
+    out = _out(args, time.strftime("mpiscope-a2a-%Y%m%d-%H%M%S.json"))
+    ns = _namespace(args)
+    if ns.np > _cores() and not ns.oversubscribe:
+        raise MpiscopeError(
+            f"--np {ns.np} is more than the {_cores()} core(s) available: oversubscribed ranks "
+            "measure the scheduler (use --oversubscribe to run anyway)"
+        )
+    bench = _bench_for(ns)
+    lab, known_ops = _lab(bench)
+    impl = bench.profile.implementation
+    per_node = _topology(ns.np, args.nodes)
+    crit = args.size_crit if args.size_crit is not None else DEFAULT_SIZE_CRIT
+    base_opts = {"nodes": str(args.nodes)}
+    if args.size_crit is not None:
+        base_opts["size_crit"] = str(args.size_crit)
+    topo_env = topology_env(impl, args.nodes)
+    launches: list[LaunchRecord] = []
+    variants: list[Variant] = []
+    interrupted: BaseException | None = None
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent) as tmp:
+        runner = _Launcher(ns, bench, Path(tmp))
+
+        def launch(purpose: str, ops: Sequence[str], sz: Sequence[int],
+                   options: Mapping[str, str], env: Mapping[str, str] | None = None,
+                   largs: Sequence[str] = ()) -> int:  # fmt: skip
+            record = LaunchRecord(purpose, dict(options), dict(env or {}), list(largs))
+            launches.append(record)
+            record.doc, record.error = runner.run(purpose, ops, sz, options, env, largs)
+            return len(launches) - 1
+
+        try:
+            index = launch("lab", ["alltoall", *(a.op for a in lab)], sizes, base_opts, topo_env)
+            variants.append(Variant("native", "native", "alltoall", "default",
+                                    MPICH_AUTO if impl == "mpich" else None, index))
+            for a in lab:
+                variants.append(Variant(a.name, "lab", a.op, a.name,
+                                        a.name if a.name in MODELS else None, index))
+            if not args.nodes:
+                per_node = _real_nodes(launches[index].doc, ns.np) or per_node
+            if any(a.name == "plp" for a in lab):
+                for d in leader_choices(per_node):
+                    index = launch(f"plp:d={d}", ["alltoall_plp"], sizes,
+                                   {**base_opts, "leaders": str(d)}, topo_env)
+                    variants.append(Variant(f"plp:d={d}", "lab", "alltoall_plp", "plp", "plp",
+                                            index, leaders=d))
+            for alg in () if args.no_native_forced else native_algorithms(impl):
+                if alg.needs_nodes and len(per_node) < 2:
+                    print(f"  native:{alg.name}: skipped (needs several nodes: --nodes K)")
+                    continue
+                sz = [s for s in sizes if alg.max_bytes is None or s <= alg.max_bytes]
+                env, largs = native_setting(alg)
+                index = launch(f"native:{alg.name}", ["alltoall"], sz, {}, {**topo_env, **env},
+                               largs)
+                variants.append(Variant(f"native:{alg.name}", "native-forced", "alltoall",
+                                        alg.name, alg.model, index))
+            largest = max(sizes) if sizes else 1
+            pp_sizes = _pingpong_sizes(ns.np, max(per_node), largest)
+            inter_launch = intra_launch = None
+            if "pingpong" in known_ops and ns.np >= 2:
+                if len(per_node) > 1:
+                    pairs = f"0-{per_node[0]}"
+                    inter_launch = launch("pingpong-inter", ["pingpong"], pp_sizes,
+                                          {"pairs": pairs}, topo_env)
+                if per_node[0] > 1:
+                    intra_launch = launch("pingpong-intra", ["pingpong"], pp_sizes,
+                                          {"pairs": "0-1"}, topo_env)
+                if inter_launch is None:
+                    inter_launch = intra_launch
+        except KeyboardInterrupt as exc:
+            interrupted = exc
+            inter_launch = intra_launch = None
+    topology = Topology(ns.np, len(per_node), max(per_node), crit)
+    doc = build_document(
+        variants=variants, launches=launches, sizes=sizes, topology=topology,
+        node_sizes=per_node, nodes_option=args.nodes, implementation=impl,
+        command_line=format_command(["mpiscope", *getattr(args, "argv", [])]),
+        inter_launch=inter_launch, intra_launch=intra_launch,
+    )  # fmt: skip
+    if interrupted is not None:
+        doc["status"] = "partial"
+        doc["errors"].append("interrupted")
+    write_document(doc, out)
+    print()
+    print(_compare_text(doc))
+    print(f"\nresult: {out}")
+    if interrupted is not None:
+        raise KeyboardInterrupt(f"partial document kept in {out}")
+    if doc["errors"]:
+        raise RunFailedError(
+            f"{len(doc['errors'])} launch(es) failed ({doc['errors'][0]}); what was measured "
+            f"is in {out}"
+        )
+    return 0
+
+
+def _real_nodes(doc: Mapping[str, Any] | None, nprocs: int) -> list[int] | None:
+    """Ranks per node of real nodes as the launch's environment says (equal
+    nodes assumed when the counts do not say more)."""
+    env = (doc or {}).get("environment") or {}
+    nodes, per = env.get("nodes"), env.get("ranks_per_node")
+    if isinstance(nodes, int) and nodes > 0 and isinstance(per, int) and per * nodes == nprocs:
+        return [per] * nodes
+    return None
+
+
+def _compare_text(doc: Mapping[str, Any]) -> str:
+    from mpiscope.alltoall.text import compare_table, hockney_lines, plp_table
+    from mpiscope.reports.texttable import format_table
+
+    sim = " (SIMULATED)" if doc["simulated"] else ""
+    head = (f"Alltoall, {doc['nprocs']} processes, {doc['nodes']} node(s) of "
+            f"{'/'.join(map(str, sorted(set(doc['ranks_per_node']))))} ranks, "
+            f"{doc['mpi_implementation']}{sim}: median time per call "
+            "(* fastest; speed-up: native default / best lab)")  # fmt: skip
+    lines = [head, *format_table(*compare_table(doc))]
+    if doc["plp"]:
+        lines += ["", f"PLP: the rule's d (size_crit {doc['size_crit_bytes']} B) vs the "
+                  "measured best d:", *format_table(*plp_table(doc))]  # fmt: skip
+    fits = hockney_lines(doc)
+    if fits:
+        lines += ["", *fits]
+    if doc["errors"]:
+        lines += ["", *(f"failed: {e}" for e in doc["errors"])]
+    return "\n".join(lines)
+
+
+# --- tune -----------------------------------------------------------------------------------
+def _add_tune(sub: Any) -> None:
+    p = sub.add_parser(
+        "tune",
+        help="the measured choice as the library's tuning file (and the proof it is followed)",
+        description="From alltoall-compare documents (one per process count), the fastest of "
+        "the library's OWN algorithms per size, written as an MPICH JSON selection file (a "
+        "full copy of the library's MPIR tree with only alltoall changed; use it with "
+        "MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE) or an Open MPI coll/tuned rules file "
+        "(coll_tuned_use_dynamic_rules=1, coll_tuned_dynamic_rules_filename). --check FILE "
+        "proves, without timing, that the library follows a file.",
+    )
+    p.add_argument("docs", nargs="*", metavar="A2A.json", help="alltoall-compare documents")
+    p.add_argument("--format", choices=("mpich", "openmpi"), help="the file's library")
+    p.add_argument("-o", "--output", metavar="FILE", help="the tuning file to write")
+    p.add_argument("--base", metavar="FILE",
+                   help="MPICH: the tree to start from (a JSON file or a libmpi); default: the "
+                   "profile's libmpi")  # fmt: skip
+    p.add_argument("--check", metavar="FILE",
+                   help="prove that the library follows this tuning file (runs MPI)")
+    _measure(p, "--mpi", "--oversubscribe", "--timeout", "--force")
+    p.set_defaults(handler=_tune)
+
+
+def _tune(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall import tune
+
+    if args.check:
+        return _tune_check(args)
+    if not args.docs or not args.format or not args.output:
+        raise MpiscopeError("tune needs A2A.json..., --format mpich|openmpi and -o FILE "
+                            "(or --check FILE)")  # fmt: skip
+    from mpiscope.result.alltoall import load_alltoall
+
+    out = Path(args.output)
+    if out.exists() and not args.force:
+        raise MpiscopeError(f"{out} exists (use --force to overwrite)")
+    docs = [load_alltoall(path) for path in args.docs]
+    ranges = tune.choices(docs, args.format)
+    if args.format == "mpich":
+        if args.base:
+            base_path = Path(args.base)
+        else:
+            from mpiscope.mpi_profile import select_profile
+
+            base_path = tune.find_libmpi(select_profile(args.mpi).prefix)
+        tree = tune.mpich_tuned_tree(tune.mpich_tree(base_path), ranges)
+        text = json.dumps(tree, indent=1) + "\n"
+        use = f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={out}"
+        print(f"base tree: {base_path}")
+    else:
+        text = tune.openmpi_rules(ranges)
+        use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
+               f"OMPI_MCA_coll_tuned_dynamic_rules_filename={out}")  # fmt: skip
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+    for nprocs, chosen in ranges.items():
+        start = 0
+        parts = []
+        for upto, alg in chosen:
+            span = f"{start}..{upto} B" if upto is not None else f">= {start} B"
+            parts.append(f"{span}: {alg}")
+            start = (upto or 0) + 1
+        print(f"{nprocs} processes: " + "; ".join(parts))
+    print(f"wrote {out}; use it with {use}")
+    print(f"prove the library follows it: mpiscope alltoall tune --check {out} --mpi "
+          f"{args.mpi or args.format}")  # fmt: skip
+    return 0
+
+
+def _tune_check(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall import tune
+    from mpiscope.launcher import build_env, run_captured
+    from mpiscope.measure.plan import RunPlan, bench_plan
+    from mpiscope.measure.runner import find_bench
+
+    file = Path(args.check).absolute()
+    if not file.is_file():
+        raise MpiscopeError(f"{args.check} does not exist")
+    probe = _namespace(args, np=2, **_CHECK_STATS)
+    impl = find_bench(probe).profile.implementation
+    if impl not in ("mpich", "openmpi"):
+        raise MpiscopeError(f"no tuning proof for {impl!r}: use --mpi mpich or openmpi")
+
+    def run(path: Path, nprocs: int, size: int) -> tuple[int, str]:
+        ns = _namespace(args, np=nprocs, oversubscribe=True, force=True, **_CHECK_STATS)
+        bench = find_bench(ns)
+        out = Path(work) / "result.json"
+        plan = bench_plan(ns, RunPlan(["alltoall"], [size], None, out, nprocs > _cores(), 4),
+                          bench.profile, bench.launcher)  # fmt: skip
+        plan_file = Path(work) / "plan.json"
+        plan_file.write_text(json.dumps(plan), encoding="utf-8")
+        if impl == "mpich":
+            extra = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(path),
+                     "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}  # fmt: skip
+        else:
+            extra = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
+                     "OMPI_MCA_coll_tuned_dynamic_rules_filename": str(path)}  # fmt: skip
+        env = {**build_env(bench.profile), **extra}
+        code, stdout, stderr = run_captured(bench.command(["--plan", str(plan_file)]), env,
+                                            args.timeout or 120)  # fmt: skip
+        return code, stdout + stderr
+
+    with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-tune-") as work:
+        steps = tune.prove(impl, file, Path(work), run)
+    from mpiscope.reports.texttable import format_table
+
+    rows = [[str(s.nprocs), str(s.size_bytes), s.file,
+             "fails" if s.expect_failure else "runs",
+             ("fails" if s.failed else "runs"), "ok" if s.ok else "WRONG", s.evidence[:70]]
+            for s in steps]  # fmt: skip
+    print(f"Does {impl} follow {file.name}? One range at a time is replaced by an algorithm "
+          "that cannot run a plain Alltoall; it must fail inside that range only.")
+    print("\n".join(format_table(["np", "bytes", "file", "expected", "seen", "", "evidence"],
+                                 "<><<<<<", rows)))  # fmt: skip
+    wrong = [s for s in steps if not s.ok]
+    if wrong:
+        raise RunFailedError(f"{len(wrong)} of {len(steps)} steps disagree: the library does "
+                             f"not follow {file.name} as written")  # fmt: skip
+    print(f"proved: {impl} reads {file.name} and runs, for each size, the algorithm of the "
+          "range that holds it")
+    return 0
+
+
+# --- contention -----------------------------------------------------------------------------
+def _add_contention(sub: Any) -> None:
+    p = sub.add_parser(
+        "contention",
+        help="the seed's contention experiment: latency with M ranks per node streaming",
+        description="Runs mpiscope-contention on nodes x ppn processes: M ranks per node "
+        "stream to the neighbour node while nodes 0-1 run a small-message latency test; "
+        "latency with and without contention.",
+    )
+    from mpiscope.parsing import int_at_least
+
+    p.add_argument("--nodes", type=int_at_least(2), default=3, metavar="K",
+                   help="nodes (virtual nodes of consecutive ranks on one machine; default 3)")
+    p.add_argument("--ppn", type=int_at_least(1), default=2, metavar="M",
+                   help="ranks per node (default 2)")  # fmt: skip
+    p.add_argument("--sizes", metavar="SPEC", help="latency message sizes (program default)")
+    p.add_argument("--iterations", type=int_at_least(1), metavar="N",
+                   help="latency iterations per size (program default)")
+    p.add_argument("--stream-bytes", metavar="BYTES", help="streaming message size")
+    p.add_argument("--window", type=int_at_least(1), metavar="W",
+                   help="streaming messages in flight")  # fmt: skip
+    p.add_argument("--out", metavar="FILE",
+                   help="the document (default mpiscope-contention-DATE.json)")
+    _measure(p, "--mpi", "--launcher", "--platform", "--oversubscribe", "--timeout", "--force")
+    p.set_defaults(handler=_contention)
+
+
+def _contention(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall.catalogue import topology_env
+    from mpiscope.launcher import build_env, run_passthrough
+
+    nprocs = args.nodes * args.ppn
+    out = _out(args, time.strftime("mpiscope-contention-%Y%m%d-%H%M%S.json"))
+    ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs > _cores())
+    if nprocs > _cores():
+        print(f"note: {nprocs} processes on {_cores()} cores: oversubscribed, latencies include "
+              "the scheduler")  # fmt: skip
+    bench = _bench_for(ns)
+    program = Path(bench.path).with_name("mpiscope-contention")
+    if not program.is_file():
+        raise MpiscopeError(f"no mpiscope-contention next to {bench.path}: rebuild mpiscope")
+    argv = ["--nodes", str(args.nodes), "--out", str(out)]
+    for flag, value in (("--sizes", args.sizes), ("--iterations", args.iterations),
+                        ("--stream-bytes", args.stream_bytes), ("--window", args.window)):
+        if value is not None:
+            argv += [flag, str(value)]  # fmt: skip
+    env = {**build_env(bench.profile), **bench.env,
+           **topology_env(bench.profile.implementation, args.nodes)}  # fmt: skip
+    code = run_passthrough([*bench.launcher, str(program), *argv], env, args.timeout)
+    if code != 0:
+        raise RunFailedError(f"mpiscope-contention failed (exit code {code})")
+    if not out.is_file():
+        raise RunFailedError("mpiscope-contention wrote no document")
+    print(f"\nresult: {out}")
+    return 0
+
+
+# --- fft ------------------------------------------------------------------------------------
+def _add_fft(sub: Any) -> None:
+    p = sub.add_parser(
+        "fft",
+        help="the 3-D FFT transpose mini-app, timed with each algorithm",
+        description="Runs the engine op fft3d once per Alltoall algorithm (option "
+        "algorithm=NAME) for the whole step and for its transposes alone (phase=transpose): "
+        "a table of times per algorithm and the transposes' share.",
+    )
+    from mpiscope.parsing import int_at_least
+
+    p.add_argument("--grid", type=int_at_least(2), default=120, metavar="G",
+                   help="G^3 points (default 120; the seed also used 480)")  # fmt: skip
+    _nodes_flag(p, "the leader schemes' nodes")
+    _measure(p, "--np", *_LAUNCH, *_ENGINE)
+    p.add_argument("--out", metavar="FILE", help="keep the launches' results (JSON)")
+    p.set_defaults(handler=_fft)
+
+
+def _fft(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall.catalogue import topology_env
+    from mpiscope.reports.texttable import format_table
+    from mpiscope.result.describe import description
+    from mpiscope.result.units import format_ns
+
+    out = _out(args, "") if args.out else None
+    ns = _namespace(args)
+    bench = _bench_for(ns)
+    lab, known = _lab(bench)
+    if "fft3d" not in known:
+        raise MpiscopeError(f"{bench.path} has no operation fft3d: rebuild mpiscope-bench")
+    algorithms = _fft_algorithms(description(), [a.name for a in lab])
+    env = topology_env(bench.profile.implementation, args.nodes)
+    rows, kept = [], []
+    with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-fft-") as tmp:
+        runner = _Launcher(ns, bench, Path(tmp))
+        for alg in algorithms:
+            times = {}
+            for phase in ("all", "transpose"):
+                opts = {"grid": str(args.grid), "algorithm": alg, "phase": phase,
+                        "nodes": str(args.nodes)}  # fmt: skip
+                doc, error = runner.run(f"{alg} {phase}", ["fft3d"], [0], opts, env)
+                kept.append({"algorithm": alg, "phase": phase, "error": error, "result": doc})
+                pts = [p for p in (doc or {}).get("points", []) if p.get("op") == "fft3d"]
+                times[phase] = pts[0].get("median_ns") if pts else None
+            share = (times["transpose"] / times["all"]
+                     if times["all"] and times["transpose"] else None)  # fmt: skip
+            rows.append([alg, format_ns(times["all"]) if times["all"] else "failed",
+                         format_ns(times["transpose"]) if times["transpose"] else "failed",
+                         f"{100 * share:.0f}%" if share else "-"])  # fmt: skip
+    print(f"\n3-D FFT of {args.grid}^3 points on {ns.np} processes: median time per step")
+    print("\n".join(format_table(["algorithm", "step", "transposes", "share"], "<>>>", rows)))
+    if out is not None:
+        from mpiscope.result.document import write_document
+
+        write_document({"kind": "alltoall-fft", "grid": args.grid, "launches": kept}, out)
+        print(f"\nresult: {out}")
+    if any(r[1] == "failed" or r[2] == "failed" for r in rows):
+        raise RunFailedError("some algorithms failed (see the table)")
+    return 0
+
+
+def _fft_algorithms(desc: Mapping[str, Any], lab: Sequence[str]) -> list[str]:
+    """The values of fft3d's option ``algorithm`` (from the description when
+    it lists them), else the library's MPI_Alltoall then the lab's."""
+    for op in desc.get("ops", []):
+        if op.get("name") == "fft3d":
+            for opt in op.get("options", []):
+                if opt.get("name") == "algorithm" and opt.get("choices"):
+                    return list(opt["choices"])
+    return ["native", *lab]
+
+
+# --- plot -----------------------------------------------------------------------------------
+def _add_plot(sub: Any) -> None:
+    p = sub.add_parser(
+        "plot",
+        help="figures of alltoall-compare documents",
+        description="Time vs size per algorithm (the library's default highlighted), "
+        "speed-up over the library's default, and the winner map (size x process count, "
+        "one row per document).",
+    )
+    p.add_argument("docs", nargs="+", metavar="A2A.json", help="alltoall-compare documents")
+    p.add_argument("--out-dir", default=".", metavar="DIR", help="where the PNGs go (default .)")
+    p.set_defaults(handler=_plot)
+
+
+def _plot(args: argparse.Namespace) -> int:
+    from mpiscope.alltoall.plots import write_figures
+    from mpiscope.result.alltoall import load_alltoall
+
+    docs = [load_alltoall(path) for path in args.docs]
+    for path in write_figures(docs, Path(args.out_dir)):
+        print(path)
+    return 0
