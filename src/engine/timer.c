@@ -10,7 +10,7 @@
 #include "param_table.h"
 #include "timer_read.h"
 #ifdef MPISCOPE_SMPI
-#include <smpi/smpi.h>
+#include <smpi/smpi_helpers_internal.h>
 #endif
 
 /* Under SimGrid SMPI (built with -DMPISCOPE_SMPI) the only clock that means
@@ -255,10 +255,14 @@ double mpiscope_timer_spin_until_ns(double t_ns)
 {
     double now;
 #ifdef MPISCOPE_SMPI
-    /* one jump of simulated time (smpi_execute: a computation of that
-     * length), then reads until the deadline for what rounding left */
-    if ((now = mpiscope__now_ns()) < t_ns)
-        smpi_execute((t_ns - now) * 1e-9);
+    /* one jump of simulated time (smpi_nanosleep; smpi_execute advances
+     * nothing in SimGrid 3.32), then reads for what rounding left */
+    if ((now = mpiscope__now_ns()) < t_ns) {
+        double gap_ns = t_ns - now;
+        struct timespec gap = {.tv_sec = (time_t)(gap_ns * 1e-9)};
+        gap.tv_nsec = (long)(gap_ns - (double)gap.tv_sec * 1e9);
+        smpi_nanosleep(&gap, NULL);
+    }
 #endif
     while ((now = mpiscope__now_ns()) < t_ns)
         ;
