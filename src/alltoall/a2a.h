@@ -46,4 +46,17 @@ typedef struct mpiscope__a2a_impl {
 extern const mpiscope__a2a_impl_t mpiscope__a2a_bruck, mpiscope__a2a_pairwise, mpiscope__a2a_linear,
     mpiscope__a2a_one_leader, mpiscope__a2a_m_leader, mpiscope__a2a_plp, mpiscope__a2a_lss;
 
+/* registry.c: the implementation named `name` (any case, '-' for '_'), or NULL. */
+const mpiscope__a2a_impl_t *mpiscope__a2a_impl_find(const char *name);
+
+/* nodes.c: build a->nodes from a->comm and a->params.nodes (collective over
+ * a->comm), and release it (collective: frees node_comm). */
+int mpiscope__a2a_nodes_build(mpiscope_alltoall_t *a);
+void mpiscope__a2a_nodes_free(mpiscope__a2a_nodes_t *nodes);
+
+/* plp_rule.c: the seed's rule with M = ranks_per_node for the block size,
+ * choosing among the divisors of `common` (the divisor of every node's
+ * rank count: M itself when nodes are equal). */
+int mpiscope__a2a_plp_choose(int ranks_per_node, int common, size_t block_bytes, size_t size_crit_bytes);
+
 #endif
