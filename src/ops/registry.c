@@ -73,6 +73,10 @@
     X(linear_scatter)                                                                               \
     X(linear_gather)                                                                                \
     X(one_to_two)                                                                                   \
+    /* the Alltoall lab's algorithms (src/alltoall) */                                              \
+    X(alltoall_bruck)                                                                               \
+    X(alltoall_pairwise)                                                                            \
+    X(alltoall_linear)                                                                              \
     /* one-sided */                                                                                 \
     X(put)                                                                                          \
     X(get)                                                                                          \
