@@ -41,6 +41,16 @@ def run(args: argparse.Namespace) -> int:
     if any(out.resolve() == path.resolve() for path in inputs):
         raise MpiscopeError(f"-o {out} is one of the result documents")
     kinds = [document_kind(path) or "" for path in inputs]
+    alltoall = [kind.startswith("alltoall-") for kind in kinds]
+    if any(alltoall):
+        from mpiscope.alltoall.html import write_alltoall_html  # lazy: matplotlib
+        from mpiscope.result.alltoall import load_alltoall
+
+        if not all(alltoall):
+            raise MpiscopeError("give alltoall documents or other documents, not both in one page")
+        write_alltoall_html([load_alltoall(path) for path in inputs], out)
+        print(out)
+        return 0
     noise = [kind.startswith("noise-") for kind in kinds]
     if any(noise):
         if not all(noise):
