@@ -133,7 +133,8 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
 
     A noise document (``kind`` noise-run, noise-probe, noise-verdict or
     noise-calibration) gives its own frame (see
-    :func:`mpiscope.result.noise.noise_frame`).
+    :func:`mpiscope.result.noise.noise_frame`), and so does an
+    alltoall-compare document (:func:`mpiscope.result.alltoall.alltoall_frame`).
 
     ``raw=False``: one row per point (:data:`POINT_COLUMNS`). ``raw=True``:
     one row per launch, and per rank where the document has per-rank start
@@ -142,6 +143,12 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     is missing or not a valid result document.
     """
     kind = document_kind(path)
+    if kind is not None and kind.startswith("alltoall-"):
+        from mpiscope.result.alltoall import alltoall_frame, load_alltoall
+
+        if raw:
+            raise MpiscopeError(f"{path} is a {kind} document: raw=True is for result documents")
+        return alltoall_frame(load_alltoall(path))
     if kind is not None and kind.startswith("noise-"):
         if raw:
             raise MpiscopeError(f"{path} is a {kind} document: raw=True is for result documents")
