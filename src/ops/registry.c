@@ -77,6 +77,7 @@
     X(alltoall_bruck)                                                                               \
     X(alltoall_pairwise)                                                                            \
     X(alltoall_linear)                                                                              \
+    X(fft3d)                                                                                        \
     /* one-sided */                                                                                 \
     X(put)                                                                                          \
     X(get)                                                                                          \
