@@ -217,15 +217,17 @@ def _cfg(args: argparse.Namespace) -> list[str]:
 
 def smpi_command(smpirun: str, platform: Platform, args: argparse.Namespace) -> list[str]:
     """``smpirun -np N -platform P -hostfile H --cfg=...`` for ``args.np``
-    ranks; the hostfile is written into a directory removed at exit."""
+    ranks, started in a directory of its own (``env -C``: smpirun leaves
+    its temporary hostfile in the current directory when a run fails) that
+    also holds the hostfile and is removed at exit."""
     directory = Path(tempfile.mkdtemp(prefix="mpiscope-smpi-"))
     atexit.register(shutil.rmtree, directory, True)
     hostfile = directory / f"hosts-{platform.path.stem}-{args.np}.txt"
     hostfile.write_text(platform.hostfile(args.np), encoding="utf-8")
     cfg = [f"--cfg={item}" for item in _cfg(args)]
     return [
-        smpirun, "-np", str(args.np), "-platform", str(platform.path), "-hostfile", str(hostfile),
-        *cfg, _LOG,
+        "env", "-C", str(directory), smpirun, "-np", str(args.np), "-platform", str(platform.path),
+        "-hostfile", str(hostfile), *cfg, _LOG,
     ]  # fmt: skip
 
 
@@ -278,5 +280,5 @@ def smpi_alone(smpirun: str, argv: list[str]) -> list[str]:
     platform = directory / "query.xml"
     platform.write_text(_QUERY_PLATFORM, encoding="utf-8")
     (directory / "hosts.txt").write_text("query\n", encoding="utf-8")
-    return [smpirun, "-np", "1", "-platform", str(platform),
+    return ["env", "-C", str(directory), smpirun, "-np", "1", "-platform", str(platform),
             "-hostfile", str(directory / "hosts.txt"), _LOG, *argv]  # fmt: skip
