@@ -75,26 +75,28 @@ static void lss_destroy(mpiscope_alltoall_t *a);
 
 static int lss_create(mpiscope_alltoall_t *a)
 {
-    lss_state_t *s;
+    lss_state_t *s = calloc(1, sizeof *s);
     size_t p = (size_t)a->nprocs;
-    int rc;
+    int rc = 0;
 
+    if ((a->state = s)) {
+        s->win = MPI_WIN_NULL;
+        while (1 + (long)s->steps_with_handshake * (s->steps_with_handshake + 1) < a->nprocs)
+            s->steps_with_handshake++;
+        s->address = malloc(p * sizeof *s->address);
+        s->known = malloc(p);
+        s->out = malloc(p * sizeof *s->out);
+        s->in[0] = malloc(p * sizeof *s->in[0]);
+        s->in[1] = malloc(p * sizeof *s->in[1]);
+    }
     if (a->block > (size_t)INT_MAX)
-        return MPISCOPE_ERANGE;
-    if (!(s = calloc(1, sizeof *s)))
-        return MPISCOPE_ENOMEM;
-    a->state = s;
-    s->win = MPI_WIN_NULL;
-    while (1 + (long)s->steps_with_handshake * (s->steps_with_handshake + 1) < a->nprocs)
-        s->steps_with_handshake++;
-    s->address = malloc(p * sizeof *s->address);
-    s->known = malloc(p);
-    s->out = malloc(p * sizeof *s->out);
-    s->in[0] = malloc(p * sizeof *s->in[0]);
-    s->in[1] = malloc(p * sizeof *s->in[1]);
-    if (!s->address || !s->known || !s->out || !s->in[0] || !s->in[1])
+        rc = MPISCOPE_ERANGE;
+    else if (!s || !s->address || !s->known || !s->out || !s->in[0] || !s->in[1])
         rc = MPISCOPE_ENOMEM;
-    else
+    /* one verdict before the collective window: all ranks make it or none */
+    if (MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, a->comm) != MPI_SUCCESS)
+        rc = MPISCOPE_EMPI;
+    if (rc == 0)
         rc = mpi(MPI_Win_create_dynamic(MPI_INFO_NULL, a->comm, &s->win));
     /* NOCHECK: nobody ever takes an exclusive lock on this window */
     if (rc == 0 && (rc = mpi(MPI_Win_lock_all(MPI_MODE_NOCHECK, s->win))) == 0)
