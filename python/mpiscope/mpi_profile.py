@@ -16,8 +16,8 @@ replaces the profile directory (tests, relocated installs).
 
 ``make smpi`` writes the profile ``smpi`` (implementation "smpi", mpiexec
 ``smpirun``): the bench built for SimGrid SMPI, which runs only on a
-simulated platform (``--launcher smpi``, :mod:`mpiscope.simulation`) and is
-never chosen by default.
+simulated platform (``--launcher smpi``, :mod:`mpiscope.measure.simulation`)
+and is never chosen by default.
 """
 
 from __future__ import annotations

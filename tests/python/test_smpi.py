@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
+from mpiscope.measure.simulation import load_platform, shipped_platforms
 from mpiscope.mpi_profile import find_profiles
-from mpiscope.simulation import load_platform, shipped_platforms
 
 REPO = Path(__file__).resolve().parents[2]
 

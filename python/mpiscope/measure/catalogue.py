@@ -13,8 +13,8 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import build_env, format_command, run_captured
+from mpiscope.measure.simulation import smpi_alone
 from mpiscope.mpi_profile import MpiProfile
-from mpiscope.simulation import smpi_alone
 
 __all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
 

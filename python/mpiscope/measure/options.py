@@ -14,10 +14,10 @@ from typing import Any
 
 from mpiscope.measure.method_options import parse_arrival, parse_cache_modes, parse_methods
 from mpiscope.measure.op_options import parse_op_option
+from mpiscope.measure.simulation import DEFAULT_CFG, LAUNCHERS, parse_cfg
 from mpiscope.parsing import choice, float_in, int_at_least, int_in
 from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
-from mpiscope.simulation import DEFAULT_CFG, LAUNCHERS, parse_cfg
 
 __all__ = [
     "DEFAULT_MAX_LAUNCHES",
@@ -238,7 +238,7 @@ def add_measure_options(
 
 
 def add_launcher_options(p: argparse.ArgumentParser) -> None:
-    """``--launcher``, ``--platform`` and ``--smpi-cfg`` (mpiscope.simulation)."""
+    """``--launcher``, ``--platform`` and ``--smpi-cfg`` (mpiscope.measure.simulation)."""
     p.add_argument(
         "--launcher",
         type=choice(LAUNCHERS, "launcher"),

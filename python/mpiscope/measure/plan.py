@@ -34,11 +34,11 @@ from mpiscope.measure.options import (
     REDUCE_OPS,
     engine_parameters,
 )
+from mpiscope.measure.simulation import launch_platform, simulation_meta
 from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.parsing import unknown
 from mpiscope.result.methods import DEFAULT_METHOD
-from mpiscope.simulation import launch_platform, simulation_meta
 
 __all__ = [
     "RunPlan",

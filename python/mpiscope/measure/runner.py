@@ -47,9 +47,9 @@ from mpiscope.measure.launches import (
 )
 from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.simulation import launch_platform, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
-from mpiscope.simulation import launch_platform, smpi_command, smpi_profile
 
 #: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
 FileId = tuple[int, int]

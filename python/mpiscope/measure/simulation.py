@@ -52,7 +52,7 @@ DEFAULT_CFG = ("smpi/simulate-computation:no",)
 #: smpirun's informational lines (every configuration change) hidden; its
 #: warnings and errors still show.
 _LOG = "--log=root.thres:warning"
-_REPO_ROOT = Path(__file__).resolve().parent.parent.parent
+_REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 @dataclass(frozen=True)
