@@ -60,7 +60,14 @@ int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_
     pool->cold = cold != 0;
     pool->alignment_bytes = alignment_bytes;
     pool->limit_bytes = limit_bytes ? limit_bytes : POOL_DEFAULT_LIMIT_BYTES;
+#ifdef MPISCOPE_SMPI
+    /* SimGrid simulates no cache, and all simulated ranks share one
+     * process: a pool of 2 x LLC per rank would cost ranks x 2 x LLC of
+     * memory (16 GB for 64 ranks here) and change no simulated time. */
+    pool->llc_bytes = 0;
+#else
     pool->llc_bytes = mpiscope__llc_bytes();
+#endif
     pool->rng = POOL_SHUFFLE_SEED;
     *out = pool;
     return 0;
