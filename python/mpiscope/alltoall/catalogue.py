@@ -57,9 +57,9 @@ def lab_algorithms(ops: Sequence[Mapping[str, Any]] | None = None) -> list[LabAl
     """The lab's algorithms in the engine's order: the description's
     ``alltoall_algorithms`` array, else the ``alltoall_*`` ops of ``ops``
     (the bench's catalogue as dicts with name, description, options) or of
-    the description that take the lab's ``nodes`` option (``alltoall_init``,
-    the persistent MPI_Alltoall, does not). MpiscopeError when there are none
-    (an old bench)."""
+    the description that describe themselves as "Alltoall lab" or take the
+    lab's ``nodes`` option (``alltoall_init``, the persistent MPI_Alltoall,
+    does neither). MpiscopeError when there are none (an old bench)."""
     options = _op_options()
     listed = description().get("alltoall_algorithms")
     if listed:
@@ -74,7 +74,7 @@ def lab_algorithms(ops: Sequence[Mapping[str, Any]] | None = None) -> list[LabAl
         if not name.startswith(_OP_PREFIX):
             continue
         opts = {str(o["name"]): str(o.get("default", "")) for o in op.get("options", [])}
-        if "nodes" not in opts:
+        if "nodes" not in opts and not str(op.get("description", "")).startswith("Alltoall lab"):
             continue
         found.append(
             LabAlgorithm(name[len(_OP_PREFIX):], name, str(op.get("description", "")),

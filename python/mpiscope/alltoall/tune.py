@@ -105,11 +105,12 @@ def choices(docs: Sequence[Mapping[str, Any]], implementation: str) -> Ranges:
 
 # --- MPICH ----------------------------------------------------------------------------
 def find_libmpi(prefix: str) -> Path:
-    """The MPI library of an installation prefix (lib/ or lib64/ libmpi.so*)."""
+    """The MPI library of an installation prefix: the largest lib/ or lib64/
+    libmpi.so* (libmpi.so itself may be a symlink or a linker script)."""
     for sub in ("lib", "lib64"):
-        found = sorted(Path(prefix, sub).glob("libmpi.so*"), key=lambda p: (p.is_symlink(), p))
+        found = [p.resolve() for p in Path(prefix, sub).glob("libmpi.so*") if p.exists()]
         if found:
-            return found[0]
+            return max(found, key=lambda p: p.stat().st_size)
     raise MpiscopeError(f"no libmpi.so under {prefix}/lib or lib64 (give --base FILE)")
 
 
@@ -160,9 +161,13 @@ def _leaves(ranges: Sequence[tuple[int | None, str]]) -> dict[str, Any]:
 
 def mpich_tuned_tree(base: Mapping[str, Any], ranges: Ranges) -> dict[str, Any]:
     """A copy of ``base`` where, for each measured communicator size N, the
-    not-in-place intra branch of alltoall first tries ``comm_size<N`` (the
-    library's own choice), then ``comm_size<=N`` (the measured ranges);
-    everything else (other collectives, in-place, inter) is unchanged."""
+    not-in-place intra branch of alltoall first tries ``comm_size<=N-1``
+    (the library's own choice), then ``comm_size<=N`` (the measured ranges);
+    everything else (other collectives, in-place, inter) is unchanged.
+
+    ``comm_size<=N-1``, not ``comm_size<N``: MPICH 5.0.2 matched a
+    ``comm_size<2`` branch for a 2-rank communicator (its csel turns ``<``
+    into ``<=`` through another union member), which the proof caught."""
     tree = copy.deepcopy(dict(base))
     try:
         intra = tree[_A2A]["comm_type=intra"]
@@ -172,12 +177,25 @@ def mpich_tuned_tree(base: Mapping[str, Any], ranges: Ranges) -> dict[str, Any]:
             "the base tree has no collective=alltoall / comm_type=intra / is_sendbuf_inplace=no"
         ) from None
     branch: dict[str, Any] = {}
-    for nprocs, chosen in ranges.items():
-        branch[f"comm_size<{nprocs}"] = copy.deepcopy(original)
+    below = 0  # the communicator sizes up to here have a branch already
+    for nprocs, chosen in sorted(ranges.items()):
+        if nprocs - 1 > below:
+            branch[f"comm_size<={nprocs - 1}"] = copy.deepcopy(original)
+        below = nprocs
         branch[f"comm_size<={nprocs}"] = _leaves(chosen)
     branch["comm_size=any"] = copy.deepcopy(original)
     intra[_NOT_IN_PLACE] = branch
     return tree
+
+
+def _written(branch: Any) -> bool:
+    """Whether a branch has the shape :func:`_leaves` writes: size condition ->
+    {one algorithm leaf: {}}."""
+    return isinstance(branch, dict) and all(
+        isinstance(v, dict) and len(v) == 1 and next(iter(v)).startswith(_ALG)
+        and next(iter(v.values())) == {}
+        for v in branch.values()
+    )
 
 
 def parse_mpich_ranges(tree: Mapping[str, Any]) -> Ranges:
@@ -190,7 +208,7 @@ def parse_mpich_ranges(tree: Mapping[str, Any]) -> Ranges:
         ) from None
     ranges: Ranges = {}
     for key, leaves in branch.items():
-        if not key.startswith("comm_size<="):
+        if not key.startswith("comm_size<=") or not _written(leaves):
             continue
         found: list[tuple[int | None, str]] = []
         for cond, leaf in leaves.items():
