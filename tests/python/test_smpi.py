@@ -79,7 +79,7 @@ def test_barrier_and_bcast_on_a_simulated_cluster(tmp_path: Path) -> None:
     assert env["simulated"] is True and env["simulator"].startswith("SimGrid SMPI ")
     assert env["platform"] == "cluster-8x8.xml"
     assert env["platform_sha256"] == hashlib.sha256(platform).hexdigest()
-    assert env["smpi_cfg"].split() == ["smpi/simulate-computation:no"]
+    assert env["smpi_cfg"].split() == ["smpi/simulate-computation:no", "smpi/test:0"]
     assert env["mpi_implementation"] == "smpi" and env["oversubscribed"] is False
     assert env["ranks"] == 16 and env["nodes"] == 2 and env["ranks_per_node"] == 8
     assert env["timer"]["name"] == "wtime" and env["timer"]["source"] == "simulated"
