@@ -19,6 +19,7 @@ __all__ = [
     "compare_table",
     "hockney_lines",
     "lab_table",
+    "model_table",
     "native_table",
     "plp_table",
 ]
@@ -126,7 +127,8 @@ def hockney_lines(doc: Mapping[str, Any]) -> list[str]:
                 f"{format_bytes(s['from_bytes'])}{upto}: alpha {format_ns(s['alpha_ns'])}, "
                 f"beta {s['beta_ns_per_byte']:.4g} ns/B (max error {100 * s['max_rel_error']:.0f}%)"
             )
-        lines.append(f"Hockney {which}-node (ping-pong {fit['pairs']}): " + "; ".join(parts))
+        where = f"{which}-node" if doc["nodes"] > 1 else "one node"
+        lines.append(f"Hockney fit, {where} (ping-pong {fit['pairs']}): " + "; ".join(parts))
     return lines
 
 

@@ -485,8 +485,8 @@ def _compare(args: argparse.Namespace) -> int:
                 if per_node[0] > 1:
                     intra_launch = launch("pingpong-intra", ["pingpong"], pp_sizes,
                                           {"pairs": "0-1"}, topo_env)
-                if inter_launch is None:
-                    inter_launch = intra_launch
+                if inter_launch is None:  # one node: one ping-pong for both
+                    inter_launch, intra_launch = intra_launch, None
         except KeyboardInterrupt as exc:
             interrupted = exc
             inter_launch = intra_launch = None
@@ -525,7 +525,7 @@ def _real_nodes(doc: Mapping[str, Any] | None, nprocs: int) -> list[int] | None:
 
 
 def _compare_text(doc: Mapping[str, Any]) -> str:
-    from mpiscope.alltoall.text import compare_table, hockney_lines, plp_table
+    from mpiscope.alltoall.text import compare_table, hockney_lines, model_table, plp_table
     from mpiscope.reports.texttable import format_table
 
     sim = " (SIMULATED)" if doc["simulated"] else ""
@@ -539,7 +539,7 @@ def _compare_text(doc: Mapping[str, Any]) -> str:
                   "measured best d:", *format_table(*plp_table(doc))]  # fmt: skip
     fits = hockney_lines(doc)
     if fits:
-        lines += ["", *fits]
+        lines += ["", *fits, "Hockney prediction per call:", *format_table(*model_table(doc))]
     if doc["errors"]:
         lines += ["", *(f"failed: {e}" for e in doc["errors"])]
     return "\n".join(lines)
