@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import atexit
+import contextlib
 import hashlib
 import os
 import shutil
@@ -251,8 +252,12 @@ def build_smpi(make_dir: Path | None = None) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False,
     )  # fmt: skip
     if done.returncode != 0:
-        last = [line for line in done.stdout.splitlines() if line.strip()][-1:] or ["no output"]
-        raise MpiscopeError(f"make smpi failed: {last[0]}")
+        log = root / "build" / "smpi.make.log"
+        with contextlib.suppress(OSError):
+            log.write_text(done.stdout, encoding="utf-8")
+        lines = [line.strip() for line in done.stdout.splitlines() if line.strip()] or ["no output"]
+        cause = next((line for line in lines if "error:" in line), lines[-1])
+        raise MpiscopeError(f"make smpi failed: {cause} (all of its output: {log})")
 
 
 def smpi_profile() -> MpiProfile:
