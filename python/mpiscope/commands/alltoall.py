@@ -183,7 +183,7 @@ class _Launcher:
         ns = argparse.Namespace(**{**vars(self.ns), **params, "timeout": remaining,
                                    "force": True, "dry_run": False})  # fmt: skip
         bench = self.bench.with_settings(env=env, launcher_args=launcher_args)
-        plan = RunPlan(list(ops), list(sizes), None, out, ns.np > _cores(), ns.max_launches
+        plan = RunPlan(list(ops), list(sizes), None, out, _oversubscribed(ns), ns.max_launches
                        or 1000, options=tuple(options.items()))  # fmt: skip
         launch = Launch(bench_plan(ns, plan, bench.profile, bench.launcher))
         display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
@@ -208,6 +208,17 @@ def _cores() -> int:
     from mpiscope.measure.plan import available_cores
 
     return available_cores()
+
+
+def _simulated(ns: argparse.Namespace) -> bool:
+    from mpiscope.measure.simulation import launch_platform
+
+    return launch_platform(ns) is not None
+
+
+def _oversubscribed(ns: argparse.Namespace) -> bool:
+    """More ranks than cores (a simulated run never is)."""
+    return not _simulated(ns) and ns.np > _cores()
 
 
 def _bench_for(ns: argparse.Namespace) -> Any:
@@ -333,7 +344,7 @@ def _check(args: argparse.Namespace) -> int:
     sizes = parse_size_spec(args.sizes)
     out = _out(args, "") if args.out else None
     cores = _cores()
-    over = [n for n in counts if n > cores]
+    over = [n for n in counts if n > cores and not _simulated(_namespace(args, np=n))]
     if over and not args.oversubscribe:
         print(f"note: np {','.join(map(str, over))} > {cores} cores: run oversubscribed "
               "(correctness only)")  # fmt: skip
@@ -343,7 +354,7 @@ def _check(args: argparse.Namespace) -> int:
     for nprocs in counts:
         nodes = min(args.nodes, nprocs)
         per_node = _topology(nprocs, nodes)
-        ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs > cores,
+        ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs in over,
                         validate=True, **_CHECK_STATS)  # fmt: skip
         bench = _bench_for(ns)
         lab, declared = _lab(bench)
@@ -421,11 +432,9 @@ def _compare(args: argparse.Namespace) -> int:
     sizes = parse_size_spec(args.sizes)
     out = _out(args, time.strftime("mpiscope-a2a-%Y%m%d-%H%M%S.json"))
     ns = _namespace(args)
-    if ns.np > _cores() and not ns.oversubscribe:
-        raise MpiscopeError(
-            f"--np {ns.np} is more than the {_cores()} core(s) available: oversubscribed ranks "
-            "measure the scheduler (use --oversubscribe to run anyway)"
-        )
+    from mpiscope.measure.plan import check_cores
+
+    check_cores(ns)
     bench = _bench_for(ns)
     lab, known_ops = _lab(bench)
     impl = bench.profile.implementation
@@ -708,14 +717,20 @@ def _contention(args: argparse.Namespace) -> int:
 
     nprocs = args.nodes * args.ppn
     out = _out(args, time.strftime("mpiscope-contention-%Y%m%d-%H%M%S.json"))
-    ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs > _cores())
-    if nprocs > _cores():
+    ns = _namespace(args, np=nprocs)
+    ns.oversubscribe = args.oversubscribe or _oversubscribed(ns)
+    if _oversubscribed(ns):
         print(f"note: {nprocs} processes on {_cores()} cores: oversubscribed, latencies include "
               "the scheduler")  # fmt: skip
     bench = _bench_for(ns)
-    program = Path(bench.path).with_name("mpiscope-contention")
-    if not program.is_file():
+    here = Path(bench.path).parent
+    # installed next to the bench; in a build tree, under src/alltoall/programs
+    found = [p for p in (here / "mpiscope-contention",
+                         here / "src" / "alltoall" / "programs" / "mpiscope-contention")
+             if p.is_file()]  # fmt: skip
+    if not found:
         raise MpiscopeError(f"no mpiscope-contention next to {bench.path}: rebuild mpiscope")
+    program = found[0]
     argv = ["--nodes", str(args.nodes), "--out", str(out)]
     for flag, value in (("--sizes", args.sizes), ("--iterations", args.iterations),
                         ("--stream-bytes", args.stream_bytes), ("--window", args.window)):
@@ -759,6 +774,9 @@ def _fft(args: argparse.Namespace) -> int:
 
     out = _out(args, "") if args.out else None
     ns = _namespace(args)
+    from mpiscope.measure.plan import check_cores
+
+    check_cores(ns)
     bench = _bench_for(ns)
     lab, known = _lab(bench)
     if "fft3d" not in known:
