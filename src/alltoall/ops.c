@@ -33,6 +33,8 @@ static const char *const choices_aggregate[] = {"shm", "p2p", NULL};
     {.name = "leaders", .default_value = "0", .unit = "ranks", .type = "integer",                   \
      .description = "leaders per node, dividing every node's rank count; 0: the seed's rule"}
 
+static const mpiscope_op_option_t leader_options[] = {OPT_NODES, OPT_INTER, OPT_AGGREGATE, OPT_SIZE_CRIT,
+                                                       MPISCOPE__OPT_END};
 static const mpiscope_op_option_t plp_options[] = {OPT_NODES, OPT_INTER, OPT_AGGREGATE, OPT_SIZE_CRIT,
                                                    OPT_LEADERS, MPISCOPE__OPT_END};
 
@@ -150,3 +152,11 @@ A2A_OP(alltoall_pairwise, "pairwise", NULL,
        "Alltoall lab: virtual ring over Sendrecv, p - 1 steps (the seed's large-block algorithm)")
 A2A_OP(alltoall_linear, "linear", NULL,
        "Alltoall lab: every Irecv and Isend posted at once in staggered order, one Waitall")
+A2A_OP(alltoall_one_leader, "one_leader", leader_options,
+       "Alltoall lab: one leader per node aggregates its node's blocks (shared memory) for one "
+       "inter-node exchange among the leaders")
+A2A_OP(alltoall_m_leader, "m_leader", leader_options,
+       "Alltoall lab: every rank is a leader for its own blocks: one inter-node exchange per local rank")
+A2A_OP(alltoall_plp, "plp", plp_options,
+       "Alltoall lab: PLP, d leaders per node (the seed's rule or the leaders option) each aggregating "
+       "a group of ranks")
