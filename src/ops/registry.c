@@ -77,6 +77,9 @@
     X(alltoall_bruck)                                                                               \
     X(alltoall_pairwise)                                                                            \
     X(alltoall_linear)                                                                              \
+    X(alltoall_one_leader)                                                                          \
+    X(alltoall_m_leader)                                                                            \
+    X(alltoall_plp)                                                                                 \
     X(fft3d)                                                                                        \
     /* one-sided */                                                                                 \
     X(put)                                                                                          \
