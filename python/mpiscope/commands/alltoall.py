@@ -107,7 +107,11 @@ def _list(args: argparse.Namespace) -> int:
 
     lines = ["Lab algorithms (mpiscope run OP --option NAME=VALUE):"]
     try:
-        lines += format_table(*lab_table(lab_algorithms()), indent="  ")
+        try:  # the bench's own catalogue when there is a bench, else the description's
+            ops: list[dict[str, Any]] | None = _catalogue_ops(_bench_for(_namespace(args, np=2)))
+        except MpiscopeError:
+            ops = None
+        lines += format_table(*lab_table(lab_algorithms(ops)), indent="  ")
     except MpiscopeError as exc:
         lines.append(f"  none: {exc}")
     lines += ["", *("  " + n for n in model_notes())]
@@ -400,6 +404,9 @@ def _add_compare(sub: Any) -> None:
     _measure(p, "--np", *_LAUNCH, *_ENGINE)
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="SPEC",
                    help=f"bytes per destination (default {DEFAULT_SIZES})")  # fmt: skip
+    p.add_argument("--nprocs", metavar="SPEC",
+                   help="one comparison per process count (e.g. 4,8,16), each written to "
+                   "OUT-npN.json: the rows of the winner map")  # fmt: skip
     _nodes_flag(p, "the lab's nodes")
     p.add_argument("--size-crit", type=int, default=None, metavar="BYTES",
                    help="the leader schemes' Bruck/ring switch (default: the engine's, 8192)")
@@ -421,6 +428,31 @@ def _pingpong_sizes(nprocs: int, per_node: int, largest: int) -> list[int]:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    """One comparison, or with --nprocs one per process count (OUT-npN.json
+    each; together the winner map of alltoall plot)."""
+    if args.nprocs is None:
+        return _compare_one(args)
+    from mpiscope.measure.sizes import parse_nprocs_spec
+
+    counts = parse_nprocs_spec(args.nprocs)
+    base = Path(args.out or time.strftime("mpiscope-a2a-%Y%m%d-%H%M%S.json"))
+    outs = [base.with_name(f"{base.stem}-np{n}{base.suffix or '.json'}") for n in counts]
+    for out in outs:
+        _out(argparse.Namespace(out=str(out), force=args.force), "")
+    failed = []
+    for n, out in zip(counts, outs, strict=True):
+        print(f"=== {n} processes ===")
+        try:
+            _compare_one(argparse.Namespace(**{**vars(args), "np": n, "out": str(out)}))
+        except RunFailedError as exc:
+            failed.append(f"np {n}: {exc}")
+    print("\nthe winner map: mpiscope alltoall plot " + " ".join(map(str, outs)))
+    if failed:
+        raise RunFailedError("; ".join(failed))
+    return 0
+
+
+def _compare_one(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.catalogue import native_algorithms, native_setting, topology_env
     from mpiscope.alltoall.compare import MPICH_AUTO, LaunchRecord, Variant, build_document
     from mpiscope.alltoall.models import MODELS, Topology
