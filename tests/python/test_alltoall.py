@@ -299,6 +299,14 @@ def test_the_openmpi_proof_uses_per_destination_sizes(tmp_path: Path) -> None:
     assert seen[:2] == [(64, "3"), (65, "2")]
 
 
+def test_the_proof_never_probes_zero_bytes(tmp_path: Path) -> None:
+    """One open range from 0: probed at 1 byte (at 0 bytes no algorithm runs)."""
+    file = tmp_path / "tuned.json"
+    file.write_text(json.dumps(tune.mpich_tuned_tree(BASE, {2: [(None, "pairwise")]})))
+    steps = tune.prove("mpich", file, tmp_path, _fake_mpich(True))
+    assert [s.size_bytes for s in steps] == [1, 1] and all(s.ok for s in steps)
+
+
 # --- winner map, figures, HTML ------------------------------------------------------------------
 def test_winner_map_rows_are_process_counts() -> None:
     small, big = compare_doc(nprocs=8), compare_doc(nprocs=16, nodes=4)

@@ -288,10 +288,15 @@ class ProofStep:
 Runner = Callable[[Path, int, int], tuple[int, str]]
 
 
-def _sizes_inside(bounds: Sequence[int | None], starts: Sequence[int]) -> list[int]:
-    """A per-destination size inside each range: its upper end, the last
-    range's start (open ranges)."""
-    return [b if b is not None else s for b, s in zip(bounds, starts, strict=True)]
+def _sizes_inside(bounds: Sequence[int | None], starts: Sequence[int]) -> list[int | None]:
+    """A per-destination size inside each range: its upper end, the open last
+    range's start; never 0 (a 0-byte Alltoall moves nothing and the
+    libraries return before any algorithm), None for a range of 0 bytes only."""
+    sizes: list[int | None] = []
+    for b, s in zip(bounds, starts, strict=True):
+        size = b if b is not None else max(s, 1)
+        sizes.append(size if size > 0 else None)
+    return sizes
 
 
 def prove(
@@ -321,8 +326,11 @@ def prove(
     for nprocs, bounds in per_comm.items():
         sizes = _sizes_inside(bounds, starts[nprocs])
         for size in sizes:
-            steps.append(_step(run, file, nprocs, size, "as written", False, signature))
+            if size is not None:
+                steps.append(_step(run, file, nprocs, size, "as written", False, signature))
         for index in range(len(bounds)):
+            if sizes[index] is None:
+                continue
             mutated = workdir / f"broken-{nprocs}-{index}"
             if implementation == "mpich":
                 mutated.write_text(json.dumps(_break_mpich(tree, nprocs, index, broken)))
@@ -330,6 +338,8 @@ def prove(
                 mutated.write_text(_break_openmpi(text, nprocs, index, broken))
             label = f"range {index + 1} broken"
             for other, size in enumerate(sizes):
+                if size is None:
+                    continue
                 steps.append(
                     _step(run, mutated, nprocs, size, label, other == index, signature)
                 )
