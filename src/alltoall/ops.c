@@ -160,3 +160,6 @@ A2A_OP(alltoall_m_leader, "m_leader", leader_options,
 A2A_OP(alltoall_plp, "plp", plp_options,
        "Alltoall lab: PLP, d leaders per node (the seed's rule or the leaders option) each aggregating "
        "a group of ranks")
+A2A_OP(alltoall_lss, "lss", NULL,
+       "Alltoall lab: LSS in MPI-3 RMA form, a ring of MPI_Put with sqrt(p) address handshakes and one "
+       "completion instead of a FIN per block")
