@@ -80,6 +80,7 @@
     X(alltoall_one_leader)                                                                          \
     X(alltoall_m_leader)                                                                            \
     X(alltoall_plp)                                                                                 \
+    X(alltoall_lss)                                                                                 \
     X(fft3d)                                                                                        \
     /* one-sided */                                                                                 \
     X(put)                                                                                          \
