@@ -48,6 +48,8 @@ static variant_t variants[] = {
     OPT2("sync", "lock", "win", "create"), OPT2("sync", "lock", "win", "allocate"),
     OPT2("sync", "lock", "win", "dynamic"), OPT2("sync", "lock_all", "win", "create"),
     OPT2("sync", "lock_all", "win", "allocate"), OPT2("sync", "lock_all", "win", "dynamic"),
+    OPT2("nodes", "2", "aggregate", "p2p"), OPT2("nodes", "2", "inter", "bruck"),
+    OPT2("inter", "native", "aggregate", "p2p"), OPT2("nodes", "1", "leaders", "1"),
     ELEMENTS("int", "prod"), ELEMENTS("uint8_t", "bxor"), ELEMENTS("float", "max"),
     ELEMENTS("int16_t", "lor"), ELEMENTS("long_double", "min"), ELEMENTS("unsigned", "land"),
     ELEMENTS("int64_t", "band"), ELEMENTS("uint16_t", "bor"), ELEMENTS("long", "lxor"),
