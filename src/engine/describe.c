@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 #include "describe.h"
+#include "mpiscope/alltoall.h"
 #include "method.h"
 #include "opctx.h"
 #include "param_table.h"
@@ -68,6 +69,22 @@ static void ops(mpiscope__json_t *j)
         for (const mpiscope_op_option_t *o = op->options; o && o->name; o++)
             op_option(j, o);
         mpiscope__json_end(j);
+        mpiscope__json_end(j);
+    }
+    mpiscope__json_end(j);
+}
+
+/* The Alltoall lab's algorithms and the ops that measure them. */
+static void alltoall_algorithms(mpiscope__json_t *j)
+{
+    mpiscope__json_array(j, "alltoall_algorithms");
+    for (size_t i = 0; i < mpiscope_alltoall_algorithm_count(); i++) {
+        const mpiscope_alltoall_algorithm_t *a = mpiscope_alltoall_algorithm_at(i);
+        mpiscope__json_object(j, NULL);
+        mpiscope__json_string(j, "name", a->name);
+        mpiscope__json_string(j, "op", a->op_name);
+        mpiscope__json_string(j, "description", a->description);
+        mpiscope__json_bool(j, "leader_based", a->leader_based);
         mpiscope__json_end(j);
     }
     mpiscope__json_end(j);
@@ -248,6 +265,7 @@ void mpiscope__describe(mpiscope__json_t *j)
     mpiscope__json_string(j, "describe_version", MPISCOPE_DESCRIBE_VERSION);
     mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION);
     ops(j);
+    alltoall_algorithms(j);
     methods(j, &defaults);
     choices(j, "timers", "timer");
     choices(j, "sync", "sync");

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "describe.h"
 #include "method.h"
+#include "mpiscope/alltoall.h"
 #include "mpiscope/error.h"
 #include "param_table.h"
 #include "plan_spec.h"
@@ -39,6 +40,19 @@ static void test_describe(void)
         CHECK_INT_EQ(mpiscope__jv_get(o, "options")->count, n);
         CHECK_INT_EQ(mpiscope__jv_get(o, "bandwidth")->boolean, (op->flags & MPISCOPE_OP_BANDWIDTH) != 0);
     }
+    /* the Alltoall lab's algorithms, each measured by a registered op */
+    const mpiscope__jv_t *algorithms = mpiscope__jv_get(d, "alltoall_algorithms");
+    CHECK_INT_EQ(algorithms->count, mpiscope_alltoall_algorithm_count());
+    for (size_t i = 0; i < mpiscope_alltoall_algorithm_count(); i++) {
+        const mpiscope_alltoall_algorithm_t *a = mpiscope_alltoall_algorithm_at(i);
+        const mpiscope__jv_t *ad = named(algorithms, a->name);
+        CHECK(ad != NULL);
+        CHECK(ad && strcmp(mpiscope__jv_get(ad, "op")->string, a->op_name) == 0);
+        CHECK(ad && mpiscope__jv_get(ad, "leader_based")->boolean == a->leader_based);
+        CHECK(named(ops, a->op_name) != NULL);
+    }
+    CHECK(mpiscope__jv_get(named(algorithms, "plp"), "leader_based")->boolean);
+    CHECK(!mpiscope__jv_get(named(algorithms, "bruck"), "leader_based")->boolean);
     CHECK(mpiscope__jv_get(named(ops, "bcast"), "bandwidth")->boolean);
     CHECK(!mpiscope__jv_get(named(ops, "ibcast"), "bandwidth")->boolean);
     CHECK_INT_EQ(methods->count, mpiscope_method_count());
