@@ -359,3 +359,24 @@ def test_speedup_is_none_without_a_default() -> None:
 
     assert all(w["speedup_best_lab_over_native"] is None for w in winner_rows(doc))
     assert not any(math.isnan(w["best_lab_ns"]) for w in winner_rows(doc))
+
+
+def test_check_status_tells_data_mismatches_from_early_returns() -> None:
+    from mpiscope.commands.alltoall import _validation_status
+
+    def doc(*validations: dict[str, Any]) -> dict[str, Any]:
+        return {"points": [{"op": "alltoall_bruck", "size_bytes": s, "validation": v}
+                           for s, v in zip((0, 8), validations, strict=False)]}  # fmt: skip
+
+    ok = {"supported": True, "failures": 0}
+    early = {"supported": True, "failures": 3,
+             "first_mismatch": "rank 0 left 691 ns before rank 1 entered (global clock)"}
+    wrong = {"supported": True, "failures": 1, "first_mismatch": "rank 1 block 0 byte 3"}
+    assert _validation_status(doc(ok, ok), "alltoall_bruck", None, 2) == ("ok", False)
+    assert _validation_status(doc(early, ok), "alltoall_bruck", "exit 1", 2) == (
+        "ok (returns early at 0 B)", False)
+    cell, failed = _validation_status(doc(ok, wrong), "alltoall_bruck", "exit 1", 2)
+    assert failed and cell.startswith("MISMATCH 8 B: rank 1 block 0")
+    assert _validation_status(doc(ok), "alltoall_bruck", "exit 1", 2) == ("error", True)
+    assert _validation_status(doc({"supported": False}, ok), "alltoall_bruck", None, 2) == (
+        "no check", True)
