@@ -44,7 +44,8 @@ def winner_figure(docs: Sequence[Mapping[str, Any]]) -> Any:
                 ax.text(c, r, name.replace("native:", "n:"), ha="center", va="center",
                         fontsize=6, rotation=90 if len(sizes) > 6 else 0)  # fmt: skip
     ax.set_xticks(range(len(sizes)), [_size(s) for s in sizes], fontsize=7)
-    ax.set_yticks(range(len(counts)), [str(n) for n in counts])
+    simulated = {int(d["nprocs"]) for d in docs if d.get("simulated")}
+    ax.set_yticks(range(len(counts)), [f"{n} (sim)" if n in simulated else str(n) for n in counts])
     ax.set_xlabel("bytes per destination")
     ax.set_ylabel("processes")
     sim = any(d.get("simulated") for d in docs)
