@@ -93,19 +93,24 @@ typedef struct mpiscope_alltoall mpiscope_alltoall_t;
  * same arguments. Returns 0 and *out, or MPISCOPE_EINVAL (unknown name,
  * flags != 0, leaders not dividing a node's ranks, nodes > nprocs),
  * MPISCOPE_ENOMEM, MPISCOPE_ENOTSUP (the library lacks shared windows or
- * RMA the algorithm needs), MPISCOPE_EMPI. */
+ * RMA the algorithm needs, or aggregate SHM on virtual nodes that span
+ * real ones: no window can be shared there), MPISCOPE_ERANGE (a message of
+ * the algorithm exceeds MPI's int count of bytes), MPISCOPE_EMPI.
+ * Every rank gets the same return value. */
 MPISCOPE_API int mpiscope_alltoall_create(MPI_Comm comm, const char *algorithm, size_t block_bytes,
                                           const mpiscope_alltoall_params_t *params,
                                           mpiscope_alltoall_t **out);
 
 /* One Alltoall: send and recv each hold nprocs blocks of block_bytes and
- * must not overlap. Collective. Leaves no communication pending. Returns 0
- * or MPISCOPE_EMPI. */
+ * must not overlap. Collective. Leaves no communication pending. Returns 0,
+ * MPISCOPE_EINVAL (a2a NULL, or a NULL buffer with block_bytes > 0) or
+ * MPISCOPE_EMPI. */
 MPISCOPE_API int mpiscope_alltoall_run(mpiscope_alltoall_t *a2a, const void *send, void *recv);
 
 /* What create decided, for results: the leaders per node actually used
  * (plp: the given or rule-chosen d; one_leader 1; m_leader the node's
- * ranks; others 0), the number of nodes, this rank's node. Not collective. */
+ * ranks; others 0), the number of nodes, this rank's node (both 0 for the
+ * algorithms that do not use nodes). Not collective. */
 MPISCOPE_API int mpiscope_alltoall_leaders(const mpiscope_alltoall_t *a2a);
 MPISCOPE_API int mpiscope_alltoall_node_count(const mpiscope_alltoall_t *a2a);
 MPISCOPE_API int mpiscope_alltoall_node_of_rank(const mpiscope_alltoall_t *a2a);

@@ -89,6 +89,13 @@ static int check_size(check_t *c, const char *name, const mpiscope_alltoall_para
             fprintf(stderr, "a2a_check: error: %s size %zu: create: %s\n", what, size, mpiscope_strerror(rc));
         return 0;
     }
+    /* what create decided, as asked */
+    if ((p->nodes > 0 && strstr(what, "nodes=") && mpiscope_alltoall_node_count(a2a) != p->nodes)
+        || (p->leaders > 0 && mpiscope_alltoall_leaders(a2a) != p->leaders)) {
+        fprintf(stderr, "a2a_check: error: %s size %zu: rank %d: create reports %d nodes and %d leaders\n", what,
+                size, c->rank, mpiscope_alltoall_node_count(a2a), mpiscope_alltoall_leaders(a2a));
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
     for (int round = 0; round < 2; round++) {
         fill_random(c->send[round], total, c->rank, size, round);
         memset(c->recv[round], 0xA5, total);
