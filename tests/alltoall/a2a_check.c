@@ -6,7 +6,7 @@
  *   mpiexec -n N a2a_check [--max-size BYTES] [--sample K] [--corrupt]
  * --sample K checks about one (variant, size) pair in K, a different share
  * for every number of ranks, and always each algorithm's first variant at
- * 3 and 65536 bytes: oversubscribed ranks on a small machine make every
+ * 3 and 65536 bytes and at --max-size: oversubscribed ranks on a small machine make every
  * collective cost milliseconds, so ctest spreads the matrix over 2..8 ranks.
  * --corrupt flips one received byte on purpose: the check must then fail
  * (ctest runs it as a test expected to fail). */
@@ -121,7 +121,7 @@ static int chosen(check_t *c, int first_variant, size_t size)
 {
     unsigned long pair = c->pair++;
 
-    if (c->sample <= 1 || (first_variant && (size == 3 || size == 65536)))
+    if (c->sample <= 1 || (first_variant && (size == 3 || size == 65536 || size == c->max_size)))
         return 1;
     return ((pair * 2654435761ul) >> 7) % c->sample == (unsigned long)c->nprocs % c->sample;
 }
