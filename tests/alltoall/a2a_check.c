@@ -219,6 +219,36 @@ static void check_refused(check_t *c, int nodes, int common)
     }
 }
 
+/* Arguments create must refuse with MPISCOPE_EINVAL, on every rank. */
+static void check_bad_arguments(check_t *c)
+{
+    mpiscope_alltoall_params_t flags = MPISCOPE_ALLTOALL_PARAMS_INIT, nodes = flags, leaders = flags;
+    mpiscope_alltoall_t *a2a = NULL;
+    struct { const char *name; const mpiscope_alltoall_params_t *p; const char *why; } bad[] = {
+        {"ring", NULL, "unknown algorithm"}, {NULL, NULL, "no algorithm"},
+        {"bruck", &flags, "flags != 0"}, {"one_leader", &nodes, "nodes > nprocs"},
+        {"plp", &leaders, "negative leaders"},
+    };
+
+    flags.flags = 1;
+    nodes.nodes = c->nprocs + 1;
+    leaders.leaders = -1;
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int rc = mpiscope_alltoall_create(MPI_COMM_WORLD, bad[i].name, 8, bad[i].p, &a2a);
+        if (rc != MPISCOPE_EINVAL || a2a) {
+            fprintf(stderr, "a2a_check: error: rank %d: create with %s returned %d, want MPISCOPE_EINVAL\n",
+                    c->rank, bad[i].why, rc);
+            mpiscope_alltoall_free(a2a);
+            c->failures++;
+        }
+    }
+    if (mpiscope_alltoall_create(MPI_COMM_WORLD, "bruck", 8, NULL, NULL) != MPISCOPE_EINVAL
+        || mpiscope_alltoall_run(NULL, NULL, NULL) != MPISCOPE_EINVAL) {
+        fprintf(stderr, "a2a_check: error: rank %d: NULL out or handle accepted\n", c->rank);
+        c->failures++;
+    }
+}
+
 static void check_leader_based(check_t *c, const char *name, int plp)
 {
     mpiscope_alltoall_params_t p = MPISCOPE_ALLTOALL_PARAMS_INIT;
@@ -274,6 +304,7 @@ int main(int argc, char **argv)
     size_t bytes = (size_t)c.nprocs * c.max_size + 1;
     c.send[0] = malloc(bytes), c.send[1] = malloc(bytes), c.recv[0] = malloc(bytes), c.recv[1] = malloc(bytes);
     c.want = malloc(bytes);
+    check_bad_arguments(&c);
     for (size_t i = 0; i < mpiscope_alltoall_algorithm_count() && !c.failures; i++) {
         const mpiscope_alltoall_algorithm_t *alg = mpiscope_alltoall_algorithm_at(i);
         mpiscope_alltoall_params_t p = MPISCOPE_ALLTOALL_PARAMS_INIT;
