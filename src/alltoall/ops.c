@@ -9,6 +9,7 @@
 #include <string.h>
 #include "a2a.h"
 #include "layout.h"
+#include "opctx.h"
 #include "options.h"
 #include "pattern.h"
 
@@ -76,7 +77,9 @@ static int setup(mpiscope_op_ctx_t *ctx, a2a_op_t *s, const char *algorithm)
     if ((rc = read_params(ctx, &params)) != 0 || (rc = mpiscope_op_ctx_buffers(ctx, n * size, n * size)) != 0
         || (rc = mpiscope__layout_create("bytes", size, &s->layout)) != 0)
         return rc;
-    return mpiscope_alltoall_create(ctx->comm, algorithm, size, &params, &s->a2a);
+    rc = mpiscope_alltoall_create(ctx->comm, algorithm, size, &params, &s->a2a);
+    /* the arguments are checked above but for this one: name it */
+    return rc == MPISCOPE_EINVAL && params.leaders ? mpiscope__op_ctx_bad_option(ctx, "leaders") : rc;
 }
 
 static int a2a_finalize(mpiscope_op_ctx_t *ctx)
