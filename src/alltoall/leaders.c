@@ -112,25 +112,34 @@ static int allocate(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
     return rc;
 }
 
+/* One MPI_Comm_split: color `index` (or none), ordered by node. */
+static int split_once(mpiscope_alltoall_t *a, int index, MPI_Comm *out)
+{
+    MPI_Comm comm;
+
+    if (MPI_Comm_split(a->comm, index >= 0 ? index : MPI_UNDEFINED, a->nodes.node, &comm) != MPI_SUCCESS)
+        return MPISCOPE_EMPI;
+    if (out)
+        *out = comm;
+    return 0;
+}
+
 /* One communicator per leader index: the ranks serving it, ordered by node.
  * With as many leaders on every node, each rank serves at most one index:
  * one split. Else (m_leader on uneven nodes) one split per index. */
 static int split_leaders(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
 {
-    int uniform = 1, d = s->leaders_of[a->nodes.node];
+    int uniform = 1, d = s->leaders_of[a->nodes.node], rc = 0;
 
     for (int n = 0; n < a->nodes.count; n++)
         uniform &= s->leaders_of[n] == s->max_leaders;
-    for (int g = uniform ? -1 : 0; g < (uniform ? 0 : s->max_leaders); g++) {
-        int slot = g < 0 ? 0 : g / d, serves = g < 0 ? s->n_slots > 0 : s->member == 0 && g % d == s->group;
-        MPI_Comm comm;
-        if (MPI_Comm_split(a->comm, serves ? s->slots[slot].index : MPI_UNDEFINED, a->nodes.node, &comm)
-            != MPI_SUCCESS)
-            return MPISCOPE_EMPI;
-        if (serves)
-            s->slots[slot].comm = comm;
+    if (uniform)
+        return split_once(a, s->n_slots ? s->slots[0].index : -1, s->n_slots ? &s->slots[0].comm : NULL);
+    for (int g = 0; !rc && g < s->max_leaders; g++) {
+        int serves = s->member == 0 && g % d == s->group;
+        rc = split_once(a, serves ? g : -1, serves ? &s->slots[g / d].comm : NULL);
     }
-    return 0;
+    return rc;
 }
 
 /* The node's window: every leader's segment holds its slots' two stages. */
