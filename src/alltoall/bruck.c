@@ -1,5 +1,6 @@
 /* bruck.c: radix-2 Bruck (the seed's algorithm for small blocks):
  * ceil(log2 p) steps of about p/2 blocks each, for any p. */
+#include <stdint.h>
 #include <stdlib.h>
 #include "exchange.h"
 
