@@ -142,30 +142,40 @@ static int split_leaders(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
     return rc;
 }
 
-/* The node's window: every leader's segment holds its slots' two stages. */
+/* The node's window: every leader's segment holds its slots' two stages
+ * (ranks serving no slot have none). Local rank 0 allocates all segments
+ * in one piece and every rank finds each at its offset (sizes gathered
+ * once): only MPI_Win_shared_query of rank 0 is relied on (SimGrid SMPI
+ * 3.32 answers the other ranks' queries wrongly: m_leader and plp read
+ * wrong data there). */
 static int shared_window(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
 {
     const mpiscope__a2a_nodes_t *nd = &a->nodes;
     size_t stage = (size_t)nd->count * s->inter_block, bytes = 2 * stage * (size_t)s->n_slots;
-    unsigned char *base;
-    MPI_Info info;
-    int rc;
+    MPI_Aint mine = (MPI_Aint)bytes, sizes[nd->local_size]; /* a node's ranks: a few hundred at most */
+    size_t whole = 0, offset = 0;
+    unsigned char *base, *first;
+    MPI_Aint size;
+    int unit, rc;
 
-    MPI_Info_create(&info);
-    MPI_Info_set(info, "alloc_shared_noncontig", "true"); /* NUMA-local segments */
-    rc = MPI_Win_allocate_shared((MPI_Aint)bytes, 1, info, nd->node_comm, &base, &s->win);
-    MPI_Info_free(&info);
+    rc = MPI_Allgather(&mine, 1, MPI_AINT, sizes, 1, MPI_AINT, nd->node_comm);
+    for (int t = 0; t < nd->local_size; t++)
+        whole += (size_t)sizes[t];
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Win_allocate_shared((MPI_Aint)(nd->local_rank == 0 ? whole : 0), 1, MPI_INFO_NULL,
+                                     nd->node_comm, &base, &s->win);
     if (rc != MPI_SUCCESS) {
         s->win = MPI_WIN_NULL;
         return MPISCOPE_ENOTSUP;
     }
     MPI_Win_set_errhandler(s->win, MPI_ERRORS_RETURN);
+    if (MPI_Win_shared_query(s->win, 0, &size, &unit, &first) != MPI_SUCCESS || (size_t)size < whole)
+        return MPISCOPE_ENOTSUP;
     for (int t = 0; t < nd->local_size; t++) {
-        MPI_Aint size;
-        int unit;
-        if (MPI_Win_shared_query(s->win, t, &size, &unit, &s->segment[t]) != MPI_SUCCESS)
-            return MPISCOPE_ENOTSUP;
+        s->segment[t] = first + offset;
+        offset += (size_t)sizes[t];
     }
+    base = s->segment[nd->local_rank];
     if (bytes)
         memset(base, 0, bytes); /* the padding is sent too: no uninitialized bytes */
     for (int i = 0; i < s->n_slots; i++) {
