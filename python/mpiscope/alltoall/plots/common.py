@@ -20,6 +20,8 @@ def new_figure() -> tuple[Any, Any]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8), layout="constrained")
+    # up to 20 variants with their own colour (the default cycle repeats after 10)
+    ax.set_prop_cycle(color=matplotlib.colormaps["tab20"].colors)
     return fig, ax
 
 
