@@ -22,7 +22,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python" / "mpiscope"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),  # entry points: mpiscope.cli and python -m mpiscope
     ("commands",),  # one module per command: parse, call, print
-    ("measure", "reports", "trace", "noise", "alltoall", "mpiscope"),  # libraries; mpiscope: the package face
+    # libraries; mpiscope: the package face
+    ("measure", "reports", "trace", "noise", "alltoall", "mpiscope"),
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
     ("errors",),
 )
