@@ -32,10 +32,12 @@ NEIGHBOR = [
 ]  # fmt: skip
 P2P = ["pingpong", "pingping", "exchange", "bw", "bibw", "multi_lat", "mbw_mr"]
 MPIBLIB = ["roundtrip", "linear_scatter", "linear_gather", "one_to_two"]
+ALLTOALL_LAB = ["alltoall_bruck", "alltoall_pairwise", "alltoall_linear", "alltoall_one_leader",
+                "alltoall_m_leader", "alltoall_plp", "alltoall_lss", "fft3d"]  # fmt: skip
 RMA = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
 EXPECTED = [
     *COLLECTIVES, *(f"i{c}" for c in COLLECTIVES), *(f"{c}_init" for c in COLLECTIVES),
-    *P2P, *MPIBLIB, *RMA,
+    *P2P, *MPIBLIB, *ALLTOALL_LAB, *RMA,
     *NEIGHBOR, *(f"i{n}" for n in NEIGHBOR), *(f"{n}_init" for n in NEIGHBOR),
     "waitpattern_up", "waitpattern_down", "waitpattern_null",
 ]  # fmt: skip
