@@ -102,7 +102,9 @@ MPISCOPE_API int mpiscope_alltoall_create(MPI_Comm comm, const char *algorithm, 
                                           mpiscope_alltoall_t **out);
 
 /* One Alltoall: send and recv each hold nprocs blocks of block_bytes and
- * must not overlap. Collective. Leaves no communication pending. Returns 0,
+ * must not overlap; with block_bytes 0 it is one barrier (nothing moves,
+ * but no rank leaves before all have entered), whatever the algorithm.
+ * Collective. Leaves no communication pending. Returns 0,
  * MPISCOPE_EINVAL (a2a NULL, or a NULL buffer with block_bytes > 0) or
  * MPISCOPE_EMPI. */
 MPISCOPE_API int mpiscope_alltoall_run(mpiscope_alltoall_t *a2a, const void *send, void *recv);

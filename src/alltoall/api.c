@@ -79,6 +79,8 @@ int mpiscope_alltoall_run(mpiscope_alltoall_t *a2a, const void *send, void *recv
 {
     if (!a2a || (a2a->block && (!send || !recv)))
         return MPISCOPE_EINVAL;
+    if (a2a->block == 0) /* nothing moves; still no rank leaves before all have entered */
+        return MPI_Barrier(a2a->comm) == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
     return a2a->impl->run(a2a, send, recv);
 }
 
