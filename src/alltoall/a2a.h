@@ -42,6 +42,20 @@ typedef struct mpiscope__a2a_impl {
     void (*destroy)(mpiscope_alltoall_t *a); /* collective; frees a->state */
 } mpiscope__a2a_impl_t;
 
+/* MPI_Win_sync, except under SimGrid SMPI: its simulated ranks share one
+ * address space and run one at a time, so the barrier, flush or message
+ * next to every call already orders their loads and stores (SMPI 3.32
+ * lacks MPI_Win_sync and warns on every call). */
+static inline int mpiscope__a2a_win_sync(MPI_Win win)
+{
+#ifdef MPISCOPE_SMPI
+    (void)win;
+    return MPI_SUCCESS;
+#else
+    return MPI_Win_sync(win);
+#endif
+}
+
 /* The implementations (one per file), listed in registry.c. */
 extern const mpiscope__a2a_impl_t mpiscope__a2a_bruck, mpiscope__a2a_pairwise, mpiscope__a2a_linear,
     mpiscope__a2a_one_leader, mpiscope__a2a_m_leader, mpiscope__a2a_plp, mpiscope__a2a_lss;

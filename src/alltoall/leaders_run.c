@@ -72,9 +72,9 @@ static int exchange(const mpiscope_alltoall_t *a, const mpiscope__a2a_leaders_t 
 /* Stores before it are visible to the node's ranks after it. */
 static int node_fence(const mpiscope_alltoall_t *a, const mpiscope__a2a_leaders_t *s)
 {
-    int rc = MPI_Win_sync(s->win);
+    int rc = mpiscope__a2a_win_sync(s->win);
     rc |= MPI_Barrier(a->nodes.node_comm);
-    rc |= MPI_Win_sync(s->win);
+    rc |= mpiscope__a2a_win_sync(s->win);
     return rc == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
 }
 

@@ -191,7 +191,7 @@ static int lss_run(mpiscope_alltoall_t *a, const void *send, void *recv)
     int p = a->nprocs, me = a->rank, count = (int)a->block, rc;
     const char *from = send;
 
-    if ((rc = expose(s, recv, (size_t)p * a->block)) != 0 || (rc = mpi(MPI_Win_sync(s->win))) != 0
+    if ((rc = expose(s, recv, (size_t)p * a->block)) != 0 || (rc = mpi(mpiscope__a2a_win_sync(s->win))) != 0
         || (rc = mpi(MPI_Get_address(recv, &s->address[me]))) != 0)
         return rc;
     memset(s->known, 0, (size_t)p);
@@ -212,7 +212,7 @@ static int lss_run(mpiscope_alltoall_t *a, const void *send, void *recv)
     }
     if ((rc = mpi(MPI_Win_flush_all(s->win))) != 0 || (rc = mpi(MPI_Barrier(a->comm))) != 0)
         return rc;
-    return mpi(MPI_Win_sync(s->win));
+    return mpi(mpiscope__a2a_win_sync(s->win));
 }
 
 const mpiscope__a2a_impl_t mpiscope__a2a_lss = {
