@@ -24,7 +24,16 @@ target_link_libraries(mpiscope-bench PRIVATE m)
 add_library(mpiscope STATIC $<TARGET_OBJECTS:mpiscope_objects>)
 target_link_libraries(mpiscope PUBLIC m)
 
+# The Alltoall lab's contention experiment, linked the same way.
+set(MPISCOPE_CONTENTION_DIR ${CMAKE_CURRENT_SOURCE_DIR}/src/alltoall/programs)
+add_executable(mpiscope-contention ${MPISCOPE_CONTENTION_DIR}/contention.c
+  ${MPISCOPE_CONTENTION_DIR}/contention_options.c ${MPISCOPE_CONTENTION_DIR}/contention_output.c)
+target_include_directories(mpiscope-contention PRIVATE include)
+target_compile_definitions(mpiscope-contention PRIVATE MPISCOPE_SMPI SMPI_NO_OVERRIDE_MALLOC)
+target_link_libraries(mpiscope-contention PRIVATE mpiscope)
+
 include(GNUInstallDirs)
+install(TARGETS mpiscope-contention RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mpiscope-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mpiscope ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/mpiscope DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
