@@ -8,7 +8,7 @@ Every error a user can cause (bad input, missing files, a failed run) is an
 
 from __future__ import annotations
 
-__all__ = ["MpiscopeError", "RunFailedError"]
+__all__ = ["MpiscopeError", "RunFailedError", "StoppedError"]
 
 
 class MpiscopeError(Exception):
@@ -21,3 +21,8 @@ class RunFailedError(MpiscopeError):
     """The benchmark was launched but did not finish (crash, timeout)."""
 
     exit_code = 1
+
+
+class StoppedError(RunFailedError):
+    """mpiscope itself was told to stop (SIGTERM, SIGHUP): a command that
+    runs a series of launches starts no further one."""

@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
-from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 
 __all__ = [
     "Event",
@@ -284,7 +284,7 @@ def _termination_raises() -> Iterator[None]:
         return
 
     def handler(signum: int, frame: object) -> None:
-        raise RunFailedError(f"mpiscope received {signal.Signals(signum).name}: run stopped")
+        raise StoppedError(f"mpiscope received {signal.Signals(signum).name}: run stopped")
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:

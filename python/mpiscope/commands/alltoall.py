@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 
 __all__ = ["add_parser"]
 
@@ -198,6 +198,8 @@ class _Launcher:
         error = None
         try:
             run_launches([launch], bench, self.tmp, ns, display, out, render, show_path=False)
+        except StoppedError:
+            raise  # told to stop: no further launch of the series
         except RunFailedError as exc:
             error = str(exc).split("; partial result")[0]
             print(f"  {label}: failed: {error}")
@@ -445,6 +447,8 @@ def _compare(args: argparse.Namespace) -> int:
         print(f"=== {n} processes ===")
         try:
             _compare_one(argparse.Namespace(**{**vars(args), "np": n, "out": str(out)}))
+        except StoppedError:
+            raise
         except RunFailedError as exc:
             failed.append(f"np {n}: {exc}")
     print("\nthe winner map: mpiscope alltoall plot " + " ".join(map(str, outs)))

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 from mpiscope.launcher import (
     Event,
     ProgressEvent,
@@ -186,13 +186,13 @@ def run_launches(
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
     outcomes: list[LaunchOutcome] = []
-    interrupted = False
+    interrupted = stopped = False
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
     try:
         for index, (launch, command) in enumerate(zip(launches, commands, strict=True)):
             remaining = None if deadline is None else deadline - time.monotonic()
             progress = _Renumbered(display, index, len(launches))
-            outcome = _run_one(launch, command, env, remaining, progress, before)
+            outcome, stopped = _run_one(launch, command, env, remaining, progress, before)
             outcomes.append(outcome)
             if outcome.error is not None:
                 break
@@ -211,7 +211,7 @@ def run_launches(
             note = f"partial result kept in {out}, but it cannot be shown: {_load_error(out)}"
         if interrupted:
             raise KeyboardInterrupt(note)
-        raise RunFailedError(f"{failure}; {note}")
+        raise (StoppedError if stopped else RunFailedError)(f"{failure}; {note}")
     doc = dict(doc)
     if summary_seed is not None:
         doc.update(launch_summary(doc, summary_seed))
@@ -228,7 +228,7 @@ def run_launches(
     if interrupted:
         raise KeyboardInterrupt(kept)
     if failure is not None:
-        raise RunFailedError(f"{failure}; {kept}")
+        raise (StoppedError if stopped else RunFailedError)(f"{failure}; {kept}")
     return 0
 
 
@@ -268,9 +268,11 @@ def _run_one(
     timeout: float | None,
     progress: _Renumbered,
     before: FileId | None,
-) -> LaunchOutcome:
+) -> tuple[LaunchOutcome, bool]:
+    """The launch's outcome, and whether mpiscope was told to stop during it."""
     start = _utc_now()
     error: str | None = None
+    stopped = False
     if timeout is not None and timeout <= 0:
         error = "the run did not finish within --timeout: the next launch was not started"
     else:
@@ -280,14 +282,16 @@ def _run_one(
                 error = f"mpiscope-bench failed ({describe_exit(code)})"
         except RunFailedError as exc:
             error = str(exc)
+            stopped = isinstance(exc, StoppedError)
     doc, read_error = _read(launch.out, before)
     if error is None and read_error is not None:
         error = read_error
     elif error is None and doc is not None and doc.get("status") != "complete":
         error = f"mpiscope-bench exited normally but the result's status is {doc.get('status')!r}"
-    return LaunchOutcome(
+    outcome = LaunchOutcome(
         format_command(command), start, _utc_now(), doc, error, launch.shuffle_seed
     )
+    return outcome, stopped
 
 
 def _interrupted(launch: Launch, command: list[str], before: FileId | None) -> LaunchOutcome:
