@@ -8,22 +8,19 @@ jsonschema and pandas are imported inside the functions.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.result.document import parse_json
+from mpiscope.result.document import check_schema, check_version, read_document
 
 __all__ = ["KINDS", "SCHEMA_MAJOR", "alltoall_frame", "alltoall_schema", "load_alltoall",
            "validate"]  # fmt: skip
 
 KINDS = ("alltoall-compare",)
 SCHEMA_MAJOR = 1
-_VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
-_MAX_MESSAGE = 200
 
 
 def alltoall_schema() -> dict[str, Any]:
@@ -43,42 +40,13 @@ def validate(doc: Any, source: str = "document") -> None:
     kind = doc.get("kind")
     if kind not in KINDS:
         raise MpiscopeError(f"{source} has kind {kind!r}; expected {', '.join(KINDS)}")
-    version = doc.get("schema_version")
-    match = _VERSION_RE.match(version) if isinstance(version, str) else None
-    if match is None or int(match.group(1)) != SCHEMA_MAJOR:
-        raise MpiscopeError(
-            f"{source} has schema_version {version!r}; this mpiscope reads {SCHEMA_MAJOR}.x"
-        )
-    import jsonschema  # type: ignore[import-untyped]
-
-    validator = jsonschema.Draft202012Validator(alltoall_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
-    if error is None:
-        return
-    where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
-    message = " ".join(error.message.split())
-    if len(message) > _MAX_MESSAGE:
-        message = message[: _MAX_MESSAGE - 3] + "..."
-    raise MpiscopeError(
-        f"{source} does not match the {kind} schema {version}: "
-        f"{where.lstrip('.') or 'top level'}: {message}"
-    )
+    check_version(doc.get("schema_version"), source, SCHEMA_MAJOR)
+    check_schema(doc, alltoall_schema(), source, kind)
 
 
 def load_alltoall(path: str | Path) -> dict[str, Any]:
     """Read and validate an alltoall-compare document."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MpiscopeError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MpiscopeError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
-    doc = parse_json(text, str(path))
-    validate(doc, str(path))
-    return doc
+    return read_document(path, validate)
 
 
 def alltoall_frame(doc: Mapping[str, Any]) -> Any:

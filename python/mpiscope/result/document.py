@@ -14,7 +14,7 @@ import json
 import os
 import re
 import statistics
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -29,8 +29,11 @@ __all__ = [
     "Result",
     "Summary",
     "load_result",
+    "check_schema",
+    "check_version",
     "parse_json",
     "parse_result",
+    "read_document",
     "result_schema",
     "validate_result",
     "write_document",
@@ -301,26 +304,58 @@ def validate_result(data: Any, source: str = "<document>") -> None:
     version = data.get("schema_version")
     if version is None:
         raise MpiscopeError(f"{source} is not a result document: no schema_version")
+    check_version(version, source, SCHEMA_MAJOR, " (use a matching mpiscope version)")
+    check_schema(data, result_schema(), source, "result")
+
+
+def check_version(version: Any, source: str, major: int, advice: str = "") -> None:
+    """Raise a one-line MpiscopeError unless ``version`` is "MAJOR.MINOR" of ``major``."""
     match = _VERSION_RE.match(version) if isinstance(version, str) else None
     if match is None:
         raise MpiscopeError(f"{source}: schema_version {version!r} is not of the form MAJOR.MINOR")
-    if int(match.group(1)) != SCHEMA_MAJOR:
+    if int(match.group(1)) != major:
         raise MpiscopeError(
-            f"{source} has schema_version {version}; this mpiscope reads {SCHEMA_MAJOR}.x "
-            "(use a matching mpiscope version)"
+            f"{source} has schema_version {version}; this mpiscope reads {major}.x{advice}"
         )
+
+
+def check_schema(doc: Any, schema: Mapping[str, Any], source: str, name: str) -> None:
+    """Raise a one-line MpiscopeError naming the first offending field unless
+    ``doc`` matches the JSON Schema ``schema`` (of the document kind ``name``)."""
     import jsonschema  # type: ignore[import-untyped]  # lazy: keeps `mpiscope --help` fast
 
-    validator = jsonschema.Draft202012Validator(result_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(data))
-    if error is not None:
-        where = _json_path(error.absolute_path)
-        message = " ".join(error.message.split())
-        if len(message) > _MAX_MESSAGE:
-            message = message[: _MAX_MESSAGE - 3] + "..."
+    validator = jsonschema.Draft202012Validator(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    if error is None:
+        return
+    parts = list(error.absolute_path)
+    missing = re.match(r"^'([^']+)'", error.message) if error.validator == "required" else None
+    if missing:  # "'x' is a required property" at the parent: name the missing field itself
+        parts.append(missing.group(1))
+    message = " ".join(error.message.split())
+    if len(message) > _MAX_MESSAGE:
+        message = message[: _MAX_MESSAGE - 3] + "..."
+    raise MpiscopeError(
+        f"{source} does not match the {name} schema {doc.get('schema_version')}: "
+        f"{_json_path(parts)}{message}"
+    )
+
+
+def read_document(path: str | Path, validate: Callable[[Any, str], None]) -> dict[str, Any]:
+    """The JSON document at ``path``, checked by ``validate(doc, source)``;
+    every failure is one MpiscopeError line naming the file."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MpiscopeError(f"{path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise MpiscopeError(
-            f"{source} does not match the result schema {version}: {where}{message}"
-        )
+            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    doc = parse_json(text, str(path))
+    validate(doc, str(path))
+    return dict(doc)
 
 
 def _ns(value: Any) -> float | None:

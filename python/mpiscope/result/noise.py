@@ -12,14 +12,13 @@ jsonschema and pandas are imported inside the functions.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.result.document import parse_json
+from mpiscope.result.document import check_schema, check_version, read_document
 
 __all__ = [
     "KINDS",
@@ -35,8 +34,6 @@ __all__ = [
 KINDS = ("noise-run", "noise-verdict", "noise-probe", "noise-calibration")
 #: The schema major version this mpiscope reads.
 SCHEMA_MAJOR = 1
-_VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
-_MAX_MESSAGE = 200
 
 
 def noise_schema() -> dict[str, Any]:
@@ -44,13 +41,6 @@ def noise_schema() -> dict[str, Any]:
     text = resources.files("mpiscope").joinpath("schema/noise-v1.schema.json").read_text("utf-8")
     schema: dict[str, Any] = json.loads(text)
     return schema
-
-
-def _json_path(parts: Any) -> str:
-    text = ""
-    for part in parts:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
-    return text
 
 
 def validate(doc: Any, source: str = "document") -> None:
@@ -64,32 +54,8 @@ def validate(doc: Any, source: str = "document") -> None:
     kind = doc.get("kind")
     if kind not in KINDS:
         raise MpiscopeError(f"{source} has kind {kind!r}; expected one of {', '.join(KINDS)}")
-    version = doc.get("schema_version")
-    match = _VERSION_RE.match(version) if isinstance(version, str) else None
-    if match is None:
-        raise MpiscopeError(f"{source}: schema_version {version!r} is not of the form MAJOR.MINOR")
-    if int(match.group(1)) != SCHEMA_MAJOR:
-        raise MpiscopeError(
-            f"{source} has schema_version {version}; this mpiscope reads {SCHEMA_MAJOR}.x"
-        )
-    import jsonschema  # type: ignore[import-untyped]
-
-    validator = jsonschema.Draft202012Validator(noise_schema())
-    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
-    if error is None:
-        return
-    where = _json_path(error.absolute_path)
-    if error.validator == "required":
-        # "'x' is a required property" at the parent: name the missing field itself.
-        missing = re.match(r"^'([^']+)'", error.message)
-        if missing:
-            where = f"{where}.{missing.group(1)}" if where else missing.group(1)
-    message = " ".join(error.message.split())
-    if len(message) > _MAX_MESSAGE:
-        message = message[: _MAX_MESSAGE - 3] + "..."
-    raise MpiscopeError(
-        f"{source} does not match the {kind} schema {version}: {where or 'top level'}: {message}"
-    )
+    check_version(doc.get("schema_version"), source, SCHEMA_MAJOR)
+    check_schema(doc, noise_schema(), source, kind)
 
 
 def document_kind(path: str | Path) -> str | None:
@@ -105,18 +71,7 @@ def document_kind(path: str | Path) -> str | None:
 
 def load_noise(path: str | Path) -> dict[str, Any]:
     """Read and validate a noise document (any of the three kinds)."""
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MpiscopeError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MpiscopeError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
-    doc = parse_json(text, str(path))
-    validate(doc, str(path))
-    return doc
+    return read_document(path, validate)
 
 
 def _run_frame(doc: Mapping[str, Any]) -> Any:
