@@ -669,7 +669,7 @@ def _tune(args: argparse.Namespace) -> int:
 
 def _tune_check(args: argparse.Namespace) -> int:
     from mpiscope.alltoall import tune
-    from mpiscope.launcher import build_env, run_captured
+    from mpiscope.launcher import run_captured
     from mpiscope.measure.plan import RunPlan, bench_plan
     from mpiscope.measure.runner import find_bench
 
@@ -695,7 +695,7 @@ def _tune_check(args: argparse.Namespace) -> int:
         else:
             extra = {"OMPI_MCA_coll_tuned_use_dynamic_rules": "1",
                      "OMPI_MCA_coll_tuned_dynamic_rules_filename": str(path)}  # fmt: skip
-        env = {**build_env(bench.profile), **extra}
+        env = bench.with_settings(env=extra).environment()
         code, stdout, stderr = run_captured(bench.command(["--plan", str(plan_file)]), env,
                                             args.timeout or 120)  # fmt: skip
         return code, stdout + stderr
@@ -750,7 +750,7 @@ def _add_contention(sub: Any) -> None:
 
 def _contention(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.catalogue import topology_env
-    from mpiscope.launcher import build_env, run_passthrough
+    from mpiscope.launcher import run_passthrough
 
     nprocs = args.nodes * args.ppn
     out = _out(args, time.strftime("mpiscope-contention-%Y%m%d-%H%M%S.json"))
@@ -773,8 +773,7 @@ def _contention(args: argparse.Namespace) -> int:
                         ("--stream-bytes", args.stream_bytes), ("--window", args.window)):
         if value is not None:
             argv += [flag, str(value)]  # fmt: skip
-    env = {**build_env(bench.profile), **bench.env,
-           **topology_env(bench.profile.implementation, args.nodes)}  # fmt: skip
+    env = {**bench.environment(), **topology_env(bench.profile.implementation, args.nodes)}
     code = run_passthrough([*bench.launcher, str(program), *argv], env, args.timeout)
     if code != 0:
         raise RunFailedError(f"mpiscope-contention failed (exit code {code})")

@@ -78,6 +78,10 @@ class Bench:
     def command(self, arguments: Sequence[str]) -> list[str]:
         return [*self.launcher, self.path, *arguments]
 
+    def environment(self) -> dict[str, str]:
+        """The launch's explicit environment: the profile's, then ``env``."""
+        return {**build_env(self.profile), **self.env}
+
     def with_settings(
         self, env: Mapping[str, str] | None = None, launcher_args: Sequence[str] = ()
     ) -> Bench:
@@ -182,7 +186,7 @@ def run_launches(
         return 0
     commands = [bench.command(["--plan", str(_write_plan(launch.plan, tmp, index))])
                 for index, launch in enumerate(launches)]  # fmt: skip
-    env = {**build_env(bench.profile), **bench.env}
+    env = bench.environment()
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
     outcomes: list[LaunchOutcome] = []

@@ -13,8 +13,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError
-from mpiscope.result.document import check_schema, check_version, read_document
+from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = ["KINDS", "SCHEMA_MAJOR", "alltoall_frame", "alltoall_schema", "load_alltoall",
            "validate"]  # fmt: skip
@@ -35,11 +34,7 @@ def alltoall_schema() -> dict[str, Any]:
 def validate(doc: Any, source: str = "document") -> None:
     """Raise a one-line :class:`MpiscopeError` unless ``doc`` is a valid
     alltoall-compare document (kind, then major version, then the schema)."""
-    if not isinstance(doc, dict):
-        raise MpiscopeError(f"{source} is not an alltoall document: the top level is not an object")
-    kind = doc.get("kind")
-    if kind not in KINDS:
-        raise MpiscopeError(f"{source} has kind {kind!r}; expected {', '.join(KINDS)}")
+    kind = check_kind(doc, source, "an alltoall", KINDS)
     check_version(doc.get("schema_version"), source, SCHEMA_MAJOR)
     check_schema(doc, alltoall_schema(), source, kind)
 

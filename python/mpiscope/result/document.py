@@ -29,6 +29,7 @@ __all__ = [
     "Result",
     "Summary",
     "load_result",
+    "check_kind",
     "check_schema",
     "check_version",
     "parse_json",
@@ -306,6 +307,17 @@ def validate_result(data: Any, source: str = "<document>") -> None:
         raise MpiscopeError(f"{source} is not a result document: no schema_version")
     check_version(version, source, SCHEMA_MAJOR, " (use a matching mpiscope version)")
     check_schema(data, result_schema(), source, "result")
+
+
+def check_kind(doc: Any, source: str, family: str, kinds: tuple[str, ...]) -> str:
+    """The ``kind`` of ``doc``; a one-line MpiscopeError unless ``doc`` is a
+    JSON object of one of ``kinds`` (documents of the ``family``)."""
+    if not isinstance(doc, dict):
+        raise MpiscopeError(f"{source} is not {family} document: the top level is not an object")
+    kind = doc.get("kind")
+    if kind not in kinds:
+        raise MpiscopeError(f"{source} has kind {kind!r}; expected one of {', '.join(kinds)}")
+    return str(kind)
 
 
 def check_version(version: Any, source: str, major: int, advice: str = "") -> None:

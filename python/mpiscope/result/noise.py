@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.result.document import check_schema, check_version, read_document
+from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = [
     "KINDS",
@@ -49,11 +49,7 @@ def validate(doc: Any, source: str = "document") -> None:
     Checked in this order: a JSON object, a known ``kind``, a ``schema_version``
     of major 1, then the schema (the message names the first offending field).
     """
-    if not isinstance(doc, dict):
-        raise MpiscopeError(f"{source} is not a noise document: the top level is not an object")
-    kind = doc.get("kind")
-    if kind not in KINDS:
-        raise MpiscopeError(f"{source} has kind {kind!r}; expected one of {', '.join(KINDS)}")
+    kind = check_kind(doc, source, "a noise", KINDS)
     check_version(doc.get("schema_version"), source, SCHEMA_MAJOR)
     check_schema(doc, noise_schema(), source, kind)
 
