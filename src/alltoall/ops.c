@@ -66,7 +66,10 @@ static int read_params(const mpiscope_op_ctx_t *ctx, mpiscope_alltoall_params_t 
     return 0;
 }
 
-static int setup(mpiscope_op_ctx_t *ctx, a2a_op_t *s, const char *algorithm)
+/* `fixed`: one buffer pair for every launch, for an algorithm that binds
+ * its receive buffer (lss attaches it to an RMA window: rotating buffers
+ * would put MPI_Win_attach in every timed call; the seed registered them once). */
+static int setup(mpiscope_op_ctx_t *ctx, a2a_op_t *s, const char *algorithm, int fixed)
 {
     mpiscope_alltoall_params_t params = MPISCOPE_ALLTOALL_PARAMS_INIT;
     size_t n = (size_t)ctx->nprocs, size = ctx->size_bytes;
@@ -74,7 +77,9 @@ static int setup(mpiscope_op_ctx_t *ctx, a2a_op_t *s, const char *algorithm)
 
     if (size && n > SIZE_MAX / size)
         return MPISCOPE_ERANGE;
-    if ((rc = read_params(ctx, &params)) != 0 || (rc = mpiscope_op_ctx_buffers(ctx, n * size, n * size)) != 0
+    rc = read_params(ctx, &params);
+    if (rc || (rc = fixed ? mpiscope_op_ctx_buffers_fixed(ctx, n * size, n * size)
+                          : mpiscope_op_ctx_buffers(ctx, n * size, n * size)) != 0
         || (rc = mpiscope__layout_create("bytes", size, &s->layout)) != 0)
         return rc;
     rc = mpiscope_alltoall_create(ctx->comm, algorithm, size, &params, &s->a2a);
@@ -96,14 +101,14 @@ static int a2a_finalize(mpiscope_op_ctx_t *ctx)
 }
 
 /* Every rank fails alike up to create, which agrees on one verdict. */
-static int a2a_initialize(mpiscope_op_ctx_t *ctx, const char *algorithm)
+static int a2a_initialize(mpiscope_op_ctx_t *ctx, const char *algorithm, int fixed)
 {
     a2a_op_t *s = calloc(1, sizeof *s);
     int rc;
 
     if (!(ctx->state = s))
         return MPISCOPE_ENOMEM;
-    if ((rc = setup(ctx, s, algorithm)) != 0)
+    if ((rc = setup(ctx, s, algorithm, fixed)) != 0)
         a2a_finalize(ctx);
     return rc;
 }
@@ -137,10 +142,10 @@ static int a2a_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 #define SIZE_MEANING "bytes each rank sends to each rank (itself included)"
-#define A2A_OP(NAME, ALGORITHM, OPTIONS, DESCRIPTION)                                               \
+#define A2A_OP(NAME, ALGORITHM, FIXED, OPTIONS, DESCRIPTION)                                        \
     static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                          \
     {                                                                                              \
-        return a2a_initialize(ctx, ALGORITHM);                                                     \
+        return a2a_initialize(ctx, ALGORITHM, FIXED);                                              \
     }                                                                                              \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                    \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                   \
@@ -149,20 +154,20 @@ static int a2a_validate(mpiscope_op_ctx_t *ctx, int phase)
         .finalize = a2a_finalize, .validate = a2a_validate,                                        \
     };
 
-A2A_OP(alltoall_bruck, "bruck", NULL,
+A2A_OP(alltoall_bruck, "bruck", 0, NULL,
        "Alltoall lab: radix-2 Bruck over Sendrecv, ceil(log2 p) steps (the seed's small-block algorithm)")
-A2A_OP(alltoall_pairwise, "pairwise", NULL,
+A2A_OP(alltoall_pairwise, "pairwise", 0, NULL,
        "Alltoall lab: virtual ring over Sendrecv, p - 1 steps (the seed's large-block algorithm)")
-A2A_OP(alltoall_linear, "linear", NULL,
+A2A_OP(alltoall_linear, "linear", 0, NULL,
        "Alltoall lab: every Irecv and Isend posted at once in staggered order, one Waitall")
-A2A_OP(alltoall_one_leader, "one_leader", leader_options,
+A2A_OP(alltoall_one_leader, "one_leader", 0, leader_options,
        "Alltoall lab: one leader per node aggregates its node's blocks (shared memory) for one "
        "inter-node exchange among the leaders")
-A2A_OP(alltoall_m_leader, "m_leader", leader_options,
+A2A_OP(alltoall_m_leader, "m_leader", 0, leader_options,
        "Alltoall lab: every rank is a leader for its own blocks: one inter-node exchange per local rank")
-A2A_OP(alltoall_plp, "plp", plp_options,
+A2A_OP(alltoall_plp, "plp", 0, plp_options,
        "Alltoall lab: PLP, d leaders per node (the seed's rule or the leaders option) each aggregating "
        "a group of ranks")
-A2A_OP(alltoall_lss, "lss", NULL,
+A2A_OP(alltoall_lss, "lss", 1, NULL,
        "Alltoall lab: LSS in MPI-3 RMA form, a ring of MPI_Put with sqrt(p) address handshakes and one "
        "completion instead of a FIN per block")
