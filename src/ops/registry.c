@@ -72,6 +72,7 @@
     X(roundtrip)                                                                                    \
     X(linear_scatter)                                                                               \
     X(linear_gather)                                                                                \
+    X(linear_bcast)                                                                                 \
     X(one_to_two)                                                                                   \
     /* the Alltoall lab's algorithms (src/alltoall) */                                              \
     X(alltoall_bruck)                                                                               \
