@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LAUNCHES = 3, MAX_REPORTS_PER_OP = 5, EXPECTED_OP_COUNT = 94 };
+enum { LAUNCHES = 3, MAX_REPORTS_PER_OP = 5, EXPECTED_OP_COUNT = 95 };
 static const size_t sizes_bytes[] = {0, 8, 1000, 65536};
 /* Small, so cold pools stay quick on machines with a huge last-level cache. */
 #define TEST_POOL_LIMIT_BYTES ((size_t)8 << 20)
@@ -42,6 +42,7 @@ static const struct {
     {"reduce_scatter", CHECK_REDUCE_SCATTER}, {"reduce_scatter_block", CHECK_REDUCE_SCATTER},
     {"scan", CHECK_SCAN},           {"exscan", CHECK_EXSCAN},
     {"waitpattern_up", CHECK_WAIT_UP}, {"waitpattern_down", CHECK_WAIT_DOWN},
+    {"linear_bcast", CHECK_BCAST},
 };
 
 /* waitpattern_up runs with a user value, to test the option override. */

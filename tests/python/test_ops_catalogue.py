@@ -31,7 +31,7 @@ NEIGHBOR = [
     "neighbor_alltoallw",
 ]  # fmt: skip
 P2P = ["pingpong", "pingping", "exchange", "bw", "bibw", "multi_lat", "mbw_mr"]
-MPIBLIB = ["roundtrip", "linear_scatter", "linear_gather", "one_to_two"]
+MPIBLIB = ["roundtrip", "linear_scatter", "linear_gather", "linear_bcast", "one_to_two"]
 ALLTOALL_LAB = ["alltoall_bruck", "alltoall_pairwise", "alltoall_linear", "alltoall_one_leader",
                 "alltoall_m_leader", "alltoall_plp", "alltoall_lss", "fft3d"]  # fmt: skip
 RMA = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
@@ -50,7 +50,7 @@ REDUCTIONS = [
     for name in (c, f"i{c}", f"{c}_init")
 ]
 MOVING = ["bcast", "igatherv", "scatter_init", "alltoallw", "ialltoallw", "pingpong", "bw",
-          "exchange", "linear_gather", "one_to_two", "put", "get", "neighbor_alltoallw",
+          "exchange", "linear_gather", "linear_bcast", "one_to_two", "put", "get", "neighbor_alltoallw",
           "ineighbor_allgatherv"]  # fmt: skip
 
 # Variants: (id, operations, extra arguments of `mpiscope run`).
