@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mpiscope import __version__
-from mpiscope.alltoall.models import Hockney, Topology, fit_hockney, mpich_auto_model, predict
+from mpiscope.alltoall.models import Topology, mpich_auto_model, predict
 from mpiscope.alltoall.plp import best_leaders, plp_rule
+from mpiscope.models.hockney import Hockney, fit_hockney
 
 __all__ = [
     "KIND",
