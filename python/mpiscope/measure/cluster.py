@@ -1,0 +1,245 @@
+"""Real clusters: ``--launcher srun`` (Slurm) and mpiexec on ``--hosts`` /
+``--hostfile``, with ranks per node and CPU binding.
+
+One set of flags, spelled for each launcher where they differ
+(srun / MPICH hydra's mpiexec / Open MPI's mpiexec):
+
+* ``--nodes N``: ``--nodes=N`` / refused / refused (list the hosts);
+* ``--ntasks-per-node K``: ``--ntasks-per-node=K`` / ``-ppn K`` /
+  ``--map-by ppr:K:node``;
+* ``--cpu-bind B``: ``--cpu-bind=B`` as given / ``-bind-to core`` /
+  ``--bind-to core`` (``cores``; :data:`BINDINGS` for the others);
+* ``--hosts H``: refused (Slurm places) / ``-hosts H`` / ``--host H``;
+* ``--hostfile F``: refused / ``-f F`` / ``--hostfile F``;
+* ``--partition``, ``--account``: srun's own flags / refused / refused.
+
+srun also gets ``--mpi=TYPE``: the process-management interface the MPI
+library speaks (MPICH: ``pmi2``; Open MPI 5: ``pmix``; ``--srun-mpi``
+overrides it), and ``--srun-arg ARG`` passes anything else to srun.
+What the result records of it comes from :func:`cluster_meta`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+from pathlib import Path
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.launcher import Installation, mpiexec_command
+from mpiscope.parsing import int_at_least
+
+__all__ = [
+    "BINDINGS",
+    "LAUNCHERS",
+    "SRUN_MPI",
+    "add_cluster_options",
+    "cluster_meta",
+    "launch_command",
+    "parse_hosts",
+    "runs_elsewhere",
+    "srun_path",
+]
+
+LAUNCHERS = ("mpiexec", "srun", "smpi")
+#: srun's --mpi for each MPI implementation: MPICH's built-in PMI client
+#: speaks PMI-2 over the PMI_FD Slurm's mpi/pmi2 plugin opens; Open MPI 5
+#: speaks only PMIx (mpi/pmix). "other": Slurm's own default (MpiDefault).
+SRUN_MPI = {"mpich": "pmi2", "openmpi": "pmix"}
+#: ``--cpu-bind`` values mpiexec understands, in each implementation's words
+#: (srun takes any of its own values as given).
+BINDINGS = {
+    "none": {"mpich": "none", "openmpi": "none"},
+    "cores": {"mpich": "core", "openmpi": "core"},
+    "threads": {"mpich": "hwthread", "openmpi": "hwthread"},
+    "sockets": {"mpich": "socket", "openmpi": "package"},
+    "numa": {"mpich": "numa", "openmpi": "numa"},
+}
+#: The flags only srun takes, by their argparse names.
+_SRUN_ONLY = ("nodes", "partition", "account", "srun_mpi", "srun_arg")
+
+
+def add_cluster_options(p: argparse.ArgumentParser, counts: bool = True) -> None:
+    """The placement flags of real runs (srun, mpiexec on several hosts);
+    ``counts``: with ``--nodes`` and ``--ntasks-per-node`` (a command with a
+    ``--nodes`` of its own leaves them out: ``--srun-arg=--nodes=N`` then)."""
+    if counts:
+        p.add_argument(
+            "--nodes", "-N", type=int_at_least(1), metavar="N",
+            help="with --launcher srun: nodes to run on (srun --nodes)",
+        )  # fmt: skip
+        p.add_argument(
+            "--ntasks-per-node", "--ppn", dest="ntasks_per_node", type=int_at_least(1),
+            metavar="K",
+            help="ranks per node: srun --ntasks-per-node, MPICH -ppn, "
+            "Open MPI --map-by ppr:K:node",
+        )  # fmt: skip
+    p.add_argument(
+        "--cpu-bind", metavar="HOW",
+        help="pin ranks: with srun any --cpu-bind value (cores, sockets, map_cpu:0,2, ...); "
+        f"with mpiexec one of {', '.join(BINDINGS)} (-bind-to / --bind-to)",
+    )  # fmt: skip
+    p.add_argument("--partition", metavar="NAME", help="with --launcher srun: Slurm partition")
+    p.add_argument("--account", metavar="NAME", help="with --launcher srun: Slurm account")
+    p.add_argument(
+        "--srun-mpi", metavar="TYPE",
+        help="with --launcher srun: srun --mpi=TYPE (default: pmi2 for MPICH, pmix for Open MPI; "
+        "see srun --mpi=list)",
+    )  # fmt: skip
+    p.add_argument(
+        "--srun-arg", action="append", default=[], metavar="ARG",
+        help="with --launcher srun: one more srun argument, e.g. --srun-arg=--exclusive; "
+        "repeatable",
+    )  # fmt: skip
+    p.add_argument(
+        "--hosts", type=parse_hosts, metavar="H[:K],...",
+        help="with mpiexec: hosts to run on, each with K slots (MPICH -hosts, Open MPI --host)",
+    )  # fmt: skip
+    p.add_argument(
+        "--hostfile", metavar="FILE",
+        help="with mpiexec: a hostfile in your MPI's format (MPICH -f, Open MPI --hostfile)",
+    )  # fmt: skip
+
+
+def parse_hosts(text: str) -> str:
+    """Type of ``--hosts``: ``h1,h2`` or ``h1:2,h2:2`` (names, optional slots)."""
+    for item in text.split(","):
+        name, sep, slots = item.partition(":")
+        if not name.strip() or " " in item or (sep and not (slots.isdigit() and int(slots) > 0)):
+            raise argparse.ArgumentTypeError(
+                f"must be HOST[:SLOTS],... such as node1:2,node2:2, not {text!r}"
+            )
+    return text
+
+
+def _launcher(args: argparse.Namespace) -> str:
+    return getattr(args, "launcher", None) or "mpiexec"
+
+
+def _given(args: argparse.Namespace, name: str) -> bool:
+    value = getattr(args, name, None)
+    return value not in (None, [], "")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def check_cluster_flags(args: argparse.Namespace) -> None:
+    """Refuse placement flags that the chosen launcher does not take."""
+    launcher = _launcher(args)
+    if launcher == "smpi":
+        placed = [n for n in (*_SRUN_ONLY, "ntasks_per_node", "cpu_bind", "hosts", "hostfile")
+                  if _given(args, n)]  # fmt: skip
+        if placed:
+            raise MpiscopeError(
+                f"{_flag(placed[0])} is for real runs: a simulated run places its ranks on "
+                "--platform's hosts"
+            )
+        return
+    if launcher == "mpiexec":
+        srun_only = [n for n in _SRUN_ONLY if _given(args, n)]
+        if srun_only:
+            hint = " (with mpiexec, list the hosts: --hosts or --hostfile)" if (
+                srun_only[0] == "nodes") else ""  # fmt: skip
+            raise MpiscopeError(f"{_flag(srun_only[0])} is for --launcher srun{hint}")
+        if _given(args, "hosts") and _given(args, "hostfile"):
+            raise MpiscopeError("--hosts and --hostfile: give one of them")
+        if _given(args, "cpu_bind") and args.cpu_bind not in BINDINGS:
+            raise MpiscopeError(
+                f"--cpu-bind {args.cpu_bind!r}: with mpiexec one of {', '.join(BINDINGS)}"
+            )
+        if _given(args, "hostfile") and not os.access(Path(args.hostfile).expanduser(), os.R_OK):
+            raise MpiscopeError(f"--hostfile {args.hostfile}: no such readable file")
+        return
+    for name in ("hosts", "hostfile"):
+        if _given(args, name):
+            raise MpiscopeError(
+                f"{_flag(name)} is for mpiexec: under srun, Slurm places the ranks "
+                "(--nodes, --ntasks-per-node, or --srun-arg=--nodelist=...)"
+            )
+    if _given(args, "cpu_bind") and " " in args.cpu_bind:
+        raise MpiscopeError(f"--cpu-bind {args.cpu_bind!r}: one srun --cpu-bind value")
+    nodes, per_node = getattr(args, "nodes", None), getattr(args, "ntasks_per_node", None)
+    if nodes and per_node and args.np > nodes * per_node:
+        raise MpiscopeError(
+            f"--np {args.np} ranks do not fit on --nodes {nodes} x --ntasks-per-node {per_node}"
+        )
+    if nodes and args.np < nodes:
+        raise MpiscopeError(f"--np {args.np} is fewer ranks than --nodes {nodes}")
+
+
+def runs_elsewhere(args: argparse.Namespace) -> bool:
+    """Whether the ranks may run on other machines than this one (srun, or
+    mpiexec on hosts): this machine's cores then say nothing about them."""
+    check_cluster_flags(args)
+    return _launcher(args) == "srun" or _given(args, "hosts") or _given(args, "hostfile")
+
+
+def srun_path() -> str:
+    """srun: ``MPISCOPE_SRUN`` if set, else the one on PATH."""
+    override = os.environ.get("MPISCOPE_SRUN")
+    found = override or shutil.which("srun")
+    if not found or not os.access(found, os.X_OK):
+        where = f"MPISCOPE_SRUN={override}" if override else "srun on PATH"
+        raise MpiscopeError(
+            f"--launcher srun: no {where} (run on a Slurm login node, inside salloc or sbatch)"
+        )
+    return found
+
+
+def srun_mpi(profile: Installation, args: argparse.Namespace) -> str | None:
+    """The ``--mpi`` type srun is given (None: Slurm's default)."""
+    return getattr(args, "srun_mpi", None) or SRUN_MPI.get(profile.implementation)
+
+
+def launch_command(profile: Installation, args: argparse.Namespace) -> list[str]:
+    """The launcher part of a real run's command for ``args.np`` ranks:
+    ``srun --ntasks N ...`` or ``mpiexec -n N ...`` with the placement flags
+    in the words of the profile's implementation."""
+    check_cluster_flags(args)
+    if _launcher(args) == "srun":
+        return _srun_command(profile, args)
+    command = mpiexec_command(profile, args.np, args.oversubscribe)
+    return [*command, *_mpiexec_placement(profile.implementation, args)]
+
+
+def _srun_command(profile: Installation, args: argparse.Namespace) -> list[str]:
+    command = [srun_path(), f"--ntasks={args.np}"]
+    for name in ("nodes", "ntasks_per_node", "partition", "account", "cpu_bind"):
+        if _given(args, name):
+            command.append(f"{_flag(name)}={getattr(args, name)}")
+    mpi = srun_mpi(profile, args)
+    if mpi:
+        command.append(f"--mpi={mpi}")
+    # one rank failing ends the step instead of leaving the others waiting
+    command.append("--kill-on-bad-exit=1")
+    return [*command, *(getattr(args, "srun_arg", None) or [])]
+
+
+def _mpiexec_placement(implementation: str, args: argparse.Namespace) -> list[str]:
+    openmpi = implementation == "openmpi"
+    words: list[str] = []
+    if _given(args, "hosts"):
+        words += ["--host" if openmpi else "-hosts", args.hosts]
+    if _given(args, "hostfile"):
+        path = str(Path(args.hostfile).expanduser().absolute())
+        words += ["--hostfile" if openmpi else "-f", path]
+    if _given(args, "ntasks_per_node"):
+        per_node = args.ntasks_per_node
+        words += ["--map-by", f"ppr:{per_node}:node"] if openmpi else ["-ppn", str(per_node)]
+    if _given(args, "cpu_bind"):
+        bind = BINDINGS[args.cpu_bind]["openmpi" if openmpi else "mpich"]
+        words += ["--bind-to" if openmpi else "-bind-to", bind]
+    return words
+
+
+def cluster_meta(args: argparse.Namespace) -> dict[str, str]:
+    """The result's environment entries of a run's placement: the launcher's
+    name and the binding asked for (``launcher default`` when none was)."""
+    launcher = _launcher(args)
+    meta = {"launcher_name": launcher}
+    if launcher != "smpi":
+        meta["binding"] = getattr(args, "cpu_bind", None) or "launcher default"
+    return meta
