@@ -12,9 +12,10 @@ import argparse
 from collections.abc import Collection
 from typing import Any
 
+from mpiscope.measure.cluster import LAUNCHERS, add_cluster_options
 from mpiscope.measure.method_options import parse_arrival, parse_cache_modes, parse_methods
 from mpiscope.measure.op_options import parse_op_option
-from mpiscope.measure.simulation import DEFAULT_CFG, LAUNCHERS, parse_cfg
+from mpiscope.measure.simulation import DEFAULT_CFG, parse_cfg
 from mpiscope.parsing import choice, float_in, int_at_least, int_in
 from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
@@ -133,12 +134,14 @@ def add_measure_options(
     """The options of ``run``, for the commands that take them too:
     ``launches``: with ``--launches`` and ``--seed``; ``only``: just these
     (the launcher's are always there: every measuring command runs on a
-    simulated cluster too)."""
+    simulated cluster and under srun too; a command that names ``--launcher``
+    in ``only`` chooses its launcher flags itself and keeps ``--nodes`` and
+    ``--ppn`` for a meaning of its own)."""
 
     def add(flag: str, **kwargs: Any) -> None:
         if only is None or flag in only:
             p.add_argument(flag, **kwargs)
-    add_launcher_options(p)
+    add_launcher_options(p, counts=only is None or "--launcher" not in only)
     add("--np", type=int_at_least(1), default=2, metavar="N", help="MPI processes (default 2)")
     add("--sizes", metavar="SPEC", help=f"message sizes in bytes (default {DEFAULT_SIZES})")
     add(
@@ -237,16 +240,20 @@ def add_measure_options(
     )
 
 
-def add_launcher_options(p: argparse.ArgumentParser) -> None:
-    """``--launcher``, ``--platform`` and ``--smpi-cfg`` (mpiscope.measure.simulation)."""
+def add_launcher_options(p: argparse.ArgumentParser, counts: bool = True) -> None:
+    """``--launcher``, ``--platform`` and ``--smpi-cfg`` (mpiscope.measure.simulation),
+    and the placement flags of real runs (mpiscope.measure.cluster; ``counts``:
+    with ``--nodes`` and ``--ntasks-per-node``)."""
     p.add_argument(
         "--launcher",
         type=choice(LAUNCHERS, "launcher"),
         default="mpiexec",
         metavar="NAME",
-        help="how the ranks start: mpiexec (default: the --mpi installation's) or smpi "
-        "(a simulated cluster: SimGrid SMPI on --platform; docs/simulation.md)",
+        help="how the ranks start: mpiexec (default: the --mpi installation's), srun (Slurm; "
+        "docs/clusters.md) or smpi (a simulated cluster: SimGrid SMPI on --platform; "
+        "docs/simulation.md)",
     )
+    add_cluster_options(p, counts)
     p.add_argument(
         "--platform",
         metavar="NAME|FILE",
