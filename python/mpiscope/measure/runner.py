@@ -36,9 +36,9 @@ from mpiscope.launcher import (
     build_env,
     describe_exit,
     format_command,
-    mpiexec_command,
     run_streaming,
 )
+from mpiscope.measure.cluster import launch_command
 from mpiscope.measure.launches import (
     LaunchOutcome,
     launch_seeds,
@@ -95,10 +95,11 @@ class Bench:
 
 
 def find_bench(args: argparse.Namespace) -> Bench:
-    """The bench of ``--mpi`` under ``mpiexec -n --np``, or with ``--launcher
-    smpi`` the SMPI build (built when missing) under ``smpirun`` on
-    ``--platform``; MpiscopeError when either is missing or the launcher
-    flags do not go together."""
+    """The bench of ``--mpi`` under ``mpiexec -n --np`` (on ``--hosts``...) or
+    ``srun`` (mpiscope.measure.cluster), or with ``--launcher smpi`` the
+    SMPI build (built when missing) under ``smpirun`` on ``--platform``;
+    MpiscopeError when either is missing or the launcher flags do not go
+    together."""
     platform = launch_platform(args)
     if platform is not None:
         profile = smpi_profile()
@@ -110,8 +111,9 @@ def find_bench(args: argparse.Namespace) -> Bench:
             "run it with --launcher smpi --platform NAME|FILE.xml"
         )
     bench = profile.check_bench()
-    launcher = mpiexec_command(profile, args.np, args.oversubscribe)
-    profile.check_mpiexec()
+    launcher = launch_command(profile, args)
+    if getattr(args, "launcher", None) != "srun":
+        profile.check_mpiexec()
     return Bench(profile, launcher, bench)
 
 
