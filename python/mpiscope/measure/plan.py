@@ -24,6 +24,7 @@ from typing import Any
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import format_command
 from mpiscope.measure.catalogue import query_ops
+from mpiscope.measure.cluster import cluster_meta, runs_elsewhere
 from mpiscope.measure.method_options import Arrival, check_method_options
 from mpiscope.measure.op_options import check_op_options
 from mpiscope.measure.options import (
@@ -136,8 +137,10 @@ def check_cores(args: argparse.Namespace, harm: str = "measure the scheduler, no
     """Whether ``--np`` oversubscribes this machine's cores (refused without
     ``--oversubscribe``: oversubscribed ranks ``harm``); a simulated run
     (``--launcher smpi``) is checked against its platform's cores instead
-    and never oversubscribes. Bad launcher flags are refused here too."""
-    if launch_platform(args) is not None:
+    and never oversubscribes, and so does a run whose ranks may be on other
+    machines (srun, mpiexec on hosts: their cores are the launcher's
+    business). Bad launcher flags are refused here too."""
+    if launch_platform(args) is not None or runs_elsewhere(args):
         return False
     cores = available_cores()
     oversubscribed = args.np > cores
@@ -245,6 +248,7 @@ def _plan_end(
         "launcher": format_command(launcher),
         "mpi_implementation": profile.implementation,
         **simulation_meta(args),
+        **cluster_meta(args),
     }
     return {
         "meta": meta,
