@@ -5,6 +5,12 @@ baseline of which point, and the ratio); :func:`comparison_lines` and
 :func:`views_lines` render it. A point's baseline is the ``window`` point
 with the same operation, size, process count, cache mode, arrival pattern
 and launch; without one, the ratio is unknown (``-``).
+
+For the operations whose bias in the IMB/OSU loop has a closed form
+(:data:`mpiscope.result.methods.LOOP_BIAS`: the linear broadcast's
+r_i(n,k)), :func:`bias_rows` sets each rank's time in the barrier loop
+against its time in the window method and the formula, and
+:func:`bias_lines` renders them.
 """
 
 from __future__ import annotations
@@ -17,12 +23,16 @@ from typing import Any
 from mpiscope.reports.header import PARTIAL_BANNER, header_rows
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.result.methods import DEFAULT_METHOD, METHODS
+from mpiscope.result.methods import DEFAULT_METHOD, LOOP_BIAS, METHODS
 from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
 
 __all__ = [
     "BARRIER_VIEWS",
+    "BiasRow",
     "MethodRow",
+    "bias_lines",
+    "bias_rows",
+    "bias_rows_of",
     "comparison_lines",
     "method_rows",
     "point_method",
@@ -195,7 +205,7 @@ def comparison_lines(result: Result) -> list[str]:
         "median at the same op, size and cache",
     ]
     lines += format_table(titles, aligns, cells)
-    return lines + views_lines(rows)
+    return lines + views_lines(rows) + bias_lines(bias_rows_of(result))
 
 
 def views_lines(rows: Sequence[MethodRow]) -> list[str]:
@@ -221,6 +231,130 @@ def views_lines(rows: Sequence[MethodRow]) -> list[str]:
         "(x the window method's median)",
     ]
     return lines + format_table(titles, "<>" + ">" * (len(BARRIER_VIEWS) + 1), cells)
+
+
+@dataclass(frozen=True)
+class BiasRow:
+    """One rank of a barrier-loop point of an operation with a known loop
+    bias, against the window method's point of the same op, size, process
+    count and cache mode."""
+
+    op: str
+    size_bytes: int | None
+    nprocs: int
+    cache: str | None
+    k: int  # launches per loop (the plan's k)
+    i: int  # the rank counted from the root: (rank - root) mod n
+    loop_ns: float | None  # the rank's mean launch time in the barrier loop
+    window_ns: float | None  # the rank's mean launch time in the window method
+    measured: float | None  # loop_ns / window_ns
+    formula: float  # r_i(n, k)
+
+    @property
+    def error(self) -> float | None:
+        """measured / formula - 1."""
+        return None if self.measured is None else self.measured / self.formula - 1
+
+
+def _rank_means(point: Mapping[str, Any]) -> dict[int, float | None]:
+    return {int(row["rank"]): row.get("mean_ns") for row in point.get("per_rank") or []}
+
+
+def bias_rows(
+    points: Sequence[Mapping[str, Any]],
+    k: int,
+    default_method: str = DEFAULT_METHOD,
+    default_cache: str | None = None,
+) -> list[BiasRow]:
+    """Every non-root rank of every barrier point whose op is in LOOP_BIAS
+    and has a window baseline, in the order of the points, then of i."""
+    measured = [p for p in points if p.get("kind", "measure") == "measure"]
+    windows = {
+        _group(p, default_cache): p for p in measured if point_method(p, default_method) == "window"
+    }
+    rows = []
+    for p in measured:
+        formula = LOOP_BIAS.get(p["op"])
+        base = windows.get(_group(p, default_cache))
+        if formula is None or base is None or point_method(p, default_method) != "barrier":
+            continue
+        n, root = int(p["nprocs"]), int(p.get("root") or 0)
+        loop, window = _rank_means(p), _rank_means(base)
+        for rank in sorted(loop, key=lambda r: (r - root) % n):
+            i = (rank - root) % n
+            if i == 0:
+                continue
+            rows.append(
+                BiasRow(
+                    op=p["op"], size_bytes=p.get("size_bytes"), nprocs=n,
+                    cache=p.get("cache") or default_cache, k=k, i=i, loop_ns=loop[rank],
+                    window_ns=window.get(rank), measured=ratio(loop[rank], window.get(rank)),
+                    formula=formula(n, k, i),
+                )
+            )  # fmt: skip
+    return rows
+
+
+def bias_rows_of(result: Result) -> list[BiasRow]:
+    return bias_rows(
+        [point.data for point in result.points],
+        int(result.method.get("k") or 0),
+        str(result.method.get("name") or DEFAULT_METHOD),
+        (result.environment.get("cache") or {}).get("mode"),
+    )
+
+
+def shown_ranks(nprocs: int) -> set[int]:
+    """The ranks (counted from the root) a table shows: every one up to 8
+    ranks, else 1, 2, 3, n/4, n/2, 3n/4 and n-1."""
+    if nprocs <= 9:
+        return set(range(1, nprocs))
+    return {1, 2, 3, nprocs // 4, nprocs // 2, 3 * nprocs // 4, nprocs - 1}
+
+
+def _times(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}x"
+
+
+def _percent(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:+.2f}%"
+
+
+def bias_lines(rows: Sequence[BiasRow]) -> list[str]:
+    """Measured per-rank ratio next to the formula's; for more than 9 ranks a
+    representative set of ranks and the largest error over all of them."""
+    if not rows:
+        return []
+    groups: dict[tuple[Any, ...], list[BiasRow]] = {}
+    for row in rows:
+        groups.setdefault((row.op, row.size_bytes, row.nprocs, row.cache), []).append(row)
+    titles = ["op", "size", "np", "k", "i", "barrier loop", "window", "measured", "r_i(n,k)"]
+    titles.append("error")
+    cells, notes = [], []
+    for (op, size, n, _), group in groups.items():
+        shown = shown_ranks(n)
+        for row in group:
+            if row.i in shown:
+                cells.append([
+                    op, format_bytes(size), str(n), str(row.k), str(row.i), format_ns(row.loop_ns),
+                    format_ns(row.window_ns), _times(row.measured), _times(row.formula),
+                    _percent(row.error),
+                ])  # fmt: skip
+        known = [row for row in group if row.error is not None]
+        if len(group) > len(shown & {row.i for row in group}) and known:
+            worst = max(known, key=lambda row: abs(row.error or 0.0))
+            notes.append(
+                f"{op} {format_bytes(size)} np {n}: all {len(group)} ranks, largest error "
+                f"{_percent(worst.error)} (i = {worst.i})"
+            )
+    lines = [
+        "",
+        "per-rank bias of the barrier loop: each rank's mean time in the loop / in the window "
+        "method (i: rank counted from the root), and the formula's r_i(n,k) = "
+        "((n-1)(k-1)+i)/(ik)",
+    ]
+    lines += format_table(titles, "<>>>>>>>>>", cells)
+    return lines + [f"  {note}" for note in notes]
 
 
 def render_methods(result: Result) -> str:

@@ -8,12 +8,13 @@ The bench implements them (src/engine/method*.c); the command line checks
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.result.describe import description
 
-__all__ = ["DEFAULT_METHOD", "METHODS", "MethodInfo"]
+__all__ = ["DEFAULT_METHOD", "LOOP_BIAS", "METHODS", "MethodInfo", "linear_loop_ratio"]
 
 #: The method of a document or point that names none, and the baseline
 #: other methods are compared with (the plan's default, test_describe.py).
@@ -41,3 +42,21 @@ def _method(item: dict[str, Any]) -> MethodInfo:
 METHODS: dict[str, MethodInfo] = {
     info.name: info for info in map(_method, description()["methods"])
 }
+
+
+def linear_loop_ratio(nprocs: int, k: int, i: int) -> float:
+    """r_i(n,k) = ((n-1)(k-1) + i) / (i k): how many times longer than its
+    true time t_i = i (alpha + m beta) rank root+i of a linear broadcast
+    (the root sends to root+1, ..., root+n-1 in turn) reads in the IMB/OSU
+    loop of k back-to-back launches (method ``barrier``): from the second
+    launch on, rank i waits for the root's sends of the launch before to
+    the ranks after it (measurement.md section 1, point 6). For 0 < i < n."""
+    if not 0 < i < nprocs or k < 1:
+        raise ValueError(f"r_i(n,k) needs 0 < i < n and k >= 1 (i={i}, n={nprocs}, k={k})")
+    return ((nprocs - 1) * (k - 1) + i) / (i * k)
+
+
+#: The operations whose per-rank bias in the IMB/OSU loop has a closed form:
+#: op name -> r(n, k, i), i counted from the root. ``mpiscope methods``
+#: prints the measured per-rank ratio (barrier loop / window) next to it.
+LOOP_BIAS: dict[str, Callable[[int, int, int], float]] = {"linear_bcast": linear_loop_ratio}
