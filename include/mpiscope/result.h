@@ -18,7 +18,8 @@ extern "C" {
 #define MPISCOPE_SCHEMA_VERSION "1.2"
 
 enum {
-    MPISCOPE_RESULT_FORCE = 1u << 0, /* overwrite an existing file */
+    MPISCOPE_RESULT_FORCE = 1u << 0, /* replace an existing file, once the new
+                                        document holds a point (or completes) */
     MPISCOPE_RESULT_RAW = 1u << 1    /* keep every launch's per-rank start/end times */
 };
 
@@ -56,15 +57,20 @@ MPISCOPE_API int mpiscope_result_warn(mpiscope_result_t *res, const char *text);
 /* Append a point just measured with mpiscope_context_measure() on the same
  * context (spec and point as given to and filled by it; user-defined ops
  * are written like built-in ones, under op->name) and rewrite the file.
- * Call on every rank: not collective, rank 0 writes, the others and ranks
- * outside the point's communicator do nothing. MPISCOPE_EIO, ENOMEM. */
+ * Collective over the context's communicator (call on every rank, also on
+ * ranks outside the point's communicator): rank 0 writes, and its error is
+ * returned on every rank, so that no rank goes on alone into the next
+ * point. MPISCOPE_EIO (the file could not be written: the previous one, with
+ * every earlier point, stays), MPISCOPE_ENOMEM. */
 MPISCOPE_API int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
                                            const mpiscope_point_spec_t *spec,
                                            const mpiscope_point_result_t *point);
 
 /* Collective: measure the clock residual again (drift over the run), write
  * the final document with status "complete" (failed == 0) or "failed",
- * and free `res` (also on error; do not use it afterwards). */
+ * and free `res` (also on error; do not use it afterwards). With
+ * MPISCOPE_RESULT_FORCE, a failed run that added nothing leaves the file
+ * that was there before. Returns rank 0's write error on every rank. */
 MPISCOPE_API int mpiscope_result_close(mpiscope_result_t *res, int failed);
 
 #ifdef __cplusplus

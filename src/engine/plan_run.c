@@ -5,6 +5,7 @@
 #include "mpiscope/error.h"
 #include "mpiscope/result.h"
 #include "plan_spec.h"
+#include "result_internal.h"
 
 typedef struct run {
     MPI_Comm comm;
@@ -22,6 +23,13 @@ static int fail(run_t *r, const char *what, int err)
     if (!r->err[0])
         snprintf(r->err, r->err_size, "%s: %s", what, mpiscope_strerror(err));
     return err;
+}
+
+/* What went wrong writing the result, as rank 0 (the writer) said it. */
+static const char *write_failure(const mpiscope_result_t *res)
+{
+    const char *why = mpiscope__result_error(res);
+    return why[0] ? why : "writing the result";
 }
 
 /* Measure one point and add it to the document. */
@@ -56,7 +64,7 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     if (!spec.nprocs)
         spec.nprocs = mpiscope_context_sync(run->ctx)->nprocs;
     err = mpiscope_result_add_point(run->res, pt->op, &spec, r);
-    return err ? fail(run, "writing the result", err) : 0;
+    return err ? fail(run, write_failure(run->res), err) : 0;
 }
 
 /* Every point of the plan, in plan order (or shuffled). */
@@ -135,9 +143,11 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     describe_run(o, run->res);
     err = run_points(run, on_point, user);
     /* a validation failure is a finding of a complete run, not a failed run */
+    char why[256];
+    snprintf(why, sizeof why, "%s", write_failure(run->res));
     int close_err = mpiscope_result_close(run->res, err != 0 && err != MPISCOPE_EVALIDATE);
     if (close_err && !err)
-        fail(run, "writing the result", close_err);
+        fail(run, why, close_err);
     mpiscope_context_destroy(run->ctx);
     return err ? err : close_err;
 }

@@ -1,4 +1,5 @@
 /* result.c: the result document, rewritten atomically after every point. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@ struct mpiscope_result {
     mpiscope__json_t warnings;
     double *end_residual_ns;       /* [nprocs] after close */
     char end_time_utc[32];
+    int keep_old;                  /* FORCE over an existing file: kept until there is content */
+    char why[256];                 /* rank 0's last write failure, "" else */
 };
 
 static void write_timer(const mpiscope_context_t *ctx, mpiscope__json_t *j)
@@ -145,10 +148,46 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
     mpiscope__json_end(j);
 }
 
-/* The whole document, then temporary file + rename: readers never see a
- * half-written file. */
+/* A document worth replacing an old file with (--force): one that holds a
+ * point or a section, or that says the run completed. */
+static int has_content(const mpiscope_result_t *res, const char *status)
+{
+    return (res->points.buf && res->points.buf[0]) || res->n_sections || strcmp(status, "complete") == 0;
+}
+
+/* `text` into res->path through a temporary file and a rename: readers
+ * never see a half-written file, and a failed write leaves the old one. */
+static int replace_file(mpiscope_result_t *res, const char *text, size_t len)
+{
+    size_t n = strlen(res->path) + 32;
+    char *tmp = malloc(n);
+    if (!tmp)
+        return MPISCOPE_ENOMEM;
+    snprintf(tmp, n, "%s.tmp.%ld", res->path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    int ok = f && fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    int why = errno; /* fclose may succeed where the writes failed: keep theirs */
+    if (f && fclose(f) != 0 && ok) {
+        ok = 0;
+        why = errno;
+    }
+    if (ok && rename(tmp, res->path) != 0) {
+        ok = 0;
+        why = errno;
+    }
+    if (!ok) {
+        unlink(tmp);
+        snprintf(res->why, sizeof res->why, "rank 0 could not write %s: %s", res->path, strerror(why));
+    }
+    free(tmp);
+    return ok ? 0 : MPISCOPE_EIO;
+}
+
+/* The whole document, written with replace_file(). */
 static int write_document(mpiscope_result_t *res, const char *status)
 {
+    if (res->keep_old && !has_content(res, status))
+        return 0;
     mpiscope__json_t j;
     mpiscope__json_init(&j);
     mpiscope__json_object(&j, NULL);
@@ -171,21 +210,29 @@ static int write_document(mpiscope_result_t *res, const char *status)
     mpiscope__json_end(&j);
     mpiscope__json_end(&j);
     int err = j.failed || res->points.failed || res->warnings.failed ? MPISCOPE_ENOMEM : 0;
-    if (!err) {
-        size_t n = strlen(res->path) + 32;
-        char *tmp = malloc(n);
-        FILE *f = tmp ? (snprintf(tmp, n, "%s.tmp.%ld", res->path, (long)getpid()), fopen(tmp, "w")) : NULL;
-        int ok = f && fwrite(j.buf, 1, j.len, f) == j.len && fputc('\n', f) != EOF;
-        ok = f && fclose(f) == 0 && ok;
-        if (!ok || rename(tmp, res->path) != 0) {
-            if (tmp)
-                unlink(tmp);
-            err = MPISCOPE_EIO;
-        }
-        free(tmp);
-    }
+    if (!err)
+        err = replace_file(res, j.buf, j.len);
+    else
+        snprintf(res->why, sizeof res->why, "rank 0 ran out of memory building the result document");
     mpiscope__json_free(&j);
+    if (!err)
+        res->keep_old = 0;
     return err;
+}
+
+/* Rank 0's error (it alone writes) on every rank of the context, with its
+ * reason: a rank that went on alone would wait in the next collective. */
+static int agree(mpiscope_result_t *res, int err)
+{
+    MPI_Bcast(&err, 1, MPI_INT, 0, res->ctx->comm);
+    if (err)
+        MPI_Bcast(res->why, (int)sizeof res->why, MPI_CHAR, 0, res->ctx->comm);
+    return err;
+}
+
+const char *mpiscope__result_error(const mpiscope_result_t *res)
+{
+    return res ? res->why : "";
 }
 
 static void result_free(mpiscope_result_t *res)
@@ -225,10 +272,9 @@ int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned fla
         err = res->path ? mpiscope__environment_gather(ctx->comm, &res->env) : MPISCOPE_ENOMEM;
     }
     if (!err && res->is_writer) {
-        if (!(flags & MPISCOPE_RESULT_FORCE) && access(path, F_OK) == 0)
-            err = MPISCOPE_EEXIST;
-        else
-            err = write_document(res, "running");
+        int exists = access(path, F_OK) == 0;
+        res->keep_old = exists && (flags & MPISCOPE_RESULT_FORCE);
+        err = exists && !res->keep_old ? MPISCOPE_EEXIST : write_document(res, "running");
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, ctx->comm);
     if (err) {
@@ -293,15 +339,16 @@ int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
 {
     if (!res || !op || !spec || !point)
         return MPISCOPE_EINVAL;
-    if (!res->is_writer || !point->participated)
-        return 0;
-    mpiscope__json_t item;
-    mpiscope__json_init(&item);
-    mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, &item);
-    mpiscope__json_list_append(&res->points, item.buf);
-    int err = item.failed ? MPISCOPE_ENOMEM : 0;
-    mpiscope__json_free(&item);
-    return err ? err : write_document(res, "running");
+    int err = 0;
+    if (res->is_writer && point->participated) {
+        mpiscope__json_t item;
+        mpiscope__json_init(&item);
+        mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, &item);
+        mpiscope__json_list_append(&res->points, item.buf);
+        err = item.failed ? MPISCOPE_ENOMEM : write_document(res, "running");
+        mpiscope__json_free(&item);
+    }
+    return agree(res, err);
 }
 
 int mpiscope_result_close(mpiscope_result_t *res, int failed)
@@ -320,7 +367,7 @@ int mpiscope_result_close(mpiscope_result_t *res, int failed)
     mpiscope__utc_now(res->end_time_utc, sizeof res->end_time_utc);
     if (res->is_writer)
         err = write_document(res, failed ? "failed" : "complete");
-    MPI_Bcast(&err, 1, MPI_INT, 0, ctx->comm);
+    err = agree(res, err);
     result_free(res);
     return err;
 }
@@ -344,10 +391,12 @@ int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_obje
 {
     if (!res || !json_object)
         return MPISCOPE_EINVAL;
-    if (!res->is_writer)
-        return 0;
-    mpiscope__json_list_append(&res->points, json_object);
-    return res->points.failed ? MPISCOPE_ENOMEM : write_document(res, "running");
+    int err = 0;
+    if (res->is_writer) {
+        mpiscope__json_list_append(&res->points, json_object);
+        err = res->points.failed ? MPISCOPE_ENOMEM : write_document(res, "running");
+    }
+    return agree(res, err);
 }
 
 int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value)

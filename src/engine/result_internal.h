@@ -6,11 +6,16 @@
 
 #include "mpiscope/result.h"
 
-/* Append one encoded JSON object to "points" and rewrite the file. */
+/* Append one encoded JSON object to "points" and rewrite the file.
+ * Collective, like mpiscope_result_add_point(). */
 int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_object);
 
 /* Add a top-level member "key": json_value (written with the document).
  * MPISCOPE_EINVAL for a key already added (or more than 8 sections). */
 int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value);
+
+/* Why the last write failed ("rank 0 could not write PATH: No space left
+ * on device"), on every rank; "" when none did. Owned by res. */
+const char *mpiscope__result_error(const mpiscope_result_t *res);
 
 #endif
