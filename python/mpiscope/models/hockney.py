@@ -173,19 +173,23 @@ def fit_hockney_auto(
     tolerance: float = 0.05,
     min_points: int = 2,
 ) -> Hockney:
-    """The fewest segments (1 .. ``max_segments``) whose every point is
-    within ``tolerance`` (relative) of its line; when none is, the one with
-    the least worst error. The number of protocol regimes is found from the
-    data as the breakpoints are."""
-    best: Hockney | None = None
+    """The number of protocol regimes found from the data as the
+    breakpoints are: the fewest segments (1 .. ``max_segments``) whose every
+    point is within ``tolerance`` (relative) of its line; when none is, the
+    count of least BIC, n ln(SSE/n) + 3k ln n (a segment costs alpha, beta
+    and its breakpoint), so an outlier does not buy a segment of its own."""
+    import math
+
+    n = len([t for t in times_ns if t > 0])
+    scored: list[tuple[float, int, Hockney]] = []
     for count in range(1, max_segments + 1):
         model = fit_hockney(sizes, times_ns, count, min_points)
-        worst = max(s.max_rel_error for s in model.segments)
-        if worst <= tolerance:
-            return model
-        if best is None or worst < max(s.max_rel_error for s in best.segments):
-            best = model
         if len(model.segments) < count:  # not enough points for more
             break
-    assert best is not None
-    return best
+        if max(s.max_rel_error for s in model.segments) <= tolerance:
+            return model
+        sse = sum(
+            ((model.time_ns(x) - t) / t) ** 2 for x, t in zip(sizes, times_ns, strict=True) if t > 0
+        )
+        scored.append((n * math.log(sse / n + 1e-12) + 3 * count * math.log(n), count, model))
+    return min(scored, key=lambda item: item[:2])[2]

@@ -134,7 +134,9 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     A noise document (``kind`` noise-run, noise-probe, noise-verdict or
     noise-calibration) gives its own frame (see
     :func:`mpiscope.result.noise.noise_frame`), and so does an
-    alltoall-compare document (:func:`mpiscope.result.alltoall.alltoall_frame`).
+    alltoall-compare document (:func:`mpiscope.result.alltoall.alltoall_frame`)
+    and a model document (:func:`mpiscope.result.model.model_frame`: one row
+    per fitted parameter).
 
     ``raw=False``: one row per point (:data:`POINT_COLUMNS`). ``raw=True``:
     one row per launch, and per rank where the document has per-rank start
@@ -143,6 +145,12 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     is missing or not a valid result document.
     """
     kind = document_kind(path)
+    if kind == "model":
+        from mpiscope.result.model import load_model, model_frame
+
+        if raw:
+            raise MpiscopeError(f"{path} is a model document: raw=True is for result documents")
+        return model_frame(load_model(path))
     if kind is not None and kind.startswith("alltoall-"):
         from mpiscope.result.alltoall import alltoall_frame, load_alltoall
 

@@ -1,0 +1,200 @@
+"""The measured series a fit reads from a result document, and the
+bootstrap that gives every fitted parameter its confidence interval.
+
+A :class:`Series` is one experiment (an op with some options) over sizes:
+per size the samples of one view (the default time: the max over ranks of
+each rank's duration; or one rank's own duration), taken from the point's
+raw launches (``mpiscope run --raw``; ``mpiscope model measure`` always
+keeps them). The statistic of a size is the median of its samples.
+
+Confidence intervals (:func:`bootstrap`): the fit is repeated on
+resampled data and the percentiles of each parameter taken. With raw
+samples every size's samples are resampled with replacement (a
+nonparametric bootstrap over the measured samples); a point without them
+contributes a normal draw around its median with its standard error (a
+parametric bootstrap). The document says which (``ci.method``).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = ["Estimate", "Series", "bootstrap", "find_series", "has_op"]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One experiment: sizes (ascending) and, per size, its samples (ns) or,
+    without raw samples, its median and standard error."""
+
+    name: str
+    sizes: tuple[int, ...]
+    samples: tuple[tuple[float, ...], ...]
+    medians: tuple[float, ...]
+    errors: tuple[float, ...]
+
+    @property
+    def raw(self) -> bool:
+        return all(self.samples)
+
+    def values(self, rng: random.Random | None = None) -> list[float]:
+        """The median of each size; with ``rng``, of one bootstrap resample."""
+        if rng is None:
+            return list(self.medians)
+        out = []
+        for samples, median, error in zip(self.samples, self.medians, self.errors, strict=True):
+            if samples:
+                out.append(statistics.median(rng.choices(samples, k=len(samples))))
+            else:
+                out.append(max(rng.gauss(median, error), 0.0))
+        return out
+
+    def at(self, size: int, rng: random.Random | None = None) -> float:
+        return dict(zip(self.sizes, self.values(rng), strict=True))[size]
+
+
+def _matches(
+    point: Mapping[str, Any],
+    op: str,
+    options: Mapping[str, str],
+    root: int | None,
+    absent: Sequence[str],
+) -> bool:
+    if point.get("op") != op or point.get("size_bytes") is None:
+        return False
+    if root is not None and point.get("root") != root:
+        return False
+    have = point.get("options") or {}
+    if any(k in have for k in absent):
+        return False
+    return all(str(have.get(k)) == str(v) for k, v in options.items())
+
+
+def _samples(point: Mapping[str, Any], rank: int | None) -> tuple[float, ...]:
+    raw = point.get("raw")
+    if not raw:
+        return ()
+    valid = raw.get("valid") or []
+    if rank is None:
+        times = raw.get("time_ns") or []
+        return tuple(float(t) for i, t in enumerate(times)
+                     if t is not None and (i >= len(valid) or valid[i]))  # fmt: skip
+    out = []
+    for i, (starts, ends) in enumerate(zip(raw["start_ns"], raw["end_ns"], strict=False)):
+        if (i < len(valid) and not valid[i]) or rank >= len(starts) or rank >= len(ends):
+            continue
+        if starts[rank] is not None and ends[rank] is not None:
+            out.append(float(ends[rank]) - float(starts[rank]))
+    return tuple(out)
+
+
+def _median_and_error(point: Mapping[str, Any], rank: int | None) -> tuple[float, float]:
+    median = point.get("median_ns")
+    if rank is not None:
+        rows = [r for r in point.get("per_rank") or [] if r.get("rank") == rank]
+        if not rows or rows[0].get("median_ns") is None:
+            raise MpiscopeError(
+                f"point {point.get('op')} {point.get('size_bytes')} B has no time of rank {rank}"
+            )
+        median = rows[0]["median_ns"]
+    if median is None:
+        raise MpiscopeError(f"point {point.get('op')} {point.get('size_bytes')} B has no median")
+    rse = point.get("rse")
+    error = float(median) * float(rse) if rse is not None else float(point.get("se_ns") or 0.0)
+    return float(median), error
+
+
+def has_op(doc: Mapping[str, Any], op: str) -> bool:
+    return any(p.get("op") == op for p in doc.get("points") or ())
+
+
+def find_series(
+    doc: Mapping[str, Any],
+    op: str,
+    options: Mapping[str, str] | None = None,
+    rank: int | None = None,
+    root: int | None = None,
+    scale: float = 1.0,
+    offset_ns: float = 0.0,
+    absent: Sequence[str] = (),
+) -> Series | None:
+    """The points of ``op`` whose options include ``options`` (one per
+    size: the last measured), as a series of the default time (``rank``
+    None) or of one rank's duration; each time becomes
+    ``time * scale - offset_ns``; points with an option named in ``absent``
+    are left out. None when there is no such point."""
+    options = dict(options or {})
+    chosen: dict[int, Mapping[str, Any]] = {}
+    for point in doc.get("points") or ():
+        if _matches(point, op, options, root, absent):
+            chosen[int(point["size_bytes"])] = point
+    if not chosen:
+        return None
+    sizes = tuple(sorted(chosen))
+    samples, medians, errors = [], [], []
+    for size in sizes:
+        point = chosen[size]
+        raw = _samples(point, rank)
+        median, error = _median_and_error(point, rank)
+        if raw:
+            median = statistics.median(raw)
+        samples.append(tuple(t * scale - offset_ns for t in raw))
+        medians.append(median * scale - offset_ns)
+        errors.append(error * scale)
+    label = op + "".join(f" {k}={v}" for k, v in options.items())
+    if rank is not None:
+        label += f" (rank {rank})"
+    return Series(label, sizes, tuple(samples), tuple(medians), tuple(errors))
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A parameter's value and its confidence interval (same unit)."""
+
+    value: float
+    low: float | None
+    high: float | None
+
+
+def bootstrap(
+    fit: Callable[[random.Random | None], Mapping[str, float]],
+    replicates: int = 200,
+    confidence: float = 0.95,
+    seed: int = 1,
+) -> dict[str, Estimate]:
+    """``fit(None)`` on the data as measured, and the ``confidence`` interval
+    of each of its parameters from ``replicates`` fits on resampled data
+    (``fit(rng)``; see the module doc), percentile method."""
+    point = dict(fit(None))
+    rng = random.Random(seed)
+    draws: dict[str, list[float]] = {name: [] for name in point}
+    for _ in range(replicates):
+        try:
+            values = fit(rng)
+        except (MpiscopeError, ZeroDivisionError, ValueError):
+            continue  # a degenerate resample: it does not count
+        for name in point:
+            if name in values:
+                draws[name].append(float(values[name]))
+    tail = (1 - confidence) / 2
+    out = {}
+    for name, value in point.items():
+        got = sorted(draws[name])
+        if len(got) < 2:
+            out[name] = Estimate(value, None, None)
+            continue
+        out[name] = Estimate(value, _quantile(got, tail), _quantile(got, 1 - tail))
+    return out
+
+
+def _quantile(sorted_values: Sequence[float], q: float) -> float:
+    pos = q * (len(sorted_values) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(sorted_values) - 1)
+    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)

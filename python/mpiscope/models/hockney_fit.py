@@ -1,0 +1,92 @@
+"""``mpiscope model fit --model hockney``: the piecewise Hockney fit of the
+ping-pong's one-way time (round trip / 2), per pair of ranks on request."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import Any
+
+from mpiscope.models.data import Series, bootstrap
+from mpiscope.models.fit import (
+    UNITS,
+    Fit,
+    FitOptions,
+    ci_method,
+    gamma_of,
+    gamma_series,
+    parameters,
+    pingpong_series,
+    require,
+    residuals,
+)
+from mpiscope.models.hockney import Hockney, fit_hockney, fit_hockney_auto
+
+__all__ = ["fit_hockney_document", "hockney_from_structure", "pairs_measured"]
+
+
+def _bounds(model: Hockney) -> list[int]:
+    bounds = [0]
+    for seg in model.segments:
+        bounds.append(bounds[-1] + seg.points)
+    return bounds
+
+
+def _piecewise(series: Series, options: FitOptions) -> tuple[Hockney, list[int]]:
+    sizes, values = list(series.sizes), series.values()
+    if options.segments is not None:
+        model = fit_hockney(sizes, values, options.segments)
+    else:
+        model = fit_hockney_auto(sizes, values, options.max_segments, options.tolerance)
+    return model, _bounds(model)
+
+
+def pairs_measured(doc: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The pairs ``i-j`` the document has a ping-pong of (``pairs=i-j``)."""
+    found = set()
+    for point in doc.get("points") or ():
+        text = (point.get("options") or {}).get("pairs", "") if point.get("op") == "pingpong" \
+            else ""
+        parts = text.split("-")
+        if len(parts) == 2 and all(p.isdigit() for p in parts):
+            found.add((int(parts[0]), int(parts[1])))
+    return sorted(found)
+
+
+def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
+    pingpong = require(pingpong_series(doc), "ping-pong between ranks 0 and 1",
+                       "mpiscope model measure, or mpiscope run pingpong --raw")  # fmt: skip
+    reduce = gamma_series(doc)
+    model, bounds = _piecewise(pingpong, options)
+
+    def fit(rng: random.Random | None) -> dict[str, float]:
+        m = fit_hockney(list(pingpong.sizes), pingpong.values(rng), bounds=bounds)
+        out: dict[str, float] = {}
+        for k, seg in enumerate(m.segments):
+            out[f"segment{k}.alpha_ns"] = seg.alpha_ns
+            out[f"segment{k}.beta_ns_per_byte"] = seg.beta_ns_per_byte
+        out.update(gamma_of(reduce, rng))
+        return out
+
+    estimates = bootstrap(fit, options.replicates, options.confidence, options.seed)
+    gamma = estimates["gamma_ns_per_byte"].value if "gamma_ns_per_byte" in estimates else 0.0
+    model = Hockney(model.segments, gamma)
+    structure: dict[str, Any] = {"segments": [s.as_dict() for s in model.segments]}
+    warnings = []
+    if options.per_pair:
+        pairs = []
+        for pair in pairs_measured(doc) or [(0, 1)]:
+            series = pingpong_series(doc, pair)
+            if series is None or len(series.sizes) < 2:
+                warnings.append(f"pair {pair[0]}-{pair[1]}: fewer than 2 sizes, not fitted")
+                continue
+            own, _ = _piecewise(series, options)
+            pairs.append({"pair": list(pair), "segments": [s.as_dict() for s in own.segments]})
+        structure["pairs"] = pairs
+    fitted = Fit("hockney", model, structure, parameters(estimates, UNITS),
+                 residuals(model, pingpong), ci_method(pingpong, reduce), warnings)  # fmt: skip
+    return fitted
+
+
+def hockney_from_structure(structure: Mapping[str, Any], gamma: float) -> Hockney:
+    return Hockney.from_dicts(structure["segments"], gamma)
