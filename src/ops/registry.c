@@ -74,6 +74,11 @@
     X(linear_gather)                                                                                \
     X(linear_bcast)                                                                                 \
     X(one_to_two)                                                                                   \
+    /* the models' experiments (LogGP, PLogP, reduction cost) */                                    \
+    X(prtt)                                                                                         \
+    X(overhead_send)                                                                                \
+    X(overhead_recv)                                                                                \
+    X(reduce_local)                                                                                 \
     /* the Alltoall lab's algorithms (src/alltoall) */                                              \
     X(alltoall_bruck)                                                                               \
     X(alltoall_pairwise)                                                                            \
