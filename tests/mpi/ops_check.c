@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { LAUNCHES = 3, MAX_REPORTS_PER_OP = 5, EXPECTED_OP_COUNT = 95 };
+enum { LAUNCHES = 3, MAX_REPORTS_PER_OP = 5, EXPECTED_OP_COUNT = 99 };
 static const size_t sizes_bytes[] = {0, 8, 1000, 65536};
 /* Small, so cold pools stay quick on machines with a huge last-level cache. */
 #define TEST_POOL_LIMIT_BYTES ((size_t)8 << 20)
