@@ -14,7 +14,7 @@ static const char *timer_choice(unsigned i)
 
 static const char *sync_choice(unsigned i)
 {
-    return i <= MPISCOPE_SYNC_RING ? mpiscope_sync_algorithm_name((mpiscope_sync_algorithm_t)i) : NULL;
+    return i < MPISCOPE_SYNC_COUNT ? mpiscope_sync_algorithm_name((mpiscope_sync_algorithm_t)i) : NULL;
 }
 
 static const char *stop_choice(unsigned i)
@@ -42,6 +42,14 @@ static const mpiscope__param_t params[] = {
      .help = "clock synchronization algorithm"},
     {.name = "sync_patience", INT(sync.patience, MPISCOPE__STORE_UNSIGNED, 1, BIG), .unit = "exchanges",
      .help = "clock sync stops after this many exchanges without a better round trip"},
+    {.name = "sync_fitpoints", INT(sync.fitpoints, MPISCOPE__STORE_UNSIGNED, 1, 64), .unit = "points",
+     .help = "clock sync: minimum-RTT steps per pair spread in time; 2 or more fit a drift by regression"},
+    {.name = "sync_fit_gap_ns", NUM(sync.fit_gap_ns, 0, INFINITY), .unit = "ns",
+     .help = "clock sync: wait between two fit points (the drift's lever arm)"},
+    {.name = "sync_node_leaders", INT(sync.node_leaders, MPISCOPE__STORE_UNSIGNED, 0, 1), .unit = "",
+     .help = "clock sync: 1 verifies that the ranks of a node share one clock and syncs node leaders only"},
+    {.name = "resync_seconds", NUM(sync.resync_seconds, 0, INFINITY), .unit = "s",
+     .help = "synchronize the clocks again before a point when the last sync is this old (0: never)"},
     {.name = "stop", CHOICE(stop_rule, stop_choice, stop_help), .unit = "",
      .help = "error: until the relative standard error reaches target_rse; count: a fixed number"},
     {.name = "target_rse", NUM(target_rse, 0, INFINITY), .min_open = 1, .unit = "1",
