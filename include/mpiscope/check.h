@@ -25,7 +25,7 @@ extern "C" {
 
 enum {
     MPISCOPE_CHECK_MAX_TIMERS = 4,       /* tsc, monotonic, gettimeofday, wtime */
-    MPISCOPE_CHECK_MAX_SYNCS = 2,        /* linear, ring */
+    MPISCOPE_CHECK_MAX_SYNCS = MPISCOPE_SYNC_COUNT, /* linear, ring, tree */
     MPISCOPE_CHECK_MAX_WAITPATTERNS = 3  /* waitpattern_null, _up, _down */
 };
 
@@ -66,6 +66,17 @@ typedef struct mpiscope_check_sync {
     double after_seconds;             /* the wait before measuring again, s */
     double max_abs_residual_after_ns; /* the same after the wait */
     double drift_ppm;                 /* (after - before) / wait, ppm; NAN for a wait of 0 */
+    unsigned long exchanges;          /* ping-pongs of the synchronisation, all pairs */
+    unsigned fitpoints;               /* fit points per pair (>= 2: drift fitted) */
+    int max_hops;                     /* most pairwise steps from a rank to rank 0 */
+    int nodes, node_shared;           /* as in mpiscope_clock_sync_t */
+    double max_error_ns;              /* largest reported offset error bound */
+    double max_drift_error_ppm;       /* largest reported drift bound (-1: not estimated) */
+    double max_abs_drift_fitted_ppm;  /* largest |drift| the model estimated */
+    int recovered;                    /* injected transform: 1 if every estimate is within
+                                         its bound of the truth, 0 if not; -1: none injected */
+    double max_offset_miss_ns;        /* largest |estimate - truth| of an offset (NAN: none) */
+    double max_drift_miss_ppm;        /* and of a drift (NAN: none, or not estimated) */
 } mpiscope_check_sync_t;
 
 typedef struct mpiscope_check {

@@ -62,6 +62,36 @@ MPISCOPE_API double mpiscope_timer_spin_until_ns(double t_ns);
 /* Information on the selected timer; MPISCOPE_EINVAL before init. */
 MPISCOPE_API int mpiscope_timer_info(mpiscope_timer_info_t *info);
 
+/* A clock transform, to test clock synchronisation against a known truth:
+ * the timer then reads raw * (1 + drift_ppm 1e-6) + offset_ns, plus a
+ * uniform jitter in [-jitter_ns, jitter_ns] on every read. */
+typedef struct mpiscope_clock_transform {
+    double offset_ns;
+    double drift_ppm;
+    double jitter_ns;
+} mpiscope_clock_transform_t;
+
+/* The transform `spec` gives rank `rank` (not collective). The spec is
+ * items separated by ';', later ones overriding earlier ones:
+ *   SELECTOR:KEY=VALUE[,KEY=VALUE...]
+ * SELECTOR: "all", a rank "3", a range "4-7", or "random" (each rank draws
+ * offset and drift uniformly in [-value, value] from seed=S, default 1);
+ * KEY: offset (ns), drift (ppm), jitter (ns), seed (random only). Example:
+ * "all:drift=20;0:drift=0;random:seed=7,offset=1e6". An empty spec gives
+ * the identity. Returns 0, or MPISCOPE_EINVAL (why: a one-line reason in
+ * why[why_len], may be NULL). */
+MPISCOPE_API int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_transform_t *out,
+                                                char *why, unsigned long why_len);
+
+/* Apply a transform to every later read of this process's timer (NULL or
+ * the identity: none). The jitter's generator is seeded with `seed`. Not
+ * collective; after mpiscope_timer_init. Returns 0 or MPISCOPE_EINVAL
+ * (before init, drift <= -1e6 ppm, negative jitter). */
+MPISCOPE_API int mpiscope_timer_set_transform(const mpiscope_clock_transform_t *transform, unsigned long long seed);
+
+/* The transform in effect: 1 (and *transform) if one is, else 0. */
+MPISCOPE_API int mpiscope_timer_get_transform(mpiscope_clock_transform_t *transform);
+
 #ifdef __cplusplus
 }
 #endif

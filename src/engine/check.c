@@ -9,6 +9,8 @@
 #include <time.h>
 #include "mpiscope/check.h"
 #include "mpiscope/error.h"
+#include "clock_setup.h"
+#include "sync_report.h"
 #include "util.h"
 
 #ifdef MPISCOPE_SMPI
@@ -122,6 +124,7 @@ static int check_sync(MPI_Comm comm, const mpiscope_params_t *params, double dri
     nanosleep(&wait, NULL);
     mpiscope_clock_sync_verify(comm, sync, after);
     double before = mpiscope_clock_sync_max_residual_ns(sync), later = mpiscope__max_abs(after, sync->nprocs);
+    mpiscope__check_sync_accuracy(sync, out);
     out->duration_ns = sync->duration_ns;
     out->max_abs_residual_ns = before;
     out->after_seconds = drift_seconds;
@@ -143,7 +146,11 @@ static int measure(MPI_Comm comm, const mpiscope_params_t *params, double drift_
     /* syncs on the default timer, as runs use it */
     if (!err)
         err = mpiscope_timer_init(MPISCOPE_TIMER_AUTO, 0);
-    for (int a = MPISCOPE_SYNC_LINEAR; a <= MPISCOPE_SYNC_RING && !err; a++) {
+    if (!err) {
+        char why[256];
+        err = mpiscope__clock_setup(comm, &params->sync, why, sizeof why);
+    }
+    for (int a = MPISCOPE_SYNC_LINEAR; a < MPISCOPE_SYNC_COUNT && !err; a++) {
         c->syncs[c->n_syncs].algorithm = (mpiscope_sync_algorithm_t)a;
         err = check_sync(comm, params, drift_seconds, &c->syncs[c->n_syncs]);
         c->n_syncs += !err;

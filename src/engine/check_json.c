@@ -54,6 +54,21 @@ static void write_sync(mpiscope__json_t *j, const mpiscope_check_sync_t *s)
     mpiscope__json_number(j, "after_seconds", s->after_seconds);
     mpiscope__json_number(j, "max_abs_residual_after_ns", s->max_abs_residual_after_ns);
     mpiscope__json_number(j, "drift_ppm", s->drift_ppm);
+    mpiscope__json_integer(j, "exchanges", (long long)s->exchanges);
+    mpiscope__json_integer(j, "fitpoints", s->fitpoints);
+    mpiscope__json_integer(j, "max_hops", s->max_hops);
+    mpiscope__json_integer(j, "nodes", s->nodes);
+    mpiscope__json_bool(j, "node_shared", s->node_shared);
+    mpiscope__json_number(j, "max_error_ns", s->max_error_ns);
+    if (s->max_drift_error_ppm >= 0)
+        mpiscope__json_number(j, "max_drift_error_ppm", s->max_drift_error_ppm);
+    mpiscope__json_number(j, "max_abs_drift_fitted_ppm", s->max_abs_drift_fitted_ppm);
+    if (s->recovered >= 0) {
+        mpiscope__json_bool(j, "recovered", s->recovered);
+        mpiscope__json_number(j, "max_offset_miss_ns", s->max_offset_miss_ns);
+        if (s->max_drift_error_ppm >= 0)
+            mpiscope__json_number(j, "max_drift_miss_ppm", s->max_drift_miss_ppm);
+    }
     mpiscope__json_end(j);
 }
 

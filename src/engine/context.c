@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
+#include "clock_setup.h"
 #include "context.h"
 #include "timer_read.h"
 #include "util.h"
@@ -22,22 +23,6 @@ static int init_timer(MPI_Comm comm, mpiscope_timer_kind_t kind)
         err = worst;
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
     return err;
-}
-
-/* Ranks of one node read one counter: they take the node leader's
- * calibration, so their clocks cannot drift apart by calibration error. */
-static void share_node_frequency(MPI_Comm comm)
-{
-    mpiscope_timer_info_t info;
-    mpiscope_timer_info(&info);
-    if (info.kind != MPISCOPE_TIMER_TSC)
-        return;
-    MPI_Comm node;
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
-    double hz = info.frequency_hz;
-    MPI_Bcast(&hz, 1, MPI_DOUBLE, 0, node);
-    mpiscope_timer_set_frequency(hz);
-    MPI_Comm_free(&node);
 }
 
 /* An upper bound of the time to broadcast one clock value: twice the 90th
@@ -79,11 +64,14 @@ int mpiscope_context_create(MPI_Comm comm, const mpiscope_params_t *params, mpis
     MPI_Comm_size(ctx->comm, &ctx->nprocs);
     err = init_timer(ctx->comm, p.timer);
     if (!err) {
-        share_node_frequency(ctx->comm);
+        err = mpiscope__clock_setup(ctx->comm, &p.sync, ctx->last_error, sizeof ctx->last_error);
         mpiscope_timer_info(&ctx->timer);
         p.timer = ctx->timer.kind;
-        err = mpiscope_clock_sync_run(ctx->comm, &p.sync, &ctx->sync);
     }
+    if (!err)
+        err = mpiscope_clock_sync_run(ctx->comm, &p.sync, &ctx->sync);
+    if (!err)
+        ctx->synced_at_ns = mpiscope__now_ns();
     if (!err)
         err = mpiscope__buffer_pool_create(p.cache_cold, p.alignment_bytes, p.pool_limit_bytes, &ctx->pool);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, ctx->comm);
@@ -115,7 +103,17 @@ int mpiscope_context_resync(mpiscope_context_t *ctx)
     mpiscope_clock_sync_free(ctx->sync);
     ctx->sync = fresh;
     ctx->resyncs++;
+    ctx->synced_at_ns = mpiscope__now_ns();
     return 0;
+}
+
+int mpiscope__context_resync_if_due(mpiscope_context_t *ctx)
+{
+    double every = ctx->params.sync.resync_seconds;
+    /* rank 0 decides, so every rank takes the same branch */
+    int due = every > 0 && (mpiscope__now_ns() - ctx->synced_at_ns) * 1e-9 >= every;
+    MPI_Bcast(&due, 1, MPI_INT, 0, ctx->comm);
+    return due ? mpiscope_context_resync(ctx) : 0;
 }
 
 void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep) { ctx->keep_raw = keep; }

@@ -15,6 +15,7 @@ struct mpiscope_context {
     mpiscope_timer_info_t timer;
     mpiscope_clock_sync_t *sync;
     unsigned resyncs;              /* synchronisations after the first */
+    double synced_at_ns;           /* local time of the last synchronisation */
     char last_error[256];          /* see mpiscope_context_last_error() */
     mpiscope__buffer_pool_t *pool;
     int keep_raw;                  /* keep per-launch samples of the last point (rank 0) */
@@ -24,6 +25,10 @@ struct mpiscope_context {
     int subcomm_n[MPISCOPE__MAX_SUBCOMMS];
     int n_subcomms;
 };
+
+/* Collective, between points: synchronise again when the last sync is
+ * params.sync.resync_seconds old (0: never). 0 or an MPISCOPE_E* code. */
+int mpiscope__context_resync_if_due(mpiscope_context_t *ctx);
 
 /* Keep raw per-launch samples of every point (for --raw). */
 void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep);

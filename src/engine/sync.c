@@ -1,104 +1,68 @@
-/* sync.c: clock synchronisation over MPI (linear and ring), and its check. */
+/* sync.c: clock synchronisation's public side: the algorithms' registry,
+ * a run (models through node leaders, gathered on rank 0, the injected
+ * truth beside them), its verification and the global clock it gives. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
-#include "mpiscope/sync.h"
-#include "sync_math.h"
-#include "timer_read.h"
+#include "mpiscope/timer.h"
 #include "param_table.h"
+#include "sync_internal.h"
+#include "timer_read.h"
 #include "util.h"
 
-enum { SYNC_TAG = 7411 };
-static const double MSG_CONTINUE = 1.0, MSG_STOP = 0.0;
+/* The one registry of sync algorithms: --describe lists it. */
+static const struct {
+    const char *name, *description;
+} algorithms[MPISCOPE_SYNC_COUNT] = {
+    [MPISCOPE_SYNC_LINEAR] = {"linear", "rank 0 syncs with ranks 1..n-1 in turn: O(n) time, one hop of error"},
+    [MPISCOPE_SYNC_RING] = {"ring", "rank i syncs with i-1, models composed along the ring: O(1) steps, "
+                                    "errors add up over up to n-1 hops"},
+    [MPISCOPE_SYNC_TREE] = {"tree", "binomial tree: O(log n) steps, errors add up over at most log2 n hops"},
+};
 
 const char *mpiscope__sync_algorithm_description(mpiscope_sync_algorithm_t algorithm)
 {
-    return algorithm == MPISCOPE_SYNC_RING ? "rank i syncs with i-1, offsets summed along the ring (errors add up)"
-                                           : "rank 0 syncs with ranks 1..n-1 in turn: O(n) time";
+    return (unsigned)algorithm < MPISCOPE_SYNC_COUNT ? algorithms[algorithm].description : NULL;
 }
 
 void mpiscope_sync_params_default(mpiscope_sync_params_t *params)
 {
+    memset(params, 0, sizeof *params);
     params->algorithm = MPISCOPE_SYNC_LINEAR;
     params->patience = 100;
     params->max_exchanges = 5000;
+    params->fitpoints = 1;
+    params->fit_gap_ns = 1e7;
+    params->node_leaders = 1;
 }
 
 int mpiscope_sync_parse(const char *text, mpiscope_sync_algorithm_t *algorithm)
 {
-    if (text && strcmp(text, "linear") == 0)
-        *algorithm = MPISCOPE_SYNC_LINEAR;
-    else if (text && strcmp(text, "ring") == 0)
-        *algorithm = MPISCOPE_SYNC_RING;
-    else
-        return MPISCOPE_EINVAL;
-    return 0;
+    for (int a = 0; text && a < MPISCOPE_SYNC_COUNT; a++)
+        if (strcmp(text, algorithms[a].name) == 0) {
+            *algorithm = (mpiscope_sync_algorithm_t)a;
+            return 0;
+        }
+    return MPISCOPE_EINVAL;
 }
 
 const char *mpiscope_sync_algorithm_name(mpiscope_sync_algorithm_t algorithm)
 {
-    return algorithm == MPISCOPE_SYNC_RING ? "ring" : "linear";
+    return (unsigned)algorithm < MPISCOPE_SYNC_COUNT ? algorithms[algorithm].name : "unknown";
 }
 
-/* Server side of a pair: answer each ping with the (shifted) clock until told to stop. */
-static void serve(MPI_Comm comm, int client, double shift_ns)
+void mpiscope_clock_sync_free(mpiscope_clock_sync_t *sync)
 {
-    double msg;
-    for (;;) {
-        MPI_Recv(&msg, 1, MPI_DOUBLE, client, SYNC_TAG, comm, MPI_STATUS_IGNORE);
-        if (msg == MSG_STOP)
-            return;
-        double now = mpiscope__now_ns() + shift_ns;
-        MPI_Send(&now, 1, MPI_DOUBLE, client, SYNC_TAG, comm);
-    }
-}
-
-/* Client side: ping-pong until the minimum RTT stops improving. */
-static void ping(MPI_Comm comm, int server, double shift_ns, const mpiscope_sync_params_t *p,
-                 mpiscope__rtt_tracker_t *t)
-{
-    mpiscope__rtt_tracker_reset(t);
-    int done = 0;
-    while (!done) {
-        double server_time;
-        double t_send = mpiscope__now_ns() + shift_ns;
-        MPI_Send(&MSG_CONTINUE, 1, MPI_DOUBLE, server, SYNC_TAG, comm);
-        MPI_Recv(&server_time, 1, MPI_DOUBLE, server, SYNC_TAG, comm, MPI_STATUS_IGNORE);
-        double t_recv = mpiscope__now_ns() + shift_ns;
-        done = mpiscope__rtt_tracker_add(t, t_send, server_time, t_recv, p->patience,
-                                         p->max_exchanges);
-    }
-    MPI_Send(&MSG_STOP, 1, MPI_DOUBLE, server, SYNC_TAG, comm);
-}
-
-/* Rank 0 pairs with every other rank in turn; clocks shifted by `shift`
- * (0 to synchronise, the offsets to verify). Fills this rank's tracker. */
-static void linear_round(MPI_Comm comm, int rank, int n, double shift_ns,
-                         const mpiscope_sync_params_t *p, mpiscope__rtt_tracker_t *mine)
-{
-    mpiscope__rtt_tracker_reset(mine);
-    mine->rtt_min_ns = 0;
-    for (int peer = 1; peer < n; peer++) {
-        if (rank == 0)
-            serve(comm, peer, shift_ns);
-        else if (rank == peer)
-            ping(comm, 0, shift_ns, p, mine);
-    }
-}
-
-/* Each rank i > 0 pings i-1; odd ranks first, then even ones, so no rank
- * serves and pings at once. Returns o_{i,i-1} in *mine. */
-static void ring_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_params_t *p,
-                       mpiscope__rtt_tracker_t *mine)
-{
-    mpiscope__rtt_tracker_reset(mine);
-    mine->rtt_min_ns = 0;
-    for (int phase = 1; phase >= 0; phase--) { /* phase 1: odd clients, phase 0: even */
-        if (rank > 0 && rank % 2 == phase)
-            ping(comm, rank - 1, 0, p, mine);
-        if (rank + 1 < n && (rank + 1) % 2 == phase)
-            serve(comm, rank + 1, 0);
-    }
+    if (!sync)
+        return;
+    double *arrays[] = {sync->offsets_ns, sync->drifts_ppm, sync->t_refs_ns, sync->errors_ns,
+                        sync->drift_errors_ppm, sync->rtt_min_ns, sync->residual_ns, sync->node_residual_ns,
+                        sync->true_offsets_ns, sync->true_drifts_ppm};
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        free(arrays[i]);
+    free(sync->hops);
+    free(sync);
 }
 
 static mpiscope_clock_sync_t *sync_alloc(int n)
@@ -106,10 +70,13 @@ static mpiscope_clock_sync_t *sync_alloc(int n)
     mpiscope_clock_sync_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    s->offsets_ns = calloc((size_t)n, sizeof(double));
-    s->rtt_min_ns = calloc((size_t)n, sizeof(double));
-    s->residual_ns = calloc((size_t)n, sizeof(double));
-    if (!s->offsets_ns || !s->rtt_min_ns || !s->residual_ns) {
+    double **arrays[] = {&s->offsets_ns, &s->drifts_ppm, &s->t_refs_ns, &s->errors_ns, &s->drift_errors_ppm,
+                         &s->rtt_min_ns, &s->residual_ns, &s->node_residual_ns};
+    int ok = 1;
+    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+        ok &= (*arrays[i] = calloc((size_t)n, sizeof(double))) != NULL;
+    s->hops = calloc((size_t)n, sizeof(int));
+    if (!ok || !s->hops) {
         mpiscope_clock_sync_free(s);
         return NULL;
     }
@@ -117,61 +84,127 @@ static mpiscope_clock_sync_t *sync_alloc(int n)
     return s;
 }
 
-int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
-                            mpiscope_clock_sync_t **out)
+/* What one clock read may be off by, the worst over the ranks: the
+ * timer's resolution and an injected jitter. */
+static double read_error_ns(MPI_Comm comm)
+{
+    mpiscope_timer_info_t info;
+    mpiscope_clock_transform_t tf = {0};
+    double e = mpiscope_timer_info(&info) == 0 && isfinite(info.resolution_ns) ? info.resolution_ns : 0;
+    if (mpiscope_timer_get_transform(&tf))
+        e += tf.jitter_ns;
+    MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_MAX, comm);
+    return e;
+}
+
+/* This rank's entry of a per-rank array, gathered on rank 0 (others keep
+ * their own at [rank]). */
+static void gather(MPI_Comm comm, int rank, double mine, double *all)
+{
+    MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm);
+    all[rank] = mine;
+}
+
+/* With an injected transform somewhere: the true model of every rank, from
+ * its own transform and rank 0's (timer.c's shared origin makes the raw
+ * clocks one). */
+static int gather_truth(MPI_Comm comm, mpiscope_clock_sync_t *s)
+{
+    mpiscope_clock_transform_t mine = {0}, zero;
+    int any = mpiscope_timer_get_transform(&mine);
+    MPI_Allreduce(MPI_IN_PLACE, &any, 1, MPI_INT, MPI_MAX, comm);
+    s->transformed = any;
+    if (!any)
+        return 0;
+    zero = mine;
+    MPI_Bcast(&zero, 3, MPI_DOUBLE, 0, comm);
+    s->true_offsets_ns = calloc((size_t)s->nprocs, sizeof(double));
+    s->true_drifts_ppm = calloc((size_t)s->nprocs, sizeof(double));
+    int err = !s->true_offsets_ns || !s->true_drifts_ppm ? MPISCOPE_ENOMEM : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    if (err)
+        return err;
+    double offset, drift;
+    mpiscope__transform_truth(mine.offset_ns, mine.drift_ppm, zero.offset_ns, zero.drift_ppm, s->t_ref_ns,
+                              &offset, &drift);
+    gather(comm, s->rank, offset, s->true_offsets_ns);
+    gather(comm, s->rank, drift * 1e6, s->true_drifts_ppm);
+    return 0;
+}
+
+static void fill(MPI_Comm comm, mpiscope_clock_sync_t *s, const mpiscope__clock_model_t *m,
+                 const mpiscope__pair_fit_t *fit, double node_residual)
+{
+    s->offset_ns = m->offset_ns;
+    s->drift_ppm = m->drift * 1e6;
+    s->t_ref_ns = m->t_ref_ns;
+    s->error_ns = m->error_ns;
+    s->drift_error_ppm = m->drift_error < 0 ? -1 : m->drift_error * 1e6;
+    gather(comm, s->rank, s->offset_ns, s->offsets_ns);
+    gather(comm, s->rank, s->drift_ppm, s->drifts_ppm);
+    gather(comm, s->rank, s->t_ref_ns, s->t_refs_ns);
+    gather(comm, s->rank, s->error_ns, s->errors_ns);
+    gather(comm, s->rank, s->drift_error_ppm, s->drift_errors_ppm);
+    gather(comm, s->rank, fit->rtt_min_ns, s->rtt_min_ns);
+    gather(comm, s->rank, node_residual, s->node_residual_ns);
+    MPI_Gather(&m->hops, 1, MPI_INT, s->hops, 1, MPI_INT, 0, comm);
+    s->hops[s->rank] = m->hops;
+    MPI_Reduce(&fit->exchanges, &s->exchanges, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, comm);
+}
+
+int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params, mpiscope_clock_sync_t **out)
 {
     mpiscope_sync_params_t defaults;
     if (!params) {
         mpiscope_sync_params_default(&defaults);
         params = &defaults;
     }
-    if (!out || params->patience == 0 || params->max_exchanges == 0)
+    if (!out || params->patience == 0 || params->max_exchanges == 0 || params->fitpoints == 0
+        || params->fitpoints > MPISCOPE__SYNC_MAX_FITPOINTS || !(params->fit_gap_ns >= 0)
+        || (unsigned)params->algorithm >= MPISCOPE_SYNC_COUNT)
         return MPISCOPE_EINVAL;
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
     mpiscope_clock_sync_t *s = sync_alloc(n);
-    if (!s)
-        return MPISCOPE_ENOMEM;
+    int err = s ? 0 : MPISCOPE_ENOMEM;
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    if (err) {
+        mpiscope_clock_sync_free(s);
+        return err;
+    }
     s->algorithm = params->algorithm;
     s->rank = rank;
+    s->fitpoints = params->fitpoints;
+    double re = read_error_ns(comm);
 
     MPI_Barrier(comm);
-    double t0 = mpiscope__now_ns();
-    mpiscope__rtt_tracker_t mine;
-    if (params->algorithm == MPISCOPE_SYNC_RING)
-        ring_round(comm, rank, n, params, &mine);
-    else
-        linear_round(comm, rank, n, 0, params, &mine);
-
-    unsigned long exchanges = mine.exchanges;
-    MPI_Reduce(&exchanges, &s->exchanges, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, comm);
-    MPI_Gather(&mine.rtt_min_ns, 1, MPI_DOUBLE, s->rtt_min_ns, 1, MPI_DOUBLE, 0, comm);
-    double local = rank == 0 ? 0 : mine.offset_ns;
-    MPI_Gather(&local, 1, MPI_DOUBLE, s->offsets_ns, 1, MPI_DOUBLE, 0, comm);
-    if (params->algorithm == MPISCOPE_SYNC_RING && rank == 0) {
-        double *pairs = malloc((size_t)n * sizeof *pairs);
-        if (!pairs) {
-            mpiscope_clock_sync_free(s);
-            return MPISCOPE_ENOMEM; /* ranks then block in Scatter: MPI aborts on exit */
-        }
-        memcpy(pairs, s->offsets_ns, (size_t)n * sizeof *pairs);
-        mpiscope__ring_offsets(pairs, n, s->offsets_ns);
-        free(pairs);
-    }
-    MPI_Scatter(s->offsets_ns, 1, MPI_DOUBLE, &s->offset_ns, 1, MPI_DOUBLE, 0, comm);
-    if (rank != 0) {
-        s->offsets_ns[rank] = s->offset_ns;
-        s->rtt_min_ns[rank] = mine.rtt_min_ns;
-    }
+    double t0 = mpiscope__now_ns(), node_residual = 0;
+    mpiscope__clock_model_t model;
+    mpiscope__pair_fit_t fit;
+    err = mpiscope__sync_with_leaders(comm, params, re, &model, &fit, &node_residual, &s->nodes, &s->node_shared);
     s->duration_ns = mpiscope__now_ns() - t0;
-    int err = mpiscope_clock_sync_verify(comm, s, s->residual_ns);
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    if (!err) {
+        fill(comm, s, &model, &fit, node_residual);
+        err = gather_truth(comm, s);
+    }
+    if (!err)
+        err = mpiscope_clock_sync_verify(comm, s, s->residual_ns);
     if (err) {
         mpiscope_clock_sync_free(s);
         return err;
     }
     *out = s;
     return 0;
+}
+
+/* This rank's model, from the public fields. */
+static void model_of(const mpiscope_clock_sync_t *s, mpiscope__clock_model_t *m)
+{
+    *m = (mpiscope__clock_model_t){.offset_ns = s->offset_ns, .drift = s->drift_ppm * 1e-6,
+                                   .t_ref_ns = s->t_ref_ns, .error_ns = s->error_ns,
+                                   .drift_error = s->drift_error_ppm < 0 ? -1 : s->drift_error_ppm * 1e-6};
 }
 
 int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns)
@@ -182,10 +215,20 @@ int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync,
     if (!sync || n != sync->nprocs || (rank == 0 && !residual_ns))
         return MPISCOPE_EINVAL;
     /* A shorter patience than the sync itself: this is a check, not a fit. */
-    mpiscope_sync_params_t p = {.algorithm = MPISCOPE_SYNC_LINEAR, .patience = 30, .max_exchanges = 1000};
-    mpiscope__rtt_tracker_t mine;
-    linear_round(comm, rank, n, sync->offset_ns, &p, &mine);
-    double left = rank == 0 ? 0 : mine.offset_ns;
+    mpiscope_sync_params_t p;
+    mpiscope_sync_params_default(&p);
+    p.patience = 30;
+    p.max_exchanges = 1000;
+    mpiscope__clock_model_t m;
+    model_of(sync, &m);
+    mpiscope__pair_fit_t fit = {0};
+    for (int peer = 1; peer < n; peer++) {
+        if (rank == 0)
+            mpiscope__sync_serve(comm, peer, &m);
+        else if (rank == peer)
+            mpiscope__sync_ping(comm, 0, &m, &p, &fit);
+    }
+    double left = rank == 0 ? 0 : fit.pts[0].offset_ns;
     MPI_Gather(&left, 1, MPI_DOUBLE, residual_ns, 1, MPI_DOUBLE, 0, comm);
     return 0;
 }
@@ -195,17 +238,34 @@ double mpiscope_clock_sync_max_residual_ns(const mpiscope_clock_sync_t *sync)
     return mpiscope__max_abs(sync->residual_ns, sync->nprocs);
 }
 
-double mpiscope_clock_sync_now_ns(const mpiscope_clock_sync_t *sync)
+double mpiscope_clock_sync_global_ns(const mpiscope_clock_sync_t *sync, double local_ns)
 {
-    return mpiscope__now_ns() + sync->offset_ns;
+    mpiscope__clock_model_t m;
+    model_of(sync, &m);
+    return mpiscope__model_global(&m, local_ns);
 }
 
-void mpiscope_clock_sync_free(mpiscope_clock_sync_t *sync)
+double mpiscope_clock_sync_local_ns(const mpiscope_clock_sync_t *sync, double global_ns)
 {
-    if (!sync)
-        return;
-    free(sync->offsets_ns);
-    free(sync->rtt_min_ns);
-    free(sync->residual_ns);
-    free(sync);
+    mpiscope__clock_model_t m;
+    model_of(sync, &m);
+    return mpiscope__model_local(&m, global_ns);
+}
+
+double mpiscope_clock_sync_now_ns(const mpiscope_clock_sync_t *sync)
+{
+    return mpiscope_clock_sync_global_ns(sync, mpiscope__now_ns());
+}
+
+int mpiscope_clock_sync_recovered(const mpiscope_clock_sync_t *s)
+{
+    if (!s->transformed || !s->true_offsets_ns)
+        return -1;
+    for (int i = 0; i < s->nprocs; i++) {
+        if (!(fabs(s->offsets_ns[i] - s->true_offsets_ns[i]) <= s->errors_ns[i]))
+            return 0;
+        if (s->drift_errors_ppm[i] >= 0 && !(fabs(s->drifts_ppm[i] - s->true_drifts_ppm[i]) <= s->drift_errors_ppm[i]))
+            return 0;
+    }
+    return 1;
 }

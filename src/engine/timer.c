@@ -218,6 +218,7 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
         return err;
     /* Readings start near 0 so doubles keep sub-picosecond precision for days. */
     mpiscope__timer.kind = kind;
+    mpiscope__timer.transformed = 0;
     mpiscope__timer.origin_sec = 0;
     mpiscope__timer.origin_ns = 0;
     mpiscope__timer.origin_ticks = mpiscope__tsc_read();
@@ -234,7 +235,7 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
             clock_gettime(mpiscope__timer.clock_id, &ts);
             mpiscope__timer.origin_sec = ts.tv_sec;
         }
-        mpiscope__timer.origin_ns = mpiscope__now_ns();
+        mpiscope__timer.origin_ns = mpiscope__raw_now_ns();
     }
     characterise(CHARACTERISE_READS, &timer_info.resolution_ns, &timer_info.read_overhead_ns);
     return 0;
@@ -259,6 +260,8 @@ double mpiscope_timer_spin_until_ns(double t_ns)
      * nothing in SimGrid 3.32), then reads for what rounding left */
     if ((now = mpiscope__now_ns()) < t_ns) {
         double gap_ns = t_ns - now;
+        if (mpiscope__timer.transformed) /* a local ns lasts 1/scale simulated ns */
+            gap_ns /= mpiscope__timer.tf_scale;
         struct timespec gap = {.tv_sec = (time_t)(gap_ns * 1e-9)};
         gap.tv_nsec = (long)(gap_ns - (double)gap.tv_sec * 1e9);
         smpi_nanosleep(&gap, NULL);
@@ -267,6 +270,63 @@ double mpiscope_timer_spin_until_ns(double t_ns)
     while ((now = mpiscope__now_ns()) < t_ns)
         ;
     return now;
+}
+
+/* xorshift64*: cheap, and deterministic per seed. */
+static double jitter_unit(void)
+{
+    uint64_t x = mpiscope__timer.tf_rng;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    mpiscope__timer.tf_rng = x;
+    return (double)((x * 2685821657736338717ULL) >> 11) * 0x1.0p-52 - 1.0; /* [-1, 1) */
+}
+
+double mpiscope__timer_transform(double raw_ns)
+{
+    double t = raw_ns * mpiscope__timer.tf_scale + mpiscope__timer.tf_offset_ns;
+    return mpiscope__timer.tf_jitter_ns > 0 ? t + mpiscope__timer.tf_jitter_ns * jitter_unit() : t;
+}
+
+int mpiscope_timer_set_transform(const mpiscope_clock_transform_t *tf, unsigned long long seed)
+{
+    if (mpiscope__timer.kind == MPISCOPE_TIMER_AUTO)
+        return MPISCOPE_EINVAL;
+    if (!tf || (tf->offset_ns == 0 && tf->drift_ppm == 0 && tf->jitter_ns == 0)) {
+        mpiscope__timer.transformed = 0;
+        return 0;
+    }
+    if (!(tf->drift_ppm > -1e6) || !(tf->jitter_ns >= 0) || !isfinite(tf->offset_ns) || !isfinite(tf->drift_ppm)
+        || !isfinite(tf->jitter_ns))
+        return MPISCOPE_EINVAL;
+    mpiscope__timer.tf_scale = 1 + tf->drift_ppm * 1e-6;
+    mpiscope__timer.tf_offset_ns = tf->offset_ns;
+    mpiscope__timer.tf_jitter_ns = tf->jitter_ns;
+    mpiscope__timer.tf_rng = seed * 0x9E3779B97F4A7C15ULL + 0x2545F4914F6CDD1DULL;
+    mpiscope__timer.transformed = 1;
+    return 0;
+}
+
+int mpiscope_timer_get_transform(mpiscope_clock_transform_t *tf)
+{
+    if (!mpiscope__timer.transformed)
+        return 0;
+    if (tf) {
+        tf->offset_ns = mpiscope__timer.tf_offset_ns;
+        tf->drift_ppm = (mpiscope__timer.tf_scale - 1) * 1e6;
+        tf->jitter_ns = mpiscope__timer.tf_jitter_ns;
+    }
+    return 1;
+}
+
+void mpiscope__timer_share_origin(MPI_Comm node)
+{
+    long long origin[2] = {(long long)mpiscope__timer.origin_ticks, (long long)mpiscope__timer.origin_sec};
+    MPI_Bcast(origin, 2, MPI_LONG_LONG, 0, node);
+    MPI_Bcast(&mpiscope__timer.origin_ns, 1, MPI_DOUBLE, 0, node);
+    mpiscope__timer.origin_ticks = (uint64_t)origin[0];
+    mpiscope__timer.origin_sec = origin[1];
 }
 
 int mpiscope_timer_info(mpiscope_timer_info_t *info)

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/time.h>
 #include <time.h>
+#include <mpi.h>
 #include "mpiscope/timer.h"
 
 typedef struct mpiscope__timer_state {
@@ -16,6 +17,11 @@ typedef struct mpiscope__timer_state {
     int64_t origin_sec;              /* timespec/timeval timers: whole seconds of the origin */
     double origin_ns;                /* and the rest, ns (wtime: the whole origin) */
     double (*wtime)(void);           /* MPI_Wtime, set by the MPI glue */
+    /* An injected clock transform (mpiscope_timer_set_transform): reads
+     * become raw * scale + offset + jitter; off, one predicted branch. */
+    int transformed;
+    double tf_scale, tf_offset_ns, tf_jitter_ns;
+    uint64_t tf_rng;                 /* xorshift state of the jitter */
 } mpiscope__timer_state_t;
 
 extern mpiscope__timer_state_t mpiscope__timer;
@@ -55,7 +61,7 @@ static inline double mpiscope__timespec_ns(clockid_t id)
     return (double)(ts.tv_sec - mpiscope__timer.origin_sec) * 1e9 + (double)ts.tv_nsec;
 }
 
-static inline double mpiscope__now_ns(void)
+static inline double mpiscope__raw_now_ns(void)
 {
     switch (mpiscope__timer.kind) {
     case MPISCOPE_TIMER_TSC:
@@ -72,6 +78,19 @@ static inline double mpiscope__now_ns(void)
     default:
         return mpiscope__timespec_ns(mpiscope__timer.clock_id) - mpiscope__timer.origin_ns;
     }
+}
+
+/* Every rank of `node` (ranks reading one counter) takes the origin of its
+ * rank 0, so their raw readings agree (collective over node). */
+void mpiscope__timer_share_origin(MPI_Comm node);
+
+/* The raw reading under the injected transform (timer.c). */
+double mpiscope__timer_transform(double raw_ns);
+
+static inline double mpiscope__now_ns(void)
+{
+    double t = mpiscope__raw_now_ns();
+    return __builtin_expect(mpiscope__timer.transformed, 0) ? mpiscope__timer_transform(t) : t;
 }
 
 #endif
