@@ -40,6 +40,7 @@ COMMAND_MODULES = (
     "trace",
     "noise",
     "alltoall",
+    "model",
 )
 
 
