@@ -1,0 +1,423 @@
+"""``mpiscope model``: communication performance models (docs/models.md).
+
+``measure`` runs the experiments the models need with the engine,
+``fit`` fits one model to them, ``predict`` gives collective times from a
+fitted model, ``check`` sets predictions against measured collectives, and
+``platform`` writes a SimGrid platform calibrated by the model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import math
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+
+__all__ = ["add_parser"]
+
+DEFAULT_SIZES = "1:1M:x4"
+#: Messages of the prtt trains (Netgauge's default).
+PRTT_N = 10
+#: Sizes up to this get the delayed prtt (o_s is read at the smallest size).
+DELAYED_MAX_BYTES = 1024
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "model",
+        help="communication performance models: measure, fit, predict, check, simulate",
+        description="Fit Hockney (piecewise), LogGP, PLogP and LMO models to engine "
+        "measurements, predict collectives with them, check the predictions against "
+        "measured collectives and calibrate a SimGrid platform (docs/models.md).",
+    )
+    sub = parser.add_subparsers(dest="model_command", metavar="SUBCOMMAND", title="subcommands")
+    _add_measure(sub)
+    _add_fit(sub)
+    _add_predict(sub)
+    _add_check(sub)
+    _add_platform(sub)
+    parser.set_defaults(handler=_no_subcommand)
+
+
+def _no_subcommand(args: argparse.Namespace) -> int:
+    raise MpiscopeError("model needs a subcommand: measure, fit, predict, check or platform "
+                        "(see mpiscope model --help)")  # fmt: skip
+
+
+# --- measure ------------------------------------------------------------------------------
+def _add_measure(sub: Any) -> None:
+    from mpiscope.measure.options import add_measure_options
+
+    p = sub.add_parser(
+        "measure",
+        help="run the experiments the models need",
+        description="Run, with the engine, the experiments of every model: pingpong over the "
+        "sizes (Hockney), prtt trains (LogGP's Netgauge procedure and PLogP's gap), "
+        "overhead_send and overhead_recv (PLogP's o_s(m), o_r(m)), reduce_local (gamma) and, "
+        f"with --lmo, one_to_two and a pingpong per pair (LMO, 3 ranks or more). Default sizes "
+        f"{DEFAULT_SIZES}. Raw samples are kept for the bootstrap. One result document.",
+    )
+    add_measure_options(p, launches=False, only={
+        "--np", "--sizes", "--out", "--force", "--mpi", "--timeout", "--quiet", "--dry-run",
+        "--max-launches", "--stop", "--oversubscribe", "--launcher"})  # fmt: skip
+    p.add_argument("--pairs", action="store_true",
+                   help="a pingpong for every pair of ranks too (per-pair Hockney)")
+    p.add_argument("--lmo", action="store_true",
+                   help="the LMO experiments: one_to_two from every root and a pingpong per "
+                   "pair (needs --np 3 or more)")  # fmt: skip
+    p.add_argument("--recv-delay-us", type=float, default=100.0, metavar="US",
+                   help="overhead_recv's delay before the receive (default 100)")
+    p.set_defaults(handler=_measure)
+
+
+def _experiments(args: argparse.Namespace, known: set[str]) -> tuple[list[tuple[str, dict[str, str], int | None]], list[str]]:  # noqa: E501
+    """(ops, options, root) of each launch of phase 1, and what is left out."""
+    pairs = [(i, j) for i in range(args.np) for j in range(i + 1, args.np)]
+    wanted: list[tuple[str, dict[str, str], int | None]] = [("pingpong", {"pairs": "0-1"}, None)]
+    if args.pairs or args.lmo:
+        wanted += [("pingpong", {"pairs": f"{i}-{j}"}, None) for i, j in pairs if (i, j) != (0, 1)]
+    wanted += [
+        ("prtt", {"n": "1", "delay_us": "0"}, None),
+        ("prtt", {"n": str(PRTT_N), "delay_us": "0"}, None),
+        ("overhead_send,overhead_recv", {"delay_us": _num(args.recv_delay_us)}, None),
+        ("reduce_local", {}, None),
+    ]
+    if args.lmo:
+        wanted += [("one_to_two", {}, root) for root in range(args.np)]
+    kept, left = [], []
+    for ops, options, root in wanted:
+        missing = [op for op in ops.split(",") if op not in known]
+        if missing:
+            left.append(f"{', '.join(missing)} (this mpiscope-bench lacks it)")
+        else:
+            kept.append((ops, options, root))
+    return kept, sorted(set(left))
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if value == int(value) else str(value)
+
+
+def _measure(args: argparse.Namespace) -> int:
+    from mpiscope.measure.catalogue import query_ops
+    from mpiscope.measure.plan import plan_run
+    from mpiscope.measure.runner import find_bench
+
+    if args.lmo and args.np < 3:
+        raise MpiscopeError(f"--lmo needs 3 ranks at least (one_to_two), not --np {args.np}")
+    if args.recv_delay_us <= 0 or not math.isfinite(args.recv_delay_us):
+        raise MpiscopeError(f"--recv-delay-us {args.recv_delay_us}: must be a positive number")
+    full = argparse.Namespace(**{**_run_defaults(), **vars(args)})
+    full.sizes = args.sizes or DEFAULT_SIZES
+    full.raw, full.ops = True, "pingpong"
+    plan = plan_run(full)
+    bench = find_bench(full)
+    _, catalogue = query_ops(bench.profile)
+    experiments, left = _experiments(args, {op.name for op in catalogue})
+    for text in left:
+        print(f"left out: {text}")
+    return _run_phases(full, plan, bench, experiments)
+
+
+def _run_defaults() -> dict[str, Any]:
+    """The values of the run options model measure does not offer."""
+    from mpiscope.measure.options import add_measure_options
+
+    p = argparse.ArgumentParser(add_help=False)
+    add_measure_options(p, launches=True)
+    defaults = vars(p.parse_args(["--np", "2"]))
+    defaults.pop("np")
+    return defaults
+
+
+def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str,
+            options: dict[str, str], root: int | None, sizes: list[int]) -> Any:  # fmt: skip
+    from mpiscope.measure.plan import bench_plan
+    from mpiscope.measure.runner import Launch
+
+    own = argparse.Namespace(**vars(args))
+    if root is not None:
+        own.root = root
+    run = dataclasses.replace(plan, ops=ops.split(","), sizes=sizes, out=out,
+                              options=tuple(options.items()))  # fmt: skip
+    return Launch(bench_plan(own, run, bench.profile, bench.launcher))
+
+
+def _run_phases(args: argparse.Namespace, plan: Any, bench: Any, experiments: list[Any]) -> int:
+    """Phase 1: every experiment; phase 2: the delayed prtt, its delay
+    PRTT(1,0,s) measured in phase 1 (Netgauge's d)."""
+    from mpiscope.measure.progress import ProgressDisplay
+    from mpiscope.measure.runner import private_dir, run_launches
+    from mpiscope.result import load_result, write_document
+
+    with private_dir(plan.out) as tmp_text:
+        tmp = Path(tmp_text)
+        launches = [_launch(args, plan, bench, tmp / f"launch-{i}.json", ops, opts, root,
+                            plan.sizes) for i, (ops, opts, root) in enumerate(experiments)]
+        first = tmp / "phase1.json"
+        display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
+        run_launches(launches, bench, tmp, args, display, first, _quiet, show_path=False)
+        if args.dry_run:
+            print("(then the delayed prtt, its delay measured by the prtt n=1 above)")
+            return 0
+        doc = dict(load_result(first).data)
+        delayed = _delayed(args, plan, bench, doc, tmp)
+        if delayed is not None:
+            doc = _append(doc, dict(load_result(delayed).data))
+        write_document(doc, plan.out)
+    result = load_result(plan.out)
+    print(_summary(result.data))
+    print(f"\nresult: {plan.out}")
+    return 0
+
+
+def _quiet(_result: Any) -> str:
+    return "measured; fitting needs the rest"
+
+
+def _delayed(args: argparse.Namespace, plan: Any, bench: Any, doc: dict[str, Any],
+             tmp: Path) -> Path | None:  # fmt: skip
+    from mpiscope.measure.progress import ProgressDisplay
+    from mpiscope.measure.runner import run_launches
+    from mpiscope.models.data import find_series
+
+    single = find_series(doc, "prtt", {"n": "1", "delay_us": "0"}, rank=0)
+    if single is None:
+        return None
+    sizes = [s for s in single.sizes if s <= DELAYED_MAX_BYTES] or [single.sizes[0]]
+    longest = max(t for s, t in zip(single.sizes, single.values(), strict=True) if s in sizes)
+    delay_us = str(max(1, math.ceil(longest / 1000)))
+    out = tmp / "phase2.json"
+    launch = _launch(args, plan, bench, tmp / "launch-delayed.json", "prtt",
+                     {"n": str(PRTT_N), "delay_us": delay_us}, None, sizes)  # fmt: skip
+    run_launches([launch], bench, tmp, args, ProgressDisplay(quiet=args.quiet, nprocs=args.np),
+                 out, _quiet, show_path=False)  # fmt: skip
+    return out
+
+
+def _append(doc: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
+    """``more``'s launch appended to the merged ``doc`` (its points renumbered)."""
+    base = len(doc.get("launches") or [])
+    records = [dict(r, launch=r["launch"] + base) for r in more.get("launches") or []]
+    if not records:
+        records = [{"launch": base, "status": more["status"], "error": more.get("error"),
+                    "start_time_utc": more["environment"].get("start_time_utc", ""),
+                    "end_time_utc": more["environment"].get("end_time_utc", ""),
+                    "command": more["environment"].get("command_line", ""),
+                    "points": len(more["points"])}]  # fmt: skip
+    points = [dict(p, launch=p.get("launch", 0) + base) for p in more["points"]]
+    merged = dict(doc, launches=[*doc.get("launches", []), *records],
+                  points=[*doc["points"], *points])  # fmt: skip
+    merged["warnings"] = list(dict.fromkeys([*doc["warnings"], *more["warnings"]]))
+    return merged
+
+
+def _summary(doc: dict[str, Any]) -> str:
+    from mpiscope.reports.texttable import format_table
+    from mpiscope.result.units import format_ns
+
+    groups: dict[str, list[tuple[int, float]]] = {}
+    for p in doc["points"]:
+        label = p["op"] + "".join(f" {k}={v}" for k, v in (p.get("options") or {}).items())
+        if p.get("root") and p["op"] == "one_to_two":
+            label += f" root={p['root']}"
+        groups.setdefault(label, []).append((p["size_bytes"], p["median_ns"]))
+    rows = [[label, str(len(v)), format_ns(min(t for _, t in v if t is not None)),
+             format_ns(max(t for _, t in v if t is not None))] for label, v in groups.items()]
+    return "\n".join(format_table(["experiment", "sizes", "fastest", "slowest"], "<>>>", rows))
+
+
+# --- fit ----------------------------------------------------------------------------------
+def _add_fit(sub: Any) -> None:
+    from mpiscope.parsing import int_at_least
+
+    p = sub.add_parser(
+        "fit", help="fit a model to measured points",
+        description="Fit one model to a result document (from model measure, or mpiscope run "
+        "pingpong --raw for Hockney) and write the model document (docs/model-schema.md). "
+        "Every parameter gets a confidence interval by bootstrap over the measured samples.")
+    p.add_argument("source", metavar="MEASURED.json")
+    p.add_argument("--model", required=True, metavar="NAME",
+                   help="hockney, loggp, plogp or lmo")
+    p.add_argument("--out", required=True, metavar="FILE", help="the model document")
+    p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.add_argument("--segments", type=int_at_least(1), metavar="K",
+                   help="Hockney: exactly K regimes (default: found from the data)")
+    p.add_argument("--max-segments", type=int_at_least(1), default=4, metavar="K",
+                   help="Hockney: at most K regimes when found from the data (default 4)")
+    p.add_argument("--tolerance", type=float, default=0.05, metavar="F",
+                   help="Hockney: the fewest regimes with every point within F (default 0.05)")
+    p.add_argument("--per-pair", action="store_true",
+                   help="Hockney: a fit per pair of ranks too (model measure --pairs)")
+    p.add_argument("--bootstrap", type=int_at_least(0), default=200, metavar="B",
+                   help="bootstrap resamples for the intervals (default 200; 0: none)")
+    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
+                   help="confidence of the intervals (default 0.95)")
+    p.add_argument("--seed", type=int_at_least(0), default=1, metavar="S",
+                   help="bootstrap seed (default 1)")
+    p.set_defaults(handler=_fit)
+
+
+def _checked_out(path_text: str, force: bool) -> Path:
+    out = Path(path_text).expanduser().absolute()
+    if out.is_dir():
+        raise MpiscopeError(f"{path_text} is a directory")
+    if out.exists() and not force:
+        raise MpiscopeError(f"{path_text} exists (use --force to overwrite)")
+    if not out.parent.is_dir():
+        raise MpiscopeError(f"cannot write {path_text}: directory {out.parent} does not exist")
+    return out
+
+
+def _fit(args: argparse.Namespace) -> int:
+    from mpiscope import __version__
+    from mpiscope.models.document import FITTERS, fit_document, model_document
+    from mpiscope.models.fit import FitOptions
+    from mpiscope.reports.model import render_model
+    from mpiscope.result import load_result, write_document
+
+    if args.model not in FITTERS:
+        raise MpiscopeError(f"unknown model {args.model!r} (known: {', '.join(FITTERS)})")
+    if not 0 < args.confidence < 1 or not 0 <= args.tolerance < 10:
+        raise MpiscopeError("--confidence must be in (0, 1) and --tolerance in [0, 10)")
+    out = _checked_out(args.out, args.force)
+    source = load_result(args.source).data
+    options = FitOptions(args.bootstrap, args.confidence, args.seed, args.segments,
+                         args.max_segments, args.tolerance, args.per_pair)  # fmt: skip
+    fit = fit_document(source, args.model, options)
+    doc = model_document(fit, source, str(args.source), options, __version__)
+    write_document(doc, out)
+    print(render_model(doc))
+    print(f"\nmodel: {out}")
+    return 0
+
+
+# --- predict ------------------------------------------------------------------------------
+def _add_predict(sub: Any) -> None:
+    from mpiscope.parsing import int_at_least
+
+    p = sub.add_parser(
+        "predict", help="predict collective times from a model",
+        description="Predicted time of collective algorithms (op:algorithm, comma-separated, "
+        "or 'all') from a model document. Known: bcast:linear, bcast:binomial, scatter:linear, "
+        "gather:linear, alltoall:bruck, alltoall:pairwise, alltoall:linear, "
+        "allreduce:recursive_doubling, allreduce:rabenseifner, allgather:ring, "
+        "barrier:dissemination, and the Alltoall lab's alltoall:one_leader, alltoall:m_leader, "
+        "alltoall:plp (with --ranks-per-node).")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("algorithms", metavar="ALGORITHMS")
+    p.add_argument("--np", type=int_at_least(1), required=True, metavar="N")
+    p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="SPEC",
+                   help=f"sizes as for run (default {DEFAULT_SIZES})")
+    p.add_argument("--ranks-per-node", type=int_at_least(1), metavar="M",
+                   help="leader schemes: M ranks per node (default: all on one node)")
+    p.set_defaults(handler=_predict)
+
+
+def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str, Any]:
+    """name -> (formula, cost(size, model))."""
+    from mpiscope.alltoall.models import EXCHANGE_TEXT, MODELS, Topology, predict
+    from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT
+    from mpiscope.models.collectives import COLLECTIVES, collective
+
+    lab = {f"alltoall:{n}" for n in ("one_leader", "m_leader", "plp")}
+    out: dict[str, Any] = {}
+    for name in names:
+        if name in lab:
+            m = per_node or nprocs
+            topo = Topology(nprocs, math.ceil(nprocs / m), m, DEFAULT_SIZE_CRIT)
+            key = name.split(":")[1]
+            out[name] = (f"{MODELS[key][0]}; {EXCHANGE_TEXT}",
+                         lambda s, model, key=key, topo=topo: predict(key, topo, s, model))
+        elif name in COLLECTIVES or name not in lab:
+            algo = collective(name)
+            out[name] = (algo.formula, lambda s, model, algo=algo: algo.time_ns(
+                nprocs, s, model.time_ns, model.gamma_ns_per_byte))
+    return out
+
+
+def _predict(args: argparse.Namespace) -> int:
+    from mpiscope.measure.sizes import parse_size_spec
+    from mpiscope.models.collectives import COLLECTIVES
+    from mpiscope.models.document import load_model_document, model_of
+    from mpiscope.reports.model import render_predictions
+
+    model = model_of(load_model_document(args.model))
+    names = list(COLLECTIVES) if args.algorithms == "all" else \
+        [n.strip() for n in args.algorithms.split(",")]
+    if not all(names):
+        raise MpiscopeError(f"bad algorithm list {args.algorithms!r}: empty name")
+    sizes = parse_size_spec(args.sizes)
+    predictors = _predictors(names, args.np, args.ranks_per_node)
+    table = {n: [float(cost(s, model)) for s in sizes] for n, (_, cost) in predictors.items()}
+    print(render_predictions(args.np, sizes, table, {n: f for n, (f, _) in predictors.items()}))
+    return 0
+
+
+# --- check --------------------------------------------------------------------------------
+def _add_check(sub: Any) -> None:
+    p = sub.add_parser(
+        "check", help="predicted vs measured collectives",
+        description="Set every algorithm's prediction of each measured collective point "
+        "(a result of mpiscope run bcast,allreduce,alltoall,...) against the measured median, "
+        "with the relative error; say which algorithm the library seems to use where one "
+        "prediction fits far better than the others.")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("measured", metavar="MEASURED.json")
+    p.add_argument("--plot", metavar="FILE.png", help="also draw measured and predicted")
+    p.set_defaults(handler=_check)
+
+
+def _check(args: argparse.Namespace) -> int:
+    from mpiscope.models.check import check_points
+    from mpiscope.models.document import load_model_document, model_of
+    from mpiscope.reports.model import render_check
+    from mpiscope.result import load_result
+
+    doc = load_model_document(args.model)
+    rows = check_points(model_of(doc), load_result(args.measured).data)
+    print(f"model {doc['model']} ({args.model}) against {args.measured}\n")
+    print(render_check(rows))
+    if args.plot:
+        from mpiscope.reports.plots.model import save_check_plot
+
+        save_check_plot(rows, Path(args.plot), f"{doc['model']} model vs {args.measured}")
+        print(f"\nplot: {args.plot}")
+    return 0
+
+
+# --- platform -----------------------------------------------------------------------------
+def _add_platform(sub: Any) -> None:
+    from mpiscope.parsing import int_at_least
+
+    p = sub.add_parser(
+        "platform", help="a SimGrid platform calibrated by a model",
+        description="Write a SimGrid 3.32 platform whose simulated messages take the model's "
+        "time: a cluster of single-core hosts, latency and bandwidth from the model, SMPI's "
+        "piecewise smpi/lat-factor and smpi/bw-factor in its <config> (docs/models.md). Use it "
+        "with --launcher smpi --platform FILE.")
+    p.add_argument("model", metavar="MODEL.json")
+    p.add_argument("-o", "--out", required=True, metavar="FILE.xml")
+    p.add_argument("--force", action="store_true", help="overwrite --out")
+    p.add_argument("--hosts", type=int_at_least(1), default=64, metavar="N",
+                   help="hosts of the platform (default 64)")
+    p.set_defaults(handler=_platform)
+
+
+def _platform(args: argparse.Namespace) -> int:
+    from mpiscope.models.document import load_model_document, model_of
+    from mpiscope.models.platform import platform_xml
+
+    out = _checked_out(args.out, args.force)
+    doc = load_model_document(args.model)
+    text = platform_xml(model_of(doc), args.hosts, f"{args.model} ({doc['model']})")
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    print(text, end="")
+    print(f"\nplatform: {out} (use: --launcher smpi --platform {out})")
+    return 0
