@@ -175,7 +175,7 @@ def _run_phases(args: argparse.Namespace, plan: Any, bench: Any, experiments: li
 
 
 def _quiet(_result: Any) -> str:
-    return "measured; fitting needs the rest"
+    return "experiments measured"
 
 
 def _delayed(args: argparse.Namespace, plan: Any, bench: Any, doc: dict[str, Any],
@@ -258,6 +258,9 @@ def _add_fit(sub: Any) -> None:
                    help="confidence of the intervals (default 0.95)")
     p.add_argument("--seed", type=int_at_least(0), default=1, metavar="S",
                    help="bootstrap seed (default 1)")
+    p.add_argument("--statistic", default="median", metavar="NAME",
+                   help="of each size's samples: median (default), min (MPIBlib's choice, "
+                   "robust on a loaded machine), q10 or q25")
     p.set_defaults(handler=_fit)
 
 
@@ -274,6 +277,7 @@ def _checked_out(path_text: str, force: bool) -> Path:
 
 def _fit(args: argparse.Namespace) -> int:
     from mpiscope import __version__
+    from mpiscope.models.data import STATISTICS
     from mpiscope.models.document import FITTERS, fit_document, model_document
     from mpiscope.models.fit import FitOptions
     from mpiscope.reports.model import render_model
@@ -283,10 +287,14 @@ def _fit(args: argparse.Namespace) -> int:
         raise MpiscopeError(f"unknown model {args.model!r} (known: {', '.join(FITTERS)})")
     if not 0 < args.confidence < 1 or not 0 <= args.tolerance < 10:
         raise MpiscopeError("--confidence must be in (0, 1) and --tolerance in [0, 10)")
+    if args.statistic not in STATISTICS:
+        raise MpiscopeError(f"unknown statistic {args.statistic!r} (known: "
+                            f"{', '.join(STATISTICS)})")  # fmt: skip
     out = _checked_out(args.out, args.force)
     source = load_result(args.source).data
     options = FitOptions(args.bootstrap, args.confidence, args.seed, args.segments,
-                         args.max_segments, args.tolerance, args.per_pair)  # fmt: skip
+                         args.max_segments, args.tolerance, args.per_pair,
+                         args.statistic)  # fmt: skip
     fit = fit_document(source, args.model, options)
     doc = model_document(fit, source, str(args.source), options, __version__)
     write_document(doc, out)

@@ -5,7 +5,9 @@ A :class:`Series` is one experiment (an op with some options) over sizes:
 per size the samples of one view (the default time: the max over ranks of
 each rank's duration; or one rank's own duration), taken from the point's
 raw launches (``mpiscope run --raw``; ``mpiscope model measure`` always
-keeps them). The statistic of a size is the median of its samples.
+keeps them). The statistic of a size is the median of its samples, or
+another of :data:`STATISTICS` (``model fit --statistic``: the minimum is
+MPIBlib's choice, robust when a loaded machine descheduled some launches).
 
 Confidence intervals (:func:`bootstrap`): the fit is repeated on
 resampled data and the percentiles of each parameter taken. With raw
@@ -25,7 +27,23 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 
-__all__ = ["Estimate", "Series", "bootstrap", "find_series", "has_op"]
+__all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series", "has_op"]
+
+
+def _low_quantile(q: float) -> Callable[[Sequence[float]], float]:
+    def stat(values: Sequence[float]) -> float:
+        return _quantile(sorted(values), q)
+
+    return stat
+
+
+#: The statistic of a size's samples, by name.
+STATISTICS: dict[str, Callable[[Sequence[float]], float]] = {
+    "median": statistics.median,
+    "min": min,
+    "q10": _low_quantile(0.10),
+    "q25": _low_quantile(0.25),
+}
 
 
 @dataclass(frozen=True)
@@ -38,19 +56,21 @@ class Series:
     samples: tuple[tuple[float, ...], ...]
     medians: tuple[float, ...]
     errors: tuple[float, ...]
+    statistic: str = "median"
 
     @property
     def raw(self) -> bool:
         return all(self.samples)
 
     def values(self, rng: random.Random | None = None) -> list[float]:
-        """The median of each size; with ``rng``, of one bootstrap resample."""
+        """The statistic of each size; with ``rng``, of one bootstrap resample."""
         if rng is None:
             return list(self.medians)
+        stat = STATISTICS[self.statistic]
         out = []
         for samples, median, error in zip(self.samples, self.medians, self.errors, strict=True):
             if samples:
-                out.append(statistics.median(rng.choices(samples, k=len(samples))))
+                out.append(stat(rng.choices(samples, k=len(samples))))
             else:
                 out.append(max(rng.gauss(median, error), 0.0))
         return out
@@ -123,6 +143,7 @@ def find_series(
     scale: float = 1.0,
     offset_ns: float = 0.0,
     absent: Sequence[str] = (),
+    statistic: str = "median",
 ) -> Series | None:
     """The points of ``op`` whose options include ``options`` (one per
     size: the last measured), as a series of the default time (``rank``
@@ -143,14 +164,14 @@ def find_series(
         raw = _samples(point, rank)
         median, error = _median_and_error(point, rank)
         if raw:
-            median = statistics.median(raw)
+            median = STATISTICS[statistic](raw)
         samples.append(tuple(t * scale - offset_ns for t in raw))
         medians.append(median * scale - offset_ns)
         errors.append(error * scale)
     label = op + "".join(f" {k}={v}" for k, v in options.items())
     if rank is not None:
         label += f" (rank {rank})"
-    return Series(label, sizes, tuple(samples), tuple(medians), tuple(errors))
+    return Series(label, sizes, tuple(samples), tuple(medians), tuple(errors), statistic)
 
 
 @dataclass(frozen=True)

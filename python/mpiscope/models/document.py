@@ -28,7 +28,7 @@ FITTERS: dict[str, Callable[[Mapping[str, Any], FitOptions], Fit]] = {
     "plogp": fit_plogp_document,
     "lmo": fit_lmo_document,
 }
-REFERENCE = "ping-pong between ranks 0 and 1: one-way time = round trip / 2, median of launches"
+REFERENCE = "ping-pong between ranks 0 and 1: one-way time = round trip / 2"
 
 
 def fit_document(doc: Mapping[str, Any], model: str, options: FitOptions) -> Fit:
@@ -58,7 +58,7 @@ def model_document(fit: Fit, source: Mapping[str, Any], path: str, options: FitO
         },  # fmt: skip
         "fit": {"ci_method": fit.ci_method, "confidence": options.confidence,
                 "replicates": options.replicates, "segments": options.segments,
-                "tolerance": options.tolerance},  # fmt: skip
+                "tolerance": options.tolerance, "statistic": options.statistic},  # fmt: skip
         "parameters": [p.as_dict() for p in fit.parameters],
         "gamma_ns_per_byte": fit.model.gamma_ns_per_byte,
         fit.model_name: fit.structure,

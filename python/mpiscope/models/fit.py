@@ -37,6 +37,7 @@ class FitOptions:
     max_segments: int = 4
     tolerance: float = 0.05
     per_pair: bool = False
+    statistic: str = "median"  # of each size's samples (data.STATISTICS)
 
 
 @dataclass(frozen=True)
@@ -91,13 +92,17 @@ def parameters(estimates: Mapping[str, Estimate], units: Mapping[str, str]) -> l
 UNITS = {"_ns_per_byte": "ns/byte", "_ns": "ns", "_bytes": "bytes"}
 
 
-def pingpong_series(doc: Mapping[str, Any], pair: tuple[int, int] = (0, 1)) -> Series | None:
+def pingpong_series(
+    doc: Mapping[str, Any], pair: tuple[int, int] = (0, 1), statistic: str = "median"
+) -> Series | None:
     """The one-way time (round trip / 2) of the ping-pong between ``pair``:
     its points with ``pairs=i-j``, else (pair 0-1) those without the option."""
     text = f"{pair[0]}-{pair[1]}"
-    found = find_series(doc, "pingpong", {"pairs": text}, scale=0.5)
+    found = find_series(doc, "pingpong", {"pairs": text}, scale=0.5, statistic=statistic)
     if found is None and pair == (0, 1):
-        found = find_series(doc, "pingpong", scale=0.5, absent=("pairs",))
+        found = find_series(
+            doc, "pingpong", scale=0.5, absent=("pairs",), statistic=statistic
+        )
     return found
 
 
@@ -117,8 +122,8 @@ def residuals(model: P2PModel, reference: Series) -> list[dict[str, float]]:
     return out
 
 
-def gamma_series(doc: Mapping[str, Any]) -> Series | None:
-    return find_series(doc, "reduce_local")
+def gamma_series(doc: Mapping[str, Any], statistic: str = "median") -> Series | None:
+    return find_series(doc, "reduce_local", statistic=statistic)
 
 
 def gamma_of(series: Series | None, rng: random.Random | None) -> dict[str, float]:

@@ -54,9 +54,10 @@ def pairs_measured(doc: Mapping[str, Any]) -> list[tuple[int, int]]:
 
 
 def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
-    pingpong = require(pingpong_series(doc), "ping-pong between ranks 0 and 1",
+    pingpong = require(pingpong_series(doc, statistic=options.statistic),
+                       "ping-pong between ranks 0 and 1",
                        "mpiscope model measure, or mpiscope run pingpong --raw")  # fmt: skip
-    reduce = gamma_series(doc)
+    reduce = gamma_series(doc, options.statistic)
     model, bounds = _piecewise(pingpong, options)
 
     def fit(rng: random.Random | None) -> dict[str, float]:
@@ -76,7 +77,7 @@ def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     if options.per_pair:
         pairs = []
         for pair in pairs_measured(doc) or [(0, 1)]:
-            series = pingpong_series(doc, pair)
+            series = pingpong_series(doc, pair, options.statistic)
             if series is None or len(series.sizes) < 2:
                 warnings.append(f"pair {pair[0]}-{pair[1]}: fewer than 2 sizes, not fitted")
                 continue

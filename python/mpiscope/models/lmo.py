@@ -106,12 +106,13 @@ def fit_lmo_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
         )
     pings: dict[tuple[int, int], Series] = {}
     for pair in pairs_measured(doc):
-        series = pingpong_series(doc, pair)
+        series = pingpong_series(doc, pair, options.statistic)
         if series is not None:
             pings[(min(pair), max(pair))] = series
     roots: dict[int, Series] = {}
     for root in range(p):
-        series = find_series(doc, "one_to_two", root=root, rank=root)
+        series = find_series(doc, "one_to_two", root=root, rank=root,
+                             statistic=options.statistic)
         if series is not None:
             roots[root] = series
     needed = {(min(r, (r + s) % p), max(r, (r + s) % p)) for r in roots for s in (1, 2)}
@@ -122,7 +123,7 @@ def fit_lmo_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
         raise MpiscopeError(f"LMO: the document has no {what} (measure them with {HOW})")
     if set(roots) != set(range(p)):
         raise MpiscopeError(f"LMO needs one_to_two with every root 0..{p - 1} ({HOW})")
-    reduce = gamma_series(doc)
+    reduce = gamma_series(doc, options.statistic)
 
     def fit(rng: random.Random | None) -> dict[str, float]:
         lines = {pair: fit_line([float(s) for s in series.sizes], series.values(rng))

@@ -104,7 +104,7 @@ def _option_values(doc: Mapping[str, Any], op: str, name: str) -> set[str]:
             if p.get("op") == op and name in (p.get("options") or {})}  # fmt: skip
 
 
-def prtt_series(doc: Mapping[str, Any]) -> Prtt:
+def prtt_series(doc: Mapping[str, Any], statistic: str = "median") -> Prtt:
     """PRTT(1,0,s), PRTT(n,0,s) and PRTT(n,d,s) from the document's prtt
     points (n: the largest n measured, d: the largest delay_us with it)."""
     counts = sorted(int(v) for v in _option_values(doc, "prtt", "n") if v.isdigit())
@@ -113,15 +113,18 @@ def prtt_series(doc: Mapping[str, Any]) -> Prtt:
             f"the document has no prtt points with n=1 and n>1 (measure them with {HOW})"
         )
     n = counts[-1]
-    single = require(find_series(doc, "prtt", {"n": "1", "delay_us": "0"}, rank=0),
+    single = require(find_series(doc, "prtt", {"n": "1", "delay_us": "0"}, rank=0,
+                                 statistic=statistic),
                      "prtt n=1 delay_us=0", HOW)  # fmt: skip
-    train = require(find_series(doc, "prtt", {"n": str(n), "delay_us": "0"}, rank=0),
+    train = require(find_series(doc, "prtt", {"n": str(n), "delay_us": "0"}, rank=0,
+                                statistic=statistic),
                     f"prtt n={n} delay_us=0", HOW)  # fmt: skip
     delays = [float(v) for v in _option_values(doc, "prtt", "delay_us") if _number(v)]
     delay = max(delays, default=0.0)
     delayed = None
     if delay > 0:
-        delayed = find_series(doc, "prtt", {"n": str(n), "delay_us": _text(delay)}, rank=0)
+        delayed = find_series(doc, "prtt", {"n": str(n), "delay_us": _text(delay)},
+                              rank=0, statistic=statistic)
     return Prtt(n, delay * 1000.0, single, train, delayed)
 
 
@@ -137,14 +140,14 @@ def _text(value: float) -> str:
     return str(int(value)) if value == int(value) else str(value)
 
 
-def overhead_recv_series(doc: Mapping[str, Any]) -> Series | None:
+def overhead_recv_series(doc: Mapping[str, Any], statistic: str = "median") -> Series | None:
     """o_r(s): rank 1's overhead_recv time minus its delay."""
     delays = [float(v) for v in _option_values(doc, "overhead_recv", "delay_us") if _number(v)]
     if not delays:
         return None
     delay = max(delays)
     return find_series(doc, "overhead_recv", {"delay_us": _text(delay)}, rank=1,
-                       offset_ns=delay * 1000.0)  # fmt: skip
+                       offset_ns=delay * 1000.0, statistic=statistic)  # fmt: skip
 
 
 def _loggp(prtt: Prtt, recv: Series | None, rng: random.Random | None) -> dict[str, float]:
@@ -164,10 +167,10 @@ def _loggp(prtt: Prtt, recv: Series | None, rng: random.Random | None) -> dict[s
 
 
 def fit_loggp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
-    prtt = prtt_series(doc)
-    recv = overhead_recv_series(doc)
-    reduce = gamma_series(doc)
-    pingpong = pingpong_series(doc)
+    prtt = prtt_series(doc, options.statistic)
+    recv = overhead_recv_series(doc, options.statistic)
+    reduce = gamma_series(doc, options.statistic)
+    pingpong = pingpong_series(doc, statistic=options.statistic)
 
     def fit(rng: random.Random | None) -> dict[str, float]:
         return {**_loggp(prtt, recv, rng), **gamma_of(reduce, rng)}

@@ -85,11 +85,14 @@ class PLogP:
 
 
 def fit_plogp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
-    prtt = prtt_series(doc)
-    send = require(find_series(doc, "overhead_send", rank=0), "overhead_send", HOW)
-    recv = require(overhead_recv_series(doc), "overhead_recv", HOW)
-    pingpong = require(pingpong_series(doc), "ping-pong between ranks 0 and 1", HOW)
-    reduce = gamma_series(doc)
+    stat = options.statistic
+    prtt = prtt_series(doc, stat)
+    send = require(find_series(doc, "overhead_send", rank=0, statistic=stat), "overhead_send",
+                   HOW)  # fmt: skip
+    recv = require(overhead_recv_series(doc, stat), "overhead_recv", HOW)
+    pingpong = require(pingpong_series(doc, statistic=stat), "ping-pong between ranks 0 and 1",
+                       HOW)  # fmt: skip
+    reduce = gamma_series(doc, stat)
     sizes = sorted(set(prtt.single.sizes) & set(prtt.train.sizes) & set(send.sizes)
                    & set(recv.sizes))  # fmt: skip
     if len(sizes) < 2:

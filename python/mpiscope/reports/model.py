@@ -31,6 +31,7 @@ def render_model(doc: Mapping[str, Any]) -> str:
         f"fitted on    {src['path']}: {src['nprocs']} ranks, "
         f"{src.get('mpi_implementation') or '?'}"
         + (f", simulated on {src.get('platform')}" if src.get("simulated") else ""),
+        f"statistic    {fit.get('statistic', 'median')} of each size's samples",
         f"intervals    {conf}, {fit['ci_method']} ({fit['replicates']} resamples: "
         + ("the measured samples of each size" if fit["ci_method"] == "bootstrap"
            else "normal draws around each median with its standard error") + ")",  # fmt: skip
