@@ -7,6 +7,60 @@
 #include "samples.h"
 #include "util.h"
 
+enum { FIRST_CAPACITY = 64 };
+
+/* Per launch: sample, span, skew, gap (doubles), the per-rank times, and
+ * with keep_raw the raw starts and ends, slot, time (doubles) and flags. */
+static size_t bytes_per_launch(const mpiscope__samples_t *s)
+{
+    size_t per_rank = (size_t)s->nprocs * sizeof(double) * (s->keep_raw ? 3 : 1);
+    size_t raw = s->keep_raw ? 2 * sizeof(double) + 1 : 0;
+    return 4 * sizeof(double) + per_rank + raw + (size_t)s->n_views * sizeof(double);
+}
+
+size_t mpiscope__samples_bytes(const mpiscope__samples_t *s)
+{
+    return s ? s->capacity * bytes_per_launch(s) + (size_t)s->nprocs * sizeof(double) : 0;
+}
+
+/* realloc to `n` elements of `size`; on failure *p stays as it was. */
+static int grow_array(void *p, size_t n, size_t size)
+{
+    void **array = p;
+    void *grown = realloc(*array, n * size);
+    if (!grown)
+        return 0;
+    *array = grown;
+    return 1;
+}
+
+/* Room for `want` launches (at most s->limit); 0 if there is none. On
+ * failure the arrays that grew keep their new size, capacity the old one. */
+static int reserve(mpiscope__samples_t *s, size_t want)
+{
+    if (want <= s->capacity)
+        return 1;
+    if (want > s->limit)
+        return 0;
+    size_t c = 2 * s->capacity > want ? 2 * s->capacity : want, p = (size_t)s->nprocs;
+    c = c < s->limit ? c : s->limit;
+    int ok = grow_array(&s->sample_ns, c, sizeof(double)) && grow_array(&s->span_ns, c, sizeof(double))
+             && grow_array(&s->skew_ns, c, sizeof(double)) && grow_array(&s->gap_ns, c, sizeof(double))
+             && grow_array(&s->rank_time_ns, c * p, sizeof(double));
+    if (ok && s->keep_raw)
+        ok = grow_array(&s->raw_start_ns, c * p, sizeof(double)) && grow_array(&s->raw_end_ns, c * p, sizeof(double))
+             && grow_array(&s->raw_slot_ns, c, sizeof(double)) && grow_array(&s->raw_time_ns, c, sizeof(double))
+             && grow_array(&s->raw_flags, c, 1);
+    for (int i = 0; ok && i < s->n_views; i++)
+        ok = !s->view_ns[i] || grow_array(&s->view_ns[i], c, sizeof(double));
+    if (!ok) {
+        s->limit = s->capacity; /* out of memory: the point stops at what it holds */
+        return 0;
+    }
+    s->capacity = c;
+    return 1;
+}
+
 int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
                              mpiscope__samples_t **out)
 {
@@ -18,24 +72,9 @@ int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int ke
     s->params = *params;
     s->nprocs = nprocs;
     s->keep_raw = keep_raw;
-    s->capacity = (size_t)params->max_launches + 64;
-    size_t c = s->capacity, cr = c * (size_t)nprocs;
-    s->sample_ns = malloc(c * sizeof(double));
-    s->span_ns = malloc(c * sizeof(double));
-    s->skew_ns = malloc(c * sizeof(double));
-    s->gap_ns = malloc(c * sizeof(double));
-    s->rank_time_ns = malloc(cr * sizeof(double));
+    s->limit = (size_t)params->max_launches + 64;
     s->prev_end_ns = malloc((size_t)nprocs * sizeof(double));
-    int ok = s->sample_ns && s->span_ns && s->skew_ns && s->gap_ns && s->rank_time_ns && s->prev_end_ns;
-    if (keep_raw) {
-        s->raw_start_ns = malloc(cr * sizeof(double));
-        s->raw_end_ns = malloc(cr * sizeof(double));
-        s->raw_slot_ns = malloc(c * sizeof(double));
-        s->raw_time_ns = malloc(c * sizeof(double));
-        s->raw_flags = malloc(c);
-        ok = ok && s->raw_start_ns && s->raw_end_ns && s->raw_slot_ns && s->raw_time_ns && s->raw_flags;
-    }
-    if (!ok) {
+    if (!s->prev_end_ns || !reserve(s, s->limit < FIRST_CAPACITY ? s->limit : FIRST_CAPACITY)) {
         mpiscope__samples_destroy(s);
         return MPISCOPE_ENOMEM;
     }
@@ -102,7 +141,7 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
         gap = fmin(gap, b - s->prev_end_ns[r]); /* NAN before a rank's first launch */
         s->prev_end_ns[r] = e;
     }
-    if (s->total >= s->capacity)
+    if (!reserve(s, s->total + 1))
         return tmax;
     size_t t = s->total++;
     if (s->keep_raw) {
@@ -130,7 +169,7 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
 
 void mpiscope__samples_add_sample(mpiscope__samples_t *s, double value_ns)
 {
-    if (s->n_samples < s->capacity)
+    if (reserve(s, s->n_samples + 1))
         s->sample_ns[s->n_samples++] = value_ns;
 }
 
@@ -139,14 +178,14 @@ void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name,
     if (index < 0 || index >= MPISCOPE__MAX_VIEWS)
         return;
     if (!s->view_ns[index]) {
-        s->view_ns[index] = malloc(s->capacity * sizeof(double));
+        s->view_ns[index] = malloc(s->capacity * sizeof(double)); /* reserve() grows it with the rest */
         if (!s->view_ns[index])
             return; /* the view is then missing from the result, nothing else */
         s->view_names[index] = name;
         if (index >= s->n_views)
             s->n_views = index + 1;
     }
-    if (s->n_view_values[index] < s->capacity)
+    if (reserve(s, s->n_view_values[index] + 1))
         s->view_ns[index][s->n_view_values[index]++] = value_ns;
 }
 
@@ -170,7 +209,7 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
         reason = MPISCOPE_STOPPED_TARGET_ERROR;
     else if (p->stop_rule == MPISCOPE_STOP_COUNT && s->n_samples >= p->max_valid)
         reason = MPISCOPE_STOPPED_MAX_VALID;
-    else if (s->total >= p->max_launches)
+    else if (s->total >= p->max_launches || s->total >= s->limit)
         reason = MPISCOPE_STOPPED_MAX_LAUNCHES;
     else if (elapsed_ns >= p->max_point_seconds * 1e9)
         reason = MPISCOPE_STOPPED_TIME_LIMIT;

@@ -26,7 +26,8 @@ typedef struct mpiscope__samples {
     mpiscope_params_t params;
     int nprocs;
     int keep_raw;
-    size_t capacity;                   /* launches the arrays can hold */
+    size_t capacity;                   /* launches the arrays hold now: they grow by doubling */
+    size_t limit;                      /* ... up to params.max_launches plus one stage */
     /* the statistic's inputs: one per valid launch, or per stage (barrier) */
     double *sample_ns;
     size_t n_samples;
@@ -54,9 +55,15 @@ typedef struct mpiscope__samples {
     char sync_message[160];
 } mpiscope__samples_t;
 
-/* Room for params->max_launches plus one stage of launches. */
+/* Room for params->max_launches plus one stage of launches, allocated as
+ * launches come (the per-rank arrays are launches x nprocs: allocated for
+ * the cap up front, a 1,024-rank point held 8 MiB whatever it needed, and
+ * --max-launches 1000000 with --raw could not start). */
 int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
                              mpiscope__samples_t **out);
+
+/* Bytes the store holds in its arrays (for the tests' memory counts). */
+size_t mpiscope__samples_bytes(const mpiscope__samples_t *s);
 void mpiscope__samples_destroy(mpiscope__samples_t *s);
 
 /* Record a launch; returns its own time (max over ranks of each rank's

@@ -1,0 +1,79 @@
+/* test_samples.c: a point's launch store holds what the launches made so
+ * far, not its cap (rank 0 at scale: the per-rank arrays are launches x
+ * nprocs), and keeps every value as it grows. No MPI. */
+#include <math.h>
+#include "check.h"
+#include "mpiscope/error.h"
+#include "samples.h"
+
+enum { NPROCS = 4096 };
+
+static double start_ns[NPROCS], end_ns[NPROCS];
+
+/* Launch t: rank r takes t + r ns from t * 1e6. */
+static double add_launch(mpiscope__samples_t *s, size_t t)
+{
+    for (int r = 0; r < NPROCS; r++) {
+        start_ns[r] = (double)t * 1e6;
+        end_ns[r] = start_ns[r] + (double)t + r;
+    }
+    mpiscope__launch_t launch = {.start_ns = start_ns, .end_ns = end_ns, .stride = 1, .slot_ns = NAN};
+    return mpiscope__samples_add_launch(s, &launch);
+}
+
+/* One launch's bytes at NPROCS ranks with raw samples: 3 per-rank doubles. */
+#define LAUNCH_BYTES ((size_t)NPROCS * 3 * sizeof(double) + 64)
+
+static void test_a_huge_cap_costs_nothing_up_front(void)
+{
+    mpiscope_params_t params;
+    mpiscope__samples_t *s = NULL;
+    mpiscope_params_default(&params);
+    params.max_launches = 1000000; /* the plan's largest: 98 GB of per-rank arrays if allocated up front */
+    CHECK_INT_EQ(mpiscope__samples_create(&params, NPROCS, 1, &s), 0);
+    if (!s)
+        return;
+    CHECK(mpiscope__samples_bytes(s) <= 64 * LAUNCH_BYTES + NPROCS * sizeof(double));
+    for (size_t t = 0; t < 200; t++)
+        CHECK_NEAR(add_launch(s, t), (double)t + NPROCS - 1, 0);
+    CHECK_INT_EQ(s->total, 200);
+    CHECK_INT_EQ(s->valid, 200);
+    CHECK(mpiscope__samples_bytes(s) <= 256 * LAUNCH_BYTES + NPROCS * sizeof(double));
+    /* values written before the arrays grew are still there */
+    CHECK_NEAR(s->rank_time_ns[3 * (size_t)NPROCS + 7], 3.0 + 7, 0);
+    CHECK_NEAR(s->rank_time_ns[199 * (size_t)NPROCS + 4095], 199.0 + 4095, 0);
+    CHECK_NEAR(s->raw_end_ns[10 * (size_t)NPROCS + 1], 10e6 + 11, 0);
+    mpiscope__samples_destroy(s);
+}
+
+static void test_the_cap_still_holds(void)
+{
+    mpiscope_params_t params;
+    mpiscope__samples_t *s = NULL;
+    mpiscope_params_default(&params);
+    params.max_launches = 10;
+    params.stop_rule = MPISCOPE_STOP_COUNT;
+    params.max_valid = 1000;
+    CHECK_INT_EQ(mpiscope__samples_create(&params, NPROCS, 0, &s), 0);
+    if (!s)
+        return;
+    for (size_t t = 0; t < 100; t++) {
+        add_launch(s, t);
+        mpiscope__samples_add_sample(s, (double)t);
+        mpiscope__samples_view(s, 1, "view", 2.0 * (double)t);
+    }
+    CHECK_INT_EQ(s->total, 10 + 64); /* the cap plus one stage, as before */
+    CHECK_INT_EQ(s->n_samples, 10 + 64);
+    CHECK_INT_EQ(s->n_view_values[1], 10 + 64);
+    CHECK_NEAR(s->view_ns[1][73], 146, 0);
+    CHECK_NEAR(s->sample_ns[70], 70, 0);
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_MAX_LAUNCHES);
+    mpiscope__samples_destroy(s);
+}
+
+int main(void)
+{
+    test_a_huge_cap_costs_nothing_up_front();
+    test_the_cap_still_holds();
+    CHECK_DONE();
+}
