@@ -8,8 +8,8 @@ raw time is 2*lat + s/bw. SMPI multiplies the latency by
 message size (``S:F;S:F...``: F applies to messages of S bytes or more,
 checked on SimGrid 3.32),
 set in the platform's ``<config>``. With one Hockney segment
-alpha_k + beta_k*s per protocol regime, lat = alpha_0/2 and bw = 1/beta_last,
-the factors are alpha_k/alpha_0 and beta_last/beta_k: the simulated
+alpha_k + beta_k*s per protocol regime, lat = alpha_0/2 and bw = 1/max(beta),
+the factors are alpha_k/alpha_0 and max(beta)/beta_k: the simulated
 one-way time is then alpha_k + beta_k*s in every regime. A model other
 than Hockney is first cut into lines between its own measured sizes.
 """
@@ -89,7 +89,7 @@ def platform_xml(model: P2PModel, hosts: int, source: str, name: str = "calibrat
         '<platform version="4.1">',
         f"  <!-- {comment} -->",
         "  <!-- one-way time alpha_k + beta_k*s per regime: lat = alpha_0/2 per link (two links",
-        "       per route), bw = 1/beta_max, SMPI's factors scale them per message size -->",
+        "       per route), bw = 1/max(beta), SMPI's factors scale them per message size -->",
         "  <config>",
         f'    <prop id="smpi/lat-factor" value={quoteattr(lat)}/>',
         f'    <prop id="smpi/bw-factor" value={quoteattr(bw)}/>',
