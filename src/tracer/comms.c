@@ -42,6 +42,7 @@ static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t fl
                                                    .flags = flags, .size = (uint32_t)n,
                                                    .members = members};
     __atomic_store_n(&p->ncomms, p->ncomms + 1, __ATOMIC_RELEASE);
+    mpiscope__trace_stream_comm(&p->comms[p->ncomms - 1]);
     pthread_mutex_unlock(&comms_lock);
 }
 

@@ -5,7 +5,9 @@
 #include <string.h>
 #include "trace_state.h"
 
-enum { DEFAULT_RECORDS = 1 << 20, DEFAULT_PATIENCE = 100 }; /* 64 MiB of records per thread */
+/* Records per half buffer: 4 MiB, two per thread; a killed rank loses at
+ * most the records of its current halves. The largest: 1 GiB per half. */
+enum { DEFAULT_RECORDS = 1 << 16, MAX_RECORDS = 1 << 24, DEFAULT_PATIENCE = 100 };
 
 static unsigned long long env_number(const char *name, unsigned long long fallback,
                                      unsigned long long min, unsigned long long max)
@@ -33,7 +35,7 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p)
         dir = "mpiscope.trace";
     }
     strcpy(p->dir, dir);
-    p->records_per_thread = env_number("MPISCOPE_TRACE_RECORDS", DEFAULT_RECORDS, 16, 1ull << 32);
+    p->records_per_thread = env_number("MPISCOPE_TRACE_RECORDS", DEFAULT_RECORDS, 16, MAX_RECORDS);
     p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
                                             100000);
 }

@@ -1,14 +1,16 @@
 /* lifecycle.c: tracing starts inside MPI_Init, MPI_Init_thread or the first
  * MPI_Session_init, and ends in MPI_Finalize or the last
  * MPI_Session_finalize: clocks are synchronised at both ends and the file
- * is written after the end. MPI_Abort writes the file before aborting. */
+ * is streamed from the start (writer.c); its end is written after the end
+ * of MPI. MPI_Abort writes the end before aborting. */
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include "mpiscope/timer.h"
 #include "trace_call.h"
 
-mpiscope__trace_proc_t mpiscope__trace_proc = {.comm = MPI_COMM_NULL, .thread_level = -1};
+mpiscope__trace_proc_t mpiscope__trace_proc = {.comm = MPI_COMM_NULL, .thread_level = -1,
+                                              .fd = -1};
 volatile int mpiscope__trace_active;
 int mpiscope__trace_stamp_ticks;
 
@@ -54,6 +56,7 @@ static void start(void)
     mpiscope__trace_clock_sync(0);
     p->start_stamp = mpiscope__trace_stamp();
     mpiscope__trace_meta();
+    mpiscope__trace_stream_open();
     mpiscope__trace_signals_install();
 }
 
@@ -105,6 +108,7 @@ static void stopping(void)
     if (!p->started || ending || p->written)
         return;
     ending = 1;
+    mpiscope__trace_write_current();
     mpiscope__trace_clock_sync(1);
     PMPI_Comm_free(&p->comm);
     if (p->own_session)
@@ -135,9 +139,13 @@ void mpiscope__trace_stopped(void)
     uint64_t dropped = 0;
     for (unsigned i = 0; i < n; i++)
         dropped += mpiscope__trace_threads[i]->dropped;
-    if (dropped || mpiscope__trace_lost_calls)
-        mpiscope__trace_warn("%llu records dropped (buffer full: raise MPISCOPE_TRACE_RECORDS)",
-                             (unsigned long long)(dropped + mpiscope__trace_lost_calls));
+    if (dropped)
+        mpiscope__trace_warn("%llu records lost: the trace file could not be written",
+                             (unsigned long long)dropped);
+    if (mpiscope__trace_lost_calls)
+        mpiscope__trace_warn("%llu calls not recorded: more than %d threads called MPI",
+                             (unsigned long long)mpiscope__trace_lost_calls,
+                             MPISCOPE__TRACE_MAX_THREADS);
 }
 
 void mpiscope__trace_abort(mpiscope__trace_call_t *c, int errorcode)

@@ -1,7 +1,8 @@
 /* signals.c: a program that is killed, crashes or exits without
  * MPI_Finalize still leaves its trace: the handlers write the file, then
  * pass the signal on to the handler that was there before (or the default
- * action). SIGKILL cannot be caught: nothing is written then. */
+ * action). SIGKILL cannot be caught: the file then holds what was streamed
+ * to it, all but the records of the current half buffers. */
 #include <signal.h>
 #include <stdlib.h>
 #include "trace_state.h"

@@ -10,21 +10,25 @@ volatile uint64_t mpiscope__trace_lost_calls;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A buffer is mapped and its pages touched now (MAP_POPULATE), on the
- * thread's first traced call: the first write to fresh memory costs a page
- * fault and the page's zeroing, tens of ns per record, which the calls
- * would otherwise pay while they are timed. */
+/* A thread's two halves are mapped and their pages touched now
+ * (MAP_POPULATE), on the thread's first traced call: the first write to
+ * fresh memory costs a page fault and the page's zeroing, tens of ns per
+ * record, which the calls would otherwise pay while they are timed. The
+ * halves are reused for the whole run: memory is bounded. */
 static mpiscope__trace_thread_t *thread_new(unsigned index)
 {
-    size_t bytes = sizeof(mpiscope__trace_thread_t)
-                   + (size_t)mpiscope__trace_proc.records_per_thread * sizeof(mpiscope_trace_record_t);
-    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-                     -1, 0);
+    uint64_t capacity = mpiscope__trace_proc.records_per_thread;
+    size_t head = (sizeof(mpiscope__trace_thread_t) + 63) / 64 * 64;
+    size_t half = MPISCOPE__TRACE_BLOCK_HEAD + (size_t)capacity * sizeof(mpiscope_trace_record_t);
+    void *mem = mmap(NULL, head + 2 * half, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
     mpiscope__trace_thread_t *t = mem;
-    t->records = (mpiscope_trace_record_t *)(t + 1);
-    t->capacity = mpiscope__trace_proc.records_per_thread;
+    t->half[0] = (char *)mem + head;
+    t->half[1] = t->half[0] + half;
+    t->records = (mpiscope_trace_record_t *)(t->half[0] + MPISCOPE__TRACE_BLOCK_HEAD);
+    t->capacity = capacity;
     t->index = index;
     return t;
 }
@@ -45,15 +49,29 @@ mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void)
     return t;
 }
 
+static int in_half(const mpiscope__trace_thread_t *t, unsigned which,
+                   const mpiscope_trace_record_t *r)
+{
+    const char *from = t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD;
+    return (const char *)r >= from
+           && (const char *)r < from + t->capacity * sizeof(mpiscope_trace_record_t);
+}
+
 mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_t flags)
 {
-    if (c->r == &c->t->spill) {
-        c->t->dropped++;
+    mpiscope__trace_thread_t *t = c->t;
+    if (c->r == &t->spill) {
+        t->dropped++;
         return NULL;
     }
-    mpiscope_trace_record_t *r = mpiscope__trace_slot(c->t);
-    if (r == &c->t->spill)
-        return NULL;
+    /* This call's parts filled both halves (a completion of more requests
+     * than a half holds): its own record is written with the other half
+     * and kept on in `held` (a flag set after this is not in the file). */
+    if (t->count >= t->capacity && t->pending && in_half(t, t->pending_half, c->r)) {
+        t->held = *c->r;
+        c->r = &t->held;
+    }
+    mpiscope_trace_record_t *r = mpiscope__trace_slot(t);
     *r = *c->r;
     r->flags = (uint16_t)(flags | MPISCOPE_TRACE_F_PART);
     r->request = 0;

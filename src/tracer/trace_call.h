@@ -29,15 +29,13 @@ static inline uint64_t mpiscope__trace_handle(const void *handle, size_t size)
 static inline __attribute__((always_inline)) mpiscope_trace_record_t *
 mpiscope__trace_slot(mpiscope__trace_thread_t *t)
 {
-    if (__builtin_expect(t->count < t->capacity, 1)) {
-        mpiscope_trace_record_t *r = &t->records[t->count];
-        r->t_enter = 0;
-        __asm__ volatile("" ::: "memory"); /* a signal flush sees t_enter 0: not started */
-        t->count++;
-        return r;
-    }
-    t->dropped++;
-    return &t->spill;
+    if (__builtin_expect(t->count >= t->capacity, 0))
+        mpiscope__trace_switch(t);
+    mpiscope_trace_record_t *r = &t->records[t->count];
+    r->t_enter = 0;
+    __asm__ volatile("" ::: "memory"); /* a signal flush sees t_enter 0: not started */
+    t->count++;
+    return r;
 }
 
 /* Start recording a call: 0 when not recording (before MPI is initialised,
@@ -85,6 +83,10 @@ static inline void mpiscope__trace_end(mpiscope__trace_call_t *c, int failed)
     if (failed)
         c->r->flags |= MPISCOPE_TRACE_F_ERROR;
     c->t->depth = 0;
+    /* A half filled during this call is written now, after its exit stamp
+     * and its last part: outside the call's time, once per half. */
+    if (__builtin_expect(c->t->pending != 0, 0))
+        mpiscope__trace_flush_pending(c->t);
 }
 
 static inline int32_t mpiscope__trace_peer(int rank)

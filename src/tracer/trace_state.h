@@ -14,17 +14,30 @@
 #define MPISCOPE__TRACE_MAX_THREADS 256
 
 typedef struct mpiscope__trace_thread {
-    mpiscope_trace_record_t *records;  /* capacity records, mapped on first use */
-    uint64_t capacity;
-    volatile uint64_t count;           /* records written (the signal flush reads it) */
-    uint64_t dropped;                  /* records lost because the buffer was full */
+    /* Two buffers ("halves") of capacity records each: the calls fill the
+     * current one; a full one is handed over as pending and written to the
+     * file by this thread when the call that filled it ends (writer.c). */
+    mpiscope_trace_record_t *records;  /* the current half */
+    uint64_t capacity;                 /* records per half */
+    volatile uint64_t count;           /* records taken in the current half */
+    volatile uint64_t seq;             /* this thread's sequence number of records[0] */
+    unsigned current;                  /* which half records is */
+    volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
+    volatile uint64_t pending_seq;
+    volatile unsigned pending_half;    /* which half is pending */
+    char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
+    volatile int flushing;             /* a block write in progress: a signal writes it again */
+    const char *flush_data;
+    volatile uint64_t flush_at, flush_len;
+    uint64_t dropped;                  /* records lost: the file could not be written */
     int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
     unsigned index;                    /* thread number in this process, from 0 */
     uint64_t *handles;                 /* scratch: request handles saved before a completion */
     size_t handles_cap;
     MPI_Status *statuses;              /* scratch: statuses when the caller ignores them */
     size_t statuses_cap;
-    mpiscope_trace_record_t spill;     /* written instead of a record that is dropped */
+    mpiscope_trace_record_t spill;     /* the record of a call that is not kept */
+    mpiscope_trace_record_t held;      /* a call whose own half had to be reused (writer.c) */
 } mpiscope__trace_thread_t;
 
 /* A communicator definition: peer ranks of records on `handle` (created
@@ -80,7 +93,13 @@ typedef struct mpiscope__trace_proc {
     unsigned sync_patience;
     mpiscope__trace_comm_t *comms;
     size_t ncomms, comms_cap;
-    volatile int written;   /* the file has been written (once) */
+    volatile int written;   /* the end of the file has been written (once) */
+    int fd;                 /* the rank file, open from the start of tracing; -1 before */
+    volatile uint64_t file_end;        /* bytes reserved in the file so far */
+    volatile uint64_t write_failures;  /* writes that failed (disk full, file size limit) */
+    volatile int write_warned;
+    char write_error_msg[1400];         /* prepared: said from a signal handler too */
+    size_t write_error_len;
 } mpiscope__trace_proc_t;
 
 extern mpiscope__trace_proc_t mpiscope__trace_proc;
@@ -129,7 +148,31 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p);
 /* Tracer messages on stderr: "mpiscope-trace[rank N]: ..." */
 void mpiscope__trace_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Write this rank's file (once; async-signal-safe: write(2) only). */
+/* Bytes before each half of a thread: room for the block's chunk header. */
+#define MPISCOPE__TRACE_BLOCK_HEAD 64
+
+/* Open this rank's file and write what is known at the start: preamble,
+ * META, FUNC, the first clock synchronisation, communicators, memory map. */
+void mpiscope__trace_stream_open(void);
+
+/* Append one communicator definition (a COMM chunk) once the file is open. */
+void mpiscope__trace_stream_comm(const mpiscope__trace_comm_t *comm);
+
+/* Write a thread's pending half (the call that filled it has ended). */
+void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
+
+/* The current half is full: it becomes pending, the other one current. */
+void mpiscope__trace_switch(mpiscope__trace_thread_t *t) __attribute__((noinline, cold));
+
+/* Write every thread's records so far (the end writes them again; the
+ * reader keeps the last copy): before the final synchronisation, which
+ * waits for every rank, so that a rank killed there by the launcher (a
+ * peer died) has its calls up to MPI_Finalize in its file. */
+void mpiscope__trace_write_current(void);
+
+/* Write the end of this rank's file: every thread's records not written
+ * yet, the final clock, the memory map and END (once; async-signal-safe:
+ * pwrite(2) only). */
 void mpiscope__trace_write(int end_status, int end_code);
 
 /* Install the signal handlers and the atexit flush. */

@@ -1,9 +1,18 @@
-/* writer.c: this rank's trace file (docs/trace-format.md). Written once,
- * at the end of MPI or from a signal handler, with write(2) alone so that
- * it is async-signal-safe; every part was prepared before. */
+/* writer.c: this rank's trace file (docs/trace-format.md, version 2),
+ * written as the run goes. At the start: preamble, header, function table,
+ * the first clock synchronisation, communicators, memory map. During the
+ * run: a THRD block each time a thread's half buffer fills, a COMM chunk
+ * per new communicator. At the end (MPI_Finalize, MPI_Abort, a signal,
+ * exit): the records not written yet, the final clock, the map, END.
+ *
+ * Every chunk goes to a range of the file reserved with one atomic add and
+ * is written there with pwrite(2): threads and a signal handler never
+ * interleave their bytes, and a write cut by a signal can be done again.
+ * Only pwrite/open/read/write are used: async-signal-safe. */
+#include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "trace_call.h"
 
@@ -13,57 +22,103 @@ typedef struct chunk_header {
     uint64_t size;  /* payload bytes; the payload is padded to 8 */
 } chunk_header_t;
 
-static int put(int fd, const void *data, size_t n)
+/* A THRD chunk's header and the fixed part of its payload. */
+typedef struct block_head {
+    chunk_header_t chunk;
+    uint32_t index, reserved;
+    uint64_t count;  /* records in this block */
+    uint64_t first;  /* the thread's sequence number of the first one */
+} block_head_t;
+
+_Static_assert(sizeof(block_head_t) == 40, "THRD head is 40 bytes");
+_Static_assert(sizeof(block_head_t) <= MPISCOPE__TRACE_BLOCK_HEAD, "room before a half");
+
+typedef struct out {
+    int fd;
+    uint64_t at;
+    int failed;
+} out_t;
+
+static uint64_t padded(uint64_t size)
 {
-    const char *p = data;
+    return (size + 7) / 8 * 8;
+}
+
+static void note_failure(void)
+{
+    mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
+    __atomic_add_fetch(&p->write_failures, 1, __ATOMIC_RELAXED);
+    if (!__atomic_exchange_n(&p->write_warned, 1, __ATOMIC_ACQ_REL) && p->write_error_len)
+        (void)!write(2, p->write_error_msg, p->write_error_len);
+}
+
+static int pwrite_all(int fd, const void *data, size_t n, uint64_t at)
+{
+    const char *c = data;
     while (n > 0) {
-        ssize_t w = write(fd, p, n);
+        ssize_t w = pwrite(fd, c, n, (off_t)at);
+        if (w < 0 && errno == EINTR)
+            continue;
         if (w <= 0)
             return -1;
-        p += w;
+        c += w;
         n -= (size_t)w;
+        at += (uint64_t)w;
     }
     return 0;
 }
 
-static void pad(int fd, uint64_t size)
+static void put(out_t *o, const void *data, size_t n)
+{
+    if (!o->failed && n && pwrite_all(o->fd, data, n, o->at) != 0) {
+        o->failed = 1;
+        note_failure();
+    }
+    o->at += n;
+}
+
+static void pad(out_t *o, uint64_t size)
 {
     static const char zeros[8];
     if (size % 8)
-        put(fd, zeros, 8 - size % 8);
+        put(o, zeros, 8 - size % 8);
 }
 
-static void chunk_begin(int fd, const char tag[4], uint64_t size)
+/* Reserve a chunk of `size` payload bytes and write its header. */
+static out_t chunk_begin(const char tag[4], uint64_t size)
 {
+    mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
+    out_t o = {p->fd, __atomic_fetch_add(&p->file_end, 16 + padded(size), __ATOMIC_RELAXED), 0};
     chunk_header_t h = {.size = size};
     memcpy(h.tag, tag, 4);
-    put(fd, &h, sizeof h);
+    put(&o, &h, sizeof h);
+    return o;
 }
 
-static void chunk(int fd, const char tag[4], const void *payload, uint64_t size)
+static void chunk(const char tag[4], const void *payload, uint64_t size)
 {
-    chunk_begin(fd, tag, size);
-    put(fd, payload, size);
-    pad(fd, size);
+    out_t o = chunk_begin(tag, size);
+    put(&o, payload, size);
+    pad(&o, size);
 }
 
-static void write_functions(int fd)
+static void write_functions(void)
 {
     uint64_t names = 0;
     for (unsigned i = 0; i < MPISCOPE_TRACE_FN_COUNT; i++)
         names += strlen(mpiscope__trace_fn_names[i]) + 1;
     uint32_t head[2] = {MPISCOPE_TRACE_FN_COUNT, 0};
     uint64_t classes = (MPISCOPE_TRACE_FN_COUNT + 7) / 8 * 8;
-    chunk_begin(fd, "FUNC", sizeof head + classes + names);
-    put(fd, head, sizeof head);
-    put(fd, mpiscope__trace_fn_classes, MPISCOPE_TRACE_FN_COUNT);
-    pad(fd, MPISCOPE_TRACE_FN_COUNT);
+    out_t o = chunk_begin("FUNC", sizeof head + classes + names);
+    put(&o, head, sizeof head);
+    put(&o, mpiscope__trace_fn_classes, MPISCOPE_TRACE_FN_COUNT);
+    pad(&o, MPISCOPE_TRACE_FN_COUNT);
     for (unsigned i = 0; i < MPISCOPE_TRACE_FN_COUNT; i++)
-        put(fd, mpiscope__trace_fn_names[i], strlen(mpiscope__trace_fn_names[i]) + 1);
-    pad(fd, sizeof head + classes + names);
+        put(&o, mpiscope__trace_fn_names[i], strlen(mpiscope__trace_fn_names[i]) + 1);
+    pad(&o, sizeof head + classes + names);
 }
 
-static void write_clock(int fd, int which)
+static void write_clock(int which)
 {
     const mpiscope__trace_clock_t *c = &mpiscope__trace_proc.clock[which];
     if (!c->valid)
@@ -79,78 +134,169 @@ static void write_clock(int fd, int which)
     } head = {(uint32_t)which, (uint32_t)c->nprocs, narrays, 0, c->offset_ns, c->rtt_min_ns,
               c->local_ns, c->duration_ns, c->exchanges};
     uint64_t array_bytes = (uint64_t)c->nprocs * sizeof(double);
-    chunk_begin(fd, "CLOK", sizeof head + narrays * array_bytes);
-    put(fd, &head, sizeof head);
+    out_t o = chunk_begin("CLOK", sizeof head + narrays * array_bytes);
+    put(&o, &head, sizeof head);
     for (uint32_t i = 0; i < narrays; i++)
-        put(fd, arrays[i], array_bytes);
+        put(&o, arrays[i], array_bytes);
 }
 
-static void write_comms(int fd)
+void mpiscope__trace_stream_comm(const mpiscope__trace_comm_t *c)
 {
-    const mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    size_t n = __atomic_load_n(&p->ncomms, __ATOMIC_ACQUIRE);
-    uint64_t size = 8;
-    for (size_t i = 0; i < n; i++)
-        size += 32 + ((uint64_t)p->comms[i].size * 4 + 7) / 8 * 8;
-    uint32_t head[2] = {(uint32_t)n, 0};
-    chunk_begin(fd, "COMM", size);
-    put(fd, head, sizeof head);
-    for (size_t i = 0; i < n; i++) {
-        const mpiscope__trace_comm_t *c = &p->comms[i];
-        uint64_t fixed[3] = {c->handle, c->id, c->created};
-        uint32_t more[2] = {c->flags, c->size};
-        put(fd, fixed, sizeof fixed);
-        put(fd, more, sizeof more);
-        put(fd, c->members, (size_t)c->size * 4);
-        pad(fd, (uint64_t)c->size * 4);
+    if (mpiscope__trace_proc.fd < 0)
+        return;
+    uint64_t members = (uint64_t)c->size * 4;
+    out_t o = chunk_begin("COMM", 8 + 32 + padded(members));
+    uint32_t head[2] = {1, 0};
+    uint64_t fixed[3] = {c->handle, c->id, c->created};
+    uint32_t more[2] = {c->flags, c->size};
+    put(&o, head, sizeof head);
+    put(&o, fixed, sizeof fixed);
+    put(&o, more, sizeof more);
+    put(&o, c->members, (size_t)members);
+    pad(&o, members);
+}
+
+/* /proc/self/maps, so that the reader finds which file each call site is
+ * in: at the start (a killed rank keeps it) and again at the end (the
+ * reader takes the last). Whole lines up to the buffer's size. */
+static void write_maps(void)
+{
+    static char buf[1 << 18];
+    int in = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return;
+    size_t size = 0;
+    ssize_t r;
+    while (size < sizeof buf && (r = read(in, buf + size, sizeof buf - size)) > 0)
+        size += (size_t)r;
+    close(in);
+    if (size == sizeof buf)
+        while (size > 0 && buf[size - 1] != '\n')
+            size--;
+    chunk("MAPS", buf, size);
+}
+
+/* One block of a thread's records as a THRD chunk, in one pwrite: its
+ * header goes in the room before the half. `again`: remember where, so
+ * that a signal arriving during the write can write it once more. */
+static void write_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n, uint64_t first,
+                        int again)
+{
+    mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
+    char *data = t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
+    block_head_t head = {{{'T', 'H', 'R', 'D'}, 0, 24 + n * sizeof(mpiscope_trace_record_t)},
+                         t->index, 0, n, first};
+    memcpy(data, &head, sizeof head);
+    uint64_t len = sizeof head + n * sizeof(mpiscope_trace_record_t);
+    uint64_t at = __atomic_fetch_add(&p->file_end, len, __ATOMIC_RELAXED);
+    if (again) {
+        t->flush_data = data;
+        t->flush_at = at;
+        t->flush_len = len;
+        __atomic_store_n(&t->flushing, 1, __ATOMIC_SEQ_CST);
+    }
+    if (pwrite_all(p->fd, data, len, at) != 0) {
+        t->dropped += n;
+        note_failure();
     }
 }
 
-static void write_threads(int fd)
+void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
+{
+    uint64_t n = t->pending;
+    if (!n)
+        return;
+    if (mpiscope__trace_proc.fd >= 0)
+        write_block(t, t->pending_half, n, t->pending_seq, 1);
+    else
+        t->dropped += n; /* full before the file was open: cannot happen with >= 16 records */
+    __atomic_store_n(&t->pending, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&t->flushing, 0, __ATOMIC_SEQ_CST);
+}
+
+/* The stores are ordered so that a signal handler arriving between any
+ * two writes at worst a block twice (the reader keeps one copy), never a
+ * record under the wrong sequence number. */
+void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
+{
+    if (t->pending) /* one call filled both halves: write the other one now */
+        mpiscope__trace_flush_pending(t);
+    uint64_t n = t->count;
+    unsigned full = t->current;
+    t->pending_half = full;
+    t->pending_seq = t->seq;
+    __atomic_store_n(&t->pending, n, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&t->count, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&t->seq, t->seq + n, __ATOMIC_SEQ_CST);
+    t->current = full ^ 1u;
+    t->records = (mpiscope_trace_record_t *)(t->half[full ^ 1u] + MPISCOPE__TRACE_BLOCK_HEAD);
+}
+
+void mpiscope__trace_stream_open(void)
+{
+    mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
+    int fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        mpiscope__trace_warn("cannot write the trace file %s: %s", p->path, strerror(errno));
+        return;
+    }
+    int n = snprintf(p->write_error_msg, sizeof p->write_error_msg,
+                     "mpiscope-trace[rank %d]: error: cannot write %s (disk full or file size "
+                     "limit?): this rank's trace is short\n", p->rank, p->path);
+    p->write_error_len = n > 0 && (size_t)n < sizeof p->write_error_msg ? (size_t)n : 0;
+    p->file_end = 16;
+    p->fd = fd;
+    static const char magic[8] = {'M', 'P', 'I', 'S', 'C', 'T', 'R', 'C'};
+    uint32_t version[2] = {MPISCOPE_TRACE_FORMAT_VERSION, 0x01020304u};
+    out_t o = {fd, 0, 0};
+    put(&o, magic, sizeof magic);
+    put(&o, version, sizeof version);
+    chunk("META", p->meta, p->meta_len);
+    write_functions();
+    write_clock(0);
+    size_t ncomms = __atomic_load_n(&p->ncomms, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < ncomms; i++)
+        mpiscope__trace_stream_comm(&p->comms[i]);
+    write_maps();
+}
+
+static void write_threads(void)
 {
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
-        const mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
-        uint64_t count = t->count;
-        struct { uint32_t index, reserved; uint64_t count, dropped; } head = {t->index, 0, count,
-                                                                             t->dropped};
-        chunk_begin(fd, "THRD", sizeof head + count * sizeof(mpiscope_trace_record_t));
-        put(fd, &head, sizeof head);
-        put(fd, t->records, count * sizeof(mpiscope_trace_record_t));
+        mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
+        if (__atomic_load_n(&t->flushing, __ATOMIC_SEQ_CST)) {
+            /* cut by this signal, or running on another thread: the same bytes again */
+            if (pwrite_all(mpiscope__trace_proc.fd, t->flush_data, t->flush_len, t->flush_at))
+                note_failure();
+        } else if (__atomic_load_n(&t->pending, __ATOMIC_SEQ_CST)) {
+            write_block(t, t->pending_half, t->pending, t->pending_seq, 0);
+        }
+        uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
+        if (count)
+            write_block(t, t->current, count, t->seq, 0);
     }
 }
 
-/* /proc/self/maps, so that the reader finds which file each call site is in. */
-static void write_maps(int fd)
+void mpiscope__trace_write_current(void)
 {
-    int in = open("/proc/self/maps", O_RDONLY);
-    if (in < 0)
-        return;
-    off_t at = lseek(fd, 0, SEEK_CUR);
-    chunk_begin(fd, "MAPS", 0);
-    char buf[4096];
-    uint64_t size = 0;
-    ssize_t r;
-    while ((r = read(in, buf, sizeof buf)) > 0) {
-        put(fd, buf, (size_t)r);
-        size += (uint64_t)r;
-    }
-    close(in);
-    pad(fd, size);
-    chunk_header_t h = {.tag = {'M', 'A', 'P', 'S'}, .size = size};
-    if (at >= 0)
-        pwrite(fd, &h, sizeof h, at);
+    if (mpiscope__trace_proc.fd >= 0 && !mpiscope__trace_proc.written)
+        write_threads();
 }
 
-static void write_end(int fd, int status, int code)
+static void write_end(int status, int code)
 {
     uint64_t dropped = 0;
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++)
         dropped += mpiscope__trace_threads[i]->dropped;
-    struct { uint32_t status; int32_t code; uint64_t stamp, dropped, lost_calls; } end = {
-        (uint32_t)status, code, mpiscope__trace_stamp(), dropped, mpiscope__trace_lost_calls};
-    chunk(fd, "END ", &end, sizeof end);
+    struct {
+        uint32_t status;
+        int32_t code;
+        uint64_t stamp, dropped, lost_calls, write_failures;
+    } end = {(uint32_t)status, code, mpiscope__trace_stamp(), dropped, mpiscope__trace_lost_calls,
+             __atomic_load_n(&mpiscope__trace_proc.write_failures, __ATOMIC_RELAXED)};
+    chunk("END ", &end, sizeof end);
 }
 
 void mpiscope__trace_write(int end_status, int end_code)
@@ -159,23 +305,12 @@ void mpiscope__trace_write(int end_status, int end_code)
     if (!p->started || __atomic_exchange_n(&p->written, 1, __ATOMIC_ACQ_REL))
         return;
     mpiscope__trace_active = 0;
-    int fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        static const char msg[] = "mpiscope-trace: cannot write the trace file\n";
-        put(2, msg, sizeof msg - 1);
-        return;
-    }
-    static const char magic[8] = {'M', 'P', 'I', 'S', 'C', 'T', 'R', 'C'};
-    uint32_t version[2] = {MPISCOPE_TRACE_FORMAT_VERSION, 0x01020304u};
-    put(fd, magic, sizeof magic);
-    put(fd, version, sizeof version);
-    chunk(fd, "META", p->meta, p->meta_len);
-    write_functions(fd);
-    write_clock(fd, 0);
-    write_clock(fd, 1);
-    write_comms(fd);
-    write_threads(fd);
-    write_maps(fd);
-    write_end(fd, end_status, end_code);
-    close(fd);
+    if (p->fd < 0)
+        return; /* said when the file could not be opened */
+    int saved = errno;
+    write_threads();
+    write_clock(1);
+    write_maps();
+    write_end(end_status, end_code);
+    errno = saved;
 }

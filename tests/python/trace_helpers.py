@@ -1,4 +1,4 @@
-"""Helpers of the trace tests: synthetic trace files (format 1, written
+"""Helpers of the trace tests: synthetic trace files (format 2, or 1, written
 here from docs/trace-format.md) and real traced runs of the examples."""
 
 from __future__ import annotations
@@ -40,9 +40,11 @@ def _chunk(tag: str, payload: bytes) -> bytes:
 def write_rank(directory: Path, rank: int, nprocs: int, records: list[tuple], *,
                clocks: list[tuple[int, float, float]] | None = None,
                end: int | None = 1, comms: list[tuple[int, int, list[int]]] | None = None,
-               truncate: int = 0) -> Path:
-    """One rank file; clocks: (which, offset_ns, local_ns); comms: (handle, id, members)."""
-    meta = {"format": "mpiscope-trace", "version": 1, "rank": rank, "nprocs": nprocs,
+               truncate: int = 0, version: int = 2, block: int = 0,
+               write_failures: int = 0) -> Path:
+    """One rank file; clocks: (which, offset_ns, local_ns); comms: (handle, id, members);
+    block: records per THRD block (format 2), 0 for one block."""
+    meta = {"format": "mpiscope-trace", "version": version, "rank": rank, "nprocs": nprocs,
             "model": "world", "mpi_version": "4.1", "mpi_library": "synthetic",
             "timer": {"name": "monotonic", "source": "test"}, "stamp": "ns",
             "ns_per_tick": 1.0, "origin_ticks": 0}
@@ -64,10 +66,15 @@ def write_rank(directory: Path, rank: int, nprocs: int, records: list[tuple], *,
     import numpy as np
 
     array = np.array(records, dtype=RECORD_DTYPE)
-    body += _chunk("THRD", struct.pack("<IIQQ", 0, 0, len(array), 0) + array.tobytes())
+    step = block or max(1, len(array))
+    for first in range(0, max(1, len(array)), step):
+        part = array[first:first + step]
+        body += _chunk("THRD", struct.pack("<IIQQ", 0, 0, len(part), first if version >= 2 else 0)
+                       + part.tobytes())
     if end is not None:
-        body += _chunk("END ", struct.pack("<IiQQQ", end, 0, 0, 0, 0))
-    data = b"MPISCTRC" + struct.pack("<II", 1, 0x01020304) + body
+        tail = struct.pack("<Q", write_failures) if version >= 2 else b""
+        body += _chunk("END ", struct.pack("<IiQQQ", end, 0, 0, 0, 0) + tail)
+    data = b"MPISCTRC" + struct.pack("<II", version, 0x01020304) + body
     path = directory / f"rank-{rank:05d}.mst"
     path.write_bytes(data[:len(data) - truncate] if truncate else data)
     return path

@@ -91,15 +91,37 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
         raise RunFailedError(f"{exc}; its partial trace is kept") from None
     files = rank_files(out)
     where = f"{len(files)} rank file(s) in {args.out}"
+    short = _short_files(files)
     if code != 0:
         raise RunFailedError(f"{format_command(argv)} exited with code {code}; "
-                             f"{'partial trace: ' + where if files else 'no trace written'}")
+                             f"{'partial trace: ' + where if files else 'no trace written'}"
+                             + (f"; {short}" if short else ""))
     if not files:
         raise RunFailedError(f"{format_command(argv)} wrote no trace: did it call MPI_Init "
                              "(or MPI_Session_init), and is it linked with the MPI of "
                              f"profile {profile.name!r}?")
+    if short:
+        raise RunFailedError(f"the trace in {args.out} is incomplete though the program exited "
+                             f"0: {short}")
     _say(f"mpiscope: traced: {where}; next: mpiscope trace summary {args.out}")
     return 0
+
+
+def _short_files(files: list[Path]) -> str:
+    """The rank files that lack data, with why ("" when none does)."""
+    from mpiscope.trace.reader import check_rank_file
+
+    short = []
+    for f in files:
+        try:
+            reason = check_rank_file(f)
+        except OSError as exc:
+            reason = f"unreadable ({exc.strerror or exc})"
+        if reason:
+            short.append(f"{f.name} is short: {reason}")
+    if len(short) > 3:
+        short = short[:3] + [f"and {len(short) - 3} more"]
+    return "; ".join(short)
 
 
 def _say(text: str) -> None:

@@ -2,8 +2,11 @@
 
 A file is a 16-byte preamble (magic ``MPISCTRC``, format version, byte-order
 mark) and chunks: a 16-byte header (4-character tag, reserved, payload size)
-and the payload padded to 8 bytes. A file cut short (a killed rank) is read
-up to its last whole chunk and marked ``complete = False``.
+and the payload padded to 8 bytes. The tracer streams the file (format 2):
+records come in THRD blocks as buffers fill. A file cut short (a killed
+rank, a full disk) is read up to the cut, records of a block cut mid-way
+included, and says what is missing (``RankTrace.cut``); a corrupt file is
+one :class:`MpiscopeError`, never a traceback.
 """
 
 from __future__ import annotations
@@ -27,12 +30,14 @@ __all__ = [
     "MapEntry",
     "RankTrace",
     "Trace",
+    "check_rank_file",
     "read_rank_file",
     "read_trace",
 ]
 
 MAGIC = b"MPISCTRC"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 BYTE_ORDER_MARK = 0x01020304
 
 RECORD_DTYPE = np.dtype([
@@ -41,6 +46,7 @@ RECORD_DTYPE = np.dtype([
     ("func", "<u2"), ("flags", "<u2"),
 ])
 assert RECORD_DTYPE.itemsize == 64
+THREAD_RECORD_DTYPE = np.dtype(RECORD_DTYPE.descr + [("thread", "<u4")])
 
 # record flags (src/tracer/trace_record.h)
 F_ERROR, F_PART, F_COMPLETED, F_RECV_HALF = 0x1, 0x2, 0x4, 0x8
@@ -54,6 +60,8 @@ CLASS_NAMES = (
     "comm_create", "rma", "file", "isendrecv", "mrecv", "imrecv", "partitioned", "tool", "abort",
 )
 END_STATUS = {0: "none", 1: "finalized", 2: "signal", 3: "MPI_Abort", 4: "exit without finalize"}
+CORRUPT = (struct.error, ValueError, IndexError, KeyError, TypeError, OverflowError,
+           UnicodeDecodeError)
 COMM_F_INTER, COMM_F_LOCAL = 1, 2
 
 
@@ -106,6 +114,22 @@ class RankTrace:
     end_code: int
     end_stamp: int
     complete: bool  # every chunk whole and an END chunk present
+    cut: str = ""  # where and how the file is cut short, "" when it is not
+    write_failures: int = 0  # writes the tracer could not make (END chunk)
+    lost_records: int = 0  # records of blocks missing from the file (a gap, a hole)
+
+    def short_reason(self) -> str:
+        """Why this file lacks data the tracer meant to write ("" when it does not)."""
+        reasons = []
+        if self.write_failures:
+            reasons.append(f"{self.write_failures} write(s) failed")
+        if self.cut:
+            reasons.append(self.cut)
+        elif self.end_status == "none":
+            reasons.append("no END chunk")
+        if self.lost_records:
+            reasons.append(f"{self.lost_records} record(s) missing")
+        return "; ".join(reasons)
 
     @property
     def rank(self) -> int:
@@ -115,7 +139,7 @@ class RankTrace:
         """Stamps (ticks or ns) as nanoseconds of this rank's timer."""
         values = np.asarray(stamps, dtype=np.uint64)
         if self.meta.get("stamp") == "ticks":
-            origin = np.uint64(int(self.meta["origin_ticks"]))
+            origin = np.uint64(self.meta["origin_ticks"])
             delta = (values - origin).astype(np.int64).astype(np.float64)
             return delta * float(self.meta["ns_per_tick"])
         return values.astype(np.float64)
@@ -143,33 +167,89 @@ def read_trace(path: str | Path) -> Trace:
                             "program never initialised MPI under the tracer")
     trace = Trace(directory, [read_rank_file(f) for f in files])
     trace.ranks.sort(key=lambda r: r.rank)
-    have = {r.rank for r in trace.ranks}
+    have = [r.rank for r in trace.ranks]
+    if len(set(have)) != len(have) or any(r.meta["nprocs"] != trace.nprocs for r in trace.ranks):
+        raise MpiscopeError(f"{directory}: its rank files disagree (two files of one rank, or "
+                            "different numbers of ranks): not one trace")
     trace.missing_ranks = [r for r in range(trace.nprocs) if r not in have]
     return trace
 
 
-def _chunks(data: bytes, path: Path) -> tuple[list[tuple[str, bytes]], bool]:
+@dataclass
+class _Chunk:
+    tag: str
+    payload: bytes  # shorter than size for a chunk cut by the end of the file
+    size: int  # declared payload size
+    at: int  # file offset of the header
+
+
+def _chunks(data: bytes, path: Path) -> tuple[list[_Chunk], str, int]:
+    """The chunks, how the file is cut ("" when it is not) and bytes of holes skipped.
+
+    A hole (zero bytes where a chunk should start) is a range the tracer
+    reserved and could not write (a full disk that later had room again).
+    """
     if len(data) < 16 or data[:8] != MAGIC:
         raise MpiscopeError(f"{path} is not an mpiscope trace file")
     version, bom = struct.unpack_from("<II", data, 8)
     if bom != BYTE_ORDER_MARK:
         raise MpiscopeError(f"{path} was written with another byte order")
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise MpiscopeError(f"{path} has trace format version {version}; this mpiscope reads "
-                            f"version {FORMAT_VERSION}")
-    chunks: list[tuple[str, bytes]] = []
-    at, whole = 16, True
-    while at + 16 <= len(data):
+                            f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+    chunks: list[_Chunk] = []
+    at, cut, holes = 16, "", 0
+    zeros = bytes(8)
+    while at < len(data):
+        if version >= 2 and data[at:at + 8] == zeros:
+            at, holes = at + 8, holes + 8
+            continue
+        if at + 16 > len(data):
+            cut = f"cut at byte {len(data)} inside a chunk header"
+            break
         tag = data[at:at + 4].decode("ascii", "replace")
         (size,) = struct.unpack_from("<Q", data, at + 8)
         if at + 16 + size > len(data):
-            whole = False
+            chunks.append(_Chunk(tag, data[at + 16:], size, at))
+            cut = f"cut at byte {len(data)} inside its {tag.strip()} chunk"
             break
-        chunks.append((tag, data[at + 16:at + 16 + size]))
+        chunks.append(_Chunk(tag, data[at + 16:at + 16 + size], size, at))
         at += 16 + (size + 7) // 8 * 8
-    if at < len(data) and whole and at + 16 > len(data):
-        whole = False
-    return chunks, whole
+    return chunks, cut, holes
+
+
+def check_rank_file(path: Path) -> str:
+    """Why a rank file lacks data the tracer meant to write ("" when it does
+    not): a cut, a hole of a failed write, no END chunk, failed writes the
+    END chunk counts. Reads the chunk headers only (a trace may be large)."""
+    size = path.stat().st_size
+    with path.open("rb") as f:
+        head = f.read(16)
+        if len(head) < 16 or head[:8] != MAGIC:
+            return "not an mpiscope trace file"
+        (version,) = struct.unpack_from("<I", head, 8)
+        at, end, holes = 16, b"", 0
+        while at < size:
+            f.seek(at)
+            header = f.read(16)
+            if version >= 2 and header[:8] == bytes(8):
+                at, holes = at + 8, holes + 8
+                continue
+            if len(header) < 16:
+                return f"cut at byte {size} inside a chunk header"
+            (length,) = struct.unpack_from("<Q", header, 8)
+            if at + 16 + length > size:
+                tag = header[:4].decode("ascii", "replace")
+                return f"cut at byte {size} inside its {tag} chunk"
+            if header[:4] == b"END ":
+                end = f.read(min(length, 40))
+            at += 16 + (length + 7) // 8 * 8
+    if holes:
+        return f"{holes} bytes were never written (a write failed)"
+    if not end:
+        return "no END chunk (the rank was killed, or the file could not be written)"
+    failures = struct.unpack_from("<Q", end, 32)[0] if version >= 2 and len(end) >= 40 else 0
+    return f"{failures} write(s) failed" if failures else ""
 
 
 def _functions(payload: bytes) -> tuple[list[str], list[str]]:
@@ -218,6 +298,69 @@ def _maps(payload: bytes) -> list[MapEntry]:
     return entries
 
 
+def _meta(payload: bytes, path: Path) -> dict[str, Any]:
+    try:
+        meta = json.loads(payload.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise MpiscopeError(f"{path}: unreadable header: {exc}") from None
+    if not isinstance(meta, dict):
+        raise MpiscopeError(f"{path}: its header is not a JSON object")
+    needed: dict[str, type | tuple[type, ...]] = {"rank": int, "nprocs": int}
+    if meta.get("stamp") == "ticks":
+        needed.update(origin_ticks=int, ns_per_tick=(int, float))
+    for key, kind in needed.items():
+        value = meta.get(key)
+        if not isinstance(value, kind) or isinstance(value, bool) or value < 0:
+            raise MpiscopeError(f"{path}: its header has no valid {key!r}")
+    if meta["rank"] >= meta["nprocs"] or meta.get("origin_ticks", 0) >= 1 << 64:
+        raise MpiscopeError(f"{path}: its header's rank, nprocs or origin_ticks is impossible")
+    return meta
+
+
+class _Threads:
+    """A thread's THRD blocks: each record once, by its sequence number; a
+    record written twice (the current records before the final clock
+    synchronisation, a block cut by a signal) is taken from its last copy."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, list[tuple[int, np.ndarray]]] = {}
+        self.next_first: dict[int, int] = {}  # format 1: blocks follow each other
+        self.missing = 0  # records a cut block announced but the file lacks
+
+    def add(self, chunk: _Chunk, version: int) -> int:
+        """Add a THRD chunk; returns records the writer counted as dropped (format 1)."""
+        index, _, count, fourth = struct.unpack_from("<IIQQ", chunk.payload, 0)
+        available = max(0, len(chunk.payload) - 24) // RECORD_DTYPE.itemsize
+        n = min(count, available)
+        self.missing += count - n
+        records = np.frombuffer(chunk.payload, RECORD_DTYPE, count=n, offset=24)
+        first = fourth if version >= 2 else self.next_first.get(index, 0)
+        if first > 1 << 62:
+            raise ValueError(f"a THRD block starts at record {first}")
+        self.next_first[index] = first + n
+        self.blocks.setdefault(index, []).append((first, records))
+        return 0 if version >= 2 else fourth
+
+    def records(self) -> tuple[np.ndarray, int]:
+        """All records (with a "thread" field) and how many are missing between blocks."""
+        parts, gaps = [], 0
+        for index, blocks in sorted(self.blocks.items()):
+            seqs = np.concatenate([first + np.arange(len(r), dtype=np.uint64)
+                                   for first, r in blocks])
+            if not len(seqs):
+                continue
+            records = np.concatenate([r for _, r in blocks])
+            unique, last = np.unique(seqs[::-1], return_index=True)
+            keep = len(seqs) - 1 - last  # the last copy of each record, in sequence order
+            gaps += int(unique[-1]) + 1 - len(unique)
+            with_thread = np.empty(len(keep), dtype=THREAD_RECORD_DTYPE)
+            for name in RECORD_DTYPE.names or ():
+                with_thread[name] = records[name][keep]
+            with_thread["thread"] = index
+            parts.append(with_thread)
+        return (np.concatenate(parts) if parts else np.empty(0, THREAD_RECORD_DTYPE)), gaps
+
+
 def read_rank_file(path: str | Path) -> RankTrace:
     """One rank's file."""
     path = Path(path)
@@ -225,51 +368,61 @@ def read_rank_file(path: str | Path) -> RankTrace:
         data = path.read_bytes()
     except OSError as exc:
         raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
-    chunks, whole = _chunks(data, path)
+    chunks, cut, holes = _chunks(data, path)
+    version = struct.unpack_from("<I", data, 8)[0]
+    try:
+        return _rank_trace(path, version, chunks, cut, holes)
+    except CORRUPT as exc:
+        raise MpiscopeError(f"{path}: corrupt trace file ({type(exc).__name__}: {exc})") from None
+
+
+def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
+                holes: int) -> RankTrace:
     meta: dict[str, Any] | None = None
     functions: list[str] = []
     classes: list[str] = []
     clocks: dict[int, ClockPoint] = {}
     comms: list[CommDef] = []
-    threads: list[np.ndarray] = []
+    threads = _Threads()
     dropped = 0
     maps: list[MapEntry] = []
-    end: tuple[int, int, int, int, int] | None = None
-    for tag, payload in chunks:
+    end: tuple[int, ...] | None = None
+    for chunk in chunks:
+        tag, payload = chunk.tag, chunk.payload
+        if tag == "THRD":
+            dropped += threads.add(chunk, version)
+            continue
+        if len(payload) < chunk.size:
+            continue  # any other chunk cut short is of no use
         if tag == "META":
-            try:
-                meta = json.loads(payload.decode("utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise MpiscopeError(f"{path}: unreadable header: {exc}") from None
+            meta = _meta(payload, path)
         elif tag == "FUNC":
             functions, classes = _functions(payload)
         elif tag == "CLOK":
             point = _clock(payload)
             clocks[point.which] = point
         elif tag == "COMM":
-            comms = _comms(payload)
-        elif tag == "THRD":
-            index, _, count, lost = struct.unpack_from("<IIQQ", payload, 0)
-            records = np.frombuffer(payload, RECORD_DTYPE, count=count, offset=24)
-            with_thread = np.empty(count, dtype=RECORD_DTYPE.descr + [("thread", "<u4")])
-            for name in RECORD_DTYPE.names or ():
-                with_thread[name] = records[name]
-            with_thread["thread"] = index
-            threads.append(with_thread)
-            dropped += lost
+            comms.extend(_comms(payload))
         elif tag == "MAPS":
             maps = _maps(payload)
         elif tag == "END ":
-            end = struct.unpack_from("<IiQQQ", payload, 0)
+            end = struct.unpack_from("<IiQQQQ" if version >= 2 else "<IiQQQ", payload, 0)
     if meta is None or not functions:
         raise MpiscopeError(f"{path} is cut short before its header: no readable trace")
-    records = (np.concatenate(threads) if threads
-               else np.empty(0, dtype=RECORD_DTYPE.descr + [("thread", "<u4")]))
+    records, gaps = threads.records()
+    if len(records) and int(records["func"].max()) >= len(functions):
+        raise MpiscopeError(f"{path}: corrupt trace file (a record names function "
+                            f"{int(records['func'].max())} of a table of {len(functions)})")
     records = records[records["t_enter"] != 0]  # a slot taken but never stamped
     order = np.argsort(records["t_enter"], kind="stable")
-    status, code, stamp = "none", 0, 0
+    status, code, stamp, failures = "none", 0, 0, 0
     if end:
         status, code, stamp = END_STATUS.get(end[0], "none"), end[1], end[2]
-        dropped += end[4]
+        dropped += end[4] + (end[3] if version >= 2 else 0)  # format 1: THRD counted them
+        failures = end[5] if len(end) > 5 else 0
+    if cut and threads.missing:
+        cut += f" ({threads.missing} record(s) of its last block are not there)"
+    lost = gaps + (holes // RECORD_DTYPE.itemsize)
     return RankTrace(path, meta, functions, classes, clocks, comms, records[order], dropped, maps,
-                     status, code, stamp, whole and end is not None)
+                     status, code, stamp, not cut and not holes and end is not None, cut=cut,
+                     write_failures=failures + (1 if holes else 0), lost_records=lost)

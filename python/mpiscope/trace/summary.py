@@ -49,6 +49,7 @@ def _header(merged: Merged) -> list[str]:
     if incomplete:
         how = ", ".join(f"rank {r.rank}: {r.end_status}"
                         + (f" {r.end_code}" if r.end_status in ("signal", "MPI_Abort") else "")
+                        + (f" [{r.short_reason()}]" if r.short_reason() else "")
                         for r in trace.ranks if r.rank in incomplete)
         lines.append(f"PARTIAL: trace ended early ({how}); calls that had not returned "
                      "end at the rank's last time")
@@ -56,7 +57,7 @@ def _header(merged: Merged) -> list[str]:
     dropped = sum(r.dropped for r in trace.ranks)
     lines.append(
         f"records: {sum(int(t.main.sum()) for t in merged.timelines)} calls, {dropped} dropped"
-        + (" (buffer full: raise MPISCOPE_TRACE_RECORDS)" if dropped else "")
+        + (" (the trace file could not be written)" if dropped else "")
         + f"; messages: {len(merged.messages)} matched, {merged.unmatched_sends} sends and "
         f"{merged.unmatched_recvs} receives unmatched, {merged.backwards} arrow(s) backwards in "
         "time")
