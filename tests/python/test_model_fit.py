@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 
 import pytest
-from model_helpers import SIZES, hockney_doc, loggp_doc, point
 
+from model_helpers import SIZES, hockney_doc, loggp_doc, point
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.collectives import COLLECTIVES, collective
 from mpiscope.models.document import fit_document, model_document, model_of
