@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include "mpiscope/error.h"
 #include "mpiscope/result.h"
+#include "context.h"
 #include "plan_spec.h"
 #include "result_internal.h"
 
@@ -49,7 +50,8 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     spec.method_handle = pt->method;
     spec.cache_cold = pt->cache_cold;
     spec.arrival_ns = run->arrival_ns;
-    int err = o->resync ? mpiscope_context_resync(run->ctx) : 0;
+    /* between points, never inside one: every point, or when the last sync is old */
+    int err = o->resync ? mpiscope_context_resync(run->ctx) : mpiscope__context_resync_if_due(run->ctx);
     if (!err)
         err = mpiscope_context_measure(run->ctx, pt->op, &spec, r);
     if (err) {
