@@ -223,6 +223,23 @@ static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
     return 0;
 }
 
+/* An injected clock transform (mpiscope/timer.h): checked here for rank 0,
+ * so a bad spec fails the plan, not the run. */
+static int set_clock_transform(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v,
+                               where_t *w)
+{
+    if (want(w, v, MPISCOPE__JV_STRING))
+        return MPISCOPE_EINVAL;
+    char why[160];
+    mpiscope_clock_transform_t tf;
+    if (strlen(v->string) >= sizeof p->params.sync.clock_transform)
+        return bad(w, "longer than %zu characters", sizeof p->params.sync.clock_transform - 1);
+    if (mpiscope_clock_transform_parse(v->string, 0, &tf, why, sizeof why))
+        return bad(w, "%s", why);
+    snprintf(p->params.sync.clock_transform, sizeof p->params.sync.clock_transform, "%s", v->string);
+    return 0;
+}
+
 /* The string form "late:1:50", or the object {"kind": "late", "rank": 1, "us": 50}. */
 static int set_arrival(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
 {
@@ -311,6 +328,9 @@ static const field_entry_t fields[] = {
       "op-specific options (each op's options; flag --op-option NAME=VALUE)"),
     F("arrival", MPISCOPE__FIELD_STRING, "arrival pattern", "\"none\"", "", 0, 0, set_arrival,
       "when each rank starts after the schedule (scheduled methods only)"),
+    F("clock_transform", MPISCOPE__FIELD_STRING, "clock transform", "\"\"", "", 0, 0, set_clock_transform,
+      "inject a per-rank clock offset (ns), drift (ppm) and jitter (ns) to test clock sync: "
+      "SELECTOR:KEY=VALUE,...;... with SELECTOR all, N, N-M or random (seed=S)"),
     F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, INFINITY, set_scalar,
       "seed of a shuffled point order (0: plan order)"),
     F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, INFINITY, set_scalar,
