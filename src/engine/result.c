@@ -10,6 +10,7 @@
 #include "environment.h"
 #include "json.h"
 #include "point_json.h"
+#include "sync_report.h"
 #include "util.h"
 
 enum { MAX_META = 32, MAX_SECTIONS = 8 };
@@ -72,6 +73,7 @@ static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
     number_array(j, "rtt_min_ns", s->rtt_min_ns, s->nprocs);
     number_array(j, "residual_ns", s->residual_ns, s->nprocs);
     mpiscope__json_number(j, "max_abs_residual_ns", mpiscope_clock_sync_max_residual_ns(s));
+    mpiscope__sync_json_fields(j, s, &res->ctx->params.sync);
     if (res->end_residual_ns) {
         number_array(j, "end_residual_ns", res->end_residual_ns, s->nprocs);
         mpiscope__json_number(j, "max_abs_end_residual_ns", mpiscope__max_abs(res->end_residual_ns, s->nprocs));

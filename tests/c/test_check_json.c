@@ -33,7 +33,10 @@ static void test_check(void)
                                           .unavailable_error = MPISCOPE_ENOTIMER};
     c.syncs[0] = (mpiscope_check_sync_t){.algorithm = MPISCOPE_SYNC_RING, .duration_ns = 350000,
                                         .max_abs_residual_ns = 10, .after_seconds = 0,
-                                        .max_abs_residual_after_ns = 12, .drift_ppm = NAN};
+                                        .max_abs_residual_after_ns = 12, .drift_ppm = NAN,
+                                        .exchanges = 240, .fitpoints = 1, .max_hops = 1, .nodes = 1,
+                                        .node_shared = 1, .max_error_ns = 500, .max_drift_error_ppm = -1,
+                                        .max_abs_drift_fitted_ppm = 0, .recovered = -1};
     mpiscope__json_t j;
     mpiscope__json_init(&j);
     mpiscope__check_json(&c, &j);
@@ -46,7 +49,9 @@ static void test_check(void)
                    "{\"name\":\"wtime\",\"available\":false,"
                    "\"why_unavailable\":\"timer not available or not trustworthy on this machine\"}],"
                    "\"sync\":[{\"algorithm\":\"ring\",\"duration_ns\":350000,\"max_abs_residual_ns\":10,"
-                   "\"after_seconds\":0,\"max_abs_residual_after_ns\":12,\"drift_ppm\":null}]}");
+                   "\"after_seconds\":0,\"max_abs_residual_after_ns\":12,\"drift_ppm\":null,"
+                   "\"exchanges\":240,\"fitpoints\":1,\"max_hops\":1,\"nodes\":1,\"node_shared\":true,"
+                   "\"max_error_ns\":500,\"max_abs_drift_fitted_ppm\":0}]}");
     mpiscope__json_free(&j);
 }
 
