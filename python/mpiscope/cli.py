@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -62,6 +63,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if argv is None:  # the program itself, not a caller's test: own the main thread's SIGINT
+        signal.signal(signal.SIGINT, _interrupt_once)
     try:
         args = build_parser().parse_args(args_list)
         if args.command is None:
@@ -83,6 +86,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 1
+
+
+def _interrupt_once(signum: int, frame: object) -> None:
+    """The first Ctrl-C raises KeyboardInterrupt; later ones are ignored, so
+    that a second one cannot interrupt the first one's clean-up or its
+    message (commands that must react to it install their own handler)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    raise KeyboardInterrupt
 
 
 def _print_error(line: str) -> None:
