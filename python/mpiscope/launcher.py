@@ -12,7 +12,10 @@ The bench speaks a small line protocol on its standard output:
   (:class:`WarningEvent`);
 * anything else is ordinary output (:class:`OutputEvent`).
 
-Its standard error is passed through untouched.
+Its standard error is passed through, except, when the caller collects
+them (``run_streaming(errors=...)``), the programs' own error lines
+(``<program>: error: <text>``) and MPICH's multi-line banner about a rank
+that died: those are kept for the caller's one error line.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import re
 import shlex
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -40,6 +44,8 @@ __all__ = [
     "ProgressEvent",
     "WarningEvent",
     "build_env",
+    "describe_exit",
+    "describe_launch_exit",
     "format_command",
     "mpiexec_command",
     "parse_line",
@@ -56,6 +62,11 @@ WARNING_PREFIX = "@mpiscope warning "
 KILL_GRACE_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _NONFINITE_RE = re.compile(r"([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
+#: ``mpiscope-bench: error: text`` (any program's own error line).
+_ERROR_LINE_RE = re.compile(r"^[\w.+-]+: error: (.*)$")
+#: MPICH's (hydra's) report of a rank that died, between two rules of '='.
+_BANNER_RULE_RE = re.compile(r"^={20,}$")
+_BANNER_SIGNAL_RE = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
 
 
 class Installation(Protocol):
@@ -218,6 +229,7 @@ def run_streaming(
     timeout: float | None,
     on_event: Callable[[Event], None],
     idle_timeout: Callable[[], float | None] | None = None,
+    errors: list[str] | None = None,
 ) -> int:
     """Run the bench, feeding each stdout line to ``on_event``; return its exit code.
 
@@ -226,11 +238,16 @@ def run_streaming(
     (a detector's calibrated packets) is stopped when it falls silent for
     longer, instead of after a fixed total time.
 
+    ``errors``, when given, receives the text of each ``<program>: error:``
+    line of the standard error (which is not printed) and, for a rank that
+    MPICH saw die of a signal, ``a rank was killed by SIGKILL`` (its banner
+    is not printed): the caller says them in its one error line.
+
     Raises :class:`RunFailedError` on timeout; re-raises KeyboardInterrupt.
     In both cases the process group is stopped first.
     """
     with _termination_raises():
-        return _stream(argv, env, timeout, on_event, idle_timeout)
+        return _stream(argv, env, timeout, on_event, idle_timeout, errors)
 
 
 def _stream(
@@ -239,16 +256,37 @@ def _stream(
     timeout: float | None,
     on_event: Callable[[Event], None],
     idle_timeout: Callable[[], float | None] | None = None,
+    errors: list[str] | None = None,
 ) -> int:
-    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=None)
+    signals = _DeferredSignals()
+    with signals:  # from before the start: an interrupt there would orphan the ranks
+        collect = errors is not None
+        proc = _start(argv, env, stdout=subprocess.PIPE,
+                      stderr=subprocess.PIPE if collect else None)  # fmt: skip
+        signals.proc = proc
+        return _follow(proc, signals, timeout, on_event, idle_timeout, errors)
+
+
+def _follow(
+    proc: subprocess.Popen[str],
+    signals: _DeferredSignals,
+    timeout: float | None,
+    on_event: Callable[[Event], None],
+    idle_timeout: Callable[[], float | None] | None,
+    errors: list[str] | None,
+) -> int:
     lines: queue.Queue[str | None] = queue.Queue()
     assert proc.stdout is not None
+    banner = _Banner(errors) if errors is not None else None
     reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
     reader.start()
+    if errors is not None and proc.stderr is not None:
+        threading.Thread(target=_pump_errors, args=(proc.stderr, errors), daemon=True).start()
     deadline = None if timeout is None else time.monotonic() + timeout
     last_line = time.monotonic()
     try:
         while True:
+            signals.check()
             _check_deadline(deadline, timeout)
             try:
                 line = lines.get(timeout=_POLL_SECONDS)
@@ -258,8 +296,10 @@ def _stream(
             if line is None:
                 break
             last_line = time.monotonic()
-            on_event(parse_line(line))
+            if banner is None or not banner.take(line):
+                on_event(parse_line(line))
         while True:
+            signals.check()
             _check_deadline(deadline, timeout)
             try:
                 return proc.wait(timeout=_POLL_SECONDS)
@@ -269,6 +309,45 @@ def _stream(
         stop_process_group(proc)
         reader.join(timeout=KILL_GRACE_SECONDS)
         raise
+
+
+class _DeferredSignals:
+    """While streaming (main thread only): SIGINT, SIGTERM and SIGHUP are
+    noted and raised by :meth:`check` at a safe point of the loop, not
+    inside a lock's wait (two Ctrl-C in quick succession inside
+    ``queue.get`` ended in 'RuntimeError: release unlocked lock'). A
+    second signal kills the group of ``proc`` (once set) at once."""
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[Any] | None = None  # set once started
+        self._received: int | None = None
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _DeferredSignals:
+        if threading.current_thread() is threading.main_thread():
+            self._previous = {sig: signal.signal(sig, self._note) for sig in self._SIGNALS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, old in self._previous.items():
+            signal.signal(sig, old)
+
+    def _note(self, signum: int, frame: object) -> None:
+        if self._received is not None and self.proc is not None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        self._received = signum
+
+    def check(self) -> None:
+        """Raise what the signal received means: KeyboardInterrupt for SIGINT,
+        StoppedError for the others."""
+        if self._received is None:
+            return
+        if self._received == signal.SIGINT:
+            raise KeyboardInterrupt
+        raise StoppedError(f"mpiscope received {_signal_name(self._received)}: run stopped")
 
 
 @contextlib.contextmanager
@@ -344,11 +423,77 @@ def _pump(stream: IO[str], lines: queue.Queue[str | None]) -> None:
         lines.put(None)
 
 
+class _Banner:
+    """MPICH's report of a dead rank on standard output: a rule of '=', a few
+    lines, a rule, then three lines of advice. Its lines are swallowed and
+    the signal it names goes to ``errors``."""
+
+    _AFTER = ("YOUR APPLICATION TERMINATED", "This typically refers", "Please see the FAQ")
+
+    def __init__(self, errors: list[str]) -> None:
+        self._errors = errors
+        self._rules = 0
+
+    def take(self, line: str) -> bool:
+        """Whether ``line`` belongs to the banner (and is thus not output)."""
+        if _BANNER_RULE_RE.match(line):
+            self._rules += 1
+            return True
+        if self._rules == 1 and line.startswith("="):
+            return True
+        if self._rules >= 2 and line.startswith(self._AFTER):
+            match = _BANNER_SIGNAL_RE.search(line)
+            if match:
+                self._errors.append(f"a rank was killed by {_signal_name(int(match.group(1)))}")
+            return True
+        return False
+
+
+def _pump_errors(stream: IO[str], errors: list[str]) -> None:
+    """Standard error: error lines into ``errors``, the rest printed as it comes."""
+    try:
+        for line in stream:
+            match = _ERROR_LINE_RE.match(line.rstrip("\r\n"))
+            if match:
+                errors.append(match.group(1).strip())
+            else:
+                sys.stderr.write(line)
+                sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
 def stop_process_group(proc: subprocess.Popen[Any]) -> None:
     """Stop a child started in its own session and everything it started:
     SIGTERM to its process group, then, once the leader has ended or after
     :data:`KILL_GRACE_SECONDS`, SIGKILL to what is left (no rank outlives
-    its mpiexec). The one way mpiscope stops a process."""
+    its mpiexec). The one way mpiscope stops a process. A Ctrl-C while it
+    stops kills the group at once instead of interrupting the stop."""
+    with _interrupt_kills(proc):
+        _stop_group(proc)
+
+
+@contextlib.contextmanager
+def _interrupt_kills(proc: subprocess.Popen[Any]) -> Iterator[None]:
+    """While stopping ``proc``: SIGINT (a second Ctrl-C) sends SIGKILL to its
+    group rather than raising KeyboardInterrupt inside Popen.wait, whose
+    lock it would leave broken (RuntimeError: release unlocked lock)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: object) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _stop_group(proc: subprocess.Popen[Any]) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
@@ -364,11 +509,28 @@ def stop_process_group(proc: subprocess.Popen[Any]) -> None:
         return
 
 
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def describe_exit(code: int) -> str:
     """``exit code 3`` or ``killed by SIGKILL``."""
     if code < 0:
-        try:
-            return f"killed by {signal.Signals(-code).name}"
-        except ValueError:
-            return f"killed by signal {-code}"
+        return f"killed by {_signal_name(-code)}"
     return f"exit code {code}"
+
+
+def describe_launch_exit(code: int, own_codes: int = 2) -> str:
+    """The exit code of a launcher (mpiexec, srun) whose program exits with at
+    most ``own_codes``: a larger code is a rank's signal, which launchers
+    report as its number (MPICH: 9) or as 128 + its number (Open MPI, shells):
+    ``exit code 9: a rank was killed by SIGKILL``."""
+    if code < 0 or code <= own_codes:
+        return describe_exit(code)
+    number = code - 128 if code > 128 else code
+    if 0 < number < signal.NSIG:
+        return f"exit code {code}: a rank was killed by {_signal_name(number)}"
+    return describe_exit(code)
