@@ -14,15 +14,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.parsing import Parser
 
 __all__ = ["add_parser", "run"]
 
+_T = TypeVar("_T")
+
 VIEWS = ("summary", "export", "view")
+MAX_RECORDS = 1 << 24  # per half buffer: 1 GiB (src/tracer/config.c)
 FORMATS = {"perfetto": ".pftrace", "chrome": ".json", "otf2": ".otf2"}
 
 
@@ -46,8 +50,10 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="stop the program after this long (its trace is kept)")
     parser.add_argument("--records", type=int, metavar="N",
-                        help="records per thread before further calls are dropped "
-                        "(default 1048576, 64 bytes each, allocated up front)")
+                        help="records per half buffer, 16 to 16777216 (default 65536): each "
+                        "thread has two halves of 64-byte records, allocated up front; a full "
+                        "half is written to the trace file, and a killed rank loses at most "
+                        "its current half")
     parser.add_argument("command", nargs=argparse.REMAINDER,
                         help="the launcher command (after --), the PROGRAM with --np, or "
                         "summary|export|view TRACE")
@@ -74,8 +80,9 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
 
     if args.np is not None and args.np < 1:
         raise MpiscopeError(f"--np must be at least 1, not {args.np}")
-    if args.records is not None and args.records < 16:
-        raise MpiscopeError(f"--records must be at least 16, not {args.records}")
+    if args.records is not None and not 16 <= args.records <= MAX_RECORDS:
+        raise MpiscopeError(f"--records must be between 16 and {MAX_RECORDS} (records per half "
+                            f"buffer, 64 bytes each, two halves per thread), not {args.records}")
     if args.timeout is not None and args.timeout <= 0:
         raise MpiscopeError(f"--timeout must be positive, not {args.timeout:g}")
     profile, lib = tracer_library(args.mpi)
@@ -140,8 +147,18 @@ def _view_parser(name: str) -> argparse.ArgumentParser:
         parser.add_argument("--format", required=True, choices=sorted(FORMATS),
                             help="perfetto (ui.perfetto.dev), chrome (JSON), otf2 (Vampir)")
     parser.add_argument("-o", "--out", metavar="FILE",
-                        help="output (default: TRACE with the format's suffix)")
+                        help="write the tables to FILE (default: standard output)"
+                        if name == "summary" else
+                        "output (default: TRACE with the format's suffix)")
     return parser
+
+
+def _writing(out: Path, write: Callable[[], _T]) -> _T:
+    """Run a writer of `out`; a file system's refusal is one error line."""
+    try:
+        return write()
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def _view_command(command: list[str]) -> int:
@@ -156,11 +173,17 @@ def _view_command(command: list[str]) -> int:
 
         if args.top < 1:
             raise MpiscopeError(f"--top must be at least 1, not {args.top}")
-        print(render_summary(merged, top=args.top))
+        text = render_summary(merged, top=args.top)
+        if args.out is None:
+            print(text)
+            return 0
+        out = Path(args.out)
+        _writing(out, lambda: out.write_text(text + "\n", encoding="utf-8"))
+        _say(f"mpiscope: wrote {out}")
         return 0
     if name == "export":
         out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
-        arrows = _export(merged, args.format, out)
+        arrows = _writing(out, lambda: _export(merged, args.format, out))
         _say(f"mpiscope: wrote {out} ({arrows} message arrows)")
         return 0
     return _view(merged, base, Path(args.out) if args.out else None)
@@ -187,13 +210,15 @@ def _view(merged: Any, base: Path, html_out: Path | None) -> int:
     html_path = html_out or base.with_name(base.name + ".html")
     pftrace = base.with_name(base.name + ".pftrace")
     try:
-        _export(merged, "perfetto", pftrace)
+        _writing(pftrace, lambda: _export(merged, "perfetto", pftrace))
         perfetto_note = (f"for large traces, open {pftrace} at https://ui.perfetto.dev "
                          "(Open trace file): one track per rank, arrows per message")
     except MpiscopeError as exc:
         perfetto_note = f"no Perfetto file: {exc}"
     try:
         write_html(merged, html_path)
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {html_path}: {exc.strerror or exc}") from None
     except MpiscopeError as exc:
         _say(f"mpiscope: no HTML timeline: {exc}")
         _say(f"mpiscope: {perfetto_note}")

@@ -9,6 +9,8 @@ Timestamps are global nanoseconds (timer resolution 1e9).
 
 from __future__ import annotations
 
+import errno
+import os
 import shutil
 from pathlib import Path
 from typing import Any
@@ -33,6 +35,11 @@ def write_otf2(merged: Merged, out: Path) -> Path:
     otf2 = _otf2()
     if out.exists():
         shutil.rmtree(out)
+    # the OTF2 library prints its own errors and raises its own type: say
+    # first, as an OSError, why the archive's directory cannot be made
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if not os.access(out.parent, os.W_OK | os.X_OK):
+        raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(out.parent))
     sends: dict[tuple[int, int], list] = {}
     recvs: dict[tuple[int, int], list] = {}
     for m in merged.messages:

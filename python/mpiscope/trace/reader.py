@@ -12,6 +12,7 @@ one :class:`MpiscopeError`, never a traceback.
 from __future__ import annotations
 
 import json
+import math
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -258,13 +259,19 @@ def _functions(payload: bytes) -> tuple[list[str], list[str]]:
     names_at = classes_at + (count + 7) // 8 * 8
     codes = payload[classes_at:classes_at + count]
     names = payload[names_at:].split(b"\0")[:count]
+    if len(codes) != count or len(names) != count:
+        raise ValueError(f"a function table of {count} holds {len(names)} names")
     classes = [CLASS_NAMES[c] if c < len(CLASS_NAMES) else "other" for c in codes]
     return [n.decode("ascii", "replace") for n in names], classes
 
 
 def _clock(payload: bytes) -> ClockPoint:
     which, nprocs, narrays, _ = struct.unpack_from("<IIII", payload, 0)
+    if which > 1 or narrays > 4 or 56 + narrays * nprocs * 8 > len(payload):
+        raise ValueError(f"clock {which} of {narrays} arrays of {nprocs}")
     offset, rtt, local, duration = struct.unpack_from("<dddd", payload, 16)
+    if not all(math.isfinite(x) for x in (offset, rtt, local, duration)):
+        raise ValueError("a clock value is not a number")
     (exchanges,) = struct.unpack_from("<Q", payload, 48)
     arrays = []
     for i in range(narrays):
@@ -278,6 +285,8 @@ def _clock(payload: bytes) -> ClockPoint:
 def _comms(payload: bytes) -> list[CommDef]:
     (count,) = struct.unpack_from("<I", payload, 0)
     at, comms = 8, []
+    if count > len(payload) // 32:
+        raise ValueError(f"{count} communicators in {len(payload)} bytes")
     for _ in range(count):
         handle, cid, created, flags, size = struct.unpack_from("<QQQII", payload, at)
         at += 32
@@ -312,7 +321,8 @@ def _meta(payload: bytes, path: Path) -> dict[str, Any]:
         value = meta.get(key)
         if not isinstance(value, kind) or isinstance(value, bool) or value < 0:
             raise MpiscopeError(f"{path}: its header has no valid {key!r}")
-    if meta["rank"] >= meta["nprocs"] or meta.get("origin_ticks", 0) >= 1 << 64:
+    if (meta["rank"] >= meta["nprocs"] or meta["nprocs"] > 1 << 24
+            or meta.get("origin_ticks", 0) >= 1 << 64):
         raise MpiscopeError(f"{path}: its header's rank, nprocs or origin_ticks is impossible")
     return meta
 
@@ -409,6 +419,10 @@ def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
             end = struct.unpack_from("<IiQQQQ" if version >= 2 else "<IiQQQ", payload, 0)
     if meta is None or not functions:
         raise MpiscopeError(f"{path} is cut short before its header: no readable trace")
+    nprocs = meta["nprocs"]
+    if any(m < 0 or m >= nprocs for c in comms for m in c.members):
+        raise MpiscopeError(f"{path}: corrupt trace file (a communicator names a rank beyond "
+                            f"its {nprocs})")
     records, gaps = threads.records()
     if len(records) and int(records["func"].max()) >= len(functions):
         raise MpiscopeError(f"{path}: corrupt trace file (a record names function "
