@@ -18,5 +18,6 @@
 #include "mpiscope/describe.h"
 #include "mpiscope/plan.h"
 #include "mpiscope/alltoall.h"
+#include "mpiscope/model.h"
 
 #endif
