@@ -25,7 +25,7 @@ static int start_together(MPI_Comm comm)
         return err;
     double start = mpiscope_clock_sync_now_ns(sync) + 100e3; /* rank 0's: broadcast below */
     MPI_Bcast(&start, 1, MPI_DOUBLE, 0, comm);
-    mpiscope_timer_spin_until_ns(start - sync->offset_ns);
+    mpiscope_timer_spin_until_ns(mpiscope_clock_sync_local_ns(sync, start));
     mpiscope_clock_sync_free(sync);
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "mpiscope/error.h"
 #include "context.h"
 #include "method.h"
+#include "sync_internal.h"
 #include "timer_read.h"
 
 /* The communicator of the first n ranks (created once per n, collectively). */
@@ -70,7 +71,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
         mpiscope__stage_msg_t m = {0};
         if (rank == 0) {
             method->plan(st, &m);
-            m.tau_ns = mpiscope__now_ns() + env->offset_ns + ctx->params.t_bcast_ns;
+            m.tau_ns = mpiscope__global_now(env) + ctx->params.t_bcast_ns;
         }
         MPI_Bcast(&m, 4, MPI_DOUBLE, 0, env->comm);
         unsigned k = (unsigned)m.k;
@@ -192,8 +193,9 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
     mpiscope__stage_env_t env = {
         .op = op, .op_ctx = &op_ctx, .comm = comm, .rank = rank, .nprocs = n, .root = spec->root,
-        .offset_ns = ctx->sync->offset_ns, .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
+        .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
         .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v};
+    mpiscope__sync_model(ctx->sync, &env.clock);
     if (!err && method->prepare)
         err = method->prepare(&env, rank == 0 ? &st : NULL);
     if (!err)

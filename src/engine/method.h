@@ -9,6 +9,7 @@
 #include <mpi.h>
 #include "mpiscope/measure.h"
 #include "samples.h"
+#include "sync_math.h"
 #include "window.h"
 
 /* What rank 0 broadcasts at the start of every stage. */
@@ -31,7 +32,7 @@ typedef struct mpiscope__stage_env {
     mpiscope_op_ctx_t *op_ctx;
     MPI_Comm comm;
     int rank, nprocs, root;
-    double offset_ns;      /* this rank's clock offset: global = local + offset */
+    mpiscope__clock_model_t clock; /* this rank's clock: global = mpiscope__model_global(&clock, local) */
     double arrival_ns;     /* this rank's planned start delay (scheduled methods) */
     double gap_ns;         /* idle time before a launch (params.gap_ns) */
     double lead_ns;        /* time a small collective decision needs (t_bcast) */

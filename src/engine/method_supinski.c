@@ -69,8 +69,8 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
         else if (env->rank == target)
             MPI_Send(&ack, 1, MPI_CHAR, env->root, ACK_TAG, env->comm);
         double t1 = mpiscope__now_ns();
-        start[l] = t0 + env->offset_ns;
-        end[l] = t1 + env->offset_ns;
+        start[l] = mpiscope__model_global(&env->clock, t0);
+        end[l] = mpiscope__model_global(&env->clock, t1);
         done[l] = mpiscope__check_launch(env);
     }
     return err ? MPISCOPE_EMPI : 0;

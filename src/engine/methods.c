@@ -71,11 +71,14 @@ int mpiscope_method_applies(const char *method, const mpiscope_op_t *op)
     return mpiscope__method_fits(mpiscope__method_find(method), op, 0);
 }
 
-double mpiscope__global_now(const mpiscope__stage_env_t *env) { return mpiscope__now_ns() + env->offset_ns; }
+double mpiscope__global_now(const mpiscope__stage_env_t *env)
+{
+    return mpiscope__model_global(&env->clock, mpiscope__now_ns());
+}
 
 void mpiscope__spin_until_global(const mpiscope__stage_env_t *env, double t_ns)
 {
-    mpiscope_timer_spin_until_ns(t_ns - env->offset_ns);
+    mpiscope_timer_spin_until_ns(mpiscope__model_local(&env->clock, t_ns));
 }
 
 /* Fill before, check after: outside the two clock reads. */
@@ -100,8 +103,8 @@ int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *en
     double t0 = mpiscope__now_ns();
     int err = env->op->execute(env->op_ctx);
     double t1 = mpiscope__now_ns();
-    *start = t0 + env->offset_ns;
-    *end = t1 + env->offset_ns;
+    *start = mpiscope__model_global(&env->clock, t0);
+    *end = mpiscope__model_global(&env->clock, t1);
     *done = env->validation->enabled ? mpiscope__check_launch(env) : *end;
     return err;
 }

@@ -199,8 +199,7 @@ int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
     return 0;
 }
 
-/* This rank's model, from the public fields. */
-static void model_of(const mpiscope_clock_sync_t *s, mpiscope__clock_model_t *m)
+void mpiscope__sync_model(const mpiscope_clock_sync_t *s, mpiscope__clock_model_t *m)
 {
     *m = (mpiscope__clock_model_t){.offset_ns = s->offset_ns, .drift = s->drift_ppm * 1e-6,
                                    .t_ref_ns = s->t_ref_ns, .error_ns = s->error_ns,
@@ -220,7 +219,7 @@ int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync,
     p.patience = 30;
     p.max_exchanges = 1000;
     mpiscope__clock_model_t m;
-    model_of(sync, &m);
+    mpiscope__sync_model(sync, &m);
     mpiscope__pair_fit_t fit = {0};
     for (int peer = 1; peer < n; peer++) {
         if (rank == 0)
@@ -241,14 +240,14 @@ double mpiscope_clock_sync_max_residual_ns(const mpiscope_clock_sync_t *sync)
 double mpiscope_clock_sync_global_ns(const mpiscope_clock_sync_t *sync, double local_ns)
 {
     mpiscope__clock_model_t m;
-    model_of(sync, &m);
+    mpiscope__sync_model(sync, &m);
     return mpiscope__model_global(&m, local_ns);
 }
 
 double mpiscope_clock_sync_local_ns(const mpiscope_clock_sync_t *sync, double global_ns)
 {
     mpiscope__clock_model_t m;
-    model_of(sync, &m);
+    mpiscope__sync_model(sync, &m);
     return mpiscope__model_local(&m, global_ns);
 }
 

@@ -18,6 +18,9 @@ typedef struct mpiscope__pair_fit {
     unsigned long exchanges;  /* ping-pongs this rank made as a client */
 } mpiscope__pair_fit_t;
 
+/* This rank's model of rank 0's clock, from the public fields of `sync`. */
+void mpiscope__sync_model(const mpiscope_clock_sync_t *sync, mpiscope__clock_model_t *m);
+
 /* One minimum-RTT step of client and server; clocks read through the
  * models (NULL: the local clock). The client appends a fit point. */
 void mpiscope__sync_serve(MPI_Comm comm, int client, const mpiscope__clock_model_t *shift);
