@@ -12,7 +12,7 @@ import pytest
 from mpiscope.errors import MpiscopeError
 from mpiscope.trace.analysis import analyse
 from mpiscope.trace.merge import load
-from mpiscope.trace.reader import F_COMPLETED, F_PART, F_REQUEST_NEW, read_trace
+from mpiscope.trace.reader import F_COMPLETED, F_PART, F_RECV_HALF, F_REQUEST_NEW, read_trace
 from mpiscope.trace.summary import render_summary
 from trace_helpers import rec, write_rank
 
@@ -157,3 +157,45 @@ def test_exports_of_a_synthetic_trace(tmp_path: Path) -> None:
     assert [e["ph"] for e in events].count("s") == 1 == [e["ph"] for e in events].count("f")
     page = render_html(merged, "t")
     assert page.count('marker-end="url(#head)"') == 1 and "<svg" in page
+
+
+def test_chrome_message_ends_at_the_receive_completion(tmp_path: Path) -> None:
+    """Issue 15, defect 3: the flow ended at the START of the receive call
+    (here 0.09 us, before the send left at 0.99 us)."""
+    from mpiscope.trace.chrome import chrome_events
+
+    events = chrome_events(load(two_rank_trace(tmp_path)))
+    (start,) = [e for e in events if e["ph"] == "s"]
+    (end,) = [e for e in events if e["ph"] == "f"]
+    (recv,) = [e for e in events if e["ph"] == "X" and e["name"] == "MPI_Recv"]
+    assert start["ts"] == pytest.approx(0.99)
+    assert end["ts"] == pytest.approx(1.19, abs=0.0011) and end["ts"] >= start["ts"]
+    assert recv["ts"] <= end["ts"] <= recv["ts"] + recv["dur"]  # inside the completing call
+
+
+def test_isendrecv_paired_by_the_posted_envelope(tmp_path: Path) -> None:
+    """Issue 15, defect 1: MPICH leaves an MPI_Isendrecv's status unfilled;
+    the receive is filed under its posted source and tag, so the later
+    message on the channel pairs with the right call."""
+    garbage = 123456
+    r0 = [rec("MPI_Isendrecv", 100, 110, peer=1, tag=0, nbytes=4, request=0xA,
+              flags=F_REQUEST_NEW),
+          rec("MPI_Isendrecv", 100, 110, peer=1, tag=0, flags=F_PART | F_RECV_HALF),
+          rec("MPI_Wait", 120, 300),
+          rec("MPI_Wait", 120, 300, peer=garbage, tag=garbage, nbytes=4, request=0xA,
+              flags=F_PART | F_COMPLETED),
+          rec("MPI_Send", 400, 410, peer=1, tag=0, nbytes=4)]
+    r1 = [rec("MPI_Isendrecv", 105, 115, peer=0, tag=0, nbytes=4, request=0xB,
+              flags=F_REQUEST_NEW),
+          rec("MPI_Isendrecv", 105, 115, peer=0, tag=0, flags=F_PART | F_RECV_HALF),
+          rec("MPI_Wait", 120, 310),
+          rec("MPI_Wait", 120, 310, peer=-7, tag=garbage, nbytes=4, request=0xB,
+              flags=F_PART | F_COMPLETED),
+          rec("MPI_Recv", 350, 420, peer=0, tag=0, nbytes=4)]
+    write_rank(tmp_path, 0, 2, r0)
+    write_rank(tmp_path, 1, 2, r1)
+    merged = load(tmp_path)
+    assert merged.unmatched_sends == merged.unmatched_recvs == 0
+    pairs = sorted((m.src, m.send_ns, m.recv_ns) for m in merged.messages)
+    assert [(p[0]) for p in pairs] == [0, 0, 1]
+    assert pairs[1][1:] == (300.0, 320.0)  # the MPI_Send went to the MPI_Recv, not the Wait

@@ -190,3 +190,16 @@ def test_killed_program_leaves_partial_trace(mpi: str, bins: Path, tmp_path: Pat
     assert receiver.name(last) == "MPI_Recv" and receiver.unfinished[last]
     summary = mpiscope("trace", "summary", "t", mpi=mpi, cwd=tmp_path)
     assert summary.returncode == 0 and "PARTIAL" in summary.stdout
+
+
+def test_isendrecv_then_send_all_paired(bins: Path, tmp_path: Path) -> None:
+    """Issue 15, defect 1: after an MPI_Isendrecv (whose status MPICH leaves
+    unfilled) the next message on the channel was paired with the wrong
+    call: 1 matched, 2 sends and 2 receives unmatched before the fix."""
+    exe = build_example("trace_isendrecv", "mpich", bins,
+                        Path(__file__).resolve().parents[1] / "mpi" / "trace_isendrecv.c")
+    merged = load(traced("mpich", tmp_path, [str(exe)]))
+    assert len(merged.messages) == 3
+    assert merged.unmatched_sends == merged.unmatched_recvs == 0
+    last = max(merged.messages, key=lambda m: m.send_ns)
+    assert merged.timelines[1].name(last.recv_index) == "MPI_Recv"

@@ -21,7 +21,7 @@ EXAMPLES = ROOT / "examples" / "trace"
 FUNCS = [("", "other"), ("MPI_Init", "init"), ("MPI_Finalize", "finalize"),
          ("MPI_Send", "send"), ("MPI_Recv", "recv"), ("MPI_Isend", "isend"),
          ("MPI_Irecv", "irecv"), ("MPI_Waitall", "completion"), ("MPI_Barrier", "collective"),
-         ("MPI_Comm_rank", "other")]
+         ("MPI_Comm_rank", "other"), ("MPI_Isendrecv", "isendrecv"), ("MPI_Wait", "completion")]
 FN = {name: i for i, (name, _) in enumerate(FUNCS)}
 WORLD = 0x44000000
 

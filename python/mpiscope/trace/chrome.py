@@ -1,8 +1,9 @@
 """Chrome trace JSON (chrome://tracing, ui.perfetto.dev): the fallback view.
 
 One process per rank, one thread per thread, an "X" event per MPI call and
-a flow ("s" on the send call, "f" on the call that completed the receive)
-per message. Times are microseconds, as the format wants.
+a flow per message: "s" at the start of the send call, "f" at the
+completion of the receive (in the call that completed it). Times are
+microseconds, as the format wants.
 """
 
 from __future__ import annotations
@@ -42,9 +43,12 @@ def chrome_events(merged: Merged) -> list[dict[str, Any]]:
         common = {"name": "message", "cat": "message", "id": k, "bp": "e"}
         events.append({**common, "ph": "s", "pid": m.src,
                        "tid": int(src.records["thread"][m.send_index]), "ts": m.send_ns / 1e3})
+        # the message ends at the receive's completion (the end of the
+        # call that completed it), 1 ns inside that call so that the flow
+        # binds to it ("bp": "e": the enclosing slice)
+        end = max(float(dst.start_ns[m.recv_index]), m.recv_ns - 1.0)
         events.append({**common, "ph": "f", "pid": m.dst,
-                       "tid": int(dst.records["thread"][m.recv_index]),
-                       "ts": dst.start_ns[m.recv_index] / 1e3})
+                       "tid": int(dst.records["thread"][m.recv_index]), "ts": end / 1e3})
     return events
 
 

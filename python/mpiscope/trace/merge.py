@@ -29,6 +29,9 @@ from mpiscope.trace.reader import (
     F_RECV_HALF,
     F_REQUEST_NEW,
     F_STARTED,
+    NONE,
+    PEER_ANY_SOURCE,
+    TAG_ANY,
     CommDef,
     RankTrace,
     Trace,
@@ -229,13 +232,18 @@ def _scan_rank(tl: Timeline, sends: dict, recvs: dict) -> None:
             if flags & F_RECV_HALF and cls == "sendrecv" and finished:
                 comm = comms.at(int(rec["comm"][parent]), int(r["t_enter"]))
                 add_recv(comm, int(r["peer"]), int(r["tag"]), parent, start, start, end, True)
+            elif flags & F_RECV_HALF and cls == "isendrecv":
+                # the receive as posted: the request's envelope (not the send's)
+                created = open_reqs.get(int(rec["request"][parent]))
+                if created and created[-1].index == parent:
+                    created[-1].peer, created[-1].tag = int(r["peer"]), int(r["tag"])
             elif flags & F_COMPLETED and open_reqs.get(handle):
                 queue = open_reqs[handle]
                 info = queue[0] if queue[0].persistent else queue.popleft()
                 if info.kind == "recv" and not flags & F_CANCELLED:
                     blocking = names[rec["func"][parent]] in BLOCKING_COMPLETIONS
-                    add_recv(info.comm, int(r["peer"]), int(r["tag"]), parent, info.post_ns,
-                             start, end, blocking)
+                    peer, tag = _envelope(info, int(r["peer"]), int(r["tag"]))
+                    add_recv(info.comm, peer, tag, parent, info.post_ns, start, end, blocking)
             elif flags & F_STARTED:
                 _start(open_reqs, handle, start, add_send)
             elif flags & F_MESSAGE and message_comm.get(handle):
@@ -264,6 +272,15 @@ def _scan_rank(tl: Timeline, sends: dict, recvs: dict) -> None:
                 "send" if cls in ("isend", "send_init") else "other")
             open_reqs[handle].append(_Request(kind, comm, peer, tag, nbytes,
                                               cls in ("send_init", "recv_init"), start, i))
+
+
+def _envelope(info: _Request, status_peer: int, status_tag: int) -> tuple[int, int]:
+    """Source and tag of a completed receive: as posted, unless posted as a
+    wildcard; only then from the status (MPICH leaves the status of an
+    MPI_Isendrecv unfilled: trusting it paired every later message wrongly)."""
+    peer = status_peer if info.peer in (PEER_ANY_SOURCE, NONE) else info.peer
+    tag = status_tag if info.tag in (TAG_ANY, NONE) else info.tag
+    return peer, tag
 
 
 def _start(open_reqs: dict, handle: int, start: float,
