@@ -1,0 +1,177 @@
+"""``mpiscope run --launcher srun`` on a real, single-node Slurm.
+
+The test writes a minimal slurm.conf for this host (authentication
+``auth/none``: one machine, no munge; ports of its own, state in a
+temporary directory), starts Debian's slurmctld and slurmd as root, runs
+the MPICH build of mpiscope-bench under srun (``--mpi=pmi2``: MPICH's PMI
+client speaks PMI-2 to Slurm's mpi/pmi2 plugin) and shuts Slurm down
+again. It needs root and the packages slurmctld, slurmd and slurm-client
+(``make slurm-for-tests`` installs them); without them it is skipped,
+saying why.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from mpiscope.mpi_profile import find_profiles
+
+DAEMONS = ("slurmctld", "slurmd")
+START_SECONDS = 30.0
+
+
+def _missing() -> str | None:
+    if os.geteuid() != 0:
+        return "a single-node Slurm is started as root: not root"
+    for program in (*DAEMONS, "srun", "sinfo", "scontrol"):
+        if shutil.which(program) is None and not Path("/usr/sbin", program).is_file():
+            return (f"{program} is not installed (make slurm-for-tests: apt-get install "
+                    "slurmctld slurmd slurm-client, as root)")  # fmt: skip
+    profile = find_profiles().get("mpich")
+    if profile is None or not Path(profile.bench).is_file():
+        return "the MPICH build of mpiscope-bench is missing: run make"
+    return None
+
+
+pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+
+
+def _program(name: str) -> str:
+    return shutil.which(name) or str(Path("/usr/sbin", name))
+
+
+def _free_ports(count: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
+
+
+def _node_line(host: str) -> str:
+    """This host as slurmd sees it (``slurmd -C``: CPUs, sockets, cores)."""
+    found = subprocess.run([_program("slurmd"), "-C"], capture_output=True, text=True,
+                           timeout=30, check=True).stdout.splitlines()[0]  # fmt: skip
+    words = [w for w in found.split() if not w.startswith(("NodeName=", "RealMemory="))]
+    return f"NodeName={host} NodeAddr=127.0.0.1 {' '.join(words)} State=UNKNOWN"
+
+
+def _write_conf(root: Path, host: str) -> Path:
+    ctld, slurmd = _free_ports(2)
+    for sub in ("state", "spool", "log"):
+        (root / sub).mkdir()
+    conf = root / "slurm.conf"
+    conf.write_text("\n".join([
+        "ClusterName=mpiscope-test",
+        f"SlurmctldHost={host}(127.0.0.1)",
+        f"SlurmctldPort={ctld}", f"SlurmdPort={slurmd}",
+        "AuthType=auth/none", "CredType=cred/none",
+        "SlurmUser=root", "SlurmdUser=root",
+        f"StateSaveLocation={root}/state", f"SlurmdSpoolDir={root}/spool",
+        f"SlurmctldPidFile={root}/slurmctld.pid", f"SlurmdPidFile={root}/slurmd.pid",
+        f"SlurmctldLogFile={root}/log/slurmctld.log", f"SlurmdLogFile={root}/log/slurmd.log",
+        "ProctrackType=proctrack/linuxproc", "TaskPlugin=task/affinity",
+        "SelectType=select/cons_tres", "SelectTypeParameters=CR_Core",
+        "MpiDefault=none", "ReturnToService=2", "SchedulerType=sched/builtin",
+        _node_line(host),
+        "PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP",
+    ]) + "\n")  # fmt: skip
+    return conf
+
+
+def _stop(pid_file: Path) -> None:
+    """SIGTERM, then SIGKILL, to a daemon this test started (by its pid file)."""
+    with contextlib.suppress(OSError, ValueError):
+        pid = int(pid_file.read_text().strip())
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            os.kill(pid, sig)
+            for _ in range(50):
+                time.sleep(0.1)
+                os.kill(pid, 0)  # raises once it has ended
+
+
+@pytest.fixture(scope="module")
+def slurm(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    root = tmp_path_factory.mktemp("slurm")
+    root.chmod(0o755)
+    host = socket.gethostname().split(".")[0]
+    conf = _write_conf(root, host)
+    env = {**os.environ, "SLURM_CONF": str(conf)}
+    try:
+        subprocess.run([_program("slurmctld"), "-f", str(conf), "-i"], env=env, check=True,
+                       timeout=30)  # fmt: skip
+        subprocess.run([_program("slurmd"), "-f", str(conf)], env=env, check=True, timeout=30)
+        state = ""
+        deadline = time.monotonic() + START_SECONDS
+        while time.monotonic() < deadline:
+            state = subprocess.run(["sinfo", "-h", "-o", "%t"], env=env, capture_output=True,
+                                   text=True, timeout=10, check=False).stdout.strip()  # fmt: skip
+            if state == "idle":
+                break
+            time.sleep(0.5)
+        logs = "\n".join(p.read_text()[-1500:] for p in sorted((root / "log").glob("*.log")))
+        assert state == "idle", f"the test's Slurm node is {state!r}, not idle:\n{logs}"
+        yield env
+    finally:
+        subprocess.run(["scontrol", "shutdown"], env=env, capture_output=True, timeout=30,
+                       check=False)  # fmt: skip
+        for daemon in DAEMONS:
+            _stop(root / f"{daemon}.pid")
+
+
+def test_srun_mpi_plugins(slurm: dict[str, str]) -> None:
+    listed = subprocess.run(["srun", "--mpi=list"], env=slurm, capture_output=True, text=True,
+                            timeout=60, check=True)  # fmt: skip
+    assert "pmi2" in listed.stdout + listed.stderr
+
+
+def test_run_under_srun(slurm: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "srun.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--launcher", "srun",
+         "--cpu-bind", "cores", "--sizes", "8", "--stop", "count", "--max-launches", "20",
+         "--mpi", "mpich", "--quiet", "--out", str(out)],
+        env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    environment = json.loads(out.read_text())["environment"]
+    assert environment["launcher"].split()[1:] == [
+        "--ntasks=2", "--cpu-bind=cores", "--mpi=pmi2", "--kill-on-bad-exit=1",
+    ]  # fmt: skip
+    assert environment["launcher_name"] == "srun"
+    assert environment["binding"] == "cores"
+    # two ranks of one MPI job (a singleton per task would make ranks == 1 and fail)
+    assert environment["ranks"] == 2 and environment["ranks_per_node"] == 2
+    assert environment["hosts"] == [socket.gethostname()]
+    assert environment["rank_nodes"] == [0, 0]
+
+
+def test_srun_without_pmi_is_two_singletons(slurm: dict[str, str], tmp_path: Path) -> None:
+    """--srun-mpi none: each task is an MPI job of its own; the bench sees one
+    rank where two were asked for and the run fails (so the test above can)."""
+    run = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--launcher", "srun",
+         "--srun-mpi", "none", "--sizes", "8", "--stop", "count", "--max-launches", "20",
+         "--mpi", "mpich", "--quiet", "--out", str(tmp_path / "none.json")],
+        env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    if run.returncode == 0:
+        environment = json.loads((tmp_path / "none.json").read_text())["environment"]
+        assert environment["ranks"] == 1  # two singletons racing for one file
+    else:
+        assert run.stderr.splitlines()[-1].startswith("mpiscope: error:")
