@@ -38,7 +38,7 @@ endif
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
 .PHONY: all build run test test-c test-sanitize test-python test-openmpi lint bench clean distclean chromium \
-  smpi simgrid smpi-for-tests
+  smpi simgrid smpi-for-tests slurm-for-tests
 
 all: build
 
@@ -84,7 +84,7 @@ run: build
 # --- tests ----------------------------------------------------------------
 test: build chromium
 	$(MAKE) --no-print-directory MPI=openmpi build
-	$(MAKE) --no-print-directory test-c test-sanitize lint smpi-for-tests
+	$(MAKE) --no-print-directory test-c test-sanitize lint smpi-for-tests slurm-for-tests
 	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R 'ops_(check|validate)_2'
 	MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(VPY) -m pytest -q tests/python
 
@@ -149,3 +149,15 @@ clean:
 
 distclean: clean
 	rm -rf .venv .mpi
+
+# For tests/python/test_srun_slurm.py (docs/clusters.md): Debian's Slurm
+# (slurmctld, slurmd, srun), installed when missing, as root; the test
+# starts and stops a single-node Slurm of its own. Without apt-get or root
+# the test is skipped, saying why.
+slurm-for-tests:
+	@if command -v srun > /dev/null 2>&1 && test -x /usr/sbin/slurmctld && test -x /usr/sbin/slurmd; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+	    slurmctld slurmd slurm-client > /dev/null \
+	  || { echo "mpiscope: error: could not install Slurm (apt-get install slurmctld slurmd slurm-client, as root)"; exit 1; }; \
+	else echo "mpiscope: Slurm is missing and cannot be installed here (not root, or no apt-get): the srun test will be skipped"; fi
