@@ -57,6 +57,7 @@ class Series:
     medians: tuple[float, ...]
     errors: tuple[float, ...]
     statistic: str = "median"
+    skipped: tuple[int, ...] = ()  # sizes without a valid launch, left out
 
     @property
     def raw(self) -> bool:
@@ -114,17 +115,13 @@ def _samples(point: Mapping[str, Any], rank: int | None) -> tuple[float, ...]:
     return tuple(out)
 
 
-def _median_and_error(point: Mapping[str, Any], rank: int | None) -> tuple[float, float]:
+def _median_and_error(point: Mapping[str, Any], rank: int | None) -> tuple[float, float] | None:
     median = point.get("median_ns")
     if rank is not None:
         rows = [r for r in point.get("per_rank") or [] if r.get("rank") == rank]
-        if not rows or rows[0].get("median_ns") is None:
-            raise MpiscopeError(
-                f"point {point.get('op')} {point.get('size_bytes')} B has no time of rank {rank}"
-            )
-        median = rows[0]["median_ns"]
+        median = rows[0].get("median_ns") if rows else None
     if median is None:
-        raise MpiscopeError(f"point {point.get('op')} {point.get('size_bytes')} B has no median")
+        return None
     rse = point.get("rse")
     error = float(median) * float(rse) if rse is not None else float(point.get("se_ns") or 0.0)
     return float(median), error
@@ -157,21 +154,29 @@ def find_series(
             chosen[int(point["size_bytes"])] = point
     if not chosen:
         return None
-    sizes = tuple(sorted(chosen))
-    samples, medians, errors = [], [], []
-    for size in sizes:
+    sizes, samples, medians, errors, skipped = [], [], [], [], []
+    for size in sorted(chosen):
         point = chosen[size]
         raw = _samples(point, rank)
-        median, error = _median_and_error(point, rank)
+        stats = _median_and_error(point, rank)
+        if stats is None and not raw:
+            skipped.append(size)
+            continue
+        median, error = stats or (0.0, 0.0)
         if raw:
             median = STATISTICS[statistic](raw)
+            error = error or median * 0.01
+        sizes.append(size)
         samples.append(tuple(t * scale - offset_ns for t in raw))
         medians.append(median * scale - offset_ns)
         errors.append(error * scale)
+    if not sizes:
+        return None
     label = op + "".join(f" {k}={v}" for k, v in options.items())
     if rank is not None:
         label += f" (rank {rank})"
-    return Series(label, sizes, tuple(samples), tuple(medians), tuple(errors), statistic)
+    return Series(label, tuple(sizes), tuple(samples), tuple(medians), tuple(errors), statistic,
+                  tuple(skipped))
 
 
 @dataclass(frozen=True)

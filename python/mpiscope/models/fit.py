@@ -19,6 +19,7 @@ __all__ = [
     "FitOptions",
     "Parameter",
     "ci_method",
+    "skipped_warnings",
     "gamma_series",
     "parameters",
     "pingpong_series",
@@ -140,6 +141,12 @@ def sizes_in_all(series: Sequence[Series]) -> list[int]:
     for s in series[1:]:
         common &= set(s.sizes)
     return sorted(common)
+
+
+def skipped_warnings(*series: Series | None) -> list[str]:
+    """One line per series that left out sizes without a valid launch."""
+    return [f"{s.name}: no valid launch at {', '.join(f'{b} B' for b in s.skipped)}, left out"
+            for s in series if s is not None and s.skipped]  # fmt: skip
 
 
 def ci_method(*series: Series | None) -> str:

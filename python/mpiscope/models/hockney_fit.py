@@ -19,6 +19,7 @@ from mpiscope.models.fit import (
     pingpong_series,
     require,
     residuals,
+    skipped_warnings,
 )
 from mpiscope.models.hockney import Hockney, fit_hockney, fit_hockney_auto
 
@@ -73,7 +74,7 @@ def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     gamma = estimates["gamma_ns_per_byte"].value if "gamma_ns_per_byte" in estimates else 0.0
     model = Hockney(model.segments, gamma)
     structure: dict[str, Any] = {"segments": [s.as_dict() for s in model.segments]}
-    warnings = []
+    warnings = skipped_warnings(pingpong, reduce)
     if options.per_pair:
         pairs = []
         for pair in pairs_measured(doc) or [(0, 1)]:

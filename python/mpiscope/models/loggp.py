@@ -3,8 +3,9 @@
 n messages of s bytes (busy-waiting d after each send call but the last)
 and receives one empty reply; its time is PRTT(n, d, s).
 
-* g + s*G: the least-squares line of (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1)
-  over the sizes (the gap between messages of a saturating train);
+* g + s*G: the least-squares line (on the relative error, as the Hockney
+  fit) of (PRTT(n,0,s) - PRTT(1,0,s)) / (n-1) over the sizes where it is
+  positive (the gap between messages of a saturating train);
 * o_s(s) = (PRTT(n,d,s) - PRTT(1,0,s)) / (n-1) - d, with d at least
   PRTT(1,0,s) (the sender is then never gap-bound); o_s is o_s at the
   smallest size;
@@ -37,6 +38,7 @@ from mpiscope.models.fit import (
     require,
     residuals,
     sizes_in_all,
+    skipped_warnings,
 )
 from mpiscope.models.hockney import fit_line
 
@@ -152,9 +154,10 @@ def overhead_recv_series(doc: Mapping[str, Any], statistic: str = "median") -> S
 
 def _loggp(prtt: Prtt, recv: Series | None, rng: random.Random | None) -> dict[str, float]:
     sizes, gaps = prtt.gap(rng)
-    if len(sizes) < 2:
-        raise MpiscopeError("LogGP needs prtt at 2 sizes at least")
-    g, big_g = fit_line([float(s) for s in sizes], [max(v, 1e-9) for v in gaps])
+    kept = [(float(s), v) for s, v in zip(sizes, gaps, strict=True) if v > 0]
+    if len(kept) < 2:  # a train faster than one message: noise, nothing to fit
+        raise MpiscopeError("LogGP needs prtt trains slower than one message at 2 sizes at least")
+    g, big_g = fit_line([s for s, _ in kept], [v for _, v in kept])
     o_sizes, o_s_values = prtt.send_overhead(rng)
     o_s = max(o_s_values[0], 0.0) if o_s_values else 0.0
     o_r = max(recv.values(rng)[0], 0.0) if recv is not None else o_s
@@ -178,7 +181,7 @@ def fit_loggp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     estimates = bootstrap(fit, options.replicates, options.confidence, options.seed)
     values = {k: e.value for k, e in estimates.items()}
     model = LogGP.from_dict(values, values.get("gamma_ns_per_byte", 0.0))
-    warnings = []
+    warnings = skipped_warnings(prtt.single, prtt.train, prtt.delayed, recv, reduce, pingpong)
     if prtt.delayed is None:
         warnings.append("no delayed prtt: o_s is taken as o_r")
     if recv is None:

@@ -35,6 +35,7 @@ from mpiscope.models.fit import (
     pingpong_series,
     require,
     residuals,
+    skipped_warnings,
 )
 from mpiscope.models.loggp import overhead_recv_series, prtt_series
 
@@ -121,7 +122,7 @@ def fit_plogp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     model = PLogP(v["L_ns"], tuple(sizes), tuple(v[f"o_s[{s}]_ns"] for s in sizes),
                   tuple(v[f"o_r[{s}]_ns"] for s in sizes), tuple(v[f"g[{s}]_ns"] for s in sizes),
                   v.get("gamma_ns_per_byte", 0.0))  # fmt: skip
-    warnings = []
+    warnings = skipped_warnings(prtt.single, prtt.train, send, recv, pingpong, reduce)
     if model.L_ns < 0:
         warnings.append(f"L came out negative ({model.L_ns:.0f} ns): g(m0) exceeds half the "
                         "round trip")  # fmt: skip
