@@ -1,0 +1,66 @@
+"""The HTML page of model documents (``mpiscope html MODEL.json``): per
+document the text report (parameters with their intervals, regimes, the
+fit error per size) and one figure, the measured one-way ping-pong time
+against the model's."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.reports.model import render_model
+
+__all__ = ["render_model_html", "write_model_html"]
+
+_STYLE = ("body { font-family: sans-serif; margin: 2em; max-width: 80em; color: #222; } "
+          "pre { background: #f6f6f6; padding: 0.8em; } img { max-width: 100%; }")  # fmt: skip
+
+
+def _figure(doc: Mapping[str, Any]) -> str:
+    points = doc["fit_error"]["points"]
+    if not points:
+        return ""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    sizes = [max(p["size_bytes"], 1) for p in points]
+    fig, ax = plt.subplots(figsize=(6, 4))
+    ax.plot(sizes, [p["measured_ns"] / 1000 for p in points], "ko", label="measured")
+    ax.plot(sizes, [p["model_ns"] / 1000 for p in points], "b-", label=f"{doc['model']} model")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("size (bytes)")
+    ax.set_ylabel("one-way time (us)")
+    ax.legend()
+    buffer = io.BytesIO()
+    fig.tight_layout()
+    fig.savefig(buffer, format="png", dpi=90)
+    plt.close(fig)
+    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    return f'<img alt="measured vs model" src="data:image/png;base64,{data}">'
+
+
+def render_model_html(docs: Sequence[Mapping[str, Any]]) -> str:
+    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mpiscope models</title>"
+             f"<style>{_STYLE}</style></head><body><h1>Communication performance models</h1>"]
+    for doc in docs:
+        parts.append(f"<h2>{html.escape(doc['model'])} model of "
+                     f"{html.escape(doc['source']['path'])}</h2>")  # fmt: skip
+        parts.append(f"<pre>{html.escape(render_model(doc))}</pre>")
+        parts.append(_figure(doc))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_model_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:
+    try:
+        out.write_text(render_model_html(docs), encoding="utf-8")
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
