@@ -41,6 +41,15 @@ def run(args: argparse.Namespace) -> int:
     if any(out.resolve() == path.resolve() for path in inputs):
         raise MpiscopeError(f"-o {out} is one of the result documents")
     kinds = [document_kind(path) or "" for path in inputs]
+    if "model" in kinds:
+        from mpiscope.reports.model_html import write_model_html  # lazy: matplotlib
+        from mpiscope.result.model import load_model
+
+        if any(kind != "model" for kind in kinds):
+            raise MpiscopeError("give model documents or other documents, not both in one page")
+        write_model_html([load_model(path) for path in inputs], out)
+        print(out)
+        return 0
     alltoall = [kind.startswith("alltoall-") for kind in kinds]
     if any(alltoall):
         from mpiscope.alltoall.html import write_alltoall_html  # lazy: matplotlib
