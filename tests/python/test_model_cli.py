@@ -144,3 +144,16 @@ def test_real_two_rank_measure_and_fits(tmp_path: Path) -> None:
                         "--bootstrap", "20", cwd=tmp_path)  # fmt: skip
         assert proc.returncode == 0, proc.stderr
         assert "interval" in proc.stdout
+
+
+def test_load_and_html_read_a_model_document(tmp_path: Path) -> None:
+    import mpiscope
+
+    model = write_model(tmp_path, hockney_doc(regimes))
+    frame = mpiscope.load(model)
+    assert "segment1.alpha_ns" in list(frame["name"]) and frame.attrs["fit"]["replicates"] == 20
+    proc = mpiscope("html", str(model), "-o", "m.html", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "hockney model of synthetic" in (tmp_path / "m.html").read_text()
+    one_error_line(mpiscope("html", str(model), str(SAMPLE), "-o", "x.html", cwd=tmp_path),
+                   "give model documents or other documents")
