@@ -147,10 +147,10 @@ def test_real_two_rank_measure_and_fits(tmp_path: Path) -> None:
 
 
 def test_load_and_html_read_a_model_document(tmp_path: Path) -> None:
-    import mpiscope
+    from mpiscope import load
 
     model = write_model(tmp_path, hockney_doc(regimes))
-    frame = mpiscope.load(model)
+    frame = load(model)
     assert "segment1.alpha_ns" in list(frame["name"]) and frame.attrs["fit"]["replicates"] == 20
     proc = mpiscope("html", str(model), "-o", "m.html", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
