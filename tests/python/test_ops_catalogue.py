@@ -32,12 +32,13 @@ NEIGHBOR = [
 ]  # fmt: skip
 P2P = ["pingpong", "pingping", "exchange", "bw", "bibw", "multi_lat", "mbw_mr"]
 MPIBLIB = ["roundtrip", "linear_scatter", "linear_gather", "linear_bcast", "one_to_two"]
+MODELS = ["prtt", "overhead_send", "overhead_recv", "reduce_local"]  # the models' experiments
 ALLTOALL_LAB = ["alltoall_bruck", "alltoall_pairwise", "alltoall_linear", "alltoall_one_leader",
                 "alltoall_m_leader", "alltoall_plp", "alltoall_lss", "fft3d"]  # fmt: skip
 RMA = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
 EXPECTED = [
     *COLLECTIVES, *(f"i{c}" for c in COLLECTIVES), *(f"{c}_init" for c in COLLECTIVES),
-    *P2P, *MPIBLIB, *ALLTOALL_LAB, *RMA,
+    *P2P, *MPIBLIB, *MODELS, *ALLTOALL_LAB, *RMA,
     *NEIGHBOR, *(f"i{n}" for n in NEIGHBOR), *(f"{n}_init" for n in NEIGHBOR),
     "waitpattern_up", "waitpattern_down", "waitpattern_null",
 ]  # fmt: skip
