@@ -52,7 +52,7 @@ static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_o
 static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, mpiscope__stage_env_t *env,
                      mpiscope__method_state_t *st)
 {
-    enum { KMAX = 64 };
+    enum { KMAX = MPISCOPE__STAGE_KMAX };
     int rank = env->rank, n = env->nprocs;
     double mine[3 * KMAX], slot[KMAX];
     double *gathered = NULL, *start = NULL, *end = NULL, *done_at = NULL;
@@ -73,10 +73,14 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             method->plan(st, &m);
             m.tau_ns = mpiscope__global_now(env) + ctx->params.t_bcast_ns;
         }
-        MPI_Bcast(&m, 4, MPI_DOUBLE, 0, env->comm);
+        MPI_Bcast(&m, (int)(sizeof m / sizeof(double)), MPI_DOUBLE, 0, env->comm);
         unsigned k = (unsigned)m.k;
-        if (m.stop || k < 1 || k > KMAX)
+        if (m.stop)
             break;
+        if (k < 1 || k > KMAX) { /* a method's planning error, the same on every rank */
+            err = MPISCOPE_ERANGE;
+            break;
+        }
         int stage_err = method->run_stage(env, &m, mine, mine + k, mine + 2 * k, slot);
         MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, env->comm);
         if (stage_err) {

@@ -12,12 +12,19 @@
 #include "sync_math.h"
 #include "window.h"
 
-/* What rank 0 broadcasts at the start of every stage. */
+/* Launches in one stage at most: rank 0 gathers every rank's times of a
+ * stage, so a method whose natural unit is longer (a bcast-supinski cycle
+ * is n-1 launches) spreads it over stages instead of gathering n x n. */
+enum { MPISCOPE__STAGE_KMAX = 64 };
+
+/* What rank 0 broadcasts at the start of every stage (doubles only: one
+ * MPI_Bcast of sizeof / sizeof(double) of them). */
 typedef struct mpiscope__stage_msg {
     double tau_ns;   /* global time of the stage's first launch (scheduled methods) */
     double delta_ns; /* window: slot length */
-    double k;        /* launches in the stage */
+    double k;        /* launches in the stage, 1..MPISCOPE__STAGE_KMAX */
     double stop;     /* 1: the point is done */
+    double first;    /* bcast-supinski: the place in its cycle of the stage's first launch */
 } mpiscope__stage_msg_t;
 
 /* Validation bookkeeping of one rank for one point. */

@@ -3,7 +3,10 @@
  * rank answers with an acknowledgement, and the root's time from the
  * broadcast to the acknowledgement, minus the acknowledgement's one-way
  * latency, is how long the broadcast took to reach that rank. A cycle
- * visits every non-root rank; its sample is the maximum over them. */
+ * visits every non-root rank; its sample is the maximum over them. A stage
+ * holds whole cycles while they fit in MPISCOPE__STAGE_KMAX launches, and
+ * a part of one cycle beyond 65 ranks (rank 0 gathers every rank's times
+ * of a stage: a whole cycle would be n x (n-1) of them). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +47,21 @@ int mpiscope__ack_latencies(MPI_Comm comm, int root, double *ack_ns)
     return 0;
 }
 
-/* The rank that acknowledges launch l: the non-root ranks in turn. */
+/* Rank 0's state (st->data): double[nprocs + 2], every rank's
+ * acknowledgement latency, then where the next stage starts in the cycle
+ * and the cycle's maximum so far. */
+typedef struct supinski {
+    double *ack_ns, *next, *cycle_max_ns;
+} supinski_t;
+
+static supinski_t state_of(const mpiscope__method_state_t *st)
+{
+    double *d = st->data;
+    int n = st->samples->nprocs;
+    return (supinski_t){.ack_ns = d, .next = d + n, .cycle_max_ns = d + n + 1};
+}
+
+/* The rank that acknowledges the l-th launch of a cycle: the non-root ranks in turn. */
 static int target_of(unsigned l, int root, int n)
 {
     int t = (int)(l % (unsigned)(n - 1));
@@ -58,7 +75,7 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
     char ack = 1;
     int err = 0;
     for (unsigned l = 0; l < k; l++) {
-        int target = target_of(l, env->root, env->nprocs);
+        int target = target_of((unsigned)m->first + l, env->root, env->nprocs);
         slot[l] = NAN;
         mpiscope__prepare_launch(env);
         MPI_Barrier(env->comm);
@@ -76,43 +93,53 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
     return err ? MPISCOPE_EMPI : 0;
 }
 
-/* Whole cycles over the non-root ranks per stage. */
+/* Whole cycles over the non-root ranks per stage (about k launches) while
+ * one fits in a stage, else k launches of the cycle (to its end). Stage 0
+ * is discarded: the first measured cycle starts at its beginning. */
 static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
 {
-    unsigned leaves = (unsigned)st->samples->nprocs - 1;
+    supinski_t s = state_of(st);
+    unsigned leaves = (unsigned)st->samples->nprocs - 1, most = MPISCOPE__STAGE_KMAX;
     unsigned want = st->stage == 0 ? st->params->k_init : st->params->k;
     unsigned cycles = (want + leaves - 1) / leaves;
-    m->k = (double)(cycles * leaves);
+    if (cycles * leaves > most)
+        cycles = most / leaves;
+    unsigned left = leaves - (unsigned)*s.next;
+    m->k = cycles ? (double)(cycles * leaves) : (double)(want < left ? want : left);
+    m->first = *s.next;
     m->delta_ns = 0;
 }
 
 static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
                  const double *end, const double *done, const double *slot, double elapsed_ns)
 {
-    unsigned k = (unsigned)m->k, leaves = (unsigned)st->samples->nprocs - 1;
+    supinski_t s = state_of(st);
+    unsigned k = (unsigned)m->k, leaves = (unsigned)st->samples->nprocs - 1, first = (unsigned)m->first;
     size_t root = (size_t)st->root;
-    if (st->stage++ > 0) {
-        double cycle_max = 0;
+    if (st->stage++ == 0) {
+        *s.next = 0;
+        *s.cycle_max_ns = 0;
+    } else {
         for (unsigned l = 0; l < k; l++) {
             mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
                                          .slot_ns = NAN, .flags = 0};
             mpiscope__samples_add_launch(st->samples, &launch);
-            int target = target_of(l, st->root, st->samples->nprocs);
-            double reach = end[root * k + l] - start[root * k + l] - ((const double *)st->data)[target];
-            cycle_max = fmax(cycle_max, reach);
-            if ((l + 1) % leaves == 0) {
-                mpiscope__samples_add_sample(st->samples, cycle_max);
-                cycle_max = 0;
+            int target = target_of(first + l, st->root, st->samples->nprocs);
+            double reach = end[root * k + l] - start[root * k + l] - s.ack_ns[target];
+            *s.cycle_max_ns = fmax(*s.cycle_max_ns, reach);
+            if ((first + l + 1) % leaves == 0) {
+                mpiscope__samples_add_sample(st->samples, *s.cycle_max_ns);
+                *s.cycle_max_ns = 0;
             }
         }
+        *s.next = (first + k) % leaves;
     }
     return mpiscope__samples_stop(st->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT && st->stage > 1;
 }
 
-/* Rank 0 keeps every rank's acknowledgement latency. */
 static int state_create(mpiscope__method_state_t *st, int nprocs)
 {
-    st->data = calloc((size_t)nprocs, sizeof(double));
+    st->data = calloc((size_t)nprocs + 2, sizeof(double));
     return st->data ? 0 : MPISCOPE_ENOMEM;
 }
 
