@@ -1,4 +1,4 @@
-/* environment.c: hosts, ranks per node, MPI library, CPU and compiler. */
+/* environment.c: hosts (the node of every rank), ranks per node, MPI library, CPU and compiler. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,33 +36,105 @@ static void read_cpu_model(char *buf, size_t size)
     fclose(f);
 }
 
-/* Unique processor names of all ranks, as a JSON array (rank 0). */
-static char *gather_hosts(MPI_Comm comm, int rank, int n, int *nodes)
+/* Each rank's processor name, gathered on rank 0 as lengths then one
+ * Gatherv of the names themselves: O(p) memory on rank 0, no fixed 256
+ * bytes per rank. Returns the names (rank 0; NULL elsewhere) with each
+ * rank's offset into them in *offsets. */
+static char *gather_names(MPI_Comm comm, int rank, int n, int **offsets)
 {
     char name[MPI_MAX_PROCESSOR_NAME] = {0};
-    int len;
+    int len = 0;
     MPI_Get_processor_name(name, &len);
-    char *all = rank == 0 ? calloc((size_t)n, MPI_MAX_PROCESSOR_NAME) : NULL;
-    MPI_Gather(name, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, all, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
-    if (rank != 0 || !all)
-        return NULL;
-    mpiscope__json_t j;
-    mpiscope__json_init(&j);
-    mpiscope__json_array(&j, NULL);
-    *nodes = 0;
-    for (int r = 0; r < n; r++) {
-        const char *h = all + (size_t)r * MPI_MAX_PROCESSOR_NAME;
-        int seen = 0;
-        for (int q = 0; q < r && !seen; q++)
-            seen = strcmp(h, all + (size_t)q * MPI_MAX_PROCESSOR_NAME) == 0;
-        if (!seen) {
-            mpiscope__json_string(&j, NULL, h);
-            (*nodes)++;
+    len += 1; /* with its '\0' */
+    int *lens = rank == 0 ? malloc((size_t)n * sizeof *lens) : NULL;
+    int *offs = rank == 0 ? malloc((size_t)n * sizeof *offs) : NULL;
+    MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
+    size_t total = 0;
+    if (rank == 0 && lens && offs)
+        for (int r = 0; r < n; r++) {
+            offs[r] = (int)total;
+            total += (size_t)lens[r];
         }
+    char *all = rank == 0 && lens && offs ? malloc(total) : NULL;
+    int ok = rank != 0 || all; /* rank 0 out of memory: nobody sends */
+    MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
+    if (ok)
+        MPI_Gatherv(name, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
+    free(lens);
+    if (!all) {
+        free(offs);
+        offs = NULL;
     }
-    mpiscope__json_end(&j);
+    *offsets = offs;
+    return all;
+}
+
+static unsigned long hash_name(const char *s)
+{
+    unsigned long h = 5381;
+    while (*s)
+        h = h * 33u ^ (unsigned char)*s++;
+    return h;
+}
+
+/* The distinct names in order of first appearance ("hosts", a JSON array)
+ * and each rank's index among them ("rank_nodes"): an open-addressing table
+ * of 2..4 x p slots keeps it O(p) in time and memory on rank 0. */
+static int index_nodes(const char *all, const int *offs, int n, mpiscope__environment_t *env)
+{
+    size_t slots = 2;
+    while (slots < 2 * (size_t)n)
+        slots *= 2;
+    int *table = malloc(slots * sizeof *table); /* a first rank with that name, or -1 */
+    int *node_of = malloc((size_t)n * sizeof *node_of);
+    mpiscope__json_t hosts, ranks;
+    mpiscope__json_init(&hosts);
+    mpiscope__json_init(&ranks);
+    mpiscope__json_array(&hosts, NULL);
+    mpiscope__json_array(&ranks, NULL);
+    env->nodes = 0;
+    for (size_t s = 0; table && s < slots; s++)
+        table[s] = -1;
+    for (int r = 0; table && node_of && r < n; r++) {
+        const char *h = all + offs[r];
+        size_t s = hash_name(h) & (slots - 1);
+        while (table[s] >= 0 && strcmp(all + offs[table[s]], h) != 0)
+            s = (s + 1) & (slots - 1);
+        if (table[s] < 0) {
+            table[s] = r;
+            node_of[r] = env->nodes++;
+            mpiscope__json_string(&hosts, NULL, h);
+        } else {
+            node_of[r] = node_of[table[s]];
+        }
+        mpiscope__json_integer(&ranks, NULL, node_of[r]);
+    }
+    mpiscope__json_end(&hosts);
+    mpiscope__json_end(&ranks);
+    int failed = !table || !node_of || hosts.failed || ranks.failed;
+    free(table);
+    free(node_of);
+    if (failed) {
+        mpiscope__json_free(&hosts);
+        mpiscope__json_free(&ranks);
+        return MPISCOPE_ENOMEM;
+    }
+    env->hosts = hosts.buf;
+    env->rank_nodes = ranks.buf;
+    return 0;
+}
+
+/* Node names of all ranks (rank 0): see index_nodes. */
+static int gather_hosts(MPI_Comm comm, int rank, int n, mpiscope__environment_t *env)
+{
+    int *offs = NULL;
+    char *all = gather_names(comm, rank, n, &offs);
+    if (rank != 0)
+        return 0;
+    int err = all ? index_nodes(all, offs, n, env) : MPISCOPE_ENOMEM;
     free(all);
-    return j.failed ? NULL : j.buf;
+    free(offs);
+    return err;
 }
 
 int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
@@ -82,16 +154,18 @@ int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
     MPI_Comm_size(node, &local);
     MPI_Comm_free(&node);
     MPI_Reduce(&local, &env->ranks_per_node, 1, MPI_INT, MPI_MAX, 0, comm);
-    env->hosts = gather_hosts(comm, rank, env->ranks, &env->nodes);
+    int err = gather_hosts(comm, rank, env->ranks, env);
     read_cpu_model(env->cpu_model, sizeof env->cpu_model);
     mpiscope__utc_now(env->start_time_utc, sizeof env->start_time_utc);
-    return rank == 0 && !env->hosts ? MPISCOPE_ENOMEM : 0;
+    return err;
 }
 
 void mpiscope__environment_free(mpiscope__environment_t *env)
 {
     free(env->hosts);
+    free(env->rank_nodes);
     env->hosts = NULL;
+    env->rank_nodes = NULL;
 }
 
 static const char *compiler(void)
@@ -131,6 +205,8 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
     mpiscope__json_string(j, "mpi_version", version);
     write_simulation(j);
     mpiscope__json_raw(j, "hosts", env->hosts ? env->hosts : "[]");
+    if (env->rank_nodes)
+        mpiscope__json_raw(j, "rank_nodes", env->rank_nodes);
     mpiscope__json_integer(j, "ranks", env->ranks);
     mpiscope__json_integer(j, "nodes", env->nodes);
     mpiscope__json_integer(j, "ranks_per_node", env->ranks_per_node);

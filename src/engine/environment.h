@@ -9,6 +9,7 @@ typedef struct mpiscope__environment {
     char library_version[MPI_MAX_LIBRARY_VERSION_STRING];
     int mpi_version, mpi_subversion;
     char *hosts;          /* JSON array of unique host names (rank 0) */
+    char *rank_nodes;     /* JSON array: each rank's index in hosts (rank 0) */
     int ranks, nodes, ranks_per_node;
     char cpu_model[256];
     char start_time_utc[32];
