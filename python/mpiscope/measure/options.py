@@ -29,6 +29,7 @@ __all__ = [
     "REDUCE_OPS",
     "STOP_RULES",
     "SYNC_ALGORITHMS",
+    "SYNC_PARAMETERS",
     "TIMERS",
     "add_launcher_options",
     "add_measure_options",
@@ -39,6 +40,11 @@ __all__ = [
 #: The engine's timers, sync algorithms and stopping rules (its description).
 TIMERS = names("timers")
 SYNC_ALGORITHMS = names("sync")
+#: The clock sync's parameters besides the algorithm: ``mpiscope check``
+#: applies them to every algorithm it compares.
+SYNC_PARAMETERS = (
+    "sync_patience", "sync_fitpoints", "sync_fit_gap_ns", "sync_node_leaders", "clock_transform",
+)  # fmt: skip
 STOP_RULES = names("stop_rules")
 DEFAULT_SIZES = "1:1M:x4"
 DEFAULT_NPROCS_SIZE = 1024
@@ -177,6 +183,12 @@ def add_measure_options(
         help=f"start ranks at controlled offsets ({scheduled}): {engine['arrival']['grammar']}; "
         + "; ".join(f"{a['name']}: {a['description']}" for a in engine["arrival"]["patterns"])
         + "; US in microseconds",
+    )
+    add(
+        "--clock-transform",
+        metavar="SPEC",
+        help=f"{parameter('clock_transform')['help']}; e.g. 'random:seed=1,offset=1e6,drift=50' "
+        "(docs/clock-sync.md)",
     )
     for param in engine_parameters():
         add(f"--{param['name'].replace('_', '-')}", **_engine_flag(param))
