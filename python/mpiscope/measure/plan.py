@@ -33,6 +33,7 @@ from mpiscope.measure.options import (
     DEFAULT_SIZES,
     DTYPES,
     REDUCE_OPS,
+    SYNC_PARAMETERS,
     engine_parameters,
 )
 from mpiscope.measure.simulation import launch_platform, simulation_meta
@@ -219,6 +220,8 @@ def bench_plan(
         doc["arrival"] = plan.arrival.plan_object
     if plan.shuffle_seed is not None:
         doc["shuffle"] = plan.shuffle_seed
+    if getattr(args, "clock_transform", None):
+        doc["clock_transform"] = args.clock_transform
     doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
     doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall)
     return doc
@@ -229,6 +232,10 @@ def check_plan(
 ) -> dict[str, Any]:
     """The bench's plan document for the machine check (``mpiscope check``)."""
     doc: dict[str, Any] = {"check": True, "drift_seconds": args.drift_seconds}
+    # the sync's own parameters apply to every algorithm the check compares
+    for name in SYNC_PARAMETERS:
+        if getattr(args, name, None) is not None:
+            doc[name] = getattr(args, name)
     doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
     return doc
 
