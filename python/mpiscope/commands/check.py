@@ -1,6 +1,8 @@
 """``mpiscope check``: can this machine's clocks be trusted?
 
-Runs the bench's machine check (every timer, every clock-sync algorithm,
+Runs the bench's machine check (every timer, every clock-sync algorithm
+with its sync time, exchanges, error bounds, residual and drift, and
+against an injected clock transform whether each recovered the truth;
 the wait patterns of known length) and prints what it found with a
 VERDICT line per timer and per sync algorithm; the criteria are
 :data:`mpiscope.reports.check.TIMER_CRITERIA` and
@@ -18,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import RunFailedError
-from mpiscope.measure.options import add_measure_options
+from mpiscope.measure.options import SYNC_ALGORITHMS, SYNC_PARAMETERS, add_measure_options
 from mpiscope.measure.plan import check_cores, check_out, check_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
@@ -31,6 +33,7 @@ __all__ = ["DEFAULT_DRIFT_SECONDS", "add_parser", "run"]
 DEFAULT_DRIFT_SECONDS = 2.0
 _OPTIONS = (
     "--np", "--out", "--force", "--oversubscribe", "--mpi", "--timeout", "--quiet", "--dry-run",
+    *(f"--{name.replace('_', '-')}" for name in SYNC_PARAMETERS),
 )  # fmt: skip
 MAX_DRIFT_SECONDS = 3600.0
 
@@ -45,6 +48,19 @@ def _drift_seconds(text: str) -> float:
             f"must be a number of seconds in [0, {MAX_DRIFT_SECONDS:g}], not {text!r}"
         )
     return value
+
+
+def _syncs(text: str) -> tuple[str, ...]:
+    """``all`` or algorithm names, comma-separated: the ones to show."""
+    if text == "all":
+        return SYNC_ALGORITHMS
+    chosen = tuple(part.strip() for part in text.split(","))
+    for name in chosen:
+        if name not in SYNC_ALGORITHMS:
+            raise argparse.ArgumentTypeError(
+                f"unknown clock sync algorithm {name!r} (all, {', '.join(SYNC_ALGORITHMS)})"
+            )
+    return chosen
 
 
 def add_parser(commands: Any) -> None:
@@ -66,14 +82,24 @@ def add_parser(commands: Any) -> None:
         help=f"pause before the clock offsets are measured again (default "
         f"{DEFAULT_DRIFT_SECONDS:g})",
     )
+    p.add_argument(
+        "--sync",
+        type=_syncs,
+        default=SYNC_ALGORITHMS,
+        metavar="all|NAME[,NAME]",
+        help="clock sync algorithms to compare (every one is measured; default all: "
+        f"{', '.join(SYNC_ALGORITHMS)})",
+    )
     p.add_argument("--brief", action="store_true", help="print only the VERDICT lines")
     p.set_defaults(handler=run)
 
 
-def _render(brief: bool) -> Any:
+def _render(brief: bool, syncs: tuple[str, ...]) -> Any:
     def render(result: Result) -> str:
-        if result.data.get("check") is None:
+        check = result.data.get("check")
+        if check is None:
             raise RunFailedError("mpiscope-bench wrote no machine check (no 'check' in its result)")
+        check["sync"] = [s for s in check.get("sync") or () if s.get("algorithm") in syncs]
         return "\n".join(verdict_lines(result)) if brief else render_report(result)
 
     return render
@@ -95,6 +121,6 @@ def run(args: argparse.Namespace) -> int:
             args,
             display,
             out or Path(tmp) / "result.json",
-            _render(args.brief),
+            _render(args.brief, args.sync),
             show_path=out is not None,
         )

@@ -156,6 +156,15 @@ def _drift(s: Mapping[str, Any]) -> str | None:
     )
 
 
+def _recovered(s: Mapping[str, Any]) -> str | None:
+    if s.get("recovered", True):
+        return None
+    misses = f"offset missed by up to {format_ns(s.get('max_offset_miss_ns'))}"
+    if s.get("max_drift_miss_ppm") is not None:
+        misses += f", drift by {format_number(s['max_drift_miss_ppm'], 3)} ppm"
+    return f"an estimate is outside its reported bound of the injected truth ({misses})"
+
+
 #: What a timer must satisfy to be trusted (docs/cli.md, `mpiscope check`).
 TIMER_CRITERIA: tuple[Criterion, ...] = (
     Criterion("available", "the timer can be read on this machine", _available),
@@ -182,6 +191,12 @@ SYNC_CRITERIA: tuple[Criterion, ...] = (
         _residual,
     ),
     Criterion("drift", f"drift below {MAX_DRIFT_PPM:g} ppm either way", _drift),
+    Criterion(
+        "recovered",
+        "with --clock-transform: every rank's offset (and fitted drift) within its reported "
+        "bound of the injected truth",
+        _recovered,
+    ),
 )
 
 
@@ -239,20 +254,55 @@ def _timer_lines(t: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _ppm(value: Any) -> str:
+    return "-" if value is None else f"{format_number(value, 3)} ppm"
+
+
+def _fitted(s: Mapping[str, Any]) -> str:
+    """The largest drift the model fitted and the largest bound (none: offset only)."""
+    if s.get("max_drift_error_ppm") is None:
+        return "-"
+    bound = format_number(s["max_drift_error_ppm"], 3)
+    return f"{_ppm(s.get('max_abs_drift_fitted_ppm'))} ±{bound}"
+
+
+def _truth(s: Mapping[str, Any]) -> str:
+    """Against an injected transform: recovered or not, and the worst misses."""
+    if "recovered" not in s:
+        return "-"
+    misses = format_ns(s.get("max_offset_miss_ns"))
+    if s.get("max_drift_miss_ppm") is not None:
+        misses += f", {_ppm(s['max_drift_miss_ppm'])}"
+    return f"{'yes' if s['recovered'] else 'NO'} (miss {misses})"
+
+
 def _sync_lines(syncs: Sequence[Mapping[str, Any]]) -> list[str]:
     cells = [
         [
             str(s["algorithm"]),
             format_ns(s.get("duration_ns")),
+            format_number(s.get("exchanges")),
+            str(s.get("max_hops", "-")),
+            format_ns(s.get("max_error_ns")),
             format_ns(s.get("max_abs_residual_ns")),
             f"{format_ns(s.get('max_abs_residual_after_ns'))} after "
             f"{format_number(s.get('after_seconds') or 0)} s",
-            "-" if s.get("drift_ppm") is None else f"{format_number(s['drift_ppm'], 3)} ppm",
+            _ppm(s.get("drift_ppm")),
+            _fitted(s),
+            _truth(s),
         ]
         for s in syncs
     ]
-    titles = ["clock sync", "duration", "max |residual|", "later", "drift"]
-    return format_table(titles, "<>>>>", cells)
+    titles = ["clock sync", "sync time", "exchanges", "hops", "bound", "max |residual|", "later",
+              "drift seen", "drift fitted", "injected truth recovered"]  # fmt: skip
+    lines = format_table(titles, "<>>>>>>>><", cells)
+    shared = [s for s in syncs if s.get("node_shared")]
+    if shared:
+        lines.append(
+            f"(node leaders: the ranks of each of {shared[0].get('nodes')} nodes were "
+            "verified to share one clock; only leaders synchronized)"
+        )
+    return lines
 
 
 def check_lines(result: Result) -> list[str]:
