@@ -15,8 +15,8 @@
 
 typedef struct mpiscope__trace_thread {
     /* Two buffers ("halves") of capacity records each: the calls fill the
-     * current one; a full one is handed over as pending and written to the
-     * file by this thread when the call that filled it ends (writer.c). */
+     * current one; a full one becomes pending, with its range of the file
+     * reserved, and the writer thread writes it (blocks.c). */
     mpiscope_trace_record_t *records;  /* the current half */
     uint64_t capacity;                 /* records per half */
     volatile uint64_t count;           /* records taken in the current half */
@@ -24,11 +24,11 @@ typedef struct mpiscope__trace_thread {
     unsigned current;                  /* which half records is */
     volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
     volatile uint64_t pending_seq;
+    volatile uint64_t pending_at;      /* its place in the file */
     volatile unsigned pending_half;    /* which half is pending */
+    volatile int claim;                /* 1: being written (by the writer thread or the owner) */
+    volatile int own_write;            /* no writer thread: the owner writes at its call's end */
     char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
-    volatile int flushing;             /* a block write in progress: a signal writes it again */
-    const char *flush_data;
-    volatile uint64_t flush_at, flush_len;
     uint64_t dropped;                  /* records lost: the file could not be written */
     int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
     unsigned index;                    /* thread number in this process, from 0 */
@@ -158,8 +158,24 @@ void mpiscope__trace_stream_open(void);
 /* Append one communicator definition (a COMM chunk) once the file is open. */
 void mpiscope__trace_stream_comm(const mpiscope__trace_comm_t *comm);
 
-/* Write a thread's pending half (the call that filled it has ended). */
+/* Write a thread's pending half now, or wait until the writer thread has
+ * (blocks.c). */
 void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
+
+/* Start the writer thread (once the file is open; blocks.c). */
+void mpiscope__trace_writer_start(void);
+
+/* The THRD chunk of `n` records of half `which` of `t` starting at
+ * sequence number `first`, prepared in the room before the half: returns
+ * its bytes (40 + 64 n of them). */
+const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n,
+                                  uint64_t first);
+
+/* Reserve `len` bytes at the end of the file: their offset (writer.c). */
+uint64_t mpiscope__trace_reserve(uint64_t len);
+
+/* Write at a reserved offset; a failure is counted and said once: -1. */
+int mpiscope__trace_pwrite(const void *data, size_t n, uint64_t at);
 
 /* The current half is full: it becomes pending, the other one current. */
 void mpiscope__trace_switch(mpiscope__trace_thread_t *t) __attribute__((noinline, cold));

@@ -8,7 +8,8 @@
  * Every chunk goes to a range of the file reserved with one atomic add and
  * is written there with pwrite(2): threads and a signal handler never
  * interleave their bytes, and a write cut by a signal can be done again.
- * Only pwrite/open/read/write are used: async-signal-safe. */
+ * Only pwrite/open/read/write are used: async-signal-safe. The blocks and
+ * the writer thread are in blocks.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,16 +24,6 @@ typedef struct chunk_header {
 } chunk_header_t;
 
 /* A THRD chunk's header and the fixed part of its payload. */
-typedef struct block_head {
-    chunk_header_t chunk;
-    uint32_t index, reserved;
-    uint64_t count;  /* records in this block */
-    uint64_t first;  /* the thread's sequence number of the first one */
-} block_head_t;
-
-_Static_assert(sizeof(block_head_t) == 40, "THRD head is 40 bytes");
-_Static_assert(sizeof(block_head_t) <= MPISCOPE__TRACE_BLOCK_HEAD, "room before a half");
-
 typedef struct out {
     int fd;
     uint64_t at;
@@ -68,6 +59,19 @@ static int pwrite_all(int fd, const void *data, size_t n, uint64_t at)
     return 0;
 }
 
+uint64_t mpiscope__trace_reserve(uint64_t len)
+{
+    return __atomic_fetch_add(&mpiscope__trace_proc.file_end, len, __ATOMIC_RELAXED);
+}
+
+int mpiscope__trace_pwrite(const void *data, size_t n, uint64_t at)
+{
+    if (pwrite_all(mpiscope__trace_proc.fd, data, n, at) == 0)
+        return 0;
+    note_failure();
+    return -1;
+}
+
 static void put(out_t *o, const void *data, size_t n)
 {
     if (!o->failed && n && pwrite_all(o->fd, data, n, o->at) != 0) {
@@ -88,7 +92,7 @@ static void pad(out_t *o, uint64_t size)
 static out_t chunk_begin(const char tag[4], uint64_t size)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    out_t o = {p->fd, __atomic_fetch_add(&p->file_end, 16 + padded(size), __ATOMIC_RELAXED), 0};
+    out_t o = {p->fd, mpiscope__trace_reserve(16 + padded(size)), 0};
     chunk_header_t h = {.size = size};
     memcpy(h.tag, tag, 4);
     put(&o, &h, sizeof h);
@@ -176,62 +180,6 @@ static void write_maps(void)
     chunk("MAPS", buf, size);
 }
 
-/* One block of a thread's records as a THRD chunk, in one pwrite: its
- * header goes in the room before the half. `again`: remember where, so
- * that a signal arriving during the write can write it once more. */
-static void write_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n, uint64_t first,
-                        int again)
-{
-    mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    char *data = t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
-    block_head_t head = {{{'T', 'H', 'R', 'D'}, 0, 24 + n * sizeof(mpiscope_trace_record_t)},
-                         t->index, 0, n, first};
-    memcpy(data, &head, sizeof head);
-    uint64_t len = sizeof head + n * sizeof(mpiscope_trace_record_t);
-    uint64_t at = __atomic_fetch_add(&p->file_end, len, __ATOMIC_RELAXED);
-    if (again) {
-        t->flush_data = data;
-        t->flush_at = at;
-        t->flush_len = len;
-        __atomic_store_n(&t->flushing, 1, __ATOMIC_SEQ_CST);
-    }
-    if (pwrite_all(p->fd, data, len, at) != 0) {
-        t->dropped += n;
-        note_failure();
-    }
-}
-
-void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
-{
-    uint64_t n = t->pending;
-    if (!n)
-        return;
-    if (mpiscope__trace_proc.fd >= 0)
-        write_block(t, t->pending_half, n, t->pending_seq, 1);
-    else
-        t->dropped += n; /* full before the file was open: cannot happen with >= 16 records */
-    __atomic_store_n(&t->pending, 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->flushing, 0, __ATOMIC_SEQ_CST);
-}
-
-/* The stores are ordered so that a signal handler arriving between any
- * two writes at worst a block twice (the reader keeps one copy), never a
- * record under the wrong sequence number. */
-void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
-{
-    if (t->pending) /* one call filled both halves: write the other one now */
-        mpiscope__trace_flush_pending(t);
-    uint64_t n = t->count;
-    unsigned full = t->current;
-    t->pending_half = full;
-    t->pending_seq = t->seq;
-    __atomic_store_n(&t->pending, n, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->count, 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->seq, t->seq + n, __ATOMIC_SEQ_CST);
-    t->current = full ^ 1u;
-    t->records = (mpiscope_trace_record_t *)(t->half[full ^ 1u] + MPISCOPE__TRACE_BLOCK_HEAD);
-}
-
 void mpiscope__trace_stream_open(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
@@ -258,23 +206,30 @@ void mpiscope__trace_stream_open(void)
     for (size_t i = 0; i < ncomms; i++)
         mpiscope__trace_stream_comm(&p->comms[i]);
     write_maps();
+    mpiscope__trace_writer_start();
 }
 
+/* Every thread's pending half (again: the same bytes at the same place,
+ * wherever its writer is) and the records of its current half. */
 static void write_threads(void)
 {
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
         mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
-        if (__atomic_load_n(&t->flushing, __ATOMIC_SEQ_CST)) {
-            /* cut by this signal, or running on another thread: the same bytes again */
-            if (pwrite_all(mpiscope__trace_proc.fd, t->flush_data, t->flush_len, t->flush_at))
-                note_failure();
-        } else if (__atomic_load_n(&t->pending, __ATOMIC_SEQ_CST)) {
-            write_block(t, t->pending_half, t->pending, t->pending_seq, 0);
+        uint64_t pending = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST);
+        if (pending) {
+            const char *block = t->half[t->pending_half] + MPISCOPE__TRACE_BLOCK_HEAD - 40;
+            if (mpiscope__trace_pwrite(block, 40 + pending * sizeof(mpiscope_trace_record_t),
+                                       t->pending_at) != 0)
+                t->dropped += pending;
         }
         uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
-        if (count)
-            write_block(t, t->current, count, t->seq, 0);
+        if (count) {
+            uint64_t len = 40 + count * sizeof(mpiscope_trace_record_t);
+            if (mpiscope__trace_pwrite(mpiscope__trace_block(t, t->current, count, t->seq), len,
+                                       mpiscope__trace_reserve(len)) != 0)
+                t->dropped += count;
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 """What a trace keeps when the program ends badly (issue 13, defects 2 and 4):
 records stream to the rank files as buffers fill, so a rank that is killed
-loses at most its last buffer, the other ranks' files are there with every
+loses at most its last buffer (two halves: the current one, and the full
+one the writer thread may not have written yet), the other ranks' files are there with every
 call they made before MPI_Finalize, and every rank's file has the clock
 synchronisation of the start. tests/mpi/trace_faults.c is the program;
 --records 64 makes its 1,000 calls fill many buffers. Bounded by timeouts.
@@ -52,7 +53,7 @@ def test_a_crashed_rank_leaves_every_rank_file(program: Path, tmp_path: Path, fa
     assert comm_rank_calls(merged, 0) == CALLS + 1
     # rank 1 has all of its calls, or all but its last buffer when SIGKILLed
     lost = CALLS + 1 - comm_rank_calls(merged, 1)
-    assert 0 <= lost <= (BUFFER if fault == "kill" else 0)
+    assert 0 <= lost <= (2 * BUFFER if fault == "kill" else 0)
     assert len(merged.messages) == 3 and merged.unmatched_recvs == merged.unmatched_sends == 0
     summary = mpiscope("trace", "summary", "t", mpi="mpich", cwd=tmp_path)
     assert summary.returncode == 0, summary.stderr
