@@ -1,0 +1,93 @@
+"""mpiexec on ``--hosts`` and ``--hostfile``, for real on this machine.
+
+Each MPI spells them its own way (MPICH's hydra ``-hosts``/``-f``, Open
+MPI's ``--host``/``--hostfile``, hostfile lines ``host:2`` vs ``host
+slots=2``): the runs below use ``localhost`` with 2 slots, and the result
+must name this machine as the node of both ranks. The Open MPI runs need
+its build (``make MPI=openmpi``) and are skipped without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mpiscope.mpi_profile import find_profiles
+
+#: The hostfile of 2 slots on this machine, in each MPI's format.
+HOSTFILE = {"mpich": "localhost:2\n", "openmpi": "localhost slots=2\n"}
+#: The launcher words each MPI gets for --hosts / --hostfile / --ppn / --cpu-bind.
+WORDS = {
+    "mpich": (["-hosts", "localhost:2"], "-f", ["-ppn", "2", "-bind-to", "core"]),
+    "openmpi": (["--host", "localhost:2"], "--hostfile",
+                ["--map-by", "ppr:2:node", "--bind-to", "core"]),
+}  # fmt: skip
+
+
+def _profile(name: str) -> Any:
+    profile = find_profiles().get(name)
+    if profile is None or not os.access(profile.bench, os.X_OK):
+        pytest.skip(f"the {name} build of mpiscope-bench is missing (make MPI={name})")
+    return profile
+
+
+def _run(mpi: str, tmp_path: Path, *flags: str) -> dict[str, Any]:
+    out = tmp_path / f"{mpi}.json"
+    env = dict(os.environ)
+    if mpi != "mpich":
+        env.pop("MPISCOPE_BENCH", None)  # a bench override is the MPICH build's
+    run = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", "barrier", "--np", "2", *flags,
+         "--sizes", "0", "--stop", "count", "--max-launches", "20", "--mpi", mpi, "--quiet",
+         "--out", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    environment: dict[str, Any] = json.loads(out.read_text())["environment"]
+    assert environment["launcher_name"] == "mpiexec"
+    assert environment["ranks"] == 2
+    assert environment["hosts"] == [socket.gethostname()]
+    assert environment["rank_nodes"] == [0, 0]
+    return environment
+
+
+@pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
+def test_hosts(mpi: str, tmp_path: Path) -> None:
+    _profile(mpi)
+    environment = _run(mpi, tmp_path, "--hosts", "localhost:2")
+    hosts_words, _, _ = WORDS[mpi]
+    assert environment["launcher"].split()[3:] == hosts_words
+    assert environment["binding"] == "launcher default"
+
+
+@pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
+def test_hostfile_ppn_and_binding(mpi: str, tmp_path: Path) -> None:
+    _profile(mpi)
+    hostfile = tmp_path / "hosts.txt"
+    hostfile.write_text(HOSTFILE[mpi])
+    environment = _run(mpi, tmp_path, "--hostfile", "hosts.txt", "--ppn", "2",
+                       "--cpu-bind", "cores")  # fmt: skip
+    _, file_flag, placement = WORDS[mpi]
+    assert environment["launcher"].split()[3:] == [file_flag, str(hostfile), *placement]
+    assert environment["binding"] == "cores"
+    assert environment["ranks_per_node"] == 2
+
+
+def test_a_host_that_does_not_exist_fails(tmp_path: Path) -> None:
+    """The hosts really reach mpiexec: an unknown one is a failed run."""
+    _profile("mpich")
+    run = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", "barrier", "--np", "2", "--hosts",
+         "no-such-host.invalid:2", "--sizes", "0", "--mpi", "mpich", "--quiet", "--timeout",
+         "60", "--out", str(tmp_path / "r.json")],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert run.returncode != 0
+    assert run.stderr.splitlines()[-1].startswith("mpiscope: error:")
