@@ -7,7 +7,8 @@ the MPICH build of mpiscope-bench under srun (``--mpi=pmi2``: MPICH's PMI
 client speaks PMI-2 to Slurm's mpi/pmi2 plugin) and shuts Slurm down
 again. It needs root and the packages slurmctld, slurmd and slurm-client
 (``make slurm-for-tests`` installs them); without them it is skipped,
-saying why.
+saying why. Open MPI runs too when its build is there and Slurm's
+mpi/pmix plugin finds libpmix (Debian's libpmix-dev).
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ import pytest
 from mpiscope.mpi_profile import find_profiles
 
 DAEMONS = ("slurmctld", "slurmd")
+#: Where Debian's Slurm 22.05 mpi/pmix plugin looks for the PMIx library.
+PMIX_LIB = "/usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so"
 START_SECONDS = 30.0
 
 
@@ -140,18 +143,32 @@ def test_srun_mpi_plugins(slurm: dict[str, str]) -> None:
     assert "pmi2" in listed.stdout + listed.stderr
 
 
-def test_run_under_srun(slurm: dict[str, str], tmp_path: Path) -> None:
+#: srun --mpi=TYPE for each MPI: MPICH's PMI client speaks PMI-2; Open MPI 5
+#: speaks PMIx only (Slurm's mpi/pmix loads libpmix.so: Debian's libpmix-dev).
+SRUN_MPI = {"mpich": "pmi2", "openmpi": "pmix"}
+
+
+@pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
+def test_run_under_srun(mpi: str, slurm: dict[str, str], tmp_path: Path) -> None:
+    profile = find_profiles().get(mpi)
+    if profile is None or not os.access(profile.bench, os.X_OK):
+        pytest.skip(f"the {mpi} build of mpiscope-bench is missing (make MPI={mpi})")
+    if mpi == "openmpi" and not Path(PMIX_LIB).is_file():
+        pytest.skip(f"Slurm's mpi/pmix needs {PMIX_LIB} (apt-get install libpmix-dev)")
+    env = dict(slurm)
+    if mpi != "mpich":
+        env.pop("MPISCOPE_BENCH", None)  # a bench override is the MPICH build's
     out = tmp_path / "srun.json"
     run = subprocess.run(
         [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--launcher", "srun",
          "--cpu-bind", "cores", "--sizes", "8", "--stop", "count", "--max-launches", "20",
-         "--mpi", "mpich", "--quiet", "--out", str(out)],
-        env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+         "--mpi", mpi, "--quiet", "--out", str(out)],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     environment = json.loads(out.read_text())["environment"]
     assert environment["launcher"].split()[1:] == [
-        "--ntasks=2", "--cpu-bind=cores", "--mpi=pmi2", "--kill-on-bad-exit=1",
+        "--ntasks=2", "--cpu-bind=cores", f"--mpi={SRUN_MPI[mpi]}", "--kill-on-bad-exit=1",
     ]  # fmt: skip
     assert environment["launcher_name"] == "srun"
     assert environment["binding"] == "cores"
