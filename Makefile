@@ -151,13 +151,14 @@ distclean: clean
 	rm -rf .venv .mpi
 
 # For tests/python/test_srun_slurm.py (docs/clusters.md): Debian's Slurm
-# (slurmctld, slurmd, srun), installed when missing, as root; the test
-# starts and stops a single-node Slurm of its own. Without apt-get or root
-# the test is skipped, saying why.
+# (slurmctld, slurmd, srun; libpmix-dev for Open MPI under srun --mpi=pmix),
+# installed when missing, as root; the test starts and stops a single-node
+# Slurm of its own. Without apt-get or root the test is skipped, saying why.
 slurm-for-tests:
-	@if command -v srun > /dev/null 2>&1 && test -x /usr/sbin/slurmctld && test -x /usr/sbin/slurmd; then :; \
+	@if command -v srun > /dev/null 2>&1 && test -x /usr/sbin/slurmctld && test -x /usr/sbin/slurmd \
+	  && { test -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so || [ "$$(id -u)" != 0 ]; }; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	    slurmctld slurmd slurm-client > /dev/null \
-	  || { echo "mpiscope: error: could not install Slurm (apt-get install slurmctld slurmd slurm-client, as root)"; exit 1; }; \
+	    slurmctld slurmd slurm-client libpmix-dev > /dev/null \
+	  || { echo "mpiscope: error: could not install Slurm (apt-get install slurmctld slurmd slurm-client libpmix-dev, as root)"; exit 1; }; \
 	else echo "mpiscope: Slurm is missing and cannot be installed here (not root, or no apt-get): the srun test will be skipped"; fi
