@@ -1,17 +1,17 @@
 /* blocks.c: a thread's full half buffer goes to the file as a THRD block.
  *
- * The switch (once per half, 65,536 calls by default) hands the full half
- * over with its range of the file reserved and its chunk header written
- * in the room before it, and wakes the writer thread with one byte on a
- * pipe. The writer thread copies it to the file: the calling thread pays
- * no copy, which on a loaded node costs 50-100 ns per 64-byte record
- * (page-cache allocation; measured by bench/trace_overhead.py), against
- * 0.5-1 ns per call for the switch and the wake-up. Only when the writer
- * is a whole half behind (or a call filled both halves) does the calling
- * thread write, or wait. Whoever writes a block claims it first; a signal
- * handler writes the same bytes at the same place again. Without a
- * writer thread (pthread_create failed) the owner writes at its call's
- * end. */
+ * The switch (once per half, 65,536 calls by default) makes the full half
+ * pending, with its range of the file reserved and its chunk header
+ * written in the room before it. By default the owning thread writes it
+ * when the call that filled it ends (after its exit stamp: in no call's
+ * time). With MPISCOPE_TRACE_WRITER_THREAD=1 a writer thread, woken by one
+ * byte on a pipe, writes it instead: the calling thread then pays no copy
+ * (50-100 ns per 64-byte record on a loaded node), but the writer needs a
+ * free core; on a node whose cores all run ranks it costs more than it
+ * saves (bench/trace_overhead.py, docs/tracer.md). The owner writes, or
+ * waits, when the writer is a whole half behind or a call filled both
+ * halves. Whoever writes a block claims it first; a signal handler writes
+ * the same bytes at the same place again. */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -100,7 +100,7 @@ static void *writer_main(void *arg)
 
 void mpiscope__trace_writer_start(void)
 {
-    if (writer_running || pipe2(wake, O_CLOEXEC) != 0)
+    if (writer_running || !mpiscope__trace_proc.writer_thread || pipe2(wake, O_CLOEXEC) != 0)
         return;
     fcntl(wake[1], F_SETFL, O_NONBLOCK); /* a full pipe: the writer has wake-ups enough */
     sigset_t all, old;

@@ -16,7 +16,8 @@
 typedef struct mpiscope__trace_thread {
     /* Two buffers ("halves") of capacity records each: the calls fill the
      * current one; a full one becomes pending, with its range of the file
-     * reserved, and the writer thread writes it (blocks.c). */
+     * reserved, and is written at the end of the call that filled it, or
+     * by the writer thread (blocks.c). */
     mpiscope_trace_record_t *records;  /* the current half */
     uint64_t capacity;                 /* records per half */
     volatile uint64_t count;           /* records taken in the current half */
@@ -91,6 +92,7 @@ typedef struct mpiscope__trace_proc {
     size_t meta_len;
     uint64_t records_per_thread;
     unsigned sync_patience;
+    int writer_thread;      /* MPISCOPE_TRACE_WRITER_THREAD: 1, a writer thread writes halves */
     mpiscope__trace_comm_t *comms;
     size_t ncomms, comms_cap;
     volatile int written;   /* the end of the file has been written (once) */

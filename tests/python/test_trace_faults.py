@@ -87,3 +87,18 @@ def test_a_file_size_limit_is_an_error_naming_the_short_file(program: Path,
     assert "short" in last
     summary = mpiscope("trace", "summary", "t", mpi="mpich", cwd=tmp_path)
     assert summary.returncode == 0 and "PARTIAL" in summary.stdout
+
+
+@pytest.mark.parametrize("fault", ["none", "kill"])
+def test_the_writer_thread_keeps_the_same(program: Path, tmp_path: Path, fault: str) -> None:
+    """MPISCOPE_TRACE_WRITER_THREAD=1: a writer thread writes the full halves."""
+    import os
+
+    env = dict(os.environ, MPISCOPE_TRACE_WRITER_THREAD="1")
+    run = mpiscope("trace", "--mpi", "mpich", "--np", "2", "--records", str(BUFFER), "--timeout",
+                   "60", "-o", "t", str(program), "--fault", fault, "--calls", str(CALLS),
+                   mpi="mpich", cwd=tmp_path, timeout=120, env=env)
+    assert (run.returncode == 0) == (fault == "none"), run.stderr
+    merged = load(tmp_path / "t")
+    assert comm_rank_calls(merged, 0) == CALLS + 1
+    assert 0 <= CALLS + 1 - comm_rank_calls(merged, 1) <= (2 * BUFFER if fault == "kill" else 0)
