@@ -51,8 +51,8 @@ REDUCTIONS = [
     for name in (c, f"i{c}", f"{c}_init")
 ]
 MOVING = ["bcast", "igatherv", "scatter_init", "alltoallw", "ialltoallw", "pingpong", "bw",
-          "exchange", "linear_gather", "linear_bcast", "one_to_two", "put", "get", "neighbor_alltoallw",
-          "ineighbor_allgatherv"]  # fmt: skip
+          "exchange", "linear_gather", "linear_bcast", "one_to_two", "put", "get",
+          "neighbor_alltoallw", "ineighbor_allgatherv"]  # fmt: skip
 
 # Variants: (id, operations, extra arguments of `mpiscope run`).
 VARIANTS: list[tuple[str, list[str], list[str]]] = [
