@@ -5,7 +5,6 @@ check and platform on a model document, the platform accepted by smpirun
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from model_helpers import hockney_doc, loggp_doc
 from mpiscope.models.document import fit_document, model_document
 from mpiscope.models.fit import FitOptions
-from mpiscope.mpi_profile import find_profiles
+from test_smpi import needs_smpi
 
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE = REPO / "tests" / "data" / "sample-result.json"  # bcast on 2 ranks
@@ -95,16 +94,7 @@ def test_loggp_document_predicts(tmp_path: Path) -> None:
     assert "barrier:dissemination" in proc.stdout
 
 
-def _smpi_missing() -> str | None:
-    if shutil.which("smpirun") is None:
-        return "SimGrid SMPI is not installed"
-    profile = find_profiles().get("smpi")
-    if profile is None or not Path(profile.bench).is_file():
-        return "the SMPI build of mpiscope-bench is missing: run make smpi"
-    return None
-
-
-@pytest.mark.skipif(_smpi_missing() is not None, reason=_smpi_missing() or "")
+@needs_smpi
 def test_the_platform_runs_in_smpi_and_reproduces_the_model(tmp_path: Path) -> None:
     """Simulated time is deterministic: the one-way time is the model's
     within 5% (what SMPI adds: its clock reads, the engine's bookkeeping)."""

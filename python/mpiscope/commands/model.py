@@ -267,14 +267,9 @@ def _add_fit(sub: Any) -> None:
 
 
 def _checked_out(path_text: str, force: bool) -> Path:
-    out = Path(path_text).expanduser().absolute()
-    if out.is_dir():
-        raise MpiscopeError(f"{path_text} is a directory")
-    if out.exists() and not force:
-        raise MpiscopeError(f"{path_text} exists (use --force to overwrite)")
-    if not out.parent.is_dir():
-        raise MpiscopeError(f"cannot write {path_text}: directory {out.parent} does not exist")
-    return out
+    from mpiscope.measure.plan import check_out
+
+    return check_out(argparse.Namespace(out=path_text, force=force))
 
 
 def _fit(args: argparse.Namespace) -> int:
