@@ -177,3 +177,16 @@ def test_plogp_interpolation_extends_the_end_segments() -> None:
     assert interpolate([0, 10, 20], [1.0, 2.0, 4.0], 5) == pytest.approx(1.5)
     assert interpolate([0, 10, 20], [1.0, 2.0, 4.0], 30) == pytest.approx(6.0)
     assert math.isclose(interpolate([0, 10], [1.0, 2.0], -10), 0.0)
+
+
+def test_seems_to_use_needs_a_clear_winner_and_breaks_runs() -> None:
+    from mpiscope.models.check import CheckRow, seems_to_use
+
+    def row(size: int, a: float, b: float) -> CheckRow:
+        return CheckRow("allreduce", size, 4, 100.0, {"allreduce:x": a, "allreduce:y": b})
+
+    rows = [row(1, 101, 150), row(2, 102, 160), row(4, 105, 104), row(8, 103, 170),
+            row(16, 300, 110)]  # fmt: skip
+    assert seems_to_use(rows) == [("allreduce", 4, 1, 2, "allreduce:x"),
+                                  ("allreduce", 4, 8, 8, "allreduce:x"),
+                                  ("allreduce", 4, 16, 16, "allreduce:y")]  # fmt: skip

@@ -81,16 +81,23 @@ def check_points(model: P2PModel, doc: Mapping[str, Any]) -> list[CheckRow]:
 
 
 def seems_to_use(rows: Sequence[CheckRow]) -> list[tuple[str, int, int, int, str]]:
-    """Runs of consecutive sizes of one op (and process count) where the
-    same algorithm fits far better: (op, nprocs, from_bytes, to_bytes, name)."""
+    """Runs of consecutive measured sizes of one op (and process count)
+    where the same algorithm fits far better: (op, nprocs, from_bytes,
+    to_bytes, name). A size where none does, or another does, ends a run."""
     runs: list[tuple[str, int, int, int, str]] = []
+    open_run = False
+    previous: tuple[str, int] | None = None
     for row in sorted(rows, key=lambda r: (r.op, r.nprocs, r.size_bytes)):
-        name = row.seems
-        if name is None or len(row.predicted_ns) < 2:
+        name = row.seems if len(row.predicted_ns) > 1 else None
+        same_group = previous == (row.op, row.nprocs)
+        previous = (row.op, row.nprocs)
+        if name is None:
+            open_run = False
             continue
         last = runs[-1] if runs else None
-        if last and last[0] == row.op and last[1] == row.nprocs and last[4] == name:
+        if open_run and same_group and last is not None and last[4] == name:
             runs[-1] = (last[0], last[1], last[2], row.size_bytes, name)
         else:
             runs.append((row.op, row.nprocs, row.size_bytes, row.size_bytes, name))
+        open_run = True
     return runs
