@@ -60,6 +60,7 @@ def plot(results: dict[int, dict[int, list[BiasRow]]], path: Path, title: str) -
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import NullFormatter, ScalarFormatter
 
     fig, axes = plt.subplots(1, len(results), figsize=(5 * len(results), 4.2), squeeze=False)
     for ax, (n, by_k) in zip(axes[0], results.items(), strict=True):
@@ -69,6 +70,11 @@ def plot(results: dict[int, dict[int, list[BiasRow]]], path: Path, title: str) -
             line = ax.plot(ks, [row.formula for row in rows], "-", lw=1, label=f"i = {i}")[0]
             ax.plot(ks, [row.measured for row in rows], "o", ms=4, color=line.get_color())
         ax.set_yscale("log")
+        top = max(row.formula for rows in by_k.values() for row in rows)
+        ax.set_yticks([t for t in (1, 1.25, 1.5, 2, 3, 5, 10, 20, 30, 50) if t <= 1.1 * top])
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_xticks(sorted(by_k)[:: max(1, len(by_k) // 8)])
         ax.set_xlabel("k (launches per loop)")
         ax.set_ylabel("barrier-loop time / window time")
         ax.set_title(f"n = {n}")
