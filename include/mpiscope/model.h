@@ -92,11 +92,11 @@ typedef struct mpiscope_hockney_fit_options {
  *    fewer segments), so one outlier does not buy a segment of its own.
  * Each segment's to_bytes is its largest size (MPISCOPE_MODEL_NO_LIMIT for
  * the last). options NULL: MPISCOPE_HOCKNEY_FIT_OPTIONS_INIT.
- * The work grows as n^3: at most 4096 points.
+ * The work grows as n^3 (about a second at the limit): at most 1024 points.
  * On success *out is a new model the caller destroys; on error *out is NULL.
  * Returns 0, MPISCOPE_EINVAL (NULL pointer, a time NAN or infinite, fewer
  * than 2 positive times, fewer than min_points, an option out of range),
- * MPISCOPE_ERANGE (more than 4096 points) or MPISCOPE_ENOMEM. */
+ * MPISCOPE_ERANGE (more than 1024 points) or MPISCOPE_ENOMEM. */
 MPISCOPE_API int mpiscope_model_fit_hockney(const size_t *sizes_bytes, const double *times_ns, size_t n,
                                             const mpiscope_hockney_fit_options_t *options,
                                             mpiscope_model_t **out);

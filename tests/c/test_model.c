@@ -279,9 +279,9 @@ static void test_loggp_plogp(void)
 
 static void test_bad_input(void)
 {
-    size_t sizes[] = {1, 2, 3}, many_sizes[4097];
+    size_t sizes[] = {1, 2, 3}, many_sizes[1025];
     double times[] = {10.0, 20.0, 30.0}, nan_times[] = {10.0, NAN, 30.0}, inf_times[] = {10.0, INFINITY, 3.0},
-           one_positive[] = {10.0, 0.0, -1.0}, many_times[4097], t;
+           one_positive[] = {10.0, 0.0, -1.0}, many_times[1025], t;
     mpiscope_hockney_fit_options_t o = MPISCOPE_HOCKNEY_FIT_OPTIONS_INIT;
     mpiscope_hockney_segment_t segs[2] = {{.to_bytes = 100, .alpha_ns = 1.0}, {.to_bytes = 50, .alpha_ns = 2.0}};
     mpiscope_hockney_segment_t bad_segs[2] = {{.to_bytes = 100, .alpha_ns = NAN}, {.alpha_ns = 2.0}};
