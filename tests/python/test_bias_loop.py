@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from mpiscope.reports.method_compare import bias_lines, bias_rows, shown_ranks
-from mpiscope.result.methods import LOOP_BIAS, linear_loop_ratio
+from mpiscope.result.methods import LOOP_BIAS, linear_loop_ratio, linear_loop_ratio_of_times
 from test_smpi import mpiscope, needs_smpi
 
 TOLERANCE = 0.01  # relative; the simulator reads within 0.3% at n = 4
@@ -35,6 +35,12 @@ def test_the_formula_by_hand() -> None:
     for bad in ((4, 4, 0), (4, 4, 4), (4, 0, 1)):
         with pytest.raises(ValueError):
             linear_loop_ratio(*bad)
+    # from the true times it is the same when every send costs one c ...
+    assert linear_loop_ratio_of_times(2.0, 3.0, 4) == pytest.approx(linear_loop_ratio(4, 4, 2))
+    # ... and follows the times when they do not: t_1 = 1, t_3 = 21 (far ranks)
+    assert linear_loop_ratio_of_times(1.0, 21.0, 2) == pytest.approx((21 + 1) / 2)
+    with pytest.raises(ValueError):
+        linear_loop_ratio_of_times(0.0, 1.0, 2)
 
 
 def _point(method: str, means: list[float], root: int = 0) -> dict[str, Any]:
@@ -54,7 +60,7 @@ def test_bias_rows_count_ranks_from_the_root() -> None:
     assert [(row.i, row.measured, row.formula) for row in rows] == [
         (1, 2.5, 2.5), (2, 1.375, 1.375), (3, 1.0, 1.0),
     ]  # fmt: skip
-    assert all(row.error == 0 for row in rows)
+    assert all(row.error == 0 and row.of_times == row.formula for row in rows)
     text = "\n".join(bias_lines(rows))
     assert "2.500x    2.500x  +0.00%" in text
 
@@ -67,6 +73,25 @@ def test_large_runs_show_some_ranks_and_the_worst() -> None:
     lines = bias_lines(bias_rows([window, loop], k=8))
     assert len(lines) == 2 + 2 + len(shown_ranks(n)) + 1
     assert lines[-1].endswith("all 63 ranks, largest error +10.00% (i = 32)")
+
+
+@needs_smpi
+def test_links_of_two_kinds_follow_the_times(tmp_path: Path) -> None:
+    """16 ranks on two 8-core nodes of cluster-8x8: the root's sends to its
+    own node are 15 times cheaper than the others, t_i is not i c and
+    r_i(n,k) misses by up to 7x; the ratio from the window's t_i still holds."""
+    out = tmp_path / "bias16.json"
+    run = mpiscope(
+        "methods", "linear_bcast", "--method", "barrier", "--k", "8", "--np", "16",
+        "--sizes", "64K", "--launcher", "smpi", "--platform", "cluster-8x8", "--out", str(out),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(out.read_text())
+    rows = bias_rows(doc["points"], k=8)
+    assert len(rows) == 15 and max(abs(row.error or 0) for row in rows) > 5
+    for row in rows:
+        assert row.measured == pytest.approx(row.of_times, rel=TOLERANCE), row
 
 
 @needs_smpi

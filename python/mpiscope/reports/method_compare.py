@@ -23,7 +23,12 @@ from typing import Any
 from mpiscope.reports.header import PARTIAL_BANNER, header_rows
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.result.methods import DEFAULT_METHOD, LOOP_BIAS, METHODS
+from mpiscope.result.methods import (
+    DEFAULT_METHOD,
+    LOOP_BIAS,
+    METHODS,
+    linear_loop_ratio_of_times,
+)
 from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
 
 __all__ = [
@@ -249,6 +254,7 @@ class BiasRow:
     window_ns: float | None  # the rank's mean launch time in the window method
     measured: float | None  # loop_ns / window_ns
     formula: float  # r_i(n, k)
+    of_times: float | None  # the same from the window method's t_i and t_{n-1}
 
     @property
     def error(self) -> float | None:
@@ -280,16 +286,21 @@ def bias_rows(
             continue
         n, root = int(p["nprocs"]), int(p.get("root") or 0)
         loop, window = _rank_means(p), _rank_means(base)
+        t_last = window.get((root + n - 1) % n)
         for rank in sorted(loop, key=lambda r: (r - root) % n):
             i = (rank - root) % n
+            t_i = window.get(rank)
             if i == 0:
                 continue
+            of_times = None
+            if t_i is not None and t_i > 0 and t_last is not None and k >= 1:
+                of_times = linear_loop_ratio_of_times(t_i, t_last, k)
             rows.append(
                 BiasRow(
                     op=p["op"], size_bytes=p.get("size_bytes"), nprocs=n,
                     cache=p.get("cache") or default_cache, k=k, i=i, loop_ns=loop[rank],
                     window_ns=window.get(rank), measured=ratio(loop[rank], window.get(rank)),
-                    formula=formula(n, k, i),
+                    formula=formula(n, k, i), of_times=of_times,
                 )
             )  # fmt: skip
     return rows
@@ -329,7 +340,7 @@ def bias_lines(rows: Sequence[BiasRow]) -> list[str]:
     for row in rows:
         groups.setdefault((row.op, row.size_bytes, row.nprocs, row.cache), []).append(row)
     titles = ["op", "size", "np", "k", "i", "barrier loop", "window", "measured", "r_i(n,k)"]
-    titles.append("error")
+    titles += ["error", "of t_i"]
     cells, notes = [], []
     for (op, size, n, _), group in groups.items():
         shown = shown_ranks(n)
@@ -338,7 +349,7 @@ def bias_lines(rows: Sequence[BiasRow]) -> list[str]:
                 cells.append([
                     op, format_bytes(size), str(n), str(row.k), str(row.i), format_ns(row.loop_ns),
                     format_ns(row.window_ns), _times(row.measured), _times(row.formula),
-                    _percent(row.error),
+                    _percent(row.error), _times(row.of_times),
                 ])  # fmt: skip
         known = [row for row in group if row.error is not None]
         if len(group) > len(shown & {row.i for row in group}) and known:
@@ -351,9 +362,10 @@ def bias_lines(rows: Sequence[BiasRow]) -> list[str]:
         "",
         "per-rank bias of the barrier loop: each rank's mean time in the loop / in the window "
         "method (i: rank counted from the root), and the formula's r_i(n,k) = "
-        "((n-1)(k-1)+i)/(ik)",
+        "((n-1)(k-1)+i)/(ik); of t_i: ((k-1) t_n-1 + t_i)/(k t_i) from the window method's "
+        "per-rank times (the formula when sends differ in cost, e.g. on and off the root's node)",
     ]
-    lines += format_table(titles, "<>>>>>>>>>", cells)
+    lines += format_table(titles, "<>>>>>>>>>>", cells)
     return lines + [f"  {note}" for note in notes]
 
 

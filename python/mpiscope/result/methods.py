@@ -14,7 +14,14 @@ from typing import Any
 
 from mpiscope.result.describe import description
 
-__all__ = ["DEFAULT_METHOD", "LOOP_BIAS", "METHODS", "MethodInfo", "linear_loop_ratio"]
+__all__ = [
+    "DEFAULT_METHOD",
+    "LOOP_BIAS",
+    "METHODS",
+    "MethodInfo",
+    "linear_loop_ratio",
+    "linear_loop_ratio_of_times",
+]
 
 #: The method of a document or point that names none, and the baseline
 #: other methods are compared with (the plan's default, test_describe.py).
@@ -54,6 +61,17 @@ def linear_loop_ratio(nprocs: int, k: int, i: int) -> float:
     if not 0 < i < nprocs or k < 1:
         raise ValueError(f"r_i(n,k) needs 0 < i < n and k >= 1 (i={i}, n={nprocs}, k={k})")
     return ((nprocs - 1) * (k - 1) + i) / (i * k)
+
+
+def linear_loop_ratio_of_times(t_i: float, t_last: float, k: int) -> float:
+    """The same bias from the true per-rank times, whatever each send costs
+    (links of several kinds, e.g. ranks on the root's node and off it): rank
+    i reads ((k-1) t_last + t_i) / k in the loop, t_last = t_{n-1} being the
+    root's whole round of sends, so the ratio is ((k-1) t_last + t_i) / (k t_i).
+    With t_i = i (alpha + m beta) it is linear_loop_ratio."""
+    if not t_i > 0 or k < 1:
+        raise ValueError(f"the ratio needs t_i > 0 and k >= 1 (t_i={t_i}, k={k})")
+    return ((k - 1) * t_last + t_i) / (k * t_i)
 
 
 #: The operations whose per-rank bias in the IMB/OSU loop has a closed form:
