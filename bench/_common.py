@@ -25,6 +25,18 @@ def run_mpiscope(args: list[str], out: Path) -> tuple[dict[str, Any], float]:
     return json.loads(out.read_text()), wall
 
 
+def parse_nps(text: str) -> list[int]:
+    """Process counts: LOW:HIGH (doubling from LOW) or a comma-separated list."""
+    if ":" in text:
+        low, high = (int(part) for part in text.split(":"))
+        nps, p = [], low
+        while p <= high:
+            nps.append(p)
+            p *= 2
+        return nps
+    return [int(part) for part in text.split(",")]
+
+
 def point_key(p: dict[str, Any]) -> tuple[str, int | None, int]:
     return (p["op"], p["size_bytes"], p["nprocs"])
 

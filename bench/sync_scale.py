@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import human_ns, run_mpiscope
+from _common import human_ns, parse_nps, run_mpiscope
 
 DEFAULT_TRANSFORM = "random:seed=1,offset=1e6,drift=50;all:jitter=5"
 
@@ -50,17 +50,6 @@ class Row:
     residual_ns: float
     recovered: bool
     wall_s: float
-
-
-def parse_nps(text: str) -> list[int]:
-    if ":" in text:
-        low, high = (int(x) for x in text.split(":"))
-        nps, p = [], low
-        while p <= high:
-            nps.append(p)
-            p *= 2
-        return nps
-    return [int(x) for x in text.split(",")]
 
 
 def measure(p: int, algorithm: str, args: argparse.Namespace, tmp: Path) -> Row:
