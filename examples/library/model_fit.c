@@ -132,7 +132,8 @@ static int measure_bcasts(const size_t *sizes, double *bcast)
     mpiscope_params_default(&params);
     params.target_rse = 0.05;  /* stop at 5% relative standard error ... */
     params.min_valid = 10;     /* ... with at least 10 valid launches ... */
-    params.max_launches = 200; /* ... and at most 200 launches */
+    params.max_launches = 100; /* ... and at most 100 launches, */
+    params.max_point_seconds = 3.0; /* 3 s a size (a loaded machine) */
     if ((err = mpiscope_context_create(MPI_COMM_WORLD, &params, &ctx)) != 0)
         return err;
     for (size_t i = 0; !err && i < N_SIZES; i += EVERY)
