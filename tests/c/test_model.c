@@ -132,6 +132,46 @@ static void test_fit_one_line_and_dropped_points(void)
     mpiscope_model_destroy(m);
 }
 
+/* No count within tolerance (1%): the least BIC. Golden values from the
+ * Python rule (python/mpiscope/models/hockney.py fit_hockney_auto(sizes,
+ * times, 4, 0.01) on tests/python/test_model_c_python.py's
+ * mpich_like_points(4), noisy by up to 4%), printed with repr(). */
+static void test_fit_least_bic_golden(void)
+{
+    static const double times[] = {
+        1018.0392010661545, 1007.0705568434419, 1031.5305490239023, 1011.6437561321595, 1004.6290872300531,
+        1033.241035690027, 1077.750156426826, 1070.8960840880204, 1073.8259023829216, 1039.3918822308667,
+        1089.26699386228, 1111.9335217278938, 1192.258930919573, 1364.26032264406, 1736.6727680651084,
+        2600.5530499010993, 12061.762945624718, 14860.863971885883, 20491.006053659283, 30259.323475262092,
+        64519.27584454724, 110139.35836023942, 199700.9052123223, 380628.4332061346,
+    };
+    static const struct { size_t from, to; double alpha, beta; size_t points; double worst; } want[] = {
+        {0, 128, 1020.4438615695713, 0.545665595095611, 9, 0.036970531228032656},
+        {256, 16384, 1014.5459839179183, 0.09259582541199994, 7, 0.026500925422611548},
+        {32768, 262144, 9527.202389212034, 0.08061668233035371, 4, 0.01938479140570028},
+        {524288, MPISCOPE_MODEL_NO_LIMIT, 19452.961103746504, 0.08612615506220497, 4, 0.003419105500456749},
+    };
+    mpiscope_hockney_fit_options_t o = MPISCOPE_HOCKNEY_FIT_OPTIONS_INIT;
+    size_t sizes[N_OF(times)];
+    mpiscope_hockney_segment_t seg;
+    mpiscope_model_t *m;
+
+    for (size_t i = 0; i < N_OF(times); i++)
+        sizes[i] = i ? (size_t)1 << (i - 1) : 0;
+    o.tolerance = 0.01;
+    CHECK_INT_EQ(mpiscope_model_fit_hockney(sizes, times, N_OF(times), &o, &m), 0);
+    CHECK_INT_EQ(mpiscope_model_segment_count(m), N_OF(want));
+    for (size_t i = 0; i < N_OF(want) && mpiscope_model_segment(m, i, &seg) == 0; i++) {
+        CHECK_INT_EQ(seg.from_bytes, want[i].from);
+        CHECK_INT_EQ(seg.to_bytes, want[i].to);
+        CHECK_INT_EQ(seg.points, want[i].points);
+        CHECK_NEAR(seg.alpha_ns, want[i].alpha, 1e-12);
+        CHECK_NEAR(seg.beta_ns_per_byte, want[i].beta, 1e-12);
+        CHECK_NEAR(seg.max_rel_error, want[i].worst, 1e-12);
+    }
+    mpiscope_model_destroy(m);
+}
+
 /* alpha >= 0 and beta >= 0: a line that would go below zero is refitted. */
 static void test_fit_nonnegative(void)
 {
@@ -355,6 +395,7 @@ int main(void)
     test_fit_two_regimes();
     test_fit_three_regimes_any_order();
     test_fit_one_line_and_dropped_points();
+    test_fit_least_bic_golden();
     test_fit_nonnegative();
     test_predictions_by_hand();
     test_collective_names();
