@@ -281,7 +281,7 @@ def _sync_lines(syncs: Sequence[Mapping[str, Any]]) -> list[str]:
         [
             str(s["algorithm"]),
             format_ns(s.get("duration_ns")),
-            format_number(s.get("exchanges")),
+            "-" if s.get("exchanges") is None else format_number(s["exchanges"]),
             str(s.get("max_hops", "-")),
             format_ns(s.get("max_error_ns")),
             format_ns(s.get("max_abs_residual_ns")),
