@@ -199,3 +199,13 @@ def test_fake_srun_refusing_is_a_failed_run(tmp_path: Path) -> None:
     assert run.code != 0
     assert "fake srun: needs --ntasks=N and --mpi=pmi2" in run.stderr
     assert run.err_lines[-1].startswith("mpiscope: error: mpiscope-bench failed")
+
+
+def test_a_commands_own_nodes_flag_is_not_srun_s(fake_srun_path: Path) -> None:
+    """The Alltoall lab's --nodes (virtual nodes, dest ``nodes``) is its own:
+    neither refused with mpiexec nor passed to srun."""
+    args = _args()
+    args.nodes = 0
+    assert launch_command(_Profile("mpich"), args) == ["/opt/mpi/bin/mpiexec", "-n", "4"]
+    args.launcher = "srun"
+    assert not any(w.startswith("--nodes") for w in launch_command(_Profile("mpich"), args))

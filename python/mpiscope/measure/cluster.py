@@ -56,8 +56,12 @@ BINDINGS = {
     "sockets": {"mpich": "socket", "openmpi": "package"},
     "numa": {"mpich": "numa", "openmpi": "numa"},
 }
-#: The flags only srun takes, by their argparse names.
-_SRUN_ONLY = ("nodes", "partition", "account", "srun_mpi", "srun_arg")
+#: The flags only srun takes, by their argparse names (``--nodes`` is
+#: ``srun_nodes``: the Alltoall lab's own ``--nodes`` is ``nodes``).
+_SRUN_ONLY = ("srun_nodes", "partition", "account", "srun_mpi", "srun_arg")
+#: The flags of the srun command, by their argparse names.
+_SRUN_FLAGS = {"srun_nodes": "--nodes", "ntasks_per_node": "--ntasks-per-node",
+               "partition": "--partition", "account": "--account", "cpu_bind": "--cpu-bind"}
 
 
 def add_cluster_options(p: argparse.ArgumentParser, counts: bool = True) -> None:
@@ -66,7 +70,7 @@ def add_cluster_options(p: argparse.ArgumentParser, counts: bool = True) -> None
     ``--nodes`` of its own leaves them out: ``--srun-arg=--nodes=N`` then)."""
     if counts:
         p.add_argument(
-            "--nodes", "-N", type=int_at_least(1), metavar="N",
+            "--nodes", "-N", dest="srun_nodes", type=int_at_least(1), metavar="N",
             help="with --launcher srun: nodes to run on (srun --nodes)",
         )  # fmt: skip
         p.add_argument(
@@ -123,7 +127,7 @@ def _given(args: argparse.Namespace, name: str) -> bool:
 
 
 def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+    return _SRUN_FLAGS.get(name) or "--" + name.replace("_", "-")
 
 
 def check_cluster_flags(args: argparse.Namespace) -> None:
@@ -142,7 +146,7 @@ def check_cluster_flags(args: argparse.Namespace) -> None:
         srun_only = [n for n in _SRUN_ONLY if _given(args, n)]
         if srun_only:
             hint = " (with mpiexec, list the hosts: --hosts or --hostfile)" if (
-                srun_only[0] == "nodes") else ""  # fmt: skip
+                srun_only[0] == "srun_nodes") else ""  # fmt: skip
             raise MpiscopeError(f"{_flag(srun_only[0])} is for --launcher srun{hint}")
         if _given(args, "hosts") and _given(args, "hostfile"):
             raise MpiscopeError("--hosts and --hostfile: give one of them")
@@ -161,7 +165,7 @@ def check_cluster_flags(args: argparse.Namespace) -> None:
             )
     if _given(args, "cpu_bind") and " " in args.cpu_bind:
         raise MpiscopeError(f"--cpu-bind {args.cpu_bind!r}: one srun --cpu-bind value")
-    nodes, per_node = getattr(args, "nodes", None), getattr(args, "ntasks_per_node", None)
+    nodes, per_node = getattr(args, "srun_nodes", None), getattr(args, "ntasks_per_node", None)
     if nodes and per_node and args.np > nodes * per_node:
         raise MpiscopeError(
             f"--np {args.np} ranks do not fit on --nodes {nodes} x --ntasks-per-node {per_node}"
@@ -207,9 +211,9 @@ def launch_command(profile: Installation, args: argparse.Namespace) -> list[str]
 
 def _srun_command(profile: Installation, args: argparse.Namespace) -> list[str]:
     command = [srun_path(), f"--ntasks={args.np}"]
-    for name in ("nodes", "ntasks_per_node", "partition", "account", "cpu_bind"):
+    for name, flag in _SRUN_FLAGS.items():
         if _given(args, name):
-            command.append(f"{_flag(name)}={getattr(args, name)}")
+            command.append(f"{flag}={getattr(args, name)}")
     mpi = srun_mpi(profile, args)
     if mpi:
         command.append(f"--mpi={mpi}")
