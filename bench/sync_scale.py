@@ -70,18 +70,21 @@ def measure(p: int, algorithm: str, args: argparse.Namespace, tmp: Path) -> Row:
     )  # fmt: skip
 
 
-def print_table(rows: list[Row]) -> None:
+def print_head() -> None:
     head = (f"{'p':>5}  {'algorithm':<7} {'sync time':>10} {'exchanges':>10} {'hops':>5} "
             f"{'bound':>9} {'miss':>9} {'drift miss':>11} {'residual':>9} {'recovered':>9} "
             f"{'wall':>7}")  # fmt: skip
     print(head)
-    print("-" * len(head))
-    for r in rows:
-        drift = "-" if r.drift_miss_ppm is None else f"{r.drift_miss_ppm:.3g} ppm"
-        print(f"{r.p:>5}  {r.algorithm:<7} {human_ns(r.sync_ns):>10} {r.exchanges:>10} {r.hops:>5} "
-              f"{human_ns(r.bound_ns):>9} {human_ns(r.miss_ns):>9} {drift:>11} "
-              f"{human_ns(r.residual_ns):>9} {'yes' if r.recovered else 'NO':>9} "
-              f"{r.wall_s:>6.1f}s")  # fmt: skip
+    print("-" * len(head), flush=True)
+
+
+def print_row(r: Row) -> None:
+    """One row, as soon as it is measured (a 1,024-rank run takes minutes)."""
+    drift = "-" if r.drift_miss_ppm is None else f"{r.drift_miss_ppm:.3g} ppm"
+    print(f"{r.p:>5}  {r.algorithm:<7} {human_ns(r.sync_ns):>10} {r.exchanges:>10} {r.hops:>5} "
+          f"{human_ns(r.bound_ns):>9} {human_ns(r.miss_ns):>9} {drift:>11} "
+          f"{human_ns(r.residual_ns):>9} {'yes' if r.recovered else 'NO':>9} "
+          f"{r.wall_s:>6.1f}s", flush=True)  # fmt: skip
 
 
 def print_growth(rows: list[Row]) -> None:
@@ -143,15 +146,15 @@ def main() -> None:
     args = parser.parse_args()
     rows: list[Row] = []
     start = time.monotonic()
+    print(f"clock sync on {args.platform} (SMPI), transform '{args.transform}', "
+          f"{args.fitpoints} fit points {human_ns(args.fit_gap_ns)} apart\n")  # fmt: skip
+    print_head()
     with tempfile.TemporaryDirectory(prefix="sync-scale-") as tmp:
         for p in parse_nps(args.nps):
             for algorithm in args.algorithms.split(","):
                 rows.append(measure(p, algorithm, args, Path(tmp)))
-                print(f"  measured {algorithm} at p = {p}", file=sys.stderr, flush=True)
-    print(f"clock sync on {args.platform} (SMPI), transform '{args.transform}', "
-          f"{args.fitpoints} fit points {human_ns(args.fit_gap_ns)} apart; "
-          f"{time.monotonic() - start:.0f} s wall\n")  # fmt: skip
-    print_table(rows)
+                print_row(rows[-1])
+    print(f"\n{time.monotonic() - start:.0f} s wall")
     print_growth(rows)
     plot(rows, args.plot)
     print(f"\nplot: {args.plot}")
