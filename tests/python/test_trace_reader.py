@@ -199,3 +199,36 @@ def test_isendrecv_paired_by_the_posted_envelope(tmp_path: Path) -> None:
     pairs = sorted((m.src, m.send_ns, m.recv_ns) for m in merged.messages)
     assert [(p[0]) for p in pairs] == [0, 0, 1]
     assert pairs[1][1:] == (300.0, 320.0)  # the MPI_Send went to the MPI_Recv, not the Wait
+
+
+def shared_counter_trace(tmp_path: Path, host1: str) -> Path:
+    """Stamps are ticks of one counter (2 ns each); rank 1's origin is 1000
+    ticks later, so its local times are 2000 ns behind rank 0's. Its clock
+    estimate says -500 ns (off by 2.5 us) while the residual says 40 ns."""
+    ticks = {"stamp": "ticks", "stamp_source": "rdtsc", "ns_per_tick": 2.0}
+    arrays = [[0.0, -500.0], [0.0, 200.0], [0.0, 40.0]]  # offsets, rtt, residual
+    write_rank(tmp_path, 0, 2, [rec("MPI_Send", 10_000, 10_100, peer=1, tag=0, nbytes=8)],
+               clocks=[(0, 0.0, 0.0)], clock_arrays=arrays,
+               meta_extra={**ticks, "host": "node1", "origin_ticks": 0})
+    # the receive completes at tick 10_200 (rank 0's clock: 20_400 ns), 400 ns after the send
+    write_rank(tmp_path, 1, 2, [rec("MPI_Recv", 9_000, 10_200, peer=0, tag=0, nbytes=8)],
+               clocks=[(0, -500.0, 0.0)],
+               meta_extra={**ticks, "host": host1, "origin_ticks": 1000})
+    return tmp_path
+
+
+def test_ranks_sharing_rank_0s_counter_need_no_estimate(tmp_path: Path) -> None:
+    """Issue 15, defect 2: the estimate (off by 2.5 us, residual 40 ns) drew
+    the arrow backwards; one host's invariant counter is exact."""
+    merged = load(shared_counter_trace(tmp_path, "node1"))
+    (m,) = merged.messages
+    assert m.recv_ns - m.send_ns == pytest.approx(400.0)
+    assert merged.backwards == 0
+    assert merged.shared_counter[1] == pytest.approx(-2500.0)
+    assert "1 rank(s) on rank 0's host read its counter" in render_summary(merged)
+
+
+def test_ranks_of_other_hosts_report_an_error_bound(tmp_path: Path) -> None:
+    merged = load(shared_counter_trace(tmp_path, "node2"))
+    assert not merged.shared_counter and merged.backwards == 1  # the estimate, as it is
+    assert "error bound of the estimated offsets max 140 ns" in render_summary(merged)

@@ -41,21 +41,24 @@ def write_rank(directory: Path, rank: int, nprocs: int, records: list[tuple], *,
                clocks: list[tuple[int, float, float]] | None = None,
                end: int | None = 1, comms: list[tuple[int, int, list[int]]] | None = None,
                truncate: int = 0, version: int = 2, block: int = 0,
-               write_failures: int = 0) -> Path:
+               write_failures: int = 0, meta_extra: dict[str, Any] | None = None,
+               clock_arrays: list[list[float]] | None = None) -> Path:
     """One rank file; clocks: (which, offset_ns, local_ns); comms: (handle, id, members);
     block: records per THRD block (format 2), 0 for one block."""
     meta = {"format": "mpiscope-trace", "version": version, "rank": rank, "nprocs": nprocs,
             "model": "world", "mpi_version": "4.1", "mpi_library": "synthetic",
             "timer": {"name": "monotonic", "source": "test"}, "stamp": "ns",
-            "ns_per_tick": 1.0, "origin_ticks": 0}
+            "ns_per_tick": 1.0, "origin_ticks": 0, **(meta_extra or {})}
     body = _chunk("META", json.dumps(meta).encode())
     names = b"".join(n.encode() + b"\0" for n, _ in FUNCS)
     classes = bytes(CLASS_NAMES.index(c) for _, c in FUNCS)
     body += _chunk("FUNC", struct.pack("<II", len(FUNCS), 0) + classes
                    + b"\0" * (-len(classes) % 8) + names)
+    arrays = clock_arrays or []  # offsets, rtt, residual (rank 0's file)
     for which, offset, local in clocks or []:
-        body += _chunk("CLOK", struct.pack("<IIIIddddQ", which, nprocs, 0, 0, offset, 100.0,
-                                            local, 1e6, 10))
+        body += _chunk("CLOK", struct.pack("<IIIIddddQ", which, nprocs, len(arrays), 0, offset,
+                                            100.0, local, 1e6, 10)
+                       + b"".join(struct.pack(f"<{nprocs}d", *a) for a in arrays))
     comm_payload = b""
     all_comms = comms or [(WORLD, 1, list(range(nprocs)))]
     for handle, cid, members in all_comms:

@@ -1,6 +1,11 @@
 """The global clock and the messages of a trace.
 
-Each rank's stamps become nanoseconds on the global clock (rank 0's) with
+Each rank's stamps become nanoseconds on the global clock (rank 0's). A
+rank on rank 0's host whose stamps are the same invariant counter (rdtsc,
+cntvct_el0) needs no estimate: its stamps are converted with rank 0's
+origin and rate, exactly; the synchronisation's estimate is only compared
+with it (a counter not shared after all, off by far more than the
+synchronisation's own bound, falls back to the estimate). Other ranks use
 the two synchronisations of the trace: offset and drift, linear between
 them (a constant offset when the end is missing). Times are then made
 relative to the earliest call of the run.
@@ -38,7 +43,8 @@ from mpiscope.trace.reader import (
     read_trace,
 )
 
-__all__ = ["Merged", "Message", "Timeline", "clock_function", "load", "merge"]
+__all__ = ["Merged", "Message", "Timeline", "clock_function", "counter_shift", "load", "merge"]
+SHARED_COUNTERS = ("rdtsc", "cntvct_el0")
 
 P2P_CLASSES = {"send", "recv", "sendrecv", "isend", "irecv", "send_init", "recv_init", "start",
                "completion", "mrecv", "imrecv", "isendrecv", "probe"}
@@ -96,10 +102,30 @@ class Merged:
     unmatched_recvs: int = 0
     origin_ns: float = 0.0
     end_ns: float = 0.0
+    shared_counter: dict[int, float] = field(default_factory=dict)  # rank -> estimate's error
+
 
     @property
     def backwards(self) -> int:
         return sum(1 for m in self.messages if m.backwards)
+
+
+Clock = Callable[[np.ndarray], np.ndarray]
+
+
+def counter_shift(rank: RankTrace, zero: RankTrace | None) -> Clock | None:
+    """local ns -> rank 0's local ns when both read one invariant counter on one host."""
+    if zero is None or rank is zero:
+        return None
+    meta, meta0 = rank.meta, zero.meta
+    if not (meta.get("stamp") == meta0.get("stamp") == "ticks" and meta.get("host")
+            and meta.get("host") == meta0.get("host")
+            and meta.get("stamp_source") == meta0.get("stamp_source")
+            and meta.get("stamp_source") in SHARED_COUNTERS):
+        return None
+    rate, rate0 = float(meta["ns_per_tick"]), float(meta0["ns_per_tick"])
+    shift = (int(meta["origin_ticks"]) - int(meta0["origin_ticks"])) * rate0
+    return lambda t: t / rate * rate0 + shift
 
 
 def clock_function(rank: RankTrace) -> Callable[[np.ndarray], np.ndarray]:
@@ -113,14 +139,37 @@ def clock_function(rank: RankTrace) -> Callable[[np.ndarray], np.ndarray]:
     return lambda t: t
 
 
+def _global_clock(rank: RankTrace, zero: RankTrace | None,
+                  shared: dict[int, float]) -> Callable[[np.ndarray], np.ndarray]:
+    """The shared counter when there is one and the estimate agrees with it
+    within 10 times the estimate's own bound (residual and half the best
+    round trip, at least 10 us); else the estimate."""
+    estimate = clock_function(rank)
+    exact = counter_shift(rank, zero)
+    c0 = rank.clocks.get(0)
+    if exact is None or c0 is None:
+        return estimate
+    at = np.array([c0.local_ns])
+    error = float(estimate(at)[0] - exact(at)[0])
+    residual = zero.clocks[0].residual_ns if zero and 0 in zero.clocks else ()
+    bound = (abs(residual[rank.rank]) if rank.rank < len(residual) else 0.0) + c0.rtt_min_ns / 2
+    if abs(error) > 10 * max(bound, 1000.0):
+        return estimate
+    shared[rank.rank] = error
+    return exact
+
+
 def load(path: str | Path) -> Merged:
     return merge(read_trace(path))
 
 
 def merge(trace: Trace) -> Merged:
     raw = []
+    zero = next((r for r in trace.ranks if r.rank == 0), None)
+    shared: dict[int, float] = {}
+    clocks = {r.rank: _global_clock(r, zero, shared) for r in trace.ranks}
     for rank in trace.ranks:
-        to_global = clock_function(rank)
+        to_global = clocks[rank.rank]
         rec = rank.records
         start = to_global(rank.local_ns(rec["t_enter"]))
         unfinished = rec["t_exit"] == 0
@@ -133,12 +182,12 @@ def merge(trace: Trace) -> Merged:
         last = float(np.max(end)) if len(end) else origin
         if rank.end_stamp:
             stamp = rank.local_ns(np.array([rank.end_stamp]))
-            last = max(last, float(clock_function(rank)(stamp)[0]))
+            last = max(last, float(clocks[rank.rank](stamp)[0]))
         end = np.where(unfinished, last, end)
         main = (rank.records["flags"] & F_PART) == 0
         timelines.append(Timeline(rank.rank, rank, rank.records, start - origin, end - origin,
                                   main, unfinished, last - origin))
-    merged = Merged(trace, timelines, origin_ns=origin)
+    merged = Merged(trace, timelines, origin_ns=origin, shared_counter=shared)
     merged.end_ns = max((t.last_ns for t in timelines), default=0.0)
     _match_messages(merged)
     return merged

@@ -80,6 +80,19 @@ def _clock_line(merged: Merged) -> str:
                  f"{format_ns(max(abs(x) for x in end.drift_ns))} (corrected linearly)")
     elif end is None:
         text += "; no end synchronisation: constant offsets (drift not corrected)"
+    start = zero.clocks[0]
+    estimated = [r.rank for r in merged.trace.ranks
+                 if r.rank != 0 and r.rank not in merged.shared_counter
+                 and r.rank < min(len(start.residual_ns), len(start.rtt_all_ns))]
+    if estimated:
+        bound = max(abs(start.residual_ns[r]) + start.rtt_all_ns[r] / 2 for r in estimated)
+        text += (f"\nclock: error bound of the estimated offsets max {format_ns(bound)} "
+                 f"(residual + half the best round trip; {len(estimated)} rank(s))")
+    if merged.shared_counter:
+        off = max(abs(e) for e in merged.shared_counter.values())
+        text += (f"\nclock: {len(merged.shared_counter)} rank(s) on rank 0's host read its "
+                 f"counter: times exact, no estimate (the synchronisation's estimate was off by "
+                 f"max {format_ns(off)} there)")
     return text
 
 
