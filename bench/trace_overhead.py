@@ -50,6 +50,8 @@ def main() -> None:
     parser.add_argument("--pingpongs", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--loops", default="calls,pingpong",
+                        help="which loops: calls, pingpong or both (comma-separated)")
     args = parser.parse_args()
     profile, lib = tracer_library(args.mpi)
     with tempfile.TemporaryDirectory() as tmp:
@@ -61,8 +63,11 @@ def main() -> None:
         # and the writes are part of the cost
         traced = dict(plain, LD_PRELOAD=lib, MPISCOPE_TRACE_DIR=os.path.join(tmp, "trace"))
         rows = []
+        loops = set(args.loops.split(","))
         for mode, n, calls_per_iter in (("calls", args.calls, 1),
                                         ("pingpong", args.pingpongs, 4)):
+            if mode not in loops:
+                continue
             argv = mpiexec_command(profile, 2) + [str(app), "--mode", mode, "--n", str(n),
                                                   "--repeats", str(args.repeats)]
             base = best_of(args.runs, argv, plain)

@@ -47,7 +47,7 @@ def _header(merged: Merged) -> list[str]:
     if trace.missing_ranks:
         lines.append(f"PARTIAL: no file for rank(s) {', '.join(map(str, trace.missing_ranks))}")
     if incomplete:
-        how = ", ".join(f"rank {r.rank}: {r.end_status}"
+        how = ", ".join(f"rank {r.rank}: {'killed' if r.end_status == 'none' else r.end_status}"
                         + (f" {r.end_code}" if r.end_status in ("signal", "MPI_Abort") else "")
                         + (f" [{r.short_reason()}]" if r.short_reason() else "")
                         for r in trace.ranks if r.rank in incomplete)
