@@ -4,7 +4,8 @@ Each MPI spells them its own way (MPICH's hydra ``-hosts``/``-f``, Open
 MPI's ``--host``/``--hostfile``, hostfile lines ``host:2`` vs ``host
 slots=2``): the runs below use ``localhost`` with 2 slots, and the result
 must name this machine as the node of both ranks. The Open MPI runs need
-its build (``make MPI=openmpi``) and are skipped without it.
+its build (``make MPI=openmpi``) and are skipped without it. Runs on many
+nodes are simulated (SimGrid SMPI, ``make smpi``): each rank's node there.
 """
 
 from __future__ import annotations
@@ -91,3 +92,33 @@ def test_a_host_that_does_not_exist_fails(tmp_path: Path) -> None:
     )  # fmt: skip
     assert run.returncode != 0
     assert run.stderr.splitlines()[-1].startswith("mpiscope: error:")
+
+
+def _smpi_bench() -> bool:
+    profile = find_profiles().get("smpi")
+    return profile is not None and os.access(profile.bench, os.X_OK)
+
+
+@pytest.mark.skipif(not _smpi_bench(), reason="the SMPI build of mpiscope-bench is missing: "
+                    "make smpi (SimGrid: apt-get install libsimgrid-dev)")  # fmt: skip
+@pytest.mark.parametrize(("platform", "np", "per_node"), [("cluster-8x8", 24, 8),
+                                                          ("flat-1024", 32, 1)])  # fmt: skip
+def test_node_of_every_rank_on_simulated_hosts(
+    platform: str, np: int, per_node: int, tmp_path: Path
+) -> None:
+    """Many nodes, as this machine cannot give: the ranks fill the platform's
+    hosts in order, so rank r is on node r // per_node."""
+    out = tmp_path / "sim.json"
+    env = {k: v for k, v in os.environ.items() if k != "MPISCOPE_BENCH"}
+    run = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", "barrier", "--launcher", "smpi", "--platform",
+         platform, "--np", str(np), "--sizes", "0", "--stop", "count", "--max-launches", "10",
+         "--quiet", "--out", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    environment = json.loads(out.read_text())["environment"]
+    assert environment["rank_nodes"] == [rank // per_node for rank in range(np)]
+    assert len(set(environment["hosts"])) == len(environment["hosts"]) == np // per_node
+    assert environment["nodes"] == np // per_node
+    assert environment["launcher_name"] == "smpi" and "binding" not in environment
