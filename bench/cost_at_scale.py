@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import human_ns
+from _common import human_ns, parse_nps
 
 
 @dataclass(frozen=True)
@@ -58,17 +58,6 @@ def run_measured(args: list[str], out: Path, log: Path) -> Run:
     if proc.returncode != 0:
         sys.exit(f"mpiscope run failed ({' '.join(args)}):\n{log.read_text()[-2000:]}")
     return Run(json.loads(out.read_text()), wall, usage.ru_maxrss * 1024, out.stat().st_size)
-
-
-def parse_nps(text: str) -> list[int]:
-    if ":" in text:
-        low, high = (int(part) for part in text.split(":"))
-        nps, p = [], low
-        while p <= high:
-            nps.append(p)
-            p *= 2
-        return nps
-    return [int(part) for part in text.split(",")]
 
 
 def mib(n: float) -> str:
