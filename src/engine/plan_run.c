@@ -26,11 +26,15 @@ static int fail(run_t *r, const char *what, int err)
     return err;
 }
 
-/* What went wrong writing the result, as rank 0 (the writer) said it. */
-static const char *write_failure(const mpiscope_result_t *res)
+/* A write failure: the writer's own line, which says what and why. */
+static int fail_write(run_t *r, const mpiscope_result_t *res, int err)
 {
     const char *why = mpiscope__result_error(res);
-    return why[0] ? why : "writing the result";
+    if (!why[0])
+        return fail(r, "writing the result", err);
+    if (!r->err[0])
+        snprintf(r->err, r->err_size, "%s", why);
+    return err;
 }
 
 /* Measure one point and add it to the document. */
@@ -66,7 +70,7 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     if (!spec.nprocs)
         spec.nprocs = mpiscope_context_sync(run->ctx)->nprocs;
     err = mpiscope_result_add_point(run->res, pt->op, &spec, r);
-    return err ? fail(run, write_failure(run->res), err) : 0;
+    return err ? fail_write(run, run->res, err) : 0;
 }
 
 /* Every point of the plan, in plan order (or shuffled). */
@@ -144,12 +148,11 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     }
     describe_run(o, run->res);
     err = run_points(run, on_point, user);
-    /* a validation failure is a finding of a complete run, not a failed run */
     char why[256];
-    snprintf(why, sizeof why, "%s", write_failure(run->res));
-    int close_err = mpiscope_result_close(run->res, err != 0 && err != MPISCOPE_EVALIDATE);
-    if (close_err && !err)
-        fail(run, why, close_err);
+    /* a validation failure is a finding of a complete run, not a failed run */
+    int close_err = mpiscope__result_close(run->res, err != 0 && err != MPISCOPE_EVALIDATE, why, sizeof why);
+    if (close_err && !err && !run->err[0])
+        snprintf(run->err, run->err_size, "%s", why[0] ? why : "writing the result: cannot read or write a file");
     mpiscope_context_destroy(run->ctx);
     return err ? err : close_err;
 }

@@ -10,6 +10,7 @@
 #include "environment.h"
 #include "json.h"
 #include "point_json.h"
+#include "result_internal.h"
 #include "sync_report.h"
 #include "util.h"
 
@@ -355,6 +356,13 @@ int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
 
 int mpiscope_result_close(mpiscope_result_t *res, int failed)
 {
+    return mpiscope__result_close(res, failed, NULL, 0);
+}
+
+int mpiscope__result_close(mpiscope_result_t *res, int failed, char *why, size_t why_size)
+{
+    if (why && why_size)
+        why[0] = '\0';
     if (!res)
         return MPISCOPE_EINVAL;
     mpiscope_context_t *ctx = res->ctx;
@@ -370,6 +378,8 @@ int mpiscope_result_close(mpiscope_result_t *res, int failed)
     if (res->is_writer)
         err = write_document(res, failed ? "failed" : "complete");
     err = agree(res, err);
+    if (err && why && why_size)
+        snprintf(why, why_size, "%s", res->why);
     result_free(res);
     return err;
 }

@@ -4,6 +4,7 @@
 #ifndef MPISCOPE_RESULT_INTERNAL_H
 #define MPISCOPE_RESULT_INTERNAL_H
 
+#include <stddef.h>
 #include "mpiscope/result.h"
 
 /* Append one encoded JSON object to "points" and rewrite the file.
@@ -17,5 +18,9 @@ int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const 
 /* Why the last write failed ("rank 0 could not write PATH: No space left
  * on device"), on every rank; "" when none did. Owned by res. */
 const char *mpiscope__result_error(const mpiscope_result_t *res);
+
+/* mpiscope_result_close() that also says why it failed (into why, "" when
+ * it did not or did not know). */
+int mpiscope__result_close(mpiscope_result_t *res, int failed, char *why, size_t why_size);
 
 #endif
