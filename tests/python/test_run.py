@@ -222,7 +222,8 @@ def test_crash_does_not_show_an_old_file(fake_mpi: FakeMpi, tmp_path: Path) -> N
     assert run.code == 1
     assert "MPI library" not in run.stdout  # the old file is not this run's result
     assert run.err_lines[-1] == (
-        "mpiscope: error: mpiscope-bench failed (exit code 4); no result was written"
+        "mpiscope: error: mpiscope-bench failed (exit code 4); no point was measured: "
+        f"the previous {old} is kept as it was"
     )
 
 

@@ -34,7 +34,7 @@ from mpiscope.launcher import (
     Event,
     ProgressEvent,
     build_env,
-    describe_exit,
+    describe_launch_exit,
     format_command,
     run_streaming,
 )
@@ -213,6 +213,8 @@ def run_launches(
         failure = f"launch {len(outcomes) - 1} of {len(launches)}: {failure}"
     if doc is None:
         note = "no result was written"
+        if before is not None:
+            note = f"no point was measured: the previous {out} is kept as it was"
         if direct and _file_id(out) not in (None, before):  # the bench's own file, unreadable
             note = f"partial result kept in {out}, but it cannot be shown: {_load_error(out)}"
         if interrupted:
@@ -221,6 +223,10 @@ def run_launches(
     doc = dict(doc)
     if summary_seed is not None:
         doc.update(launch_summary(doc, summary_seed))
+    if not direct and failure is not None and not doc.get("points") and out.exists():
+        raise (StoppedError if stopped else RunFailedError)(
+            f"{failure}; no point was measured: the previous {out} is kept as it was"
+        )  # --force replaces a result only with one that holds a point
     if not direct:
         write_document(doc, out)
     try:
@@ -282,10 +288,13 @@ def _run_one(
     if timeout is not None and timeout <= 0:
         error = "the run did not finish within --timeout: the next launch was not started"
     else:
+        said: list[str] = []  # the bench's own error lines: the one line says them
         try:
-            code = run_streaming(command, env, timeout, progress)
+            code = run_streaming(command, env, timeout, progress, errors=said)
             if code != 0:
-                error = f"mpiscope-bench failed ({describe_exit(code)})"
+                why = "; ".join(dict.fromkeys(said))
+                error = (f"mpiscope-bench failed: {why}" if why
+                         else f"mpiscope-bench failed ({describe_launch_exit(code)})")  # fmt: skip
         except RunFailedError as exc:
             error = str(exc)
             stopped = isinstance(exc, StoppedError)
