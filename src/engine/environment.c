@@ -1,8 +1,12 @@
-/* environment.c: hosts (the node of every rank), ranks per node, MPI library, CPU and compiler. */
+/* environment.c: hosts (the node and CPUs of every rank), ranks per node, MPI
+ * library, CPU and compiler. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include "mpiscope/error.h"
 #include "environment.h"
 #ifdef MPISCOPE_SMPI
@@ -36,16 +40,13 @@ static void read_cpu_model(char *buf, size_t size)
     fclose(f);
 }
 
-/* Each rank's processor name, gathered on rank 0 as lengths then one
- * Gatherv of the names themselves: O(p) memory on rank 0, no fixed 256
- * bytes per rank. Returns the names (rank 0; NULL elsewhere) with each
- * rank's offset into them in *offsets. */
-static char *gather_names(MPI_Comm comm, int rank, int n, int **offsets)
+/* Each rank's string `mine` (a processor name, a CPU list), gathered on
+ * rank 0 as lengths then one Gatherv of the strings themselves: O(p)
+ * memory on rank 0, no fixed size per rank. Returns the strings (rank 0;
+ * NULL elsewhere) with each rank's offset into them in *offsets. */
+static char *gather_strings(MPI_Comm comm, int rank, int n, const char *mine, int **offsets)
 {
-    char name[MPI_MAX_PROCESSOR_NAME] = {0};
-    int len = 0;
-    MPI_Get_processor_name(name, &len);
-    len += 1; /* with its '\0' */
+    int len = (int)strlen(mine) + 1; /* with its '\0' */
     int *lens = rank == 0 ? malloc((size_t)n * sizeof *lens) : NULL;
     int *offs = rank == 0 ? malloc((size_t)n * sizeof *offs) : NULL;
     MPI_Gather(&len, 1, MPI_INT, lens, 1, MPI_INT, 0, comm);
@@ -59,7 +60,7 @@ static char *gather_names(MPI_Comm comm, int rank, int n, int **offsets)
     int ok = rank != 0 || all; /* rank 0 out of memory: nobody sends */
     MPI_Bcast(&ok, 1, MPI_INT, 0, comm);
     if (ok)
-        MPI_Gatherv(name, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
+        MPI_Gatherv(mine, len, MPI_CHAR, all, lens, offs, MPI_CHAR, 0, comm);
     free(lens);
     if (!all) {
         free(offs);
@@ -127,14 +128,74 @@ static int index_nodes(const char *all, const int *offs, int n, mpiscope__enviro
 /* Node names of all ranks (rank 0): see index_nodes. */
 static int gather_hosts(MPI_Comm comm, int rank, int n, mpiscope__environment_t *env)
 {
+    char name[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+    int len = 0;
+    MPI_Get_processor_name(name, &len);
     int *offs = NULL;
-    char *all = gather_names(comm, rank, n, &offs);
+    char *all = gather_strings(comm, rank, n, name, &offs);
     if (rank != 0)
         return 0;
     int err = all ? index_nodes(all, offs, n, env) : MPISCOPE_ENOMEM;
     free(all);
     free(offs);
     return err;
+}
+
+/* The CPUs this rank may run on, "0-3,8": what its binding left it (""
+ * where unknown). Not under SMPI: all simulated ranks are one process. */
+static void read_cpus(char *buf, size_t size)
+{
+    buf[0] = '\0';
+#if defined(__linux__) && !defined(MPISCOPE_SMPI)
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) != 0)
+        return;
+    size_t len = 0;
+    for (int c = 0; c < CPU_SETSIZE && len + 24 < size; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int last = c;
+        while (last + 1 < CPU_SETSIZE && CPU_ISSET(last + 1, &set))
+            last++;
+        len += (size_t)snprintf(buf + len, size - len, len ? ",%d" : "%d", c);
+        if (last > c)
+            len += (size_t)snprintf(buf + len, size - len, "-%d", last);
+        c = last;
+    }
+#else
+    (void)size;
+#endif
+}
+
+/* Every rank's CPU list as a JSON array of strings (rank 0), or NULL when
+ * no rank knows its own (SMPI, not Linux). */
+static int gather_cpus(MPI_Comm comm, int rank, int n, mpiscope__environment_t *env)
+{
+    char cpus[256];
+    read_cpus(cpus, sizeof cpus);
+    int known = cpus[0] != '\0', any = 0;
+    MPI_Allreduce(&known, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (!any)
+        return 0;
+    int *offs = NULL;
+    char *all = gather_strings(comm, rank, n, cpus, &offs);
+    if (rank != 0)
+        return 0;
+    mpiscope__json_t j;
+    mpiscope__json_init(&j);
+    mpiscope__json_array(&j, NULL);
+    for (int r = 0; all && r < n; r++)
+        mpiscope__json_string(&j, NULL, all + offs[r]);
+    mpiscope__json_end(&j);
+    int failed = !all || j.failed;
+    free(all);
+    free(offs);
+    if (failed) {
+        mpiscope__json_free(&j);
+        return MPISCOPE_ENOMEM;
+    }
+    env->rank_cpus = j.buf;
+    return 0;
 }
 
 int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
@@ -155,6 +216,8 @@ int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
     MPI_Comm_free(&node);
     MPI_Reduce(&local, &env->ranks_per_node, 1, MPI_INT, MPI_MAX, 0, comm);
     int err = gather_hosts(comm, rank, env->ranks, env);
+    int cpus_err = gather_cpus(comm, rank, env->ranks, env);
+    err = err ? err : cpus_err;
     read_cpu_model(env->cpu_model, sizeof env->cpu_model);
     mpiscope__utc_now(env->start_time_utc, sizeof env->start_time_utc);
     return err;
@@ -164,8 +227,10 @@ void mpiscope__environment_free(mpiscope__environment_t *env)
 {
     free(env->hosts);
     free(env->rank_nodes);
+    free(env->rank_cpus);
     env->hosts = NULL;
     env->rank_nodes = NULL;
+    env->rank_cpus = NULL;
 }
 
 static const char *compiler(void)
@@ -207,6 +272,8 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
     mpiscope__json_raw(j, "hosts", env->hosts ? env->hosts : "[]");
     if (env->rank_nodes)
         mpiscope__json_raw(j, "rank_nodes", env->rank_nodes);
+    if (env->rank_cpus)
+        mpiscope__json_raw(j, "rank_cpus", env->rank_cpus);
     mpiscope__json_integer(j, "ranks", env->ranks);
     mpiscope__json_integer(j, "nodes", env->nodes);
     mpiscope__json_integer(j, "ranks_per_node", env->ranks_per_node);
