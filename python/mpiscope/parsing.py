@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 from collections.abc import Callable, Collection, Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from mpiscope.errors import MpiscopeError
 
@@ -28,10 +28,17 @@ __all__ = [
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse that raises MpiscopeError instead of printing usage."""
+    """argparse that raises MpiscopeError instead of printing usage, and
+    refuses an empty value for an option (``--out ''`` is a mistake, which
+    would otherwise fall back to the default as if the option were absent)."""
 
     def error(self, message: str) -> NoReturn:
         raise MpiscopeError(f"{message}; see {self.prog} --help")
+
+    def _get_values(self, action: argparse.Action, arg_strings: list[str]) -> Any:
+        if action.option_strings and any(not text.strip() for text in arg_strings):
+            self.error(f"argument {'/'.join(action.option_strings)}: empty value")
+        return super()._get_values(action, arg_strings)
 
 
 def unknown(what: str, name: str, known: Sequence[str]) -> str:
