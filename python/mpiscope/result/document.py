@@ -35,6 +35,7 @@ __all__ = [
     "parse_json",
     "parse_result",
     "read_document",
+    "read_text",
     "result_schema",
     "validate_result",
     "write_document",
@@ -264,18 +265,28 @@ def load_result(path: str | Path) -> Result:
     """Read, check and validate a result document."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MpiscopeError(f"cannot read {path}: no such file") from None
-    except IsADirectoryError:
-        raise MpiscopeError(f"cannot read {path}: it is a directory") from None
-    except PermissionError:
-        raise MpiscopeError(f"cannot read {path}: permission denied") from None
+        text = read_text(path)
     except UnicodeDecodeError:
         raise MpiscopeError(f"{path} is not a result document: not UTF-8 text") from None
+    return parse_result(text, source=str(path), path=path)
+
+
+def read_text(path: Path) -> str:
+    """A document's text; one MpiscopeError line when it cannot be read. Only
+    a regular file is read: a named pipe, a device or a socket would block
+    or never end. UnicodeDecodeError is left to the caller to name."""
+    try:
+        if path.is_dir():
+            raise MpiscopeError(f"cannot read {path}: it is a directory")
+        if path.exists() and not path.is_file():
+            raise MpiscopeError(f"cannot read {path}: not a regular file")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MpiscopeError(f"cannot read {path}: no such file") from None
+    except PermissionError:
+        raise MpiscopeError(f"cannot read {path}: permission denied") from None
     except OSError as exc:
         raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return parse_result(text, source=str(path), path=path)
 
 
 def parse_json(text: str, source: str) -> Any:
@@ -289,6 +300,8 @@ def parse_json(text: str, source: str) -> Any:
         ) from None
     except ValueError as exc:
         raise MpiscopeError(f"{source} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise MpiscopeError(f"{source} is not a usable JSON document: nested too deeply") from None
 
 
 def parse_result(text: str, source: str = "<string>", path: Path | None = None) -> Result:
@@ -337,7 +350,10 @@ def check_schema(doc: Any, schema: Mapping[str, Any], source: str, name: str) ->
     import jsonschema  # type: ignore[import-untyped]  # lazy: keeps `mpiscope --help` fast
 
     validator = jsonschema.Draft202012Validator(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    try:
+        error = jsonschema.exceptions.best_match(validator.iter_errors(doc))
+    except RecursionError:
+        raise MpiscopeError(f"{source} is not a {name} document: nested too deeply") from None
     if error is None:
         return
     parts = list(error.absolute_path)
@@ -357,14 +373,12 @@ def read_document(path: str | Path, validate: Callable[[Any, str], None]) -> dic
     """The JSON document at ``path``, checked by ``validate(doc, source)``;
     every failure is one MpiscopeError line naming the file."""
     path = Path(path)
+    if not path.exists():
+        raise MpiscopeError(f"{path} does not exist")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MpiscopeError(f"{path} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MpiscopeError(
-            f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
-        ) from None
+        text = read_text(path)
+    except UnicodeDecodeError as exc:
+        raise MpiscopeError(f"cannot read {path}: {exc}") from None
     doc = parse_json(text, str(path))
     validate(doc, str(path))
     return dict(doc)
