@@ -1,0 +1,93 @@
+"""Faults met by the command line itself (issue 13): a double Ctrl-C, a
+result file of deeply nested brackets, outputs on a read-only place, a
+named pipe given as a result, a comparison with no common point, empty
+option values. Each must give one ``mpiscope: error:`` line (or, for
+Ctrl-C, one ``mpiscope: interrupted`` line) and never hang: every child is
+bounded by a timeout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mpiscope_fakes import SAMPLE, FakeMpi
+
+#: The longest any command here may take before the test calls it a hang.
+HANG_SECONDS = 60
+
+
+def cli(*args: str, env: dict[str, str] | None = None,
+        cwd: Path | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    return subprocess.run([sys.executable, "-m", "mpiscope", *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=HANG_SECONDS,
+                          check=False)  # fmt: skip
+
+
+def one_error(proc: subprocess.CompletedProcess[str], code: int = 2) -> str:
+    assert "Traceback" not in proc.stderr, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("mpiscope: error: "), lines[0]
+    assert proc.returncode == code, (proc.returncode, proc.stderr)
+    return lines[0]
+
+
+# --- malformed and unusual inputs -------------------------------------------------
+
+
+def test_deeply_nested_result_is_one_error(tmp_path: Path) -> None:
+    """Defect 6: 100,000 nested brackets used to raise RecursionError."""
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    line = one_error(cli("report", str(path)))
+    assert "deep.json" in line
+
+
+def test_report_on_a_named_pipe_does_not_hang(tmp_path: Path) -> None:
+    """Defect 6: reading a FIFO nobody writes to blocked forever."""
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    line = one_error(cli("report", str(fifo)))
+    assert "not a regular file" in line
+
+
+@pytest.mark.parametrize("command", ["export", "html"])
+def test_outputs_on_a_read_only_place_are_one_error(tmp_path: Path, command: str) -> None:
+    """Defect 6: an output in a directory that cannot be written used to end
+    in an OSError traceback."""
+    if os.geteuid() == 0:
+        target = Path("/proc/mpiscope-out")  # root writes anywhere but there
+    else:
+        ro = tmp_path / "ro"
+        ro.mkdir()
+        ro.chmod(0o500)
+        target = ro / "out"
+    suffix = ".csv" if command == "export" else ".html"
+    one_error(cli(command, str(SAMPLE), "-o", f"{target}{suffix}"))
+
+
+def test_compare_with_no_common_point_exits_2(sample_doc: dict[str, object],
+                                              tmp_path: Path) -> None:  # fmt: skip
+    """Defect 5: two documents that share no point used to compare as
+    '0 point(s) compared' with exit code 0."""
+    other = json.loads(json.dumps(sample_doc))
+    for point in other["points"]:  # type: ignore[index]
+        point["op"] = "nosuchop"
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps(other))
+    line = one_error(cli("compare", str(SAMPLE), str(path)))
+    assert "no point in common" in line
+
+
+@pytest.mark.parametrize("option", ["--mpi", "--out"])
+def test_empty_option_value_is_refused(fake_mpi: FakeMpi, tmp_path: Path, option: str) -> None:
+    """Defect 8: ``--mpi ''`` and ``--out ''`` used to fall back to the defaults."""
+    line = one_error(cli("run", "bcast", "--np", "2", option, "", env=fake_mpi.env, cwd=tmp_path))
+    assert option in line and "empty" in line
+    assert not fake_mpi.mpiexec_log.exists(), "an empty option value reached mpiexec"
