@@ -78,6 +78,9 @@ def test_hostfile_ppn_and_binding(mpi: str, tmp_path: Path) -> None:
     _, file_flag, placement = WORDS[mpi]
     assert environment["launcher"].split()[3:] == [file_flag, str(hostfile), *placement]
     assert environment["binding"] == "cores"
+    # bound to a core each: one CPU per rank, not the same one
+    cpus = environment["rank_cpus"]
+    assert len(cpus) == 2 and all(cpu.isdigit() for cpu in cpus) and cpus[0] != cpus[1]
     assert environment["ranks_per_node"] == 2
 
 
@@ -122,3 +125,4 @@ def test_node_of_every_rank_on_simulated_hosts(
     assert len(set(environment["hosts"])) == len(environment["hosts"]) == np // per_node
     assert environment["nodes"] == np // per_node
     assert environment["launcher_name"] == "smpi" and "binding" not in environment
+    assert "rank_cpus" not in environment  # one process for all simulated ranks

@@ -176,6 +176,9 @@ def test_run_under_srun(mpi: str, slurm: dict[str, str], tmp_path: Path) -> None
     assert environment["ranks"] == 2 and environment["ranks_per_node"] == 2
     assert environment["hosts"] == [socket.gethostname()]
     assert environment["rank_nodes"] == [0, 0]
+    # srun bound each rank to a core of its own
+    cpus = environment["rank_cpus"]
+    assert len(cpus) == 2 and all(cpu.isdigit() for cpu in cpus) and cpus[0] != cpus[1]
 
 
 def test_srun_without_pmi_is_two_singletons(slurm: dict[str, str], tmp_path: Path) -> None:
