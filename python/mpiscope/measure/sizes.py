@@ -15,13 +15,17 @@ Every error is an :class:`~mpiscope.errors.MpiscopeError` naming the spec.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.result.units import format_bytes
 
 __all__ = [
     "MAX_POINTS",
+    "check_memory",
+    "machine_memory",
     "parse_nprocs",
     "parse_nprocs_spec",
     "parse_size",
@@ -153,3 +157,41 @@ def _bounded(values: range) -> list[int]:
         # Report the true count without building a huge list.
         raise MpiscopeError(f"expands to {len(values)} values, more than {MAX_POINTS} (the limit)")
     return list(values)
+
+
+#: Message buffers a rank holds for one point, at the least: one to send,
+#: one to receive (the buffer pool and some operations hold more).
+BUFFERS_PER_RANK = 2
+
+
+def machine_memory() -> int | None:
+    """This machine's memory in bytes (MemTotal), None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemTotal:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError):
+        return None
+
+
+def check_memory(sizes: Sequence[int], ranks: int, memory: int | None = None) -> None:
+    """Refuse, before anything is launched, a size whose buffers alone (two of
+    that size on each of ``ranks`` ranks on this machine) exceed its memory
+    (``memory``: bytes, default :func:`machine_memory`): such a point could
+    only fail in the bench, after the launch."""
+    memory = machine_memory() if memory is None else memory
+    if memory is None or not sizes:
+        return
+    largest = max(sizes)
+    need = BUFFERS_PER_RANK * largest * ranks
+    if need > memory:
+        raise MpiscopeError(
+            f"size {format_bytes(largest)} needs at least {format_bytes(need)} of memory "
+            f"({BUFFERS_PER_RANK} buffers of {format_bytes(largest)} on each of {ranks} "
+            f"rank(s)); this machine has {format_bytes(memory)}"
+        )
