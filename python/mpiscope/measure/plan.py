@@ -37,7 +37,7 @@ from mpiscope.measure.options import (
     engine_parameters,
 )
 from mpiscope.measure.simulation import launch_platform, simulation_meta
-from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
+from mpiscope.measure.sizes import check_memory, parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.parsing import unknown
 from mpiscope.result.methods import DEFAULT_METHOD
@@ -128,6 +128,8 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
     _check_finite(args)
     max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
     oversubscribed = check_cores(args)
+    if launch_platform(args) is None and not runs_elsewhere(args):
+        check_memory(sizes, args.np)  # ranks elsewhere: their machines' business
     return RunPlan(
         ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
         options=tuple(getattr(args, "option", None) or ()),
