@@ -91,3 +91,27 @@ def test_empty_option_value_is_refused(fake_mpi: FakeMpi, tmp_path: Path, option
     line = one_error(cli("run", "bcast", "--np", "2", option, "", env=fake_mpi.env, cwd=tmp_path))
     assert option in line and "empty" in line
     assert not fake_mpi.mpiexec_log.exists(), "an empty option value reached mpiexec"
+
+
+@pytest.mark.parametrize("size", ["64T", "1024T"])
+def test_sizes_beyond_the_machine_are_refused_before_launch(
+    fake_mpi: FakeMpi, tmp_path: Path, size: str
+) -> None:
+    """Defect 7: --sizes 64G on a 24 GiB machine launched, wrote a 0-point
+    file and failed in the bench ('value out of range'). Now it is refused
+    first, with the memory the point needs and what the machine has."""
+    out = tmp_path / "r.json"
+    line = one_error(cli("run", "bcast", "--np", "2", "--sizes", f"8,{size}", "--out", str(out),
+                         env=fake_mpi.env, cwd=tmp_path))  # fmt: skip
+    assert "needs at least" in line and "this machine has" in line, line
+    assert not fake_mpi.mpiexec_log.exists(), "the run was launched"
+    assert not out.exists()
+
+
+def test_align_has_an_upper_bound(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    """Defect 7: --align 4T reached aligned_alloc (ASan: a 4 TiB allocation)."""
+    out = str(tmp_path / "r.json")
+    line = one_error(cli("run", "bcast", "--np", "2", "--align", str(4 << 40), "--out", out,
+                         env=fake_mpi.env, cwd=tmp_path))  # fmt: skip
+    assert "--align" in line and "at most" in line
+    assert not fake_mpi.mpiexec_log.exists()

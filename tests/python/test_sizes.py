@@ -134,3 +134,11 @@ def test_nprocs_specs(spec: str, expected: list[int]) -> None:
 def test_bad_nprocs_specs(spec: str) -> None:
     with pytest.raises(MpiscopeError):
         parse_nprocs_spec(spec)
+
+
+def test_check_memory_refuses_buffers_beyond_the_machine() -> None:
+    from mpiscope.measure.sizes import check_memory
+
+    check_memory([1 << 30], ranks=2, memory=8 << 30)  # 4 GiB of buffers fit in 8 GiB
+    with pytest.raises(MpiscopeError, match=r"size 4 GiB needs at least 16 GiB .* has 8 GiB"):
+        check_memory([8, 4 << 30], ranks=2, memory=8 << 30)
