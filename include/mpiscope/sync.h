@@ -51,7 +51,9 @@ MPISCOPE_API int mpiscope_sync_parse(const char *text, mpiscope_sync_algorithm_t
 MPISCOPE_API const char *mpiscope_sync_algorithm_name(mpiscope_sync_algorithm_t algorithm);
 
 /* The outcome of a synchronisation. Per-rank arrays are complete on rank 0
- * of the communicator; other ranks hold only their own entry at [rank]. */
+ * of the communicator; other ranks hold only their own entry at [rank] of
+ * offsets_ns, rtt_min_ns and residual_ns, and NULL for the other arrays
+ * (this rank's own values are in the scalar fields). */
 typedef struct mpiscope_clock_sync {
     mpiscope_sync_algorithm_t algorithm;
     int nprocs;

@@ -65,18 +65,24 @@ void mpiscope_clock_sync_free(mpiscope_clock_sync_t *sync)
     free(sync);
 }
 
-static mpiscope_clock_sync_t *sync_alloc(int n)
+/* Every rank has offsets, RTTs and residuals (its own at [rank]); only
+ * rank 0 has the model's other arrays: O(p) there, O(p) per rank at most
+ * (1,024 simulated ranks share one process). */
+static mpiscope_clock_sync_t *sync_alloc(int n, int rank)
 {
     mpiscope_clock_sync_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
-    double **arrays[] = {&s->offsets_ns, &s->drifts_ppm, &s->t_refs_ns, &s->errors_ns, &s->drift_errors_ppm,
-                         &s->rtt_min_ns, &s->residual_ns, &s->node_residual_ns};
+    double **every[] = {&s->offsets_ns, &s->rtt_min_ns, &s->residual_ns};
+    double **root[] = {&s->drifts_ppm, &s->t_refs_ns, &s->errors_ns, &s->drift_errors_ppm, &s->node_residual_ns};
     int ok = 1;
-    for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
-        ok &= (*arrays[i] = calloc((size_t)n, sizeof(double))) != NULL;
-    s->hops = calloc((size_t)n, sizeof(int));
-    if (!ok || !s->hops) {
+    for (size_t i = 0; i < sizeof every / sizeof *every; i++)
+        ok &= (*every[i] = calloc((size_t)n, sizeof(double))) != NULL;
+    for (size_t i = 0; rank == 0 && i < sizeof root / sizeof *root; i++)
+        ok &= (*root[i] = calloc((size_t)n, sizeof(double))) != NULL;
+    if (rank == 0)
+        ok &= (s->hops = calloc((size_t)n, sizeof(int))) != NULL;
+    if (!ok) {
         mpiscope_clock_sync_free(s);
         return NULL;
     }
@@ -98,11 +104,12 @@ static double read_error_ns(MPI_Comm comm)
 }
 
 /* This rank's entry of a per-rank array, gathered on rank 0 (others keep
- * their own at [rank]). */
+ * their own at [rank] when they have the array). */
 static void gather(MPI_Comm comm, int rank, double mine, double *all)
 {
     MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm);
-    all[rank] = mine;
+    if (all)
+        all[rank] = mine;
 }
 
 /* With an injected transform somewhere: the true model of every rank, from
@@ -118,9 +125,12 @@ static int gather_truth(MPI_Comm comm, mpiscope_clock_sync_t *s)
         return 0;
     zero = mine;
     MPI_Bcast(&zero, 3, MPI_DOUBLE, 0, comm);
-    s->true_offsets_ns = calloc((size_t)s->nprocs, sizeof(double));
-    s->true_drifts_ppm = calloc((size_t)s->nprocs, sizeof(double));
-    int err = !s->true_offsets_ns || !s->true_drifts_ppm ? MPISCOPE_ENOMEM : 0;
+    int err = 0;
+    if (s->rank == 0) {
+        s->true_offsets_ns = calloc((size_t)s->nprocs, sizeof(double));
+        s->true_drifts_ppm = calloc((size_t)s->nprocs, sizeof(double));
+        err = !s->true_offsets_ns || !s->true_drifts_ppm ? MPISCOPE_ENOMEM : 0;
+    }
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
     if (err)
         return err;
@@ -148,7 +158,6 @@ static void fill(MPI_Comm comm, mpiscope_clock_sync_t *s, const mpiscope__clock_
     gather(comm, s->rank, fit->rtt_min_ns, s->rtt_min_ns);
     gather(comm, s->rank, node_residual, s->node_residual_ns);
     MPI_Gather(&m->hops, 1, MPI_INT, s->hops, 1, MPI_INT, 0, comm);
-    s->hops[s->rank] = m->hops;
     MPI_Reduce(&fit->exchanges, &s->exchanges, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, comm);
 }
 
@@ -166,7 +175,7 @@ int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
     int rank, n;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &n);
-    mpiscope_clock_sync_t *s = sync_alloc(n);
+    mpiscope_clock_sync_t *s = sync_alloc(n, rank);
     int err = s ? 0 : MPISCOPE_ENOMEM;
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
     if (err) {

@@ -17,7 +17,7 @@ void mpiscope__check_sync_accuracy(const mpiscope_clock_sync_t *s, mpiscope_chec
     out->recovered = mpiscope_clock_sync_recovered(s);
     out->max_offset_miss_ns = out->recovered >= 0 ? 0 : NAN;
     out->max_drift_miss_ppm = out->recovered >= 0 && s->fitpoints >= 2 ? 0 : NAN;
-    for (int i = 0; i < s->nprocs; i++) {
+    for (int i = 0; s->hops && i < s->nprocs; i++) { /* the per-rank arrays: rank 0 only */
         out->max_hops = s->hops[i] > out->max_hops ? s->hops[i] : out->max_hops;
         out->max_error_ns = fmax(out->max_error_ns, s->errors_ns[i]);
         if (out->max_drift_error_ppm >= 0)
@@ -43,6 +43,8 @@ static void numbers(mpiscope__json_t *j, const char *key, const double *v, int n
 void mpiscope__sync_json_fields(mpiscope__json_t *j, const mpiscope_clock_sync_t *s,
                                 const mpiscope_sync_params_t *params)
 {
+    if (!s->hops) /* not rank 0: no per-rank arrays */
+        return;
     mpiscope_check_sync_t acc;
     mpiscope__check_sync_accuracy(s, &acc);
     mpiscope__json_integer(j, "fitpoints", s->fitpoints);
