@@ -184,10 +184,17 @@ def test_killed_program_leaves_partial_trace(mpi: str, bins: Path, tmp_path: Pat
     assert run.returncode == 1
     assert "partial trace is kept" in run.stderr
     merged = load(tmp_path / "t")
-    assert {r.end_status for r in merged.trace.ranks} == {"signal"}
-    receiver = merged.timelines[1]
-    last = max(i for i in range(len(receiver.records)) if receiver.main[i])
-    assert receiver.name(last) == "MPI_Recv" and receiver.unfinished[last]
+    assert not merged.trace.missing_ranks
+    # SIGTERM to every process; a launcher may follow with SIGKILL (Open MPI's
+    # mpirun does for one of the ranks): that rank's file is as streamed
+    # (its header and clock, but its records were all in its current buffer)
+    ends = {r.rank: r.end_status for r in merged.trace.ranks}
+    assert set(ends.values()) <= {"signal", "none"} and "signal" in ends.values()
+    assert all(0 in r.clocks for r in merged.trace.ranks)
+    if ends[1] == "signal":
+        receiver = merged.timelines[1]
+        last = max(i for i in range(len(receiver.records)) if receiver.main[i])
+        assert receiver.name(last) == "MPI_Recv" and receiver.unfinished[last]
     summary = mpiscope("trace", "summary", "t", mpi=mpi, cwd=tmp_path)
     assert summary.returncode == 0 and "PARTIAL" in summary.stdout
 
