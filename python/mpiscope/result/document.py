@@ -9,6 +9,7 @@ document stays available as plain dicts (``Result.data``, ``Point.data``).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -287,6 +288,10 @@ def read_text(path: Path) -> str:
         raise MpiscopeError(f"cannot read {path}: permission denied") from None
     except OSError as exc:
         raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise  # the caller names it
+    except ValueError:  # a NUL byte in the name
+        raise MpiscopeError(f"cannot read {str(path)!r}: not a valid file name") from None
 
 
 def parse_json(text: str, source: str) -> Any:
@@ -373,8 +378,9 @@ def read_document(path: str | Path, validate: Callable[[Any, str], None]) -> dic
     """The JSON document at ``path``, checked by ``validate(doc, source)``;
     every failure is one MpiscopeError line naming the file."""
     path = Path(path)
-    if not path.exists():
-        raise MpiscopeError(f"{path} does not exist")
+    with contextlib.suppress(ValueError):  # a bad name: read_text says so
+        if not path.exists():
+            raise MpiscopeError(f"{path} does not exist")
     try:
         text = read_text(path)
     except UnicodeDecodeError as exc:
