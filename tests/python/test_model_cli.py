@@ -97,12 +97,13 @@ def test_loggp_document_predicts(tmp_path: Path) -> None:
 @needs_smpi
 def test_the_platform_runs_in_smpi_and_reproduces_the_model(tmp_path: Path) -> None:
     """Simulated time is deterministic: the one-way time is the model's
-    within 5% (what SMPI adds: its clock reads, the engine's bookkeeping)."""
+    within 5% (what SMPI adds: its clock reads, the engine's bookkeeping),
+    on both sides of the breakpoint (1 KiB, 1025 B)."""
     model = write_model(tmp_path, hockney_doc(regimes))
     assert mpiscope("model", "platform", str(model), "-o", "p.xml", "--hosts", "2",
                     cwd=tmp_path).returncode == 0  # fmt: skip
     proc = mpiscope("run", "pingpong", "--launcher", "smpi", "--platform", "p.xml", "--np", "2",
-                    "--sizes", "16,64K", "--out", "sim.json", cwd=tmp_path)  # fmt: skip
+                    "--sizes", "16,1K,1025,64K", "--out", "sim.json", cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     fitted = json.loads(model.read_text())["hockney"]["segments"]
     for point in json.loads((tmp_path / "sim.json").read_text())["points"]:

@@ -165,8 +165,8 @@ def test_platform_factors_reproduce_each_regime() -> None:
     lines = lines_of(HOCKNEY)
     assert [ln.from_bytes for ln in lines] == [0, 1025]
     text = platform_xml(HOCKNEY, 4, "test")
-    assert 'value="0:1;1025:5"' in text  # lat-factor: 5000 / 1000
-    assert 'bw-factor" value="0:1;1025:5"' in text  # 0.5 / 0.5 and 0.5 / 0.1
+    assert 'lat-factor" value="0:1;1040:5"' in text  # 5000 / 1000 from 1025 + 15 bytes
+    assert 'bw-factor" value="0:1;1040:5"' in text  # 0.5 / 0.5 and 0.5 / 0.1
     assert 'bw="2e+09Bps"' in text and 'lat="500ns"' in text and 'radical="0-3"' in text
     for s in (1, 1024, 4096):  # 2 x lat x factor + s / (bw x factor) == the model
         lat, bw = (1, 1) if s <= 1024 else (5, 5)

@@ -5,8 +5,9 @@ The platform is a cluster of single-core hosts on private links and no
 backbone: a message crosses the sender's link and the receiver's, so its
 raw time is 2*lat + s/bw. SMPI multiplies the latency by
 ``smpi/lat-factor`` and the bandwidth by ``smpi/bw-factor``, piecewise by
-message size (``S:F;S:F...``: F applies to messages of S bytes or more,
-checked on SimGrid 3.32),
+message size (``S:F;S:F...``; SMPI 3.32 applies F to a message of m bytes
+when m + 16 > S, checked on its simulated ping-pong: it counts 16 bytes
+more than the payload, so a regime from m0 bytes is written S = m0 + 15),
 set in the platform's ``<config>``. With one Hockney segment
 alpha_k + beta_k*s per protocol regime, lat = alpha_0/2 and bw = 1/max(beta),
 the factors are alpha_k/alpha_0 and max(beta)/beta_k: the simulated
@@ -62,8 +63,14 @@ def lines_of(model: P2PModel, sizes: Sequence[int] | None = None) -> list[Line]:
     return out
 
 
+#: SMPI 3.32 takes a message of m bytes as m + 16 when it picks a factor.
+SMPI_EXTRA_BYTES = 16
+
+
 def _factors(values: Sequence[tuple[int, float]]) -> str:
-    return ";".join(f"{start}:{factor:.6g}" for start, factor in values)
+    """``S:F`` entries whose F applies from ``start`` bytes on (see the module doc)."""
+    return ";".join(f"{start + SMPI_EXTRA_BYTES - 1 if start else 0}:{factor:.6g}"
+                    for start, factor in values)  # fmt: skip
 
 
 def platform_xml(model: P2PModel, hosts: int, source: str, name: str = "calibrated") -> str:
