@@ -118,7 +118,7 @@ def test_waitpattern_up_reads_its_true_time(tmp_path: Path) -> None:
          "--np 65 is more than the 64 cores of platform cluster-8x8.xml"),
         (["--launcher", "smpi", "--platform", "cluster-8x8", "--smpi-cfg", "novalue"],
          "must be KEY:VALUE"),
-        (["--launcher", "srun"], "unknown launcher 'srun'"),
+        (["--launcher", "pbs"], "unknown launcher 'pbs'"),
         (["--launcher", "smpi", "--platform", "cluster-8x8", "--mpi", "mpich"],
          "not --mpi mpich"),
     ],
