@@ -91,12 +91,20 @@ test: build chromium
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure
 
-# Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer.
+# Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, then
+# a 2-rank run of the sanitized mpiscope-bench through the CLI (its main, the
+# plan reader, measurement, validation, raw samples and the result writer) and
+# the fault-injection runs (full disk, failed --force, killed rank) with it.
+SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 test-sanitize: build
 	CC=$(MPICC) cmake -S . -B $(CURDIR)/build/sanitize -DMPISCOPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
 	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) > $(CURDIR)/build/sanitize.log 2>&1 || { cat $(CURDIR)/build/sanitize.log; exit 1; }
 	cmake --build $(CURDIR)/build/sanitize -j $(JOBS)
 	cd $(CURDIR)/build/sanitize && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure
+	$(SANITIZE_ENV) MPISCOPE_BENCH=$(CURDIR)/build/sanitize/mpiscope-bench $(VENV)/bin/mpiscope run \
+	  barrier,bcast,allreduce,alltoall --mpi $(MPI) --np 2 --sizes 1,64K --min-valid 5 --max-valid 20 \
+	  --raw --validate --timeout 600 --out $(CURDIR)/build/sanitize/integration.json --force --quiet > /dev/null
+	$(SANITIZE_ENV) MPISCOPE_BENCH=$(CURDIR)/build/sanitize/mpiscope-bench $(VPY) -m pytest -q tests/python/test_faults.py
 
 # The HTML report test opens the report in a real headless browser: Debian's
 # chromium, installed here when it is missing (apt-get, as root).
