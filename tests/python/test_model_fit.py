@@ -162,15 +162,16 @@ def test_the_model_document_validates_and_reads_back() -> None:
 
 
 def test_platform_factors_reproduce_each_regime() -> None:
+    """SMPI 3.32 sends m + 16 bytes and picks a factor for m + 16 > S."""
     lines = lines_of(HOCKNEY)
     assert [ln.from_bytes for ln in lines] == [0, 1025]
     text = platform_xml(HOCKNEY, 4, "test")
-    assert 'lat-factor" value="0:1;1040:5"' in text  # 5000 / 1000 from 1025 + 15 bytes
+    assert 'lat-factor" value="0:1;1040:5.03871"' in text  # (5000 - 1.6) / (1000 - 8)
     assert 'bw-factor" value="0:1;1040:5"' in text  # 0.5 / 0.5 and 0.5 / 0.1
-    assert 'bw="2e+09Bps"' in text and 'lat="500ns"' in text and 'radical="0-3"' in text
-    for s in (1, 1024, 4096):  # 2 x lat x factor + s / (bw x factor) == the model
-        lat, bw = (1, 1) if s <= 1024 else (5, 5)
-        assert 2 * 500 * lat + s / (2.0 * bw) == pytest.approx(HOCKNEY.time_ns(s))
+    assert 'bw="2e+09Bps"' in text and 'lat="496ns"' in text and 'radical="0-3"' in text
+    for s in (1, 1024, 4096):  # 2 x lat x factor + (s + 16) / (bw x factor) == the model
+        lat, bw = (1, 1) if s <= 1024 else (4998.4 / 992, 5)
+        assert 2 * 496 * lat + (s + 16) / (2.0 * bw) == pytest.approx(HOCKNEY.time_ns(s), rel=1e-5)
 
 
 def test_plogp_interpolation_extends_the_end_segments() -> None:

@@ -7,7 +7,8 @@ raw time is 2*lat + s/bw. SMPI multiplies the latency by
 ``smpi/lat-factor`` and the bandwidth by ``smpi/bw-factor``, piecewise by
 message size (``S:F;S:F...``; SMPI 3.32 applies F to a message of m bytes
 when m + 16 > S, checked on its simulated ping-pong: it counts 16 bytes
-more than the payload, so a regime from m0 bytes is written S = m0 + 15),
+more than the payload, so a regime from m0 bytes is written S = m0 + 15,
+and the 16 bytes' transfer, 16 beta_k, is taken off alpha_k),
 set in the platform's ``<config>``. With one Hockney segment
 alpha_k + beta_k*s per protocol regime, lat = alpha_0/2 and bw = 1/max(beta),
 the factors are alpha_k/alpha_0 and max(beta)/beta_k: the simulated
@@ -77,7 +78,10 @@ def platform_xml(model: P2PModel, hosts: int, source: str, name: str = "calibrat
     """The platform file's text: ``hosts`` hosts ``node-0.<name>`` .. ."""
     if hosts < 1:
         raise MpiscopeError(f"a platform needs 1 host at least, not {hosts}")
-    lines = lines_of(model)
+    # SMPI sends m + 16 bytes: the 16 bytes' time comes off each latency
+    lines = [Line(ln.from_bytes, max(ln.alpha_ns - SMPI_EXTRA_BYTES * ln.beta_ns_per_byte,
+                                     1e-3 * ln.alpha_ns), ln.beta_ns_per_byte)
+             for ln in lines_of(model)]  # fmt: skip
     base_alpha = next((ln.alpha_ns for ln in lines if ln.alpha_ns > 0), 0.0)
     if base_alpha <= 0:
         raise MpiscopeError("the model has no positive latency: no platform can be made of it")
