@@ -27,6 +27,23 @@ static void on_point(const mpiscope_plan_point_report_t *p, void *user)
                 p->op->name, r->first_mismatch_rank, r->first_mismatch_launch, r->first_mismatch);
 }
 
+/* One error line for the whole job: rank 0's when it has one (errors the
+ * engine agrees on are known to every rank), else that of the lowest rank
+ * that has one, naming it. Collective over MPI_COMM_WORLD. */
+static void say_error(int rank, int err, const char *text)
+{
+    int nprocs, first;
+    MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+    int mine = err && text[0] ? rank : nprocs;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == nprocs || rank != first)
+        return;
+    if (rank == 0)
+        fprintf(stderr, "mpiscope-bench: error: %s\n", text);
+    else
+        fprintf(stderr, "mpiscope-bench: error: rank %d: %s\n", rank, text);
+}
+
 int main(int argc, char **argv)
 {
     bench_command_t cmd;
@@ -51,8 +68,7 @@ int main(int argc, char **argv)
     }
     mpiscope_plan_get_bool(cmd.plan, "progress", &out.progress);
     int err = mpiscope_plan_run(MPI_COMM_WORLD, cmd.plan, on_point, &out, err_text, sizeof err_text);
-    if (err && err_text[0] && out.rank0)
-        fprintf(stderr, "mpiscope-bench: error: %s\n", err_text);
+    say_error(rank, err, err_text);
     mpiscope_plan_free(cmd.plan);
     MPI_Finalize();
     return err ? 1 : 0;
