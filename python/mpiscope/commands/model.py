@@ -424,5 +424,29 @@ def _platform(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise MpiscopeError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     print(text, end="")
+    print(_platform_check(model_of(doc), doc))
     print(f"\nplatform: {out} (use: --launcher smpi --platform {out})")
     return 0
+
+
+def _platform_check(model: Any, doc: dict[str, Any]) -> str:
+    """The one-way time SMPI will take on the platform against the model's."""
+    from mpiscope.models.platform import DEFAULT_SIZES, calibrate
+    from mpiscope.reports.texttable import format_table
+    from mpiscope.result.units import format_bytes, format_ns
+
+    cal = calibrate(model)
+    sizes = [p["size_bytes"] for p in doc["fit_error"]["points"]] or list(DEFAULT_SIZES)
+    rows, worst = [], 0.0
+    for size in sizes:
+        want, got = model.time_ns(size), cal.simulated_ns(size)
+        worst = max(worst, abs(got - want) / want)
+        rows.append([format_bytes(size), format_ns(want), format_ns(got),
+                     f"{(got - want) / want * 100:+.1f}%"])  # fmt: skip
+    lines = ["", "one-way time: the model and SMPI on this platform (computed)"]
+    lines += format_table(["size", "model", "simulated", "error"], ">>>>", rows, indent="  ")
+    if worst > 0.05:
+        lines.append(f"warning: up to {worst * 100:.0f}% off the model: SMPI sends 16 bytes more "
+                     "than each message, which a regime of large beta and small alpha cannot "
+                     "absorb (fit with fewer --segments)")  # fmt: skip
+    return "\n".join(lines)

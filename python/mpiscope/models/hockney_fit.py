@@ -23,7 +23,10 @@ from mpiscope.models.fit import (
 )
 from mpiscope.models.hockney import Hockney, fit_hockney, fit_hockney_auto
 
-__all__ = ["fit_hockney_document", "hockney_from_structure", "pairs_measured"]
+__all__ = ["MIN_POINTS", "fit_hockney_document", "hockney_from_structure", "pairs_measured"]
+
+#: Measured sizes a regime holds at least.
+MIN_POINTS = 3
 
 
 def _bounds(model: Hockney) -> list[int]:
@@ -35,10 +38,13 @@ def _bounds(model: Hockney) -> list[int]:
 
 def _piecewise(series: Series, options: FitOptions) -> tuple[Hockney, list[int]]:
     sizes, values = list(series.sizes), series.values()
+    # 3 points a segment: a line through 2 fits any noise exactly, and the
+    # split would isolate the noise rather than a protocol
     if options.segments is not None:
-        model = fit_hockney(sizes, values, options.segments)
+        model = fit_hockney(sizes, values, options.segments, MIN_POINTS)
     else:
-        model = fit_hockney_auto(sizes, values, options.max_segments, options.tolerance)
+        model = fit_hockney_auto(sizes, values, options.max_segments, options.tolerance,
+                                 MIN_POINTS)  # fmt: skip
     return model, _bounds(model)
 
 

@@ -26,7 +26,7 @@ from mpiscope.errors import MpiscopeError
 from mpiscope.models.base import P2PModel
 from mpiscope.models.hockney import Hockney
 
-__all__ = ["Line", "lines_of", "platform_xml"]
+__all__ = ["Calibration", "Line", "calibrate", "lines_of", "platform_xml"]
 
 #: A regime's per-byte time is kept within this factor of the largest one
 #: (a flat segment, beta = 0, would ask for an infinite bandwidth).
@@ -74,11 +74,27 @@ def _factors(values: Sequence[tuple[int, float]]) -> str:
                     for start, factor in values)  # fmt: skip
 
 
-def platform_xml(model: P2PModel, hosts: int, source: str, name: str = "calibrated") -> str:
-    """The platform file's text: ``hosts`` hosts ``node-0.<name>`` .. ."""
-    if hosts < 1:
-        raise MpiscopeError(f"a platform needs 1 host at least, not {hosts}")
-    # SMPI sends m + 16 bytes: the 16 bytes' time comes off each latency
+@dataclass(frozen=True)
+class Calibration:
+    """The platform's numbers: per-link latency (ns), bandwidth (bytes/ns),
+    and per regime (from_bytes, lat factor, bw factor)."""
+
+    lat_ns: float
+    bw_bytes_per_ns: float
+    factors: tuple[tuple[int, float, float], ...]
+
+    def simulated_ns(self, nbytes: float) -> float:
+        """SMPI's one-way time on this platform: 2 links, m + 16 bytes."""
+        lat_f, bw_f = 1.0, 1.0
+        for start, lf, bf in self.factors:
+            if nbytes + SMPI_EXTRA_BYTES > (start + SMPI_EXTRA_BYTES - 1 if start else 0):
+                lat_f, bw_f = lf, bf
+        return 2 * self.lat_ns * lat_f + (nbytes + SMPI_EXTRA_BYTES) / (self.bw_bytes_per_ns * bw_f)
+
+
+def calibrate(model: P2PModel) -> Calibration:
+    """The latency, bandwidth and factors that make SMPI take the model's time."""
+    # SMPI sends m + 16 bytes: the 16 bytes' time comes off each latency (when it can)
     lines = [Line(ln.from_bytes, max(ln.alpha_ns - SMPI_EXTRA_BYTES * ln.beta_ns_per_byte,
                                      1e-3 * ln.alpha_ns), ln.beta_ns_per_byte)
              for ln in lines_of(model)]  # fmt: skip
@@ -88,10 +104,23 @@ def platform_xml(model: P2PModel, hosts: int, source: str, name: str = "calibrat
     top_beta = max(ln.beta_ns_per_byte for ln in lines)
     if top_beta <= 0:
         raise MpiscopeError("the model has no positive time per byte: no bandwidth to simulate")
-    lat = _factors([(ln.from_bytes, max(ln.alpha_ns, 1e-3) / base_alpha) for ln in lines])
-    bw = _factors([(ln.from_bytes,
-                    min(top_beta / ln.beta_ns_per_byte, MAX_BW_FACTOR)
-                    if ln.beta_ns_per_byte > 0 else MAX_BW_FACTOR) for ln in lines])  # fmt: skip
+    factors = tuple(
+        (ln.from_bytes, max(ln.alpha_ns, 1e-3) / base_alpha,
+         min(top_beta / ln.beta_ns_per_byte, MAX_BW_FACTOR) if ln.beta_ns_per_byte > 0
+         else MAX_BW_FACTOR)
+        for ln in lines
+    )  # fmt: skip
+    return Calibration(base_alpha / 2, 1 / top_beta, factors)
+
+
+def platform_xml(model: P2PModel, hosts: int, source: str, name: str = "calibrated") -> str:
+    """The platform file's text: ``hosts`` hosts ``node-0.<name>`` .. ."""
+    if hosts < 1:
+        raise MpiscopeError(f"a platform needs 1 host at least, not {hosts}")
+    cal = calibrate(model)
+    lat = _factors([(start, lf) for start, lf, _ in cal.factors])
+    bw = _factors([(start, bf) for start, _, bf in cal.factors])
+    base_alpha, top_beta = 2 * cal.lat_ns, 1 / cal.bw_bytes_per_ns
     bandwidth = 1e9 / top_beta  # bytes per second
     comment = f"mpiscope model platform: calibrated from {source}".replace("--", "- -")
     return "\n".join([
