@@ -227,9 +227,14 @@ def _summary(doc: dict[str, Any]) -> str:
         if p.get("root") and p["op"] == "one_to_two":
             label += f" root={p['root']}"
         groups.setdefault(label, []).append((p["size_bytes"], p["median_ns"]))
-    rows = [[label, str(len(v)), format_ns(min(t for _, t in v if t is not None)),
-             format_ns(max(t for _, t in v if t is not None))] for label, v in groups.items()]
-    return "\n".join(format_table(["experiment", "sizes", "fastest", "slowest"], "<>>>", rows))
+    rows = []
+    for label, values in groups.items():
+        times = [t for _, t in values if t is not None]
+        rows.append([label, str(len(values)), str(len(times)),
+                     format_ns(min(times)) if times else "-",
+                     format_ns(max(times)) if times else "-"])  # fmt: skip
+    return "\n".join(format_table(["experiment", "sizes", "with a median", "fastest", "slowest"],
+                                   "<>>>>", rows))  # fmt: skip
 
 
 # --- fit ----------------------------------------------------------------------------------
