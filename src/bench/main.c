@@ -60,9 +60,11 @@ int main(int argc, char **argv)
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     bench_output_t out = {.rank0 = rank == 0};
-    if (bad) {
-        if (out.rank0)
-            fprintf(stderr, "mpiscope-bench: error: %s\n", err_text);
+    int any_bad; /* a plan one rank cannot read (not on its node) stops every rank */
+    MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any_bad) {
+        say_error(rank, bad, bad ? err_text : "");
+        mpiscope_plan_free(cmd.plan);
         MPI_Finalize();
         return 2;
     }

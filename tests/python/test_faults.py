@@ -216,3 +216,24 @@ def test_double_ctrl_c_is_one_line(tmp_path: Path, attempt: int) -> None:
     assert "Traceback" not in stderr and "RuntimeError" not in stderr, stderr
     assert proc.returncode == 130, stderr
     assert len(stderr.splitlines()) == 1 and stderr.startswith("mpiscope: interrupted"), stderr
+
+
+def test_a_plan_one_rank_cannot_read_ends_every_rank(tmp_path: Path) -> None:
+    """Defect 1: an error on one rank only (its plan file missing, as on a
+    node that does not see it) left the other ranks waiting in their first
+    collective until killed. Now every rank stops and the line names rank 1."""
+    wrapper = tmp_path / "rank.sh"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'if [ "$PMI_RANK" = 1 ]; then exec "$BENCH" --plan /nonexistent/plan.json; fi\n'
+        f'exec "$BENCH" --ops barrier --sizes 1 --out {tmp_path / "r.json"}\n'
+    )
+    wrapper.chmod(0o755)
+    profile = find_profiles()[REAL_MPI]
+    env = dict(os.environ, BENCH=os.environ.get("MPISCOPE_BENCH") or profile.bench)
+    proc = subprocess.run([os.environ.get("MPIEXEC") or profile.mpiexec, "-n", "2", str(wrapper)],
+                          env=env, capture_output=True, text=True, timeout=HANG_SECONDS,
+                          check=False)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "mpiscope-bench: error: rank 1: /nonexistent/plan.json" in proc.stderr, proc.stderr
+    assert not (tmp_path / "r.json").exists()
