@@ -120,6 +120,10 @@ def fit_lmo_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     if not roots or missing:
         what = "one_to_two points" if not roots else \
             "ping-pongs of pairs " + ", ".join(f"{i}-{j}" for i, j in missing)
+        measured = set(pairs_measured(doc))
+        if roots and all(pair in measured for pair in missing):
+            raise MpiscopeError(f"LMO: the {what} have no valid launch (measured on a loaded or "
+                                "oversubscribed machine?): measure again")  # fmt: skip
         raise MpiscopeError(f"LMO: the document has no {what} (measure them with {HOW})")
     if set(roots) != set(range(p)):
         raise MpiscopeError(f"LMO needs one_to_two with every root 0..{p - 1} ({HOW})")
