@@ -523,14 +523,12 @@ def describe_exit(code: int) -> str:
     return f"exit code {code}"
 
 
-def describe_launch_exit(code: int, own_codes: int = 2) -> str:
-    """The exit code of a launcher (mpiexec, srun) whose program exits with at
-    most ``own_codes``: a larger code is a rank's signal, which launchers
-    report as its number (MPICH: 9) or as 128 + its number (Open MPI, shells):
-    ``exit code 9: a rank was killed by SIGKILL``."""
-    if code < 0 or code <= own_codes:
-        return describe_exit(code)
-    number = code - 128 if code > 128 else code
-    if 0 < number < signal.NSIG:
-        return f"exit code {code}: a rank was killed by {_signal_name(number)}"
+def describe_launch_exit(code: int) -> str:
+    """The exit code of a launcher (mpiexec, srun), naming a rank's signal
+    when the code is 128 + its number, as Open MPI and shells report it:
+    ``exit code 137: a rank was killed by SIGKILL``. (MPICH reports the
+    bare number, indistinguishable from an exit code: its banner, which
+    :func:`run_streaming` reads, names the signal instead.)"""
+    if 128 < code < 128 + signal.NSIG:
+        return f"exit code {code}: a rank was killed by {_signal_name(code - 128)}"
     return describe_exit(code)
