@@ -115,3 +115,29 @@ def test_align_has_an_upper_bound(fake_mpi: FakeMpi, tmp_path: Path) -> None:
                          env=fake_mpi.env, cwd=tmp_path))  # fmt: skip
     assert "--align" in line and "at most" in line
     assert not fake_mpi.mpiexec_log.exists()
+
+
+def test_launch_exit_codes_name_signals() -> None:
+    """Defect 7: a rank's signal is named, not 'exit code 9'."""
+    from mpiscope.launcher import describe_launch_exit
+
+    assert describe_launch_exit(137) == "exit code 137: a rank was killed by SIGKILL"
+    assert describe_launch_exit(3) == "exit code 3"
+    assert describe_launch_exit(-9) == "killed by SIGKILL"
+
+
+def test_mpich_banner_becomes_the_signal() -> None:
+    """MPICH's multi-line report of a dead rank is not printed: its signal
+    goes into the one error line."""
+    from mpiscope.launcher import _Banner
+
+    errors: list[str] = []
+    banner = _Banner(errors)
+    lines = ["=" * 83, "=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES",
+             "=   EXIT CODE: 9", "=" * 83,
+             "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Killed (signal 9)",
+             "This typically refers to a problem with your application.",
+             "Please see the FAQ page for debugging suggestions"]  # fmt: skip
+    assert all(banner.take(line) for line in lines)
+    assert not banner.take("ordinary output")
+    assert errors == ["a rank was killed by SIGKILL"]
