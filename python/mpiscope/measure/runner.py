@@ -191,6 +191,7 @@ def run_launches(
     env = bench.environment()
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
+    existed = out.exists()  # a failed run that measured nothing leaves it (--force)
     outcomes: list[LaunchOutcome] = []
     interrupted = stopped = False
     deadline = None if args.timeout is None else time.monotonic() + args.timeout
@@ -213,7 +214,7 @@ def run_launches(
         failure = f"launch {len(outcomes) - 1} of {len(launches)}: {failure}"
     if doc is None:
         note = "no result was written"
-        if before is not None:
+        if existed:
             note = f"no point was measured: the previous {out} is kept as it was"
         if direct and _file_id(out) not in (None, before):  # the bench's own file, unreadable
             note = f"partial result kept in {out}, but it cannot be shown: {_load_error(out)}"
@@ -223,7 +224,7 @@ def run_launches(
     doc = dict(doc)
     if summary_seed is not None:
         doc.update(launch_summary(doc, summary_seed))
-    if not direct and failure is not None and not doc.get("points") and out.exists():
+    if not direct and failure is not None and not doc.get("points") and existed:
         raise (StoppedError if stopped else RunFailedError)(
             f"{failure}; no point was measured: the previous {out} is kept as it was"
         )  # --force replaces a result only with one that holds a point
