@@ -110,8 +110,10 @@ int mpiscope_context_resync(mpiscope_context_t *ctx)
 int mpiscope__context_resync_if_due(mpiscope_context_t *ctx)
 {
     double every = ctx->params.sync.resync_seconds;
+    if (!(every > 0)) /* the same params on every rank: no collective needed */
+        return 0;
     /* rank 0 decides, so every rank takes the same branch */
-    int due = every > 0 && (mpiscope__now_ns() - ctx->synced_at_ns) * 1e-9 >= every;
+    int due = (mpiscope__now_ns() - ctx->synced_at_ns) * 1e-9 >= every;
     MPI_Bcast(&due, 1, MPI_INT, 0, ctx->comm);
     return due ? mpiscope_context_resync(ctx) : 0;
 }
