@@ -68,7 +68,7 @@ def test_unknown_op_in_a_list(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         (["--min-valid", "1"], "argument --min-valid"),
         (["--align", "48"], "power of two"),
         (["--timer", "rdtsc"], "unknown timer 'rdtsc'"),
-        (["--sync", "tree"], "unknown clock sync algorithm"),
+        (["--sync", "star"], "unknown clock sync algorithm"),
         (["--cache", "hot"], "unknown cache mode 'hot'"),
         (["--dtype", "dubble"], "did you mean 'double'"),
         (["--reduce-op", "bxor"], "does not apply to --dtype double"),
