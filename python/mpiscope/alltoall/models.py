@@ -95,6 +95,8 @@ MODELS: dict[str, tuple[str, Cost]] = {
     "plp": ("2 T_intra(N M m / d) + X(K, M M m / d, d)  {d, K, M M m / d}",
             _leader_model("plp")),
 }  # fmt: skip
+#: The leader schemes among MODELS (their cost needs the node topology).
+LEADER_SCHEMES = ("one_leader", "m_leader", "plp")
 #: X(K, B, d): the inter-node exchange of blocks B among K leaders, d per node at once.
 EXCHANGE_TEXT = (
     "X(K, B, d) = ceil(log2 K) T_d(ceil(K/2) B) if B <= size_crit else (K-1) T_d(B), "

@@ -307,16 +307,15 @@ def _fit(args: argparse.Namespace) -> int:
 
 # --- predict ------------------------------------------------------------------------------
 def _add_predict(sub: Any) -> None:
+    from mpiscope.alltoall.models import LEADER_SCHEMES
+    from mpiscope.models.collectives import COLLECTIVES
     from mpiscope.parsing import int_at_least
 
     p = sub.add_parser(
         "predict", help="predict collective times from a model",
         description="Predicted time of collective algorithms (op:algorithm, comma-separated, "
-        "or 'all') from a model document. Known: bcast:linear, bcast:binomial, scatter:linear, "
-        "gather:linear, alltoall:bruck, alltoall:pairwise, alltoall:linear, "
-        "allreduce:recursive_doubling, allreduce:rabenseifner, allgather:ring, "
-        "barrier:dissemination, and the Alltoall lab's alltoall:one_leader, alltoall:m_leader, "
-        "alltoall:plp (with --ranks-per-node).")
+        f"or 'all') from a model document. Known: {', '.join(COLLECTIVES)}, and the Alltoall "
+        f"lab's {', '.join(f'alltoall:{n}' for n in LEADER_SCHEMES)} (with --ranks-per-node).")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("algorithms", metavar="ALGORITHMS")
     p.add_argument("--np", type=int_at_least(1), required=True, metavar="N")
@@ -329,11 +328,11 @@ def _add_predict(sub: Any) -> None:
 
 def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str, Any]:
     """name -> (formula, cost(size, model))."""
-    from mpiscope.alltoall.models import EXCHANGE_TEXT, MODELS, Topology, predict
+    from mpiscope.alltoall.models import EXCHANGE_TEXT, LEADER_SCHEMES, MODELS, Topology, predict
     from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT
     from mpiscope.models.collectives import COLLECTIVES, collective
 
-    lab = {f"alltoall:{n}" for n in ("one_leader", "m_leader", "plp")}
+    lab = {f"alltoall:{n}" for n in LEADER_SCHEMES}
     out: dict[str, Any] = {}
     for name in names:
         if name in lab:
