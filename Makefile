@@ -96,6 +96,12 @@ test-c: build
 # plan reader, measurement, validation, raw samples and the result writer) and
 # the fault-injection runs (full disk, failed --force, killed rank) with it.
 SANITIZE_ENV := ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# Then two programs traced by the sanitized tracer (streamed records, small
+# buffers so that halves fill and are written): the preloaded tracer comes
+# before the program's own ASan runtime, hence verify_asan_link_order=0.
+SANITIZE_TRACE_ENV := ASAN_OPTIONS=detect_leaks=1:verify_asan_link_order=0 \
+  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+  MPISCOPE_TRACE_LIB=$(CURDIR)/build/sanitize/src/tracer/libmpiscope-trace.so
 test-sanitize: build
 	CC=$(MPICC) cmake -S . -B $(CURDIR)/build/sanitize -DMPISCOPE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug \
 	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) > $(CURDIR)/build/sanitize.log 2>&1 || { cat $(CURDIR)/build/sanitize.log; exit 1; }
@@ -105,6 +111,13 @@ test-sanitize: build
 	  barrier,bcast,allreduce,alltoall --mpi $(MPI) --np 2 --sizes 1,64K --min-valid 5 --max-valid 20 \
 	  --raw --validate --timeout 600 --out $(CURDIR)/build/sanitize/integration.json --force --quiet > /dev/null
 	$(SANITIZE_ENV) MPISCOPE_BENCH=$(CURDIR)/build/sanitize/mpiscope-bench $(VPY) -m pytest -q tests/python/test_faults.py
+	rm -rf $(CURDIR)/build/sanitize/traced && mkdir -p $(CURDIR)/build/sanitize/traced
+	cd $(CURDIR)/build/sanitize/traced && $(SANITIZE_TRACE_ENV) $(VENV)/bin/mpiscope trace --mpi $(MPI) --np 2 \
+	  --records 64 -o late.trace ../examples/trace/late_p2p --delay-ms 20 --sizes 8,65536 > /dev/null
+	cd $(CURDIR)/build/sanitize/traced && $(SANITIZE_TRACE_ENV) $(VENV)/bin/mpiscope trace --mpi $(MPI) --np 2 \
+	  -o halo.trace ../examples/trace/halo4d --lattice 8 --iters 4 > /dev/null
+	cd $(CURDIR)/build/sanitize/traced && $(VENV)/bin/mpiscope trace summary late.trace > /dev/null \
+	  && $(VENV)/bin/mpiscope trace summary halo.trace > /dev/null
 
 # The HTML report test opens the report in a real headless browser: Debian's
 # chromium, installed here when it is missing (apt-get, as root).

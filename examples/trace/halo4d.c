@@ -136,6 +136,17 @@ static MPI_Comm setup(lattice_t *g, int ndims, int L)
     return cart;
 }
 
+static void teardown(lattice_t *g)
+{
+    free(g->field);
+    free(g->next);
+    for (int d = 0; d < 4; d++)
+        for (int side = 0; side < 2; side++) {
+            free(g->send[d][side]);
+            free(g->ghost[d][side]);
+        }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -169,6 +180,7 @@ int main(int argc, char **argv)
     if (rank == 0)
         printf("halo4d: norm %.6e\n", sqrt(norm));
     MPI_Comm_free(&cart);
+    teardown(&g);
     MPI_Finalize();
     return 0;
 }

@@ -3,6 +3,7 @@
  * MPI_Session_finalize: clocks are synchronised at both ends and the file
  * is streamed from the start (writer.c); its end is written after the end
  * of MPI. MPI_Abort writes the end before aborting. */
+#include <stdlib.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -137,8 +138,17 @@ void mpiscope__trace_stopped(void)
     mpiscope__trace_write(MPISCOPE__TRACE_END_FINALIZED, 0);
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     uint64_t dropped = 0;
-    for (unsigned i = 0; i < n; i++)
-        dropped += mpiscope__trace_threads[i]->dropped;
+    for (unsigned i = 0; i < n; i++) {
+        mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
+        dropped += t->dropped;
+        /* The scratch arrays hang off the thread's mmap'd block, where no
+         * leak checker looks: give them back (a later call grows them anew). */
+        free(t->statuses);
+        free(t->handles);
+        t->statuses = NULL;
+        t->handles = NULL;
+        t->statuses_cap = t->handles_cap = 0;
+    }
     if (dropped)
         mpiscope__trace_warn("%llu records lost: the trace file could not be written",
                              (unsigned long long)dropped);
