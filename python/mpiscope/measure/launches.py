@@ -19,7 +19,10 @@ A launch that failed keeps what it wrote, and so do the launches before it;
 the merged document is then ``failed`` with the first launch's error.
 
 :func:`launch_summary` adds, per (op, size, nprocs, method, cache), the
-statistics of :mod:`mpiscope.result.stats` over the launches' medians.
+statistics of :mod:`mpiscope.result.stats` over the launches' medians, and
+``modes`` where the launches fall into separate groups
+(:mod:`mpiscope.result.modes`); a point whose raw samples (``--raw``) form
+two modes gets ``modes`` too.
 """
 
 from __future__ import annotations
@@ -30,11 +33,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.result.methods import METHODS
+from mpiscope.result.modes import launch_modes, mode_records, sample_modes
 from mpiscope.result.stats import (
     DEFAULT_RESAMPLES,
     DISAGREE_MIN_CV,
     DISAGREE_SPREAD_FACTOR,
     LaunchStats,
+    launch_groups,
     summarize_launches,
 )
 
@@ -100,13 +105,21 @@ def merge_documents(
         merged["methods"] = methods
     merged["launches"] = [_record(i, outcome) for i, outcome in enumerate(outcomes)]
     merged["points"] = [
-        dict(copy.deepcopy(point), launch=i)
+        _with_modes(dict(copy.deepcopy(point), launch=i))
         for i, outcome in enumerate(outcomes)
         if outcome.doc is not None
         for point in outcome.doc.get("points") or ()
     ]
     merged["warnings"] = _merged_warnings(outcomes)
     return merged
+
+
+def _with_modes(point: dict[str, Any]) -> dict[str, Any]:
+    """``point`` with ``modes`` when its raw samples (``--raw``) form two."""
+    modes = sample_modes(point)
+    if modes:
+        point["modes"] = mode_records(modes, "samples")
+    return point
 
 
 def _record(index: int, outcome: LaunchOutcome) -> dict[str, Any]:
@@ -177,6 +190,7 @@ def launch_summary(
     for key, launches in sorted(groups.items(), key=lambda item: _order(item[0])):
         s = summarize_launches(launches, confidence, seed, resamples)
         medians = [launch.median_ns for launch in launches]
+        modes = launch_modes(medians, launch_groups(launches), s.disagree_reasons)
         rows.append(
             {
                 **dict(zip(SUMMARY_KEYS, key, strict=True)),
@@ -191,6 +205,7 @@ def launch_summary(
                 "groups": s.groups,
                 "disagree": s.disagree,
                 "disagree_reasons": list(s.disagree_reasons),
+                **({"modes": mode_records(modes, "launches")} if modes else {}),
             }
         )
     return {

@@ -4,7 +4,9 @@ One row per (op, size, nprocs, method, cache): how many launches measured
 it, the median of their medians with its bootstrap interval over launches,
 the range of the launch medians, the within-launch and between-launch
 coefficients of variation, and ``DISAGREE`` where the launches disagree
-(:data:`mpiscope.result.stats.DISAGREE_RULE`).
+(:data:`mpiscope.result.stats.DISAGREE_RULE`), with the values of the
+launches' modes (``MODES 130 us (6 launches) / 500 us (4)``) where they fall
+into separate groups; then each launch's median per point, in launch order.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
+from mpiscope.result.estimate import group_points, summary_index
+from mpiscope.result.modes import MODES_RULE, format_modes, modes_from_records
 from mpiscope.result.stats import DISAGREE_RULE
 from mpiscope.result.units import format_bytes, format_ns, format_number
 
@@ -28,7 +32,29 @@ def _flags(row: Mapping[str, Any]) -> str:
     if not row.get("disagree"):
         return ""
     reasons = ", ".join(row.get("disagree_reasons") or ()) or "no reason given"
-    return f"DISAGREE: {reasons}"
+    modes = modes_from_records(row.get("modes"))
+    shown = f"; {format_modes(modes, 'launches', format_ns)}" if modes else ""
+    return f"DISAGREE: {reasons}{shown}"
+
+
+def per_launch_lines(result: Result) -> list[str]:
+    """Each launch's median per point, in launch order (``-``: not measured)."""
+    rows = summary_index(result)
+    count = len(result.data.get("launches") or ())
+    if not rows or count < 2:
+        return []
+    points = group_points(result)
+    lines = ["", f"each launch's median, launches 0..{count - 1} in order:"]
+    cells = []
+    for key, row in rows.items():
+        values = ["-"] * count
+        for point in points.get(key, ()):
+            launch = point.get("launch")
+            if launch is not None and 0 <= launch < count:
+                values[launch] = format_ns(point.median_ns)
+        cells.append([row["op"], format_bytes(row.get("size_bytes")), str(row["nprocs"]),
+                      " ".join(values)])  # fmt: skip
+    return lines + format_table(["op", "size", "np", "launch medians"], "<>><", cells)
 
 
 def summary_lines(result: Result) -> list[str]:
@@ -74,4 +100,6 @@ def summary_lines(result: Result) -> list[str]:
             f"{disagreeing} of {len(rows)} point(s) disagree across launches: one launch's "
             f"interval does not describe them. DISAGREE: {DISAGREE_RULE}."
         )
-    return lines
+    if any(row.get("modes") for row in rows):
+        lines.append(f"MODES: the machine was in different states between launches; {MODES_RULE}.")
+    return lines + per_launch_lines(result)

@@ -20,6 +20,7 @@ from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, parti
 from mpiscope.reports.launch_report import summary_lines
 from mpiscope.reports.method_compare import comparison_lines
 from mpiscope.result import Point, Result
+from mpiscope.result.modes import format_modes, point_modes
 from mpiscope.result.units import (
     format_bytes,
     format_number,
@@ -224,6 +225,9 @@ def _flags(point: Point) -> str:
     if point.unstable:
         reasons = ", ".join(point.unstable_reasons) or "no reason given"
         flags.append(f"UNSTABLE: {reasons}")
+    modes = point_modes(point)
+    if modes:
+        flags.append(format_modes(modes, "samples", _timed))
     if point.oversubscribed:
         flags.append("oversubscribed")
     if point.actual_bytes is not None and point.actual_bytes != point.size_bytes:

@@ -11,6 +11,10 @@ with an interval; this module decides it, in one place:
   launches' medians and its interval over launches;
 - several launches without one: the median of the launches' means, with
   the union of their intervals.
+
+Where the samples of the point, or its launches, fall into separate modes
+(:mod:`mpiscope.result.modes`), the estimate is flagged and carries the
+modes: one value between them describes neither.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from typing import Any
 
 from mpiscope.result.document import Point, Result
 from mpiscope.result.methods import DEFAULT_METHOD
+from mpiscope.result.modes import Mode, modes_from_records, point_modes
 
 __all__ = [
     "Estimate",
@@ -43,8 +48,8 @@ Key = tuple[str, "int | None", int, str, "str | None"]
 @dataclass(frozen=True)
 class Estimate:
     """A value (ns) with its interval; ``flagged``: do not trust it as is
-    (an unstable point, or launches that disagree); ``statistic`` says what
-    the value is."""
+    (an unstable point, launches that disagree, modes); ``statistic`` says
+    what the value is; ``modes``: the separate modes, if any."""
 
     value_ns: float | None
     low_ns: float | None
@@ -52,6 +57,7 @@ class Estimate:
     flagged: bool
     launches: int
     statistic: str
+    modes: tuple[Mode, ...] = ()
 
 
 def point_method(result: Result, point: Point) -> str:
@@ -113,8 +119,15 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
     unstable = any(p.unstable for p in points)
     if len(points) == 1:
         p = points[0]
+        modes = tuple(point_modes(p))
         return Estimate(
-            p.mean_ns, p.get("ci_low_ns"), p.get("ci_high_ns"), unstable, 1, "trimmed mean"
+            p.mean_ns,
+            p.get("ci_low_ns"),
+            p.get("ci_high_ns"),
+            unstable or bool(modes),
+            1,
+            "trimmed mean",
+            modes,
         )
     if summary is not None:
         return Estimate(
@@ -124,6 +137,7 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
             unstable or bool(summary.get("disagree")),
             len(points),
             "median of the launches' medians",
+            tuple(modes_from_records(summary.get("modes"))),
         )
     means = [p.mean_ns for p in points if p.mean_ns is not None]
     lows = [p.get("ci_low_ns") for p in points if p.get("ci_low_ns") is not None]
