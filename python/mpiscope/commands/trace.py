@@ -166,8 +166,16 @@ def _view_command(command: list[str]) -> int:
 
     name = command[0]
     args = _view_parser(name).parse_args(command[1:])
-    merged = load(args.trace)
     base = Path(args.trace.rstrip("/"))
+    if name == "export":
+        from mpiscope.trace.stream import open_stream
+
+        out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
+        stream = open_stream(args.trace)
+        arrows = _writing(out, lambda: _export(stream, args.format, out))
+        _say(f"mpiscope: wrote {out} ({arrows} message arrows)")
+        return 0
+    merged = load(args.trace)
     if name == "summary":
         from mpiscope.trace.summary import render_summary
 
@@ -181,36 +189,35 @@ def _view_command(command: list[str]) -> int:
         _writing(out, lambda: out.write_text(text + "\n", encoding="utf-8"))
         _say(f"mpiscope: wrote {out}")
         return 0
-    if name == "export":
-        out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
-        arrows = _writing(out, lambda: _export(merged, args.format, out))
-        _say(f"mpiscope: wrote {out} ({arrows} message arrows)")
-        return 0
     return _view(merged, base, Path(args.out) if args.out else None)
 
 
-def _export(merged: Any, fmt: str, out: Path) -> int:
+def _export(stream: Any, fmt: str, out: Path) -> int:
+    """Stream the trace into `out`; the number of message arrows."""
     if fmt == "perfetto":
         from mpiscope.trace.perfetto import write_perfetto
 
-        return write_perfetto(merged, out)
+        return write_perfetto(stream, out)
     if fmt == "chrome":
         from mpiscope.trace.chrome import write_chrome
 
-        return write_chrome(merged, out)
+        return write_chrome(stream, out)
     from mpiscope.trace.otf2 import write_otf2
 
-    write_otf2(merged, out)
-    return len(merged.messages)
+    write_otf2(stream, out)
+    return stream.messages
 
 
 def _view(merged: Any, base: Path, html_out: Path | None) -> int:
     from mpiscope.trace.html import write_html
+    from mpiscope.trace.reader import read_trace
+    from mpiscope.trace.stream import Stream
 
     html_path = html_out or base.with_name(base.name + ".html")
     pftrace = base.with_name(base.name + ".pftrace")
     try:
-        _writing(pftrace, lambda: _export(merged, "perfetto", pftrace))
+        stream = Stream(read_trace(merged.trace.directory, records=False))
+        _writing(pftrace, lambda: _export(stream, "perfetto", pftrace))
         perfetto_note = (f"for large traces, open {pftrace} at https://ui.perfetto.dev "
                          "(Open trace file): one track per rank, arrows per message")
     except MpiscopeError as exc:

@@ -3,7 +3,8 @@
 One process per rank, one thread per thread, an "X" event per MPI call and
 a flow per message: "s" at the start of the send call, "f" at the
 completion of the receive (in the call that completed it). Times are
-microseconds, as the format wants.
+microseconds, as the format wants. Written as the trace streams
+(:mod:`mpiscope.trace.stream`): an event at a time, memory bounded.
 """
 
 from __future__ import annotations
@@ -12,48 +13,61 @@ import json
 from pathlib import Path
 from typing import Any
 
-from mpiscope.trace.merge import Merged
+from mpiscope.trace.merge import Message
 from mpiscope.trace.reader import NONE
+from mpiscope.trace.stream import Call, Stream
 
-__all__ = ["chrome_events", "write_chrome"]
-
-
-def chrome_events(merged: Merged) -> list[dict[str, Any]]:
-    events: list[dict[str, Any]] = []
-    for tl in merged.timelines:
-        events.append({"ph": "M", "name": "process_name", "pid": tl.rank,
-                       "args": {"name": f"rank {tl.rank}"}})
-        events.append({"ph": "M", "name": "process_sort_index", "pid": tl.rank,
-                       "args": {"sort_index": tl.rank}})
-        for i in range(len(tl.records)):
-            if not tl.main[i]:
-                continue
-            r = tl.records[i]
-            args = {key: int(r[key]) for key in ("peer", "tag", "root") if int(r[key]) != NONE}
-            if int(r["bytes"]) >= 0:
-                args["bytes"] = int(r["bytes"])
-            if tl.unfinished[i]:
-                args["unfinished"] = True
-            events.append({"ph": "X", "name": tl.name(i), "cat": tl.cls(i), "pid": tl.rank,
-                           "tid": int(r["thread"]), "ts": tl.start_ns[i] / 1e3,
-                           "dur": max(tl.end_ns[i] - tl.start_ns[i], 0.0) / 1e3, "args": args})
-    by_rank = {tl.rank: tl for tl in merged.timelines}
-    for k, m in enumerate(merged.messages, start=1):
-        src, dst = by_rank[m.src], by_rank[m.dst]
-        common = {"name": "message", "cat": "message", "id": k, "bp": "e"}
-        events.append({**common, "ph": "s", "pid": m.src,
-                       "tid": int(src.records["thread"][m.send_index]), "ts": m.send_ns / 1e3})
-        # the message ends at the receive's completion (the end of the
-        # call that completed it), 1 ns inside that call so that the flow
-        # binds to it ("bp": "e": the enclosing slice)
-        end = max(float(dst.start_ns[m.recv_index]), m.recv_ns - 1.0)
-        events.append({**common, "ph": "f", "pid": m.dst,
-                       "tid": int(dst.records["thread"][m.recv_index]), "ts": end / 1e3})
-    return events
+__all__ = ["call_event", "write_chrome"]
 
 
-def write_chrome(merged: Merged, out: Path) -> int:
-    doc = {"traceEvents": chrome_events(merged), "displayTimeUnit": "ns",
-           "otherData": {"producer": "mpiscope trace", "ranks": merged.trace.nprocs}}
-    out.write_text(json.dumps(doc), encoding="utf-8")
-    return len(merged.messages)
+def call_event(call: Call) -> dict[str, Any]:
+    """The "X" event of a call."""
+    args = {key: value for key, value in (("peer", call.peer), ("tag", call.tag),
+                                          ("root", call.root)) if value != NONE}
+    if call.bytes >= 0:
+        args["bytes"] = call.bytes
+    if call.unfinished:
+        args["unfinished"] = True
+    return {"ph": "X", "name": call.name, "cat": call.cls, "pid": call.rank, "tid": call.thread,
+            "ts": call.start_ns / 1e3, "dur": max(call.end_ns - call.start_ns, 0.0) / 1e3,
+            "args": args}
+
+
+def flow_events(k: int, m: Message, send: Call, recv: Call) -> list[dict[str, Any]]:
+    """The two flow events of message `k`: it ends at the receive's completion
+    (the end of the call that completed it), 1 ns inside that call so that
+    the flow binds to it ("bp": "e": the enclosing slice)."""
+    common = {"name": "message", "cat": "message", "id": k, "bp": "e"}
+    end = max(recv.start_ns, m.recv_ns - 1.0)
+    return [{**common, "ph": "s", "pid": m.src, "tid": send.thread, "ts": m.send_ns / 1e3},
+            {**common, "ph": "f", "pid": m.dst, "tid": recv.thread, "ts": end / 1e3}]
+
+
+def write_chrome(stream: Stream, out: Path) -> int:
+    """Write the trace; return the number of message arrows."""
+    with out.open("w", encoding="utf-8") as f:
+        f.write('{"displayTimeUnit": "ns", "otherData": '
+                + json.dumps({"producer": "mpiscope trace", "ranks": stream.trace.nprocs})
+                + ', "traceEvents": [\n')
+        sep = ""
+        for rank in sorted(r.rank for r in stream.trace.ranks):
+            for ev in ({"ph": "M", "name": "process_name", "pid": rank,
+                        "args": {"name": f"rank {rank}"}},
+                       {"ph": "M", "name": "process_sort_index", "pid": rank,
+                        "args": {"sort_index": rank}}):
+                f.write(sep + json.dumps(ev))
+                sep = ",\n"
+        flows: list[dict[str, Any]] = []
+
+        def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
+            flows.extend(flow_events(k, m, send, recv))
+
+        for call in stream.calls(on_message=on_message):
+            f.write(",\n" + json.dumps(call_event(call)))
+            for ev in flows:
+                f.write(",\n" + json.dumps(ev))
+            flows.clear()
+        for ev in flows:
+            f.write(",\n" + json.dumps(ev))
+        f.write("\n]}\n")
+    return stream.messages

@@ -43,7 +43,8 @@ from mpiscope.trace.reader import (
     read_trace,
 )
 
-__all__ = ["Merged", "Message", "Timeline", "clock_function", "counter_shift", "load", "merge"]
+__all__ = ["Merged", "Message", "Scanner", "Timeline", "clock_function", "counter_shift", "load",
+           "merge"]
 SHARED_COUNTERS = ("rdtsc", "cntvct_el0")
 
 P2P_CLASSES = {"send", "recv", "sendrecv", "isend", "irecv", "send_init", "recv_init", "start",
@@ -225,13 +226,21 @@ class _Request:
     persistent: bool
     post_ns: float
     index: int
+    active: bool = False  # a receive posted, not completed yet
 
 
 def _match_messages(merged: Merged) -> None:
     sends: dict[tuple[int, int, int, int], list[tuple[float, tuple]]] = defaultdict(list)
     recvs: dict[tuple[int, int, int, int], list[tuple[float, tuple]]] = defaultdict(list)
     for tl in merged.timelines:
-        _scan_rank(tl, sends, recvs)
+        scanner = Scanner(tl.rank, tl.source,
+                          lambda key, t0, s: sends[key].append((t0, s)),
+                          lambda key, post, r: recvs[key].append((post, r)))
+        rec = tl.records
+        for i in np.nonzero(scanner.interesting[rec["func"]])[0]:
+            i = int(i)
+            scanner.feed(i, rec[i].item(), float(tl.start_ns[i]), float(tl.end_ns[i]),
+                         not bool(tl.unfinished[i]))
     for key, send_list in sends.items():
         recv_list = recvs.get(key, [])
         send_list.sort(key=lambda x: x[0])
@@ -244,83 +253,127 @@ def _match_messages(merged: Merged) -> None:
     merged.messages.sort(key=lambda m: m.send_ns)
 
 
-def _scan_rank(tl: Timeline, sends: dict, recvs: dict) -> None:
-    """The sends and receives of one rank, keyed by (comm id, src, dst, tag)."""
-    rank, rec = tl.rank, tl.records
-    classes, names = tl.source.classes, tl.source.functions
-    comms = _Comms(tl.source.comms)
-    open_reqs: dict[int, deque[_Request]] = defaultdict(deque)
-    message_comm: dict[int, deque[CommDef | None]] = defaultdict(deque)
-    interesting = np.array([c in P2P_CLASSES or n == "MPI_Request_free"
-                            for c, n in zip(classes, names, strict=True)])
+Key = tuple[int, int, int, int]  # (comm id, src, dst, tag)
+# a record as a tuple (RECORD_DTYPE's fields, in order, then the thread)
+T_ENTER, COMM, REQUEST, PEER, TAG, BYTES, FUNC, FLAGS = 0, 2, 3, 6, 7, 5, 9, 10
 
-    def add_send(c: CommDef | None, peer: int, tag: int, nbytes: int, idx: int, t0: float,
-                 t1: float, blocking: bool) -> None:
+
+class Scanner:
+    """The sends and receives of one rank, fed its calls in start order
+    (``interesting`` says which function ids to feed: the others are no
+    message's). ``on_send(key, t0, (bytes, index, t0, t1, blocking))`` and
+    ``on_recv(key, post, (index, post, wait, done, blocking))`` receive them;
+    ``active`` counts the receives posted and not completed yet, by post time
+    (a stream releases a completed receive once none posted before it is open)."""
+
+    def __init__(self, rank: int, source: RankTrace, on_send: Callable[[Key, float, tuple], None],
+                 on_recv: Callable[[Key, float, tuple], None]) -> None:
+        self.rank, self.on_send, self.on_recv = rank, on_send, on_recv
+        self.classes, self.names = source.classes, source.functions
+        self.comms = _Comms(source.comms)
+        self.open_reqs: dict[int, deque[_Request]] = defaultdict(deque)
+        self.message_comm: dict[int, deque[CommDef | None]] = defaultdict(deque)
+        self.interesting = np.array([c in P2P_CLASSES or n == "MPI_Request_free"
+                                     for c, n in zip(self.classes, self.names, strict=True)])
+        self.active: dict[float, int] = defaultdict(int)
+        self.parent: tuple | None = None  # the last call fed: (index, record, start)
+
+    def _send(self, c: CommDef | None, peer: int, tag: int, nbytes: int, idx: int, t0: float,
+              t1: float, blocking: bool) -> None:
         dst = _Comms.translate(c, peer)
         if c is not None and dst is not None:
-            sends[(c.id, rank, dst, tag)].append((t0, (nbytes, idx, t0, t1, blocking)))
+            self.on_send((c.id, self.rank, dst, tag), t0, (nbytes, idx, t0, t1, blocking))
 
-    def add_recv(c: CommDef | None, peer: int, tag: int, idx: int, post: float, wait: float,
-                 done: float, blocking: bool) -> None:
+    def _recv(self, c: CommDef | None, peer: int, tag: int, idx: int, post: float, wait: float,
+              done: float, blocking: bool) -> None:
         src = _Comms.translate(c, peer)
         if c is not None and src is not None:
-            recvs[(c.id, src, rank, tag)].append((post, (idx, post, wait, done, blocking)))
+            self.on_recv((c.id, src, self.rank, tag), post, (idx, post, wait, done, blocking))
 
-    parent = -1
-    for i in np.nonzero(interesting[rec["func"]])[0]:
-        i = int(i)
-        r = rec[i]
-        flags = int(r["flags"])
-        cls, name = classes[r["func"]], names[r["func"]]
-        start, end = float(tl.start_ns[i]), float(tl.end_ns[i])
-        finished = not bool(tl.unfinished[i])
-        handle = int(r["request"])
+    def _post(self, info: _Request, at: float) -> None:
+        if info.kind == "recv" and not info.active:
+            info.active, info.post_ns = True, at
+            self.active[at] += 1
+
+    def _unpost(self, info: _Request) -> None:
+        if info.active:
+            info.active = False
+            self.active[info.post_ns] -= 1
+            if not self.active[info.post_ns]:
+                del self.active[info.post_ns]
+
+    def feed(self, i: int, r: tuple, start: float, end: float, finished: bool) -> None:
+        """One record (a tuple of RECORD_DTYPE's fields) with its global times."""
+        flags, func, handle = r[FLAGS], r[FUNC], r[REQUEST]
+        cls, name = self.classes[func], self.names[func]
         if flags & F_PART:
-            if parent < 0:
-                continue
-            if flags & F_RECV_HALF and cls == "sendrecv" and finished:
-                comm = comms.at(int(rec["comm"][parent]), int(r["t_enter"]))
-                add_recv(comm, int(r["peer"]), int(r["tag"]), parent, start, start, end, True)
-            elif flags & F_RECV_HALF and cls == "isendrecv":
-                # the receive as posted: the request's envelope (not the send's)
-                created = open_reqs.get(int(rec["request"][parent]))
-                if created and created[-1].index == parent:
-                    created[-1].peer, created[-1].tag = int(r["peer"]), int(r["tag"])
-            elif flags & F_COMPLETED and open_reqs.get(handle):
-                queue = open_reqs[handle]
-                info = queue[0] if queue[0].persistent else queue.popleft()
-                if info.kind == "recv" and not flags & F_CANCELLED:
-                    blocking = names[rec["func"][parent]] in BLOCKING_COMPLETIONS
-                    peer, tag = _envelope(info, int(r["peer"]), int(r["tag"]))
-                    add_recv(info.comm, peer, tag, parent, info.post_ns, start, end, blocking)
-            elif flags & F_STARTED:
-                _start(open_reqs, handle, start, add_send)
-            elif flags & F_MESSAGE and message_comm.get(handle):
-                created = open_reqs.get(int(rec["request"][parent]))
-                comm = message_comm[handle].popleft()
-                if created:
-                    created[-1].comm = comm
-            continue
-        parent = i
-        comm = comms.at(int(r["comm"]), int(r["t_enter"])) if r["comm"] else None
-        peer, tag, nbytes = int(r["peer"]), int(r["tag"]), int(r["bytes"])
+            if self.parent is not None:
+                self._part(r, flags, cls, handle, start, end, finished)
+            return
+        self.parent = (i, r, start)
+        comm = self.comms.at(r[COMM], r[T_ENTER]) if r[COMM] else None
+        peer, tag, nbytes = r[PEER], r[TAG], r[BYTES]
         if cls in ("send", "sendrecv", "isend", "isendrecv"):
-            add_send(comm, peer, tag, nbytes, i, start, end, cls in ("send", "sendrecv"))
+            self._send(comm, peer, tag, nbytes, i, start, end, cls in ("send", "sendrecv"))
         elif cls == "recv" and finished and not flags & F_CANCELLED:
-            add_recv(comm, peer, tag, i, start, start, end, True)
-        elif cls == "mrecv" and finished and flags & F_MESSAGE and message_comm.get(handle):
-            add_recv(message_comm[handle].popleft(), peer, tag, i, start, start, end, True)
+            self._recv(comm, peer, tag, i, start, start, end, True)
+        elif cls == "mrecv" and finished and flags & F_MESSAGE and self.message_comm.get(handle):
+            self._recv(self.message_comm[handle].popleft(), peer, tag, i, start, start, end, True)
         elif cls == "probe" and flags & F_MESSAGE:
-            message_comm[handle].append(comm)
+            self.message_comm[handle].append(comm)
         elif cls == "start" and handle:
-            _start(open_reqs, handle, start, add_send)
-        elif name == "MPI_Request_free" and open_reqs.get(handle):
-            open_reqs[handle].pop()
+            self._start(handle, i, start)
+        elif name == "MPI_Request_free" and self.open_reqs.get(handle):
+            self._unpost(self.open_reqs[handle].pop())
         if flags & F_REQUEST_NEW:
             kind = "recv" if cls in ("irecv", "recv_init", "isendrecv", "imrecv") else (
                 "send" if cls in ("isend", "send_init") else "other")
-            open_reqs[handle].append(_Request(kind, comm, peer, tag, nbytes,
-                                              cls in ("send_init", "recv_init"), start, i))
+            info = _Request(kind, comm, peer, tag, nbytes, cls in ("send_init", "recv_init"),
+                            start, i)
+            self.open_reqs[handle].append(info)
+            if not info.persistent:
+                self._post(info, start)
+
+    def _part(self, r: tuple, flags: int, cls: str, handle: int, start: float, end: float,
+              finished: bool) -> None:
+        parent, prec, pstart = self.parent  # type: ignore[misc]
+        if flags & F_RECV_HALF and cls == "sendrecv" and finished:
+            comm = self.comms.at(prec[COMM], r[T_ENTER])
+            self._recv(comm, r[PEER], r[TAG], parent, start, start, end, True)
+        elif flags & F_RECV_HALF and cls == "isendrecv":
+            # the receive as posted: the request's envelope (not the send's)
+            created = self.open_reqs.get(prec[REQUEST])
+            if created and created[-1].index == parent:
+                created[-1].peer, created[-1].tag = r[PEER], r[TAG]
+        elif flags & F_COMPLETED and self.open_reqs.get(handle):
+            queue = self.open_reqs[handle]
+            info = queue[0] if queue[0].persistent else queue.popleft()
+            post = info.post_ns
+            self._unpost(info)
+            if info.kind == "recv" and not flags & F_CANCELLED:
+                blocking = self.names[prec[FUNC]] in BLOCKING_COMPLETIONS
+                peer, tag = _envelope(info, r[PEER], r[TAG])
+                self._recv(info.comm, peer, tag, parent, post, start, end, blocking)
+        elif flags & F_STARTED:
+            self._start(handle, parent, start)
+        elif flags & F_MESSAGE and self.message_comm.get(handle):
+            created = self.open_reqs.get(prec[REQUEST])
+            comm = self.message_comm[handle].popleft()
+            if created:
+                created[-1].comm = comm
+
+    def _start(self, handle: int, index: int, start: float) -> None:
+        """MPI_Start of a persistent request: a send leaves now (from the
+        MPI_Start call); a receive is posted."""
+        queue = self.open_reqs.get(handle)
+        if not queue:
+            return
+        info = queue[-1]
+        if info.kind == "send":
+            self._send(info.comm, info.peer, info.tag, info.nbytes, index, start, start, False)
+        self._unpost(info)
+        self._post(info, start)
+        info.post_ns = start
 
 
 def _envelope(info: _Request, status_peer: int, status_tag: int) -> tuple[int, int]:
@@ -330,15 +383,3 @@ def _envelope(info: _Request, status_peer: int, status_tag: int) -> tuple[int, i
     peer = status_peer if info.peer in (PEER_ANY_SOURCE, NONE) else info.peer
     tag = status_tag if info.tag in (TAG_ANY, NONE) else info.tag
     return peer, tag
-
-
-def _start(open_reqs: dict, handle: int, start: float,
-           add_send: Callable[..., None]) -> None:
-    """MPI_Start of a persistent request: a send leaves now; a receive is posted."""
-    queue = open_reqs.get(handle)
-    if not queue:
-        return
-    info = queue[-1]
-    if info.kind == "send":
-        add_send(info.comm, info.peer, info.tag, info.nbytes, info.index, start, start, False)
-    info.post_ns = start

@@ -1,78 +1,97 @@
 """Perfetto protobuf (open at https://ui.perfetto.dev, nothing to install).
 
-Built with the ``perfetto`` package's trace builder: one process track per
-rank, one thread track per thread of the rank, a slice per MPI call (with
-its peer, tag, bytes as arguments) and a flow, drawn as an arrow, from each
-send call to the call that completed the matching receive.
+One process track per rank, one thread track per thread of the rank, a
+slice per MPI call (with its peer, tag, root, bytes as arguments) and a
+flow, drawn as an arrow, from each send call to the call that completed the
+matching receive. Written as the trace streams (:mod:`mpiscope.trace.stream`):
+each packet is encoded here (the few fields of perfetto's trace.proto we
+use, wire format by hand) and written at once, so memory does not grow with
+the trace. The trace processor sorts packets by time itself.
 """
 
 from __future__ import annotations
 
+import struct
 from pathlib import Path
-from typing import Any
+from typing import BinaryIO
 
-from mpiscope.errors import MpiscopeError
-from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import NONE
+from mpiscope.trace.stream import Call, Stream
 
 __all__ = ["write_perfetto"]
 
-
-def _builder() -> tuple[Any, Any]:
-    try:
-        from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import TrackEvent
-        from perfetto.trace_builder.proto_builder import TraceProtoBuilder
-    except ImportError:
-        raise MpiscopeError("the perfetto package is needed for --format perfetto "
-                            "(pip install perfetto), or use --format chrome") from None
-    return TraceProtoBuilder(), TrackEvent
+# field numbers of protos/perfetto/trace/ (trace_packet.proto, track_event.proto, ...)
+SLICE_BEGIN, SLICE_END = 1, 2
 
 
-def write_perfetto(merged: Merged, out: Path) -> int:
+def _varint(value: int) -> bytes:
+    value &= (1 << 64) - 1  # negative int32/int64: ten bytes, as protobuf does
+    out = bytearray()
+    while value > 0x7F:
+        out.append((value & 0x7F) | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _int(field: int, value: int) -> bytes:
+    return _varint(field << 3) + _varint(value)
+
+
+def _bytes(field: int, payload: bytes) -> bytes:
+    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _fixed64(field: int, values: list[int]) -> bytes:
+    tag = _varint(field << 3 | 1)
+    return b"".join(tag + struct.pack("<Q", v) for v in values)
+
+
+class _Writer:
+    def __init__(self, f: BinaryIO) -> None:
+        self.f = f
+        self.names: dict[str, bytes] = {}
+        self.args = {key: _bytes(10, key.encode()) for key in ("peer", "tag", "root", "bytes")}
+
+    def packet(self, body: bytes) -> None:
+        self.f.write(_bytes(1, body))  # Trace.packet
+
+    def track(self, uuid: int, parent: int, process: bytes, thread: bytes) -> None:
+        desc = _int(1, uuid) + (_int(5, parent) if parent else b"")
+        desc += _bytes(3, process) if process else _bytes(4, thread)
+        self.packet(_bytes(60, desc))
+
+    def call(self, call: Call, seq: bytes) -> None:
+        track = _int(11, ((call.rank + 1) << 20) + call.thread + 1)
+        name = self.names.get(call.name)
+        if name is None:
+            name = self.names[call.name] = _bytes(23, call.name.encode())
+        event = _int(9, SLICE_BEGIN) + track + name
+        for key, value in (("peer", call.peer), ("tag", call.tag), ("root", call.root),
+                           ("bytes", call.bytes)):
+            if value not in (NONE, -1) or (key == "bytes" and value >= 0):
+                event += _bytes(4, self.args[key] + _int(4, value))
+        if call.flows_out:
+            event += _fixed64(47, call.flows_out)
+        if call.flows_in:
+            event += _fixed64(48, call.flows_in)
+        self.packet(_int(8, int(call.start_ns)) + seq + _bytes(11, event))
+        self.packet(_int(8, int(call.end_ns)) + seq + _bytes(11, _int(9, SLICE_END) + track))
+
+
+def write_perfetto(stream: Stream, out: Path) -> int:
     """Write the trace; return the number of flows (message arrows)."""
-    builder, track_event = _builder()
-    flows_out: dict[tuple[int, int], list[int]] = {}
-    flows_in: dict[tuple[int, int], list[int]] = {}
-    for k, m in enumerate(merged.messages, start=1):
-        flows_out.setdefault((m.src, m.send_index), []).append(k)
-        flows_in.setdefault((m.dst, m.recv_index), []).append(k)
-    for tl in merged.timelines:
-        pid = tl.rank + 1
-        proc_uuid = pid << 20
-        packet = builder.add_packet()
-        packet.track_descriptor.uuid = proc_uuid
-        packet.track_descriptor.process.pid = pid
-        packet.track_descriptor.process.process_name = f"rank {tl.rank}"
-        for thread in sorted({int(t) for t in tl.records["thread"]}):
-            packet = builder.add_packet()
-            packet.track_descriptor.uuid = proc_uuid + thread + 1
-            packet.track_descriptor.parent_uuid = proc_uuid
-            packet.track_descriptor.thread.pid = pid
-            packet.track_descriptor.thread.tid = pid * 1000 + thread
-            packet.track_descriptor.thread.thread_name = f"rank {tl.rank} thread {thread}"
-        for i in range(len(tl.records)):
-            if not tl.main[i]:
-                continue
-            r = tl.records[i]
-            track = proc_uuid + int(r["thread"]) + 1
-            begin = builder.add_packet()
-            begin.timestamp = int(tl.start_ns[i])
-            begin.trusted_packet_sequence_id = pid
-            ev = begin.track_event
-            ev.type = track_event.TYPE_SLICE_BEGIN
-            ev.track_uuid = track
-            ev.name = tl.name(i)
-            for key in ("peer", "tag", "root", "bytes"):
-                if int(r[key]) not in (NONE, -1) or (key == "bytes" and int(r[key]) >= 0):
-                    ann = ev.debug_annotations.add()
-                    ann.name = key
-                    ann.int_value = int(r[key])
-            ev.flow_ids.extend(flows_out.get((tl.rank, i), []))
-            ev.terminating_flow_ids.extend(flows_in.get((tl.rank, i), []))
-            end = builder.add_packet()
-            end.timestamp = int(tl.end_ns[i])
-            end.trusted_packet_sequence_id = pid
-            end.track_event.type = track_event.TYPE_SLICE_END
-            end.track_event.track_uuid = track
-    out.write_bytes(builder.serialize())
-    return len(merged.messages)
+    with out.open("wb") as f:
+        w = _Writer(f)
+        for rank in sorted(r.rank for r in stream.trace.ranks):
+            pid = rank + 1
+            proc = pid << 20
+            w.track(proc, 0, _int(1, pid) + _bytes(6, f"rank {rank}".encode()), b"")
+            for thread in stream.threads(rank):
+                w.track(proc + thread + 1, proc, b"",
+                        _int(1, pid) + _int(2, pid * 1000 + thread)
+                        + _bytes(5, f"rank {rank} thread {thread}".encode()))
+        seqs = {r.rank: _int(10, r.rank + 1) for r in stream.trace.ranks}
+        for call in stream.calls():
+            w.call(call, seqs[call.rank])
+    return stream.messages

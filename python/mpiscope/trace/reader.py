@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import math
+import mmap
 import struct
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,9 @@ class RankTrace:
     cut: str = ""  # where and how the file is cut short, "" when it is not
     write_failures: int = 0  # writes the tracer could not make (END chunk)
     lost_records: int = 0  # records of blocks missing from the file (a gap, a hole)
+    # read with records=False: per thread, the runs of records to read, in
+    # sequence order (sequence number, count, file offset of the first record)
+    segments: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
 
     def short_reason(self) -> str:
         """Why this file lacks data the tracer meant to write ("" when it does not)."""
@@ -157,8 +161,8 @@ class Trace:
         return int(self.ranks[0].meta["nprocs"]) if self.ranks else 0
 
 
-def read_trace(path: str | Path) -> Trace:
-    """Every rank file of a trace directory."""
+def read_trace(path: str | Path, records: bool = True) -> Trace:
+    """Every rank file of a trace directory (``records``: see read_rank_file)."""
     directory = Path(path)
     if not directory.is_dir():
         raise MpiscopeError(f"{directory} is not a trace directory (mpiscope trace -o DIR ...)")
@@ -166,7 +170,7 @@ def read_trace(path: str | Path) -> Trace:
     if not files:
         raise MpiscopeError(f"{directory} holds no rank-*.mst file: not a trace, or the "
                             "program never initialised MPI under the tracer")
-    trace = Trace(directory, [read_rank_file(f) for f in files])
+    trace = Trace(directory, [read_rank_file(f, records) for f in files])
     trace.ranks.sort(key=lambda r: r.rank)
     have = [r.rank for r in trace.ranks]
     if len(set(have)) != len(have) or any(r.meta["nprocs"] != trace.nprocs for r in trace.ranks):
@@ -182,9 +186,10 @@ class _Chunk:
     payload: bytes  # shorter than size for a chunk cut by the end of the file
     size: int  # declared payload size
     at: int  # file offset of the header
+    available: int = -1  # lazy THRD: payload bytes in the file (payload holds its head)
 
 
-def _chunks(data: bytes, path: Path) -> tuple[list[_Chunk], str, int]:
+def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], str, int]:
     """The chunks, how the file is cut ("" when it is not) and bytes of holes skipped.
 
     A hole (zero bytes where a chunk should start) is a range the tracer
@@ -210,11 +215,21 @@ def _chunks(data: bytes, path: Path) -> tuple[list[_Chunk], str, int]:
             break
         tag = data[at:at + 4].decode("ascii", "replace")
         (size,) = struct.unpack_from("<Q", data, at + 8)
+        if lazy and tag == "THRD":  # its 24-byte head only: records are read later
+            head = data[at + 16:at + 16 + min(size, 24)]
+            chunks.append(_Chunk(tag, bytes(head), size, at))
+            if at + 16 + size > len(data):
+                cut = f"cut at byte {len(data)} inside its THRD chunk"
+                chunks[-1].available = len(data) - at - 16
+                break
+            chunks[-1].available = size
+            at += 16 + (size + 7) // 8 * 8
+            continue
         if at + 16 + size > len(data):
-            chunks.append(_Chunk(tag, data[at + 16:], size, at))
+            chunks.append(_Chunk(tag, bytes(data[at + 16:]), size, at))
             cut = f"cut at byte {len(data)} inside its {tag.strip()} chunk"
             break
-        chunks.append(_Chunk(tag, data[at + 16:at + 16 + size], size, at))
+        chunks.append(_Chunk(tag, bytes(data[at + 16:at + 16 + size]), size, at))
         at += 16 + (size + 7) // 8 * 8
     return chunks, cut, holes
 
@@ -333,23 +348,52 @@ class _Threads:
     synchronisation, a block cut by a signal) is taken from its last copy."""
 
     def __init__(self) -> None:
-        self.blocks: dict[int, list[tuple[int, np.ndarray]]] = {}
+        self.blocks: dict[int, list[tuple[int, Any]]] = {}  # records, or (offset, count)
         self.next_first: dict[int, int] = {}  # format 1: blocks follow each other
         self.missing = 0  # records a cut block announced but the file lacks
 
     def add(self, chunk: _Chunk, version: int) -> int:
         """Add a THRD chunk; returns records the writer counted as dropped (format 1)."""
         index, _, count, fourth = struct.unpack_from("<IIQQ", chunk.payload, 0)
-        available = max(0, len(chunk.payload) - 24) // RECORD_DTYPE.itemsize
-        n = min(count, available)
+        length = chunk.available if chunk.available >= 0 else len(chunk.payload)
+        n = min(count, max(0, length - 24) // RECORD_DTYPE.itemsize)
         self.missing += count - n
-        records = np.frombuffer(chunk.payload, RECORD_DTYPE, count=n, offset=24)
+        records: np.ndarray | int = (chunk.at + 16 + 24 if chunk.available >= 0 else
+                                     np.frombuffer(chunk.payload, RECORD_DTYPE, count=n,
+                                                   offset=24))
         first = fourth if version >= 2 else self.next_first.get(index, 0)
         if first > 1 << 62:
             raise ValueError(f"a THRD block starts at record {first}")
         self.next_first[index] = first + n
-        self.blocks.setdefault(index, []).append((first, records))
+        self.blocks.setdefault(index, []).append(
+            (first, records if isinstance(records, np.ndarray) else (records, n)))
         return 0 if version >= 2 else fourth
+
+    def segments(self) -> tuple[dict[int, list[tuple[int, int, int]]], int]:
+        """Lazy blocks: per thread, (first sequence number, count, file offset) runs
+        covering each record once (from its last copy), in sequence order; and
+        how many sequence numbers no block holds."""
+        out: dict[int, list[tuple[int, int, int]]] = {}
+        gaps = 0
+        size = RECORD_DTYPE.itemsize
+        for index, blocks in sorted(self.blocks.items()):
+            runs: list[tuple[int, int, int]] = []  # disjoint, painted in file order
+            for first, (offset, n) in blocks:
+                if not n:
+                    continue
+                end, kept = first + n, []
+                for s, c, o in runs:
+                    if s < first:
+                        kept.append((s, min(c, first - s), o))
+                    if s + c > end:
+                        cut = max(end - s, 0)
+                        kept.append((s + cut, c - cut, o + cut * size))
+                runs = kept + [(first, n, offset)]
+            runs.sort()
+            if runs:
+                gaps += runs[-1][0] + runs[-1][1] - sum(c for _, c, _ in runs)
+                out[index] = runs
+        return out, gaps
 
     def records(self) -> tuple[np.ndarray, int]:
         """All records (with a "thread" field) and how many are missing between blocks."""
@@ -371,23 +415,34 @@ class _Threads:
         return (np.concatenate(parts) if parts else np.empty(0, THREAD_RECORD_DTYPE)), gaps
 
 
-def read_rank_file(path: str | Path) -> RankTrace:
-    """One rank's file."""
+def read_rank_file(path: str | Path, records: bool = True) -> RankTrace:
+    """One rank's file; without ``records`` its records are not read, only where
+    they are (``RankTrace.segments``, for :mod:`mpiscope.trace.stream`)."""
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
-    chunks, cut, holes = _chunks(data, path)
-    version = struct.unpack_from("<I", data, 8)[0]
+        if records:
+            data: bytes | mmap.mmap = path.read_bytes()
+        else:
+            with path.open("rb") as f:
+                data = (mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+                        if path.stat().st_size else b"")
+    except (OSError, ValueError) as exc:
+        raise MpiscopeError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}"
+                            ) from None
     try:
-        return _rank_trace(path, version, chunks, cut, holes)
+        chunks, cut, holes = _chunks(data, path, lazy=not records)
+        version = struct.unpack_from("<I", data, 8)[0]
+    finally:
+        if isinstance(data, mmap.mmap):
+            data.close()
+    try:
+        return _rank_trace(path, version, chunks, cut, holes, records)
     except CORRUPT as exc:
         raise MpiscopeError(f"{path}: corrupt trace file ({type(exc).__name__}: {exc})") from None
 
 
 def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
-                holes: int) -> RankTrace:
+                holes: int, with_records: bool = True) -> RankTrace:
     meta: dict[str, Any] | None = None
     functions: list[str] = []
     classes: list[str] = []
@@ -423,7 +478,12 @@ def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
     if any(m < 0 or m >= nprocs for c in comms for m in c.members):
         raise MpiscopeError(f"{path}: corrupt trace file (a communicator names a rank beyond "
                             f"its {nprocs})")
-    records, gaps = threads.records()
+    segments: dict[int, list[tuple[int, int, int]]] = {}
+    if with_records:
+        records, gaps = threads.records()
+    else:
+        segments, gaps = threads.segments()
+        records = np.empty(0, THREAD_RECORD_DTYPE)
     if len(records) and int(records["func"].max()) >= len(functions):
         raise MpiscopeError(f"{path}: corrupt trace file (a record names function "
                             f"{int(records['func'].max())} of a table of {len(functions)})")
@@ -439,4 +499,5 @@ def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
     lost = gaps + (holes // RECORD_DTYPE.itemsize)
     return RankTrace(path, meta, functions, classes, clocks, comms, records[order], dropped, maps,
                      status, code, stamp, not cut and not holes and end is not None, cut=cut,
-                     write_failures=failures + (1 if holes else 0), lost_records=lost)
+                     write_failures=failures + (1 if holes else 0), lost_records=lost,
+                     segments=segments)
