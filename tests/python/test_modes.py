@@ -1,0 +1,120 @@
+"""The mode detector (mpiscope.result.modes) on synthetic samples and launches,
+and how the reports show modes. No timing: every input is made up."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+import pytest
+
+from mpiscope.measure.launches import LaunchOutcome, launch_summary, merge_documents
+from mpiscope.reports.report import render_report
+from mpiscope.result import Result, validate_result
+from mpiscope.result.estimate import estimate, group_points, summary_index
+from mpiscope.result.modes import MODES_MIN_RATIO, find_modes, format_modes, launch_modes
+from mpiscope.result.units import format_ns
+
+
+def normal(mean: float, sd: float, n: int, seed: int) -> list[float]:
+    return list(np.random.default_rng(seed).normal(mean, sd, n))
+
+
+def test_one_mode_is_not_flagged() -> None:
+    assert find_modes(normal(1000, 30, 200, 1)) == []
+    # skewed but one state: a lognormal, and a floor with an exponential tail
+    rng = np.random.default_rng(2)
+    assert find_modes(list(np.exp(rng.normal(7, 0.3, 300)))) == []
+    assert find_modes(list(200 + rng.exponential(50, 300))) == []
+
+
+def test_two_separated_modes_are_flagged_with_both_values() -> None:
+    values = normal(130e3, 3e3, 60, 3) + normal(500e3, 10e3, 40, 4)
+    modes = find_modes(values)
+    assert [m.count for m in modes] == [60, 40]
+    assert modes[0].value_ns == pytest.approx(130e3, rel=0.02)
+    assert modes[1].value_ns == pytest.approx(500e3, rel=0.02)
+    assert set(modes[0].members) == set(range(60))  # indices into the values given
+    assert format_modes(modes, "samples", format_ns).startswith("MODES 130 us (60 samples) / ")
+
+
+def test_close_or_small_modes_are_not_flagged() -> None:
+    # two tight clusters 3% apart: separated, but within the run's precision
+    assert find_modes(normal(1000, 5, 50, 5) + normal(1030, 5, 50, 6)) == []
+    assert MODES_MIN_RATIO == pytest.approx(1.05 / 0.95)
+    # two wide clusters whose mixture has one peak (D < 2)
+    assert find_modes(normal(1000, 150, 100, 7) + normal(1200, 150, 100, 8)) == []
+    # a second cluster of 5% of the samples is a tail, not a state
+    assert find_modes(normal(1000, 20, 190, 9) + normal(5000, 50, 10, 10)) == []
+    assert find_modes([1000.0] * 4) == []
+
+
+def test_launch_modes_follow_the_disagreement_rule() -> None:
+    medians = [130.0, 500.0, 131.0, 502.0, 129.0]
+    groups = [[0, 2, 4], [1, 3]]
+    assert launch_modes(medians, groups, ["spread"]) == []
+    modes = launch_modes(medians, groups, ["spread", "modes"])
+    assert [(m.value_ns, m.count, m.members) for m in modes] == [
+        (130.0, 3, (0, 2, 4)), (501.0, 2, (1, 3))]  # fmt: skip
+
+
+def _launch(doc: dict[str, Any], median: float) -> dict[str, Any]:
+    """``doc`` with one bcast point measured at ``median`` (IQR +-1%)."""
+    out = copy.deepcopy(doc)
+    point = next(p for p in out["points"] if p["op"] == "bcast")
+    point.update(median_ns=median, mean_ns=median, q25_ns=0.99 * median, q75_ns=1.01 * median,
+                 ci_low_ns=0.995 * median, ci_high_ns=1.005 * median)  # fmt: skip
+    out["points"] = [point]
+    return out
+
+
+def test_launches_in_two_states_are_reported_as_modes(sample_doc: dict[str, Any]) -> None:
+    medians = [130e3] * 6 + [500e3] * 4
+    outcomes = [
+        LaunchOutcome("bench", "2026-11-24T03:00:00Z", "2026-11-24T03:00:01Z",
+                      _launch(sample_doc, m), None, i + 1)  # fmt: skip
+        for i, m in enumerate(medians)
+    ]
+    merged = merge_documents(outcomes)
+    assert merged is not None
+    merged.update(launch_summary(merged, seed=3))
+    validate_result(merged)
+    row = merged["launch_summary"][0]
+    assert [(m["count"], round(m["value_ns"] / 1e3)) for m in row["modes"]] == [(6, 130), (4, 500)]
+    result = Result(merged)
+    key, summary = next(iter(summary_index(result).items()))
+    est = estimate(group_points(result)[key], summary)
+    assert est.flagged and len(est.modes) == 2
+    text = render_report(result)
+    assert "modes; MODES 130 us (6 launches) / 500 us (4)" in text
+    assert "MODES: the machine was in different states between launches" in text
+    # each launch's median, in launch order
+    line = next(line for line in text.splitlines() if "130 us 130 us" in line)
+    assert line.split()[-14:] == ["130", "us"] * 6 + ["500", "us"] * 4
+
+
+def test_one_state_has_no_modes(sample_doc: dict[str, Any]) -> None:
+    outcomes = [
+        LaunchOutcome("bench", "t0", "t1", _launch(sample_doc, 130e3 * (1 + 0.002 * i)), None, i)
+        for i in range(1, 7)
+    ]
+    merged = merge_documents(outcomes)
+    assert merged is not None
+    merged.update(launch_summary(merged, seed=3))
+    assert "modes" not in merged["launch_summary"][0]
+    assert "MODES" not in render_report(Result(merged))
+
+
+def test_raw_samples_in_two_modes_flag_the_point(sample_doc: dict[str, Any]) -> None:
+    doc = copy.deepcopy(sample_doc)
+    point = doc["points"][0]
+    times = normal(130e3, 2e3, 30, 11) + normal(500e3, 5e3, 20, 12) + [9e9]
+    point["raw"] = {"time_ns": times, "valid": [True] * 50 + [False]}  # the invalid one is ignored
+    text = render_report(Result(doc))
+    row = next(line for line in text.splitlines() if "MODES" in line)
+    assert "MODES 130 us (30 samples) / 502 us (20)" in row
+    assert estimate([Result(doc).points[0]]).flagged
+    merged = merge_documents([LaunchOutcome("bench", "t0", "t1", doc, None, 1)])
+    assert merged is not None
+    assert [m["count"] for m in merged["points"][0]["modes"]] == [30, 20]
