@@ -4,8 +4,13 @@
  * One aligned region per run, grown when a point needs more and reused by
  * later points. It is filled when allocated, so page faults never land in
  * a timed launch. Cold mode cuts the region into slots visited in a
- * shuffled order: no launch finds its data in cache, and the hardware
- * prefetcher cannot guess the next slot. */
+ * shuffled order, so the hardware prefetcher cannot guess the next slot.
+ * Where the CPU can flush a line (x86-64 clflush, aarch64 dc civac) there
+ * are only as many slots as one stage has launches, and every rank flushes
+ * them before the stage starts: a launch pays for the lines it uses, not
+ * for a region twice the LLC rebuilt per point (issue 16: 141-148 ms a
+ * point for 16 launches). Elsewhere (or under SMPI, which simulates no
+ * cache) the region itself is larger than the LLC, as before. */
 #include "opctx.h"
 #include "mpiscope/error.h"
 
@@ -14,11 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <emmintrin.h>
+#define POOL_CAN_FLUSH 1
+#elif defined(__aarch64__)
+#define POOL_CAN_FLUSH 1
+#else
+#define POOL_CAN_FLUSH 0
+#endif
 
 enum {
     POOL_DEFAULT_ALIGNMENT = 64, /* one cache line */
     POOL_MIN_COLD_SLOTS = 2,
-    POOL_MAX_COLD_SLOTS = 4096
+    POOL_MAX_COLD_SLOTS = 4096,
+    POOL_FLUSH_STRIDE = 64 /* the smallest line of the CPUs above: never skips one */
 };
 #define POOL_DEFAULT_LIMIT_BYTES ((size_t)256 << 20)
 /* 0xA5 bytes read as float or double are normal numbers: reductions over
@@ -31,6 +45,8 @@ struct mpiscope__buffer_pool {
     size_t alignment_bytes;
     size_t limit_bytes;
     size_t llc_bytes;
+    int flush;                /* cold slots are flushed per stage, not made larger than the LLC */
+    size_t stage_launches;    /* flush mode: slots per point (the largest stage) */
     unsigned char *region;
     size_t capacity_bytes;
     /* Layout for the current point; slots == 0 when none was asked for. */
@@ -67,7 +83,10 @@ int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_
     pool->llc_bytes = 0;
 #else
     pool->llc_bytes = mpiscope__llc_bytes();
+    /* MPISCOPE_COLD_REGION=1: the region mode, to compare both (bench/sweep_wall.py) */
+    pool->flush = POOL_CAN_FLUSH && !(getenv("MPISCOPE_COLD_REGION") && getenv("MPISCOPE_COLD_REGION")[0] == '1');
 #endif
+    pool->stage_launches = POOL_MIN_COLD_SLOTS;
     pool->rng = POOL_SHUFFLE_SEED;
     *out = pool;
     return 0;
@@ -85,6 +104,7 @@ void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__b
 {
     *info = (mpiscope__buffer_pool_info_t){
         .cold = pool->cold,
+        .flush = pool->cold && pool->flush && pool->slots > 1,
         .alignment_bytes = pool->alignment_bytes,
         .limit_bytes = pool->limit_bytes,
         .llc_bytes = pool->llc_bytes,
@@ -99,11 +119,20 @@ static size_t saturating_double(size_t n)
     return n > SIZE_MAX / 2 ? SIZE_MAX : 2 * n;
 }
 
-/* min(limit, max(2 * LLC, 2 * slot)) worth of slots, within [2, 4096]. */
+/* Flush mode: one slot per launch of a stage. Else min(limit, max(2 * LLC,
+ * 2 * slot)) worth of slots. Within [2, 4096] either way. */
 static size_t cold_slot_count(const mpiscope__buffer_pool_t *pool, size_t slot_bytes)
 {
     size_t target = saturating_double(pool->llc_bytes);
     size_t slots;
+
+    if (pool->flush) {
+        slots = pool->stage_launches;
+        if (slots > pool->limit_bytes / slot_bytes)
+            slots = pool->limit_bytes / slot_bytes;
+        return slots < POOL_MIN_COLD_SLOTS ? POOL_MIN_COLD_SLOTS
+               : slots > POOL_MAX_COLD_SLOTS ? POOL_MAX_COLD_SLOTS : slots;
+    }
 
     if (target < saturating_double(slot_bytes))
         target = saturating_double(slot_bytes);
@@ -295,4 +324,50 @@ size_t mpiscope__llc_bytes(void)
 void mpiscope__buffer_pool_set_cold(mpiscope__buffer_pool_t *pool, int cold)
 {
     pool->cold = cold != 0; /* takes effect at the next point's buffer request */
+}
+
+void mpiscope__buffer_pool_set_stage_launches(mpiscope__buffer_pool_t *pool, size_t launches)
+{
+    pool->stage_launches = launches; /* takes effect at the next point's buffer request */
+}
+
+void mpiscope__buffer_pool_set_flush(mpiscope__buffer_pool_t *pool, int flush)
+{
+    pool->flush = flush && POOL_CAN_FLUSH;
+}
+
+static void flush_line(const unsigned char *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_clflush(p);
+#elif defined(__aarch64__)
+    __asm__ volatile("dc civac, %0" : : "r"(p) : "memory");
+#else
+    (void)p;
+#endif
+}
+
+static void flush_fence(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_mfence();
+#elif defined(__aarch64__)
+    __asm__ volatile("dsb ish" : : : "memory");
+#endif
+}
+
+int mpiscope__buffer_pool_flush(mpiscope__buffer_pool_t *pool)
+{
+    if (!pool || !pool->cold || !pool->flush || pool->slots < 2)
+        return 0;
+    const unsigned char *end = pool->region + pool->slots * pool->slot_bytes;
+    for (const unsigned char *p = pool->region; p < end; p += POOL_FLUSH_STRIDE)
+        flush_line(p);
+    flush_fence(); /* every line is out before the caller's next clock read */
+    return 1;
+}
+
+size_t mpiscope__buffer_pool_slot_of(const mpiscope__buffer_pool_t *pool, size_t launch)
+{
+    return pool->slots ? pool->order[launch % pool->slots] : 0;
 }

@@ -69,6 +69,11 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     double t_begin = mpiscope__now_ns();
     while (!err) {
         mpiscope__stage_msg_t m = {0};
+        /* cold: the stage's buffers leave every cache before rank 0 reads the
+         * clock for the stage's start; the barrier keeps a slower flush from
+         * making the first launch late */
+        if (mpiscope__buffer_pool_flush(ctx->pool))
+            MPI_Barrier(env->comm);
         if (rank == 0) {
             method->plan(st, &m);
             m.tau_ns = mpiscope__global_now(env) + ctx->params.t_bcast_ns;
@@ -146,6 +151,16 @@ static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *metho
     return err;
 }
 
+/* The largest stage a point may run: a slot for each of its launches
+ * (bcast-supinski's cycles cover the n - 1 leaves). */
+static size_t stage_launches(const mpiscope_params_t *p, int n)
+{
+    size_t most = p->k > p->k_init ? p->k : p->k_init;
+    if ((size_t)(n - 1) > most)
+        most = (size_t)(n - 1);
+    return most < MPISCOPE__STAGE_KMAX ? most : MPISCOPE__STAGE_KMAX;
+}
+
 /* Combinations that cannot be measured, found before anything runs. */
 static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op,
                       const mpiscope_point_spec_t *spec, int n)
@@ -181,6 +196,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
 
     double t_begin = mpiscope__now_ns();
     mpiscope__buffer_pool_set_cold(ctx->pool, spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold);
+    mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(&ctx->params, n));
     mpiscope__op_engine_t engine;
     mpiscope_op_ctx_t op_ctx;
     mpiscope__method_state_t st = {0};

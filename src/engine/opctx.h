@@ -20,9 +20,27 @@ void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool);
 /* Switch between cold and warm for the points that follow. */
 void mpiscope__buffer_pool_set_cold(mpiscope__buffer_pool_t *pool, int cold);
 
+/* Flush mode (the default where the CPU can flush lines: x86-64, aarch64;
+ * never under SMPI): a cold point gets max(2, launches) slots, launches
+ * being its largest stage, and mpiscope__buffer_pool_flush() evicts them
+ * before each stage. Without it, cold slots span twice the LLC (at most
+ * the limit). set_flush(0) forces the region mode (for comparing both). */
+void mpiscope__buffer_pool_set_stage_launches(mpiscope__buffer_pool_t *pool, size_t launches);
+void mpiscope__buffer_pool_set_flush(mpiscope__buffer_pool_t *pool, int flush);
+
+/* Evict every line of the current point's slots from every cache level
+ * (cold flush mode only; call outside the timed region, on every rank).
+ * Returns 1 if it flushed, 0 if there was nothing to do (warm, region
+ * mode, one slot). */
+int mpiscope__buffer_pool_flush(mpiscope__buffer_pool_t *pool);
+
+/* The slot launch number `launch` uses (for tests: the reuse order). */
+size_t mpiscope__buffer_pool_slot_of(const mpiscope__buffer_pool_t *pool, size_t launch);
+
 /* What the pool did for the current point (for the result document). */
 typedef struct mpiscope__buffer_pool_info {
     int cold;
+    int flush;              /* cold slots flushed before each stage (not a region > LLC) */
     size_t alignment_bytes;
     size_t limit_bytes;
     size_t llc_bytes;       /* last-level cache size found on this machine (0 if unknown) */
