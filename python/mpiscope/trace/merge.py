@@ -290,6 +290,14 @@ class Scanner:
         if c is not None and src is not None:
             self.on_recv((c.id, src, self.rank, tag), post, (idx, post, wait, done, blocking))
 
+    def _message(self, handle: int) -> CommDef | None:
+        """The communicator of a probed message, taken by its receive."""
+        queue = self.message_comm[handle]
+        comm = queue.popleft()
+        if not queue:
+            del self.message_comm[handle]
+        return comm
+
     def _post(self, info: _Request, at: float) -> None:
         if info.kind == "recv" and not info.active:
             info.active, info.post_ns = True, at
@@ -318,13 +326,15 @@ class Scanner:
         elif cls == "recv" and finished and not flags & F_CANCELLED:
             self._recv(comm, peer, tag, i, start, start, end, True)
         elif cls == "mrecv" and finished and flags & F_MESSAGE and self.message_comm.get(handle):
-            self._recv(self.message_comm[handle].popleft(), peer, tag, i, start, start, end, True)
+            self._recv(self._message(handle), peer, tag, i, start, start, end, True)
         elif cls == "probe" and flags & F_MESSAGE:
             self.message_comm[handle].append(comm)
         elif cls == "start" and handle:
             self._start(handle, i, start)
         elif name == "MPI_Request_free" and self.open_reqs.get(handle):
             self._unpost(self.open_reqs[handle].pop())
+            if not self.open_reqs[handle]:
+                del self.open_reqs[handle]
         if flags & F_REQUEST_NEW:
             kind = "recv" if cls in ("irecv", "recv_init", "isendrecv", "imrecv") else (
                 "send" if cls in ("isend", "send_init") else "other")
@@ -348,6 +358,8 @@ class Scanner:
         elif flags & F_COMPLETED and self.open_reqs.get(handle):
             queue = self.open_reqs[handle]
             info = queue[0] if queue[0].persistent else queue.popleft()
+            if not queue:
+                del self.open_reqs[handle]  # a stream keeps only what is open
             post = info.post_ns
             self._unpost(info)
             if info.kind == "recv" and not flags & F_CANCELLED:
@@ -358,7 +370,7 @@ class Scanner:
             self._start(handle, parent, start)
         elif flags & F_MESSAGE and self.message_comm.get(handle):
             created = self.open_reqs.get(prec[REQUEST])
-            comm = self.message_comm[handle].popleft()
+            comm = self._message(handle)
             if created:
                 created[-1].comm = comm
 

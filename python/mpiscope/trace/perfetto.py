@@ -24,7 +24,12 @@ __all__ = ["write_perfetto"]
 SLICE_BEGIN, SLICE_END = 1, 2
 
 
+_SMALL = [bytes([v]) for v in range(128)]
+
+
 def _varint(value: int) -> bytes:
+    if 0 <= value < 128:
+        return _SMALL[value]
     value &= (1 << 64) - 1  # negative int32/int64: ten bytes, as protobuf does
     out = bytearray()
     while value > 0x7F:
@@ -42,41 +47,65 @@ def _bytes(field: int, payload: bytes) -> bytes:
     return _varint(field << 3 | 2) + _varint(len(payload)) + payload
 
 
-def _fixed64(field: int, values: list[int]) -> bytes:
-    tag = _varint(field << 3 | 1)
-    return b"".join(tag + struct.pack("<Q", v) for v in values)
+# tags of the fields written for every call
+PACKET, TIMESTAMP, TRACK_EVENT = _varint(1 << 3 | 2), _varint(8 << 3), _varint(11 << 3 | 2)
+BEGIN, END = _int(9, SLICE_BEGIN), _int(9, SLICE_END)
+FLOW_OUT, FLOW_IN = _varint(47 << 3 | 1), _varint(48 << 3 | 1)
 
 
 class _Writer:
     def __init__(self, f: BinaryIO) -> None:
         self.f = f
         self.names: dict[str, bytes] = {}
-        self.args = {key: _bytes(10, key.encode()) for key in ("peer", "tag", "root", "bytes")}
+        self.tracks: dict[tuple[int, int], bytes] = {}
+        self.args: dict[tuple[str, int], bytes] = {}  # annotations seen (bounded)
+        self.keys = {key: _bytes(10, key.encode()) for key in ("peer", "tag", "root", "bytes")}
 
     def packet(self, body: bytes) -> None:
-        self.f.write(_bytes(1, body))  # Trace.packet
+        self.f.write(PACKET + _varint(len(body)) + body)  # Trace.packet
 
     def track(self, uuid: int, parent: int, process: bytes, thread: bytes) -> None:
         desc = _int(1, uuid) + (_int(5, parent) if parent else b"")
         desc += _bytes(3, process) if process else _bytes(4, thread)
         self.packet(_bytes(60, desc))
 
+    def _arg(self, key: str, value: int) -> bytes:
+        found = self.args.get((key, value))
+        if found is None:
+            if len(self.args) > 1 << 14:
+                self.args.clear()
+            found = self.args[(key, value)] = _bytes(4, self.keys[key] + _int(4, value))
+        return found
+
     def call(self, call: Call, seq: bytes) -> None:
-        track = _int(11, ((call.rank + 1) << 20) + call.thread + 1)
+        where = (call.rank, call.thread)
+        track = self.tracks.get(where)
+        if track is None:
+            track = self.tracks[where] = _int(11, ((call.rank + 1) << 20) + call.thread + 1)
         name = self.names.get(call.name)
         if name is None:
             name = self.names[call.name] = _bytes(23, call.name.encode())
-        event = _int(9, SLICE_BEGIN) + track + name
-        for key, value in (("peer", call.peer), ("tag", call.tag), ("root", call.root),
-                           ("bytes", call.bytes)):
-            if value not in (NONE, -1) or (key == "bytes" and value >= 0):
-                event += _bytes(4, self.args[key] + _int(4, value))
-        if call.flows_out:
-            event += _fixed64(47, call.flows_out)
-        if call.flows_in:
-            event += _fixed64(48, call.flows_in)
-        self.packet(_int(8, int(call.start_ns)) + seq + _bytes(11, event))
-        self.packet(_int(8, int(call.end_ns)) + seq + _bytes(11, _int(9, SLICE_END) + track))
+        parts = [BEGIN, track, name]
+        if call.peer != NONE and call.peer != -1:
+            parts.append(self._arg("peer", call.peer))
+        if call.tag != NONE and call.tag != -1:
+            parts.append(self._arg("tag", call.tag))
+        if call.root != NONE and call.root != -1:
+            parts.append(self._arg("root", call.root))
+        if call.bytes >= 0:
+            parts.append(self._arg("bytes", call.bytes))
+        for k in call.flows_out:
+            parts.append(FLOW_OUT + struct.pack("<Q", k))
+        for k in call.flows_in:
+            parts.append(FLOW_IN + struct.pack("<Q", k))
+        event = b"".join(parts)
+        begin = b"".join((TIMESTAMP, _varint(int(call.start_ns)), seq, TRACK_EVENT,
+                          _varint(len(event)), event))
+        end = END + track
+        end = b"".join((TIMESTAMP, _varint(int(call.end_ns)), seq, TRACK_EVENT,
+                        _varint(len(end)), end))
+        self.f.write(b"".join((PACKET, _varint(len(begin)), begin, PACKET, _varint(len(end)),
+                               end)))
 
 
 def write_perfetto(stream: Stream, out: Path) -> int:

@@ -38,12 +38,13 @@ from mpiscope.trace.reader import (
 __all__ = ["CHUNK_RECORDS", "Call", "Stream", "open_stream"]
 
 #: Records read from a file at a time.
-CHUNK_RECORDS = 1 << 15
+CHUNK_RECORDS = 1 << 13
+ROWS = 1024  # records turned into Python objects at a time
 GLOBAL_DTYPE = np.dtype(THREAD_RECORD_DTYPE.descr + [("start", "<f8"), ("end", "<f8"),
                                                       ("rank", "<u4")])
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Call:
     """One MPI call (a record that is not a part) on the global clock (ns
     from the trace origin)."""
@@ -239,6 +240,9 @@ class _Matcher:
 
     def _pair(self, key: Key) -> None:
         sends, ready = self.sends[key], self.ready[key]
+        if not sends and not ready:
+            del self.sends[key], self.ready[key]  # tags come and go: keep the live ones
+            return
         while sends and ready:
             (s, scall), (r, rcall) = sends.popleft(), ready.popleft()
             k = self.next_id
@@ -252,6 +256,8 @@ class _Matcher:
             for c in (scall, rcall):
                 if not c.pending and c.closed:
                     self._settle(c)
+        if not sends and not ready:
+            del self.sends[key], self.ready[key]
 
     def _settle(self, call: Call) -> None:
         if not self.ordered:
@@ -267,7 +273,10 @@ class _Matcher:
             self._settle(call)
 
     def feed(self, chunk: np.ndarray) -> Iterator[Call]:
-        rows = chunk.tolist()
+        for at in range(0, len(chunk), ROWS):
+            yield from self._rows(chunk[at:at + ROWS].tolist())
+
+    def _rows(self, rows: list[tuple]) -> Iterator[Call]:
         for row in rows:
             rank = row[14]
             info, scanner = self.info[rank], self.scanners[rank]
@@ -286,7 +295,8 @@ class _Matcher:
                     self._close(previous)
             if scanner.interesting[func]:
                 scanner.feed(i, row, row[12], row[13], not unfinished)
-                self._release(rank)
+                if self.waiting[rank]:
+                    self._release(rank)
             if self.out:
                 yield from self.out
                 self.out.clear()
