@@ -146,6 +146,7 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
     mpiscope__json_integer(j, "max_valid", p->max_valid);
     mpiscope__json_integer(j, "max_launches", p->max_launches);
     mpiscope__json_number(j, "max_point_seconds", p->max_point_seconds);
+    mpiscope__json_number(j, "min_point_seconds", p->min_point_seconds);
     mpiscope__json_number(j, "trim_fraction", p->trim_fraction);
     mpiscope__json_number(j, "confidence", p->confidence);
     mpiscope__json_end(j);
