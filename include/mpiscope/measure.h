@@ -26,7 +26,9 @@ extern "C" {
 #endif
 
 typedef enum mpiscope_stop_rule {
-    MPISCOPE_STOP_ERROR = 0, /* rse <= target_rse with >= min_valid valid launches (cap: max_launches) */
+    MPISCOPE_STOP_ERROR = 0, /* rse of the trimmed mean AND of the median <= target_rse, with
+                                >= min_valid valid launches and >= min_point_seconds measured
+                                (caps: max_launches, max_point_seconds) */
     MPISCOPE_STOP_COUNT      /* > max_launches launches in all, or >= max_valid valid ones */
 } mpiscope_stop_rule_t;
 
@@ -71,6 +73,8 @@ typedef struct mpiscope_params {
     unsigned max_valid;               /* 30 (count rule) */
     unsigned max_launches;            /* 1000 (count rule: 100) */
     double max_point_seconds;         /* 30: a point never takes longer */
+    double min_point_seconds;         /* 0.002: the error rule never stops a point sooner
+                                         (hundreds of launches for small messages) */
     double trim_fraction;             /* 0.25 from each end */
     double confidence;                /* 0.95 */
     int cache_cold;                   /* 1: rotate buffers larger than the LLC */

@@ -29,6 +29,9 @@ typedef struct mpiscope_stats {
     double t_quantile;    /* Student t_{(1+p)/2, n_used-1} (> 0); NAN if n_used < 2 */
     double error;         /* E = t_quantile * se */
     double ci_low, ci_high; /* mean -/+ error */
+    double median_rse;    /* standard error of the median over the median, distribution-free:
+                             (x_(u) - x_(l)) / (2 z) with l, u = n/2 -/+ z sqrt(n)/2, z = 1.96
+                             (the binomial order-statistic interval); NAN if n < 2 or median 0 */
 } mpiscope_stats_t;
 
 /* Compute the statistics of `n` samples (any order; not modified).

@@ -23,6 +23,7 @@ void mpiscope_params_default(mpiscope_params_t *p)
         .max_valid = 30,
         .max_launches = 1000,
         .max_point_seconds = 30,
+        .min_point_seconds = 0.002,
         .trim_fraction = 0.25,
         .confidence = 0.95,
         .cache_cold = 1,
@@ -62,8 +63,10 @@ const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
 const char *mpiscope__stop_rule_description(mpiscope_stop_rule_t rule)
 {
     return rule == MPISCOPE_STOP_COUNT ? "a fixed number: max_launches launches, or max_valid valid ones"
-                                       : "until the relative standard error of the mean reaches target_rse "
-                                         "with at least min_valid valid launches (cap: max_launches)";
+                                       : "until the relative standard errors of the trimmed mean and of the "
+                                         "median both reach target_rse, with at least min_valid valid "
+                                         "launches and min_point_seconds measured (caps: max_launches, "
+                                         "max_point_seconds)";
 }
 
 const char *mpiscope_stop_rule_name(mpiscope_stop_rule_t rule)

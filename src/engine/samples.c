@@ -203,9 +203,13 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
     const mpiscope_params_t *p = &s->params;
     mpiscope_stop_reason_t reason = MPISCOPE_STOPPED_NOT;
     mpiscope_stats_t st;
+    /* error rule: a minimum time first, so that small messages get hundreds
+     * of launches (16 launches, 8 kept, cannot pin a 300 ns median), then the
+     * precision of both the trimmed mean and the median */
     if (p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
+        && elapsed_ns >= p->min_point_seconds * 1e9
         && mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, &st) == 0
-        && st.rse <= p->target_rse)
+        && st.rse <= p->target_rse && st.median_rse <= p->target_rse)
         reason = MPISCOPE_STOPPED_TARGET_ERROR;
     else if (p->stop_rule == MPISCOPE_STOP_COUNT && s->n_samples >= p->max_valid)
         reason = MPISCOPE_STOPPED_MAX_VALID;

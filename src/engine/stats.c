@@ -353,13 +353,27 @@ static void stats_empty(double trim_fraction, double confidence, mpiscope_stats_
 {
     double *fields[] = { &out->mean, &out->stddev, &out->se, &out->rse, &out->median,
         &out->min, &out->max, &out->trimmed_min, &out->trimmed_max, &out->q25, &out->q75,
-        &out->t_quantile, &out->error, &out->ci_low, &out->ci_high };
+        &out->t_quantile, &out->error, &out->ci_low, &out->ci_high, &out->median_rse };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
     out->n_valid = 0;
     out->n_used = 0;
     out->trim_fraction = trim_fraction;
     out->confidence = confidence;
+}
+
+/* The median's relative standard error from the order statistics that
+ * bound its 95% distribution-free interval (no assumption on the shape:
+ * launch times are skewed and often bimodal). */
+static double median_rse_sorted(const double *x, size_t n, double median)
+{
+    const double z = 1.959963984540054;
+    if (n < 2 || median == 0.0)
+        return NAN;
+    double half = z * sqrt((double)n) / 2.0, lo = floor((double)n / 2.0 - half),
+           hi = ceil((double)n / 2.0 + half);
+    size_t l = lo < 0.0 ? 0 : (size_t)lo, u = hi > (double)(n - 1) ? n - 1 : (size_t)hi;
+    return (x[u] - x[l]) / (2.0 * z) / fabs(median);
 }
 
 /* Everything from the sorted sample x[0..n), n >= 1, over stats_empty(). */
@@ -380,6 +394,7 @@ static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
     out->max = x[n - 1];
     out->trimmed_min = x[k];
     out->trimmed_max = x[n - 1 - k];
+    out->median_rse = median_rse_sorted(x, n, out->median);
     if (m < 2)
         return;
     out->se = out->stddev / sqrt((double)m);

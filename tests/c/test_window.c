@@ -97,6 +97,7 @@ static void test_steady_op(void)
 {
     mpiscope_params_t p;
     mpiscope_params_default(&p);
+    p.min_point_seconds = 0; /* the window's logic alone: stop at the target after two stages */
     mpiscope__window_t *w = make(&p, 1);
     sim_t s = {.base_ns = {500, 1000}};
     mpiscope_point_result_t r;
