@@ -10,14 +10,15 @@ microseconds, as the format wants. Written as the trace streams
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mpiscope.trace.merge import Message
+from mpiscope.trace.merge import Merged, Message
 from mpiscope.trace.reader import NONE
-from mpiscope.trace.stream import Call, Stream
+from mpiscope.trace.stream import Call, Stream, as_stream
 
-__all__ = ["call_event", "write_chrome"]
+__all__ = ["call_event", "chrome_events", "write_chrome"]
 
 
 def call_event(call: Call) -> dict[str, Any]:
@@ -43,31 +44,39 @@ def flow_events(k: int, m: Message, send: Call, recv: Call) -> list[dict[str, An
             {**common, "ph": "f", "pid": m.dst, "tid": recv.thread, "ts": end / 1e3}]
 
 
-def write_chrome(stream: Stream, out: Path) -> int:
+def _events(stream: Stream) -> Iterator[dict[str, Any]]:
+    """Every event: the processes' names, then calls and flows as they stream."""
+    for rank in sorted(r.rank for r in stream.trace.ranks):
+        yield {"ph": "M", "name": "process_name", "pid": rank, "args": {"name": f"rank {rank}"}}
+        yield {"ph": "M", "name": "process_sort_index", "pid": rank,
+               "args": {"sort_index": rank}}
+    flows: list[dict[str, Any]] = []
+
+    def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
+        flows.extend(flow_events(k, m, send, recv))
+
+    for call in stream.calls(on_message=on_message):
+        yield call_event(call)
+        yield from flows
+        flows.clear()
+    yield from flows
+
+
+def chrome_events(source: Stream | Merged) -> list[dict[str, Any]]:
+    """The events of a (small) trace, as a list."""
+    return list(_events(as_stream(source)))
+
+
+def write_chrome(source: Stream | Merged, out: Path) -> int:
     """Write the trace; return the number of message arrows."""
+    stream = as_stream(source)
     with out.open("w", encoding="utf-8") as f:
         f.write('{"displayTimeUnit": "ns", "otherData": '
                 + json.dumps({"producer": "mpiscope trace", "ranks": stream.trace.nprocs})
                 + ', "traceEvents": [\n')
         sep = ""
-        for rank in sorted(r.rank for r in stream.trace.ranks):
-            for ev in ({"ph": "M", "name": "process_name", "pid": rank,
-                        "args": {"name": f"rank {rank}"}},
-                       {"ph": "M", "name": "process_sort_index", "pid": rank,
-                        "args": {"sort_index": rank}}):
-                f.write(sep + json.dumps(ev))
-                sep = ",\n"
-        flows: list[dict[str, Any]] = []
-
-        def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
-            flows.extend(flow_events(k, m, send, recv))
-
-        for call in stream.calls(on_message=on_message):
-            f.write(",\n" + json.dumps(call_event(call)))
-            for ev in flows:
-                f.write(",\n" + json.dumps(ev))
-            flows.clear()
-        for ev in flows:
-            f.write(",\n" + json.dumps(ev))
+        for ev in _events(stream):
+            f.write(sep + json.dumps(ev))
+            sep = ",\n"
         f.write("\n]}\n")
     return stream.messages

@@ -1,56 +1,233 @@
-"""A self-contained HTML/SVG timeline for small traces (Upshot-style).
+"""A self-contained HTML timeline (Upshot-style), drawn for the visible range.
 
 One row per rank (and thread), a bar per MPI call coloured by kind, an
 arrow per message from the start of the send to the completion of the
-receive; arrows that run backwards in time are red. The mouse wheel zooms
-around the pointer, dragging pans; hovering a bar or an arrow tells what
-it is. Nothing to install: any browser opens the file.
+receive (red when it runs backwards in time). The page holds the calls and
+messages as data and a canvas redrawn at every zoom (level of detail):
+
+* a call is drawn at its true width at the current zoom; where a row holds
+  more calls than pixels, each pixel column shows the kind that covers most
+  of it, shaded by how much of the pixel is inside calls (no minimum width
+  is ever baked in);
+* tick labels step by 1, 2 or 5 times a power of ten of the visible span,
+  with as many digits as that step needs;
+* arrows keep their heads at every zoom; when more than ``BUNDLE_AT`` are
+  visible, arrows between the same two rows that start and end in the same
+  few pixels are drawn as one thicker arrow with their count;
+* the legend lists the colours the trace uses;
+* the first view is the communication: the calls between MPI_Init and
+  MPI_Finalize (double click or "whole run" shows those too).
+
+Wheel: zoom around the pointer; drag: pan; double click: the whole run;
+hovering a call tells what it is. ``window.timeline`` lets a script set the
+view and read what was drawn (the tests and the docs' screenshots use it).
+Nothing to install: any browser opens the file.
 """
 
 from __future__ import annotations
 
 import html
+import json
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.result.units import format_bytes, format_ns
+from mpiscope.result.units import format_ns
 from mpiscope.trace.merge import Merged
 
 __all__ = ["MAX_HTML_CALLS", "render_html", "write_html"]
 
 #: Calls above which the HTML view refuses (use Perfetto for large traces).
-MAX_HTML_CALLS = 50_000
-WIDTH, ROW, TOP, LEFT = 1200, 34, 40, 130
-COLOURS = {
-    "send": "#1f77b4", "isend": "#1f77b4", "sendrecv": "#17becf", "isendrecv": "#17becf",
-    "recv": "#2ca02c", "irecv": "#2ca02c", "mrecv": "#2ca02c", "imrecv": "#2ca02c",
-    "completion": "#d62728", "probe": "#bcbd22", "collective": "#ff7f0e",
-    "icollective": "#ffbb78", "init": "#7f7f7f", "finalize": "#7f7f7f",
+MAX_HTML_CALLS = 400_000
+#: Arrows visible above which close ones are bundled.
+BUNDLE_AT = 200
+COLOURS = {  # kind -> (legend label, colour)
+    "send": ("send", "#1f77b4"), "isend": ("send", "#1f77b4"),
+    "sendrecv": ("sendrecv", "#17becf"), "isendrecv": ("sendrecv", "#17becf"),
+    "recv": ("recv", "#2ca02c"), "irecv": ("recv", "#2ca02c"), "mrecv": ("recv", "#2ca02c"),
+    "imrecv": ("recv", "#2ca02c"),
+    "completion": ("wait/test", "#d62728"), "probe": ("probe", "#bcbd22"),
+    "collective": ("collective", "#ff7f0e"), "icollective": ("icollective", "#ffbb78"),
+    "init": ("init/finalize", "#7f7f7f"), "finalize": ("init/finalize", "#7f7f7f"),
 }
-OTHER = "#9467bd"
+OTHER = ("other", "#9467bd")
 
-SCRIPT = """
-const svg = document.getElementById('tl'), g = document.getElementById('view');
-let scale = 1, shift = 0, drag = null;
-function apply() {
-  g.setAttribute('transform', `translate(${shift} 0) scale(${scale} 1)`);
-  document.querySelectorAll('.tick').forEach((t, k) => {
-    const x = WIDTH * k / 10, ns = (x - shift) / scale * SPAN / WIDTH;
-    t.textContent = ns >= 1e9 ? (ns / 1e9).toPrecision(3) + ' s' : ns >= 1e6 ?
-      (ns / 1e6).toPrecision(3) + ' ms' : ns >= 1e3 ? (ns / 1e3).toPrecision(3) + ' us' :
-      ns.toPrecision(3) + ' ns';
-  });
+SCRIPT = r"""
+(function () {
+const D = DATA, cv = document.getElementById('tl'), ctx = cv.getContext('2d');
+const tip = document.getElementById('tip'), LEFT = 130, TOP = 34, ROW = 34, BAR = 20;
+const W = () => cv.clientWidth - LEFT - 10;
+let t0 = D.view[0], t1 = D.view[1], drawn = {}, drag = null;
+const dpr = window.devicePixelRatio || 1;
+function size() {
+  cv.width = Math.round(cv.clientWidth * dpr);
+  cv.height = Math.round((TOP + ROW * D.rows.length + 10) * dpr);
+  cv.style.height = (TOP + ROW * D.rows.length + 10) + 'px';
 }
-svg.addEventListener('wheel', e => {
-  e.preventDefault();
-  const x = e.offsetX - LEFT, f = e.deltaY < 0 ? 1.25 : 0.8;
-  shift = x - (x - shift) * f; scale *= f; apply();
+const X = t => LEFT + (t - t0) / (t1 - t0) * W();
+const T = x => t0 + (x - LEFT) / W() * (t1 - t0);
+function lower(a, v) { let lo = 0, hi = a.length; while (lo < hi) {
+  const m = (lo + hi) >> 1; if (a[m] < v) lo = m + 1; else hi = m; } return lo; }
+const UNITS = [[1e9, 's'], [1e6, 'ms'], [1e3, 'us'], [1, 'ns']];
+function label(t, step) {
+  // the unit of the value (s, ms, us, ns), as many decimals as the step needs
+  let u = UNITS[3];
+  for (const x of UNITS) if (Math.abs(t) >= x[0] || step >= x[0]) { u = x; break; }
+  const dec = Math.max(0, Math.ceil(-Math.log10(step / u[0]) - 1e-9));
+  return (t / u[0]).toFixed(Math.min(dec, 9)) + ' ' + u[1];
+}
+function ticks() {
+  const span = t1 - t0, raw = span / 10, p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const step = [1, 2, 5, 10].map(m => m * p).find(s => s >= raw);
+  const out = [];
+  for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) out.push([t, label(t, step)]);
+  return out;
+}
+function drawRow(r, y, stats) {
+  const row = D.rows[r], s = row.s, e = row.e, n = s.length, w = W();
+  if (!n) return;
+  const first = Math.max(0, lower(s, t0 - row.maxd)), last = lower(s, t1 + 1e-9);
+  const px = (t1 - t0) / w;
+  if (last - first > 2 * w) {  // level of detail: a pixel column per kind that covers most
+    const cover = new Float64Array(w * D.kinds.length);
+    for (let i = first; i < last; i++) {
+      const a = Math.max(s[i], t0), b = Math.min(e[i], t1); if (b <= a) continue;
+      let c0 = Math.floor((a - t0) / px), c1 = Math.floor((b - t0) / px);
+      for (let c = c0; c <= Math.min(c1, w - 1); c++) {
+        const lo = t0 + c * px, hi = lo + px;
+        cover[c * D.kinds.length + row.k[i]] += Math.min(b, hi) - Math.max(a, lo);
+      }
+    }
+    for (let c = 0; c < w; c++) {
+      let best = -1, sum = 0, top = 0;
+      for (let k = 0; k < D.kinds.length; k++) { const v = cover[c * D.kinds.length + k];
+        sum += v; if (v > top) { top = v; best = k; } }
+      if (best < 0) continue;
+      ctx.globalAlpha = Math.max(0.25, Math.min(1, sum / px));
+      ctx.fillStyle = D.kinds[best][1]; ctx.fillRect(LEFT + c, y, 1, BAR);
+      stats.bins++;
+    }
+    ctx.globalAlpha = 1;
+    return;
+  }
+  for (let i = first; i < last; i++) {
+    if (e[i] < t0) continue;
+    const a = X(s[i]), b = X(e[i]);
+    ctx.fillStyle = D.kinds[row.k[i]][1];
+    if (b - a < 1) { ctx.globalAlpha = Math.max(0.3, b - a); ctx.fillRect(a, y, 1, BAR);
+      ctx.globalAlpha = 1; } else ctx.fillRect(a, y, b - a, BAR);
+    stats.bars++;
+  }
+}
+function arrow(x0, y0, x1, y1, colour, width) {
+  ctx.strokeStyle = colour; ctx.fillStyle = colour; ctx.lineWidth = width;
+  ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
+  const ang = Math.atan2(y1 - y0, x1 - x0), h = 7 + width;
+  ctx.beginPath(); ctx.moveTo(x1, y1);
+  ctx.lineTo(x1 - h * Math.cos(ang - 0.4), y1 - h * Math.sin(ang - 0.4));
+  ctx.lineTo(x1 - h * Math.cos(ang + 0.4), y1 - h * Math.sin(ang + 0.4));
+  ctx.closePath(); ctx.fill();
+}
+function drawArrows(stats) {
+  const M = D.msgs, mid = r => TOP + r * ROW + BAR / 2 + 4, vis = [];
+  for (let i = 0; i < M.s.length; i++) {
+    const a = Math.min(M.s[i], M.r[i]), b = Math.max(M.s[i], M.r[i]);
+    if (b >= t0 && a <= t1) vis.push(i);
+  }
+  ctx.save(); ctx.beginPath(); ctx.rect(LEFT, 0, W(), cv.height); ctx.clip();
+  if (vis.length <= D.bundleAt) {
+    for (const i of vis) arrow(X(M.s[i]), mid(M.a[i]), X(M.r[i]), mid(M.b[i]),
+                               M.r[i] < M.s[i] ? '#e00' : '#222', 1);
+    stats.arrows = vis.length;
+  } else {  // bundles: same rows, start and end in the same bin; bins widen until few
+    let groups = null;
+    for (let bin = 8; ; bin *= 2) {
+      groups = new Map();
+      for (const i of vis) {
+        const back = M.r[i] < M.s[i] ? 1 : 0;
+        const key = M.a[i] + ',' + M.b[i] + ',' + Math.floor(X(M.s[i]) / bin) + ',' +
+          Math.floor(X(M.r[i]) / bin) + ',' + back;
+        const g = groups.get(key);
+        if (g) { g.n++; g.xs += M.s[i]; g.xr += M.r[i]; }
+        else groups.set(key, {n: 1, xs: M.s[i], xr: M.r[i], a: M.a[i], b: M.b[i], back});
+      }
+      if (groups.size <= D.bundleAt / 2 || bin > W()) break;
+    }
+    ctx.font = '10px sans-serif';
+    const labels = groups.size <= 40;
+    for (const g of groups.values()) {
+      const x0 = X(g.xs / g.n), x1 = X(g.xr / g.n), y0 = mid(g.a), y1 = mid(g.b);
+      const colour = g.back ? 'rgba(220,0,0,0.8)' : 'rgba(30,30,30,0.7)';
+      arrow(x0, y0, x1, y1, colour, Math.min(4, 1 + Math.log2(g.n) / 3));
+      if (labels && g.n > 1) { ctx.fillStyle = '#000';
+        ctx.fillText('\u00d7' + g.n, (x0 + x1) / 2 + 4, (y0 + y1) / 2); }
+    }
+    stats.arrows = vis.length; stats.bundles = groups.size;
+  }
+  ctx.restore();
+}
+function draw() {
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  ctx.clearRect(0, 0, cv.width, cv.height);
+  const stats = {bars: 0, bins: 0, arrows: 0, bundles: 0, ticks: []};
+  ctx.font = '12px sans-serif'; ctx.fillStyle = '#000'; ctx.textBaseline = 'middle';
+  D.rows.forEach((row, r) => {
+    const y = TOP + r * ROW;
+    ctx.fillStyle = '#000'; ctx.fillText(row.label, 8, y + BAR / 2 + 4);
+    ctx.fillStyle = '#eee'; ctx.fillRect(LEFT, y + BAR / 2 + 4, W(), 1);
+  });
+  ctx.save(); ctx.beginPath(); ctx.rect(LEFT, 0, W(), cv.height); ctx.clip();
+  D.rows.forEach((row, r) => drawRow(r, TOP + r * ROW + 4, stats));
+  ctx.restore();
+  drawArrows(stats);
+  ctx.font = '10px sans-serif'; ctx.textBaseline = 'alphabetic';
+  for (const [t, text] of ticks()) {
+    const x = X(t); ctx.fillStyle = '#ccc'; ctx.fillRect(x, 22, 1, 8);
+    ctx.fillStyle = '#444';
+    if (x + ctx.measureText(text).width < LEFT + W() + 8) ctx.fillText(text, x + 2, 18);
+    stats.ticks.push(text);
+  }
+  document.getElementById('range').textContent =
+    'view ' + label(t0, (t1 - t0) / 10) + ' to ' + label(t1, (t1 - t0) / 10) +
+    ' (' + label(t1 - t0, (t1 - t0) / 10) + ')';
+  drawn = stats;
+}
+function view(a, b) {
+  if (!(b > a)) return; const min = 10;  // ns: narrower tells nothing
+  if (b - a < min) { const m = (a + b) / 2; a = m - min / 2; b = m + min / 2; }
+  t0 = a; t1 = b; draw();
+}
+cv.addEventListener('wheel', ev => {
+  ev.preventDefault();
+  const t = T(ev.offsetX), f = ev.deltaY < 0 ? 0.8 : 1.25;
+  view(t - (t - t0) * f, t + (t1 - t) * f);
 });
-svg.addEventListener('mousedown', e => { drag = e.clientX; });
+cv.addEventListener('mousedown', ev => { drag = ev.offsetX; });
 window.addEventListener('mouseup', () => { drag = null; });
-window.addEventListener('mousemove', e => {
-  if (drag !== null) { shift += e.clientX - drag; drag = e.clientX; apply(); }
+cv.addEventListener('dblclick', () => view(0, D.span));
+cv.addEventListener('mousemove', ev => {
+  if (drag !== null) { const dt = (ev.offsetX - drag) / W() * (t1 - t0); drag = ev.offsetX;
+    view(t0 - dt, t1 - dt); return; }
+  const r = Math.floor((ev.offsetY - TOP) / ROW), row = D.rows[r];
+  tip.style.display = 'none';
+  if (!row || ev.offsetX < LEFT) return;
+  const t = T(ev.offsetX), tol = 3 / W() * (t1 - t0);
+  let i = lower(row.s, t + tol) - 1;
+  while (i >= 0 && row.e[i] < t - tol && row.s[i] > t - row.maxd - tol) i--;
+  if (i < 0 || row.e[i] < t - tol) return;
+  tip.textContent = D.names[row.n[i]] + ': ' + label(row.e[i] - row.s[i], 1) + ' at ' +
+    label(row.s[i], 1) + (row.b[i] > 0 ? ', ' + row.b[i] + ' B' : '');
+  tip.style.left = (ev.pageX + 12) + 'px'; tip.style.top = (ev.pageY + 12) + 'px';
+  tip.style.display = 'block';
 });
+document.getElementById('all').onclick = () => view(0, D.span);
+document.getElementById('comm').onclick = () => view(D.view[0], D.view[1]);
+window.addEventListener('resize', () => { size(); draw(); });
+window.timeline = {view, state: () => ({t0, t1, ...drawn}), data: D};
+size(); draw();
+})();
 """
 
 
@@ -62,79 +239,85 @@ def _rows(merged: Merged) -> dict[tuple[int, int], int]:
     return rows
 
 
+def _communication(merged: Merged) -> tuple[float, float]:
+    """From the first call after MPI_Init to the end of the last call before
+    MPI_Finalize, over all ranks (the whole run when there is none), with a
+    2% margin."""
+    begins, ends = [], []
+    for tl in merged.timelines:
+        if not len(tl.records):
+            continue
+        cls = np.array(tl.source.classes)[tl.records["func"]]
+        inside = tl.main & (cls != "init") & (cls != "finalize")
+        if inside.any():
+            begins.append(float(tl.start_ns[inside].min()))
+            ends.append(float(tl.end_ns[inside].max()))
+    begin, end = (min(begins), max(ends)) if begins else (0.0, merged.end_ns)
+    if end <= begin:
+        begin, end = 0.0, max(merged.end_ns, 1.0)
+    margin = (end - begin) * 0.02
+    return max(0.0, begin - margin), min(max(merged.end_ns, 1.0), end + margin)
+
+
+def _data(merged: Merged) -> dict[str, Any]:
+    rows = _rows(merged)
+    names: dict[str, int] = {}
+    kinds: dict[tuple[str, str], int] = {}
+    out_rows: list[dict[str, Any]] = [
+        {"label": f"rank {rank}" + (f" thread {thread}" if thread else ""), "s": [], "e": [],
+         "k": [], "n": [], "b": [], "maxd": 0.0} for rank, thread in rows]
+    for tl in merged.timelines:
+        for i in np.nonzero(tl.main)[0]:
+            i = int(i)
+            row = out_rows[rows[(tl.rank, int(tl.records["thread"][i]))]]
+            s, e = round(float(tl.start_ns[i]), 1), round(float(tl.end_ns[i]), 1)
+            kind = COLOURS.get(tl.cls(i), OTHER)
+            row["s"].append(s)
+            row["e"].append(max(e, s))
+            row["k"].append(kinds.setdefault(kind, len(kinds)))
+            row["n"].append(names.setdefault(tl.name(i), len(names)))
+            row["b"].append(max(int(tl.records["bytes"][i]), 0))
+            row["maxd"] = max(row["maxd"], e - s)
+    msgs: dict[str, list[Any]] = {"a": [], "b": [], "s": [], "r": []}
+    for m in merged.messages:
+        msgs["a"].append(rows[(m.src, 0)])
+        msgs["b"].append(rows[(m.dst, 0)])
+        msgs["s"].append(round(m.send_ns, 1))
+        msgs["r"].append(round(m.recv_ns, 1))
+    return {"rows": out_rows, "kinds": [list(k) for k in kinds], "names": list(names),
+            "msgs": msgs, "span": max(merged.end_ns, 1.0), "view": list(_communication(merged)),
+            "bundleAt": BUNDLE_AT}
+
+
 def render_html(merged: Merged, title: str) -> str:
     calls = sum(int(t.main.sum()) for t in merged.timelines)
     if calls > MAX_HTML_CALLS:
         raise MpiscopeError(f"the trace has {calls} calls, too many for the HTML view "
                             f"(at most {MAX_HTML_CALLS}): use "
                             "mpiscope trace export --format perfetto")
-    rows = _rows(merged)
-    span = max(merged.end_ns, 1.0)
-    sx = WIDTH / span
-    height = TOP + ROW * len(rows) + 20
-    parts: list[str] = []
-    for (rank, thread), row in rows.items():
-        y = TOP + row * ROW
-        label = f"rank {rank}" + (f" thread {thread}" if thread else "")
-        parts.append(f'<text x="8" y="{y + ROW / 2 + 4:.1f}" class="label">{label}</text>')
-        parts.append(f'<line x1="{LEFT}" x2="{LEFT + WIDTH}" y1="{y + ROW / 2:.1f}" '
-                     f'y2="{y + ROW / 2:.1f}" class="axis"/>')
-    ticks = []
-    for k in range(11):
-        t = span * k / 10
-        ticks.append(f'<text x="{LEFT + t * sx:.1f}" y="24" class="tick">{format_ns(t)}</text>')
-    bars: list[str] = []
-    for tl in merged.timelines:
-        for i in range(len(tl.records)):
-            if not tl.main[i]:
-                continue
-            r = tl.records[i]
-            y = TOP + rows[(tl.rank, int(r["thread"]))] * ROW + 6
-            x0, x1 = tl.start_ns[i] * sx, tl.end_ns[i] * sx
-            tip = f"{tl.name(i)}: {format_ns(tl.end_ns[i] - tl.start_ns[i])}"
-            if int(r["bytes"]) > 0:
-                tip += f", {format_bytes(int(r['bytes']))}"
-            if tl.unfinished[i]:
-                tip += " (had not returned)"
-            bars.append(f'<rect x="{x0:.2f}" y="{y}" width="{max(x1 - x0, 0.3):.2f}" '
-                        f'height="{ROW - 12}" fill="{COLOURS.get(tl.cls(i), OTHER)}">'
-                        f"<title>{html.escape(tip)}</title></rect>")
-    arrows: list[str] = []
-    for m in merged.messages:
-        y0 = TOP + rows[(m.src, 0)] * ROW + ROW / 2
-        y1 = TOP + rows[(m.dst, 0)] * ROW + ROW / 2
-        cls = "back" if m.backwards else "msg"
-        tip = (f"rank {m.src} -> {m.dst}, tag {m.tag}, {format_bytes(max(m.bytes, 0))}, "
-               f"{format_ns(m.recv_ns - m.send_ns)} send start to receive end")
-        arrows.append(f'<line x1="{m.send_ns * sx:.2f}" y1="{y0:.1f}" x2="{m.recv_ns * sx:.2f}" '
-                      f'y2="{y1:.1f}" class="{cls}" marker-end="url(#head)">'
-                      f"<title>{html.escape(tip)}</title></line>")
-    legend = " ".join(f'<span style="color:{c}">&#9632; {k}</span>'
-                      for k, c in COLOURS.items() if k in {"send", "recv", "completion",
-                                                           "collective", "init", "probe"})
+    data = _data(merged)
+    legend = " ".join(f'<span style="color:{c}">&#9632;</span> {html.escape(k)}'
+                      for k, c in dict(data["kinds"]).items())
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
 body {{ font: 13px sans-serif; margin: 16px; }}
-.label {{ font-size: 12px; }} .tick {{ font-size: 10px; fill: #555; }}
-.axis {{ stroke: #ddd; }}
-.msg {{ stroke: #222; stroke-width: 1; vector-effect: non-scaling-stroke; }}
-.back {{ stroke: #e00; stroke-width: 1.5; vector-effect: non-scaling-stroke; }}
+#tl {{ width: 100%; border: 1px solid #ccc; cursor: grab; display: block; }}
+#tip {{ position: absolute; display: none; background: #ffd; border: 1px solid #aa8;
+  padding: 2px 5px; font-size: 12px; pointer-events: none; }}
+button {{ font-size: 12px; }}
 </style></head><body>
 <h3>{html.escape(title)}</h3>
-<p>{len(merged.trace.ranks)} ranks, {calls} calls, {len(merged.messages)} messages
-({merged.backwards} backwards), {format_ns(span)}. Wheel: zoom; drag: pan. {legend}
-<span style="color:{OTHER}">&#9632; other</span></p>
-<svg id="tl" width="{LEFT + WIDTH + 20}" height="{height}" style="border:1px solid #ccc">
-<defs><marker id="head" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6"
-markerHeight="6" orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z"/></marker>
-<clipPath id="clip"><rect x="{LEFT}" y="0" width="{WIDTH}" height="{height}"/></clipPath></defs>
-{''.join(parts)}{''.join(ticks)}
-<g clip-path="url(#clip)"><g transform="translate({LEFT} 0)"><g id="view">
-{''.join(bars)}
-{''.join(arrows)}
-</g></g></g></svg>
-<script>const LEFT = {LEFT}, WIDTH = {WIDTH}, SPAN = {span!r};{SCRIPT}</script>
+<p id="about" data-messages="{len(merged.messages)}" data-calls="{calls}">
+{len(merged.trace.ranks)} ranks, {calls} calls, {len(merged.messages)} messages
+({merged.backwards} backwards, in red), {format_ns(merged.end_ns)}.
+Wheel: zoom; drag: pan; double click: the whole run.
+<button id="comm">communication</button> <button id="all">whole run</button>
+<span id="range"></span></p>
+<p id="legend">{legend} &#8594; message (send start to receive end)</p>
+<canvas id="tl"></canvas><div id="tip"></div>
+<script>const DATA = {payload};{SCRIPT}</script>
 </body></html>
 """
 

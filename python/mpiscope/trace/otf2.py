@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.trace.merge import Message
-from mpiscope.trace.stream import Call, Stream
+from mpiscope.trace.merge import Merged, Message
+from mpiscope.trace.stream import Call, Stream, as_stream
 
 __all__ = ["write_otf2"]
 
@@ -31,9 +31,10 @@ def _otf2() -> Any:
     return otf2
 
 
-def write_otf2(stream: Stream, out: Path) -> Path:
+def write_otf2(source: Stream | Merged, out: Path) -> Path:
     """Write the archive into directory `out`; return the anchor file (traces.otf2)."""
     otf2 = _otf2()
+    stream = as_stream(source)
     if out.exists():
         shutil.rmtree(out)
     # the OTF2 library prints its own errors and raises its own type: say

@@ -15,8 +15,9 @@ import struct
 from pathlib import Path
 from typing import BinaryIO
 
+from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import NONE
-from mpiscope.trace.stream import Call, Stream
+from mpiscope.trace.stream import Call, Stream, as_stream
 
 __all__ = ["write_perfetto"]
 
@@ -108,8 +109,9 @@ class _Writer:
                                end)))
 
 
-def write_perfetto(stream: Stream, out: Path) -> int:
+def write_perfetto(source: Stream | Merged, out: Path) -> int:
     """Write the trace; return the number of flows (message arrows)."""
+    stream = as_stream(source)
     with out.open("wb") as f:
         w = _Writer(f)
         for rank in sorted(r.rank for r in stream.trace.ranks):

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.trace.merge import Clock, Key, Message, Scanner, _global_clock
+from mpiscope.trace.merge import Clock, Key, Merged, Message, Scanner, _global_clock
 from mpiscope.trace.reader import (
     F_PART,
     RECORD_DTYPE,
@@ -35,7 +35,7 @@ from mpiscope.trace.reader import (
     read_trace,
 )
 
-__all__ = ["CHUNK_RECORDS", "Call", "Stream", "open_stream"]
+__all__ = ["CHUNK_RECORDS", "Call", "Stream", "as_stream", "open_stream"]
 
 #: Records read from a file at a time.
 CHUNK_RECORDS = 1 << 13
@@ -317,6 +317,11 @@ class _Matcher:
     def unmatched(self) -> tuple[int, int]:
         return (sum(len(q) for q in self.sends.values()),
                 sum(len(q) for q in self.ready.values()))
+
+
+def as_stream(source: Stream | Merged) -> Stream:
+    """A stream; an in-memory trace is read again from its directory, lazily."""
+    return source if isinstance(source, Stream) else open_stream(source.trace.directory)
 
 
 def open_stream(path: str | Path) -> Stream:
