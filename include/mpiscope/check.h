@@ -26,7 +26,8 @@ extern "C" {
 enum {
     MPISCOPE_CHECK_MAX_TIMERS = 4,       /* tsc, monotonic, gettimeofday, wtime */
     MPISCOPE_CHECK_MAX_SYNCS = MPISCOPE_SYNC_COUNT, /* linear, ring, tree */
-    MPISCOPE_CHECK_MAX_WAITPATTERNS = 3  /* waitpattern_null, _up, _down */
+    MPISCOPE_CHECK_MAX_WAITPATTERNS = 3, /* waitpattern_null, _up, _down */
+    MPISCOPE_CHECK_STATE_RUNS = 16       /* short runs of the states check */
 };
 
 /* A ground-truth operation (known true time) measured with one timer. */
@@ -79,11 +80,26 @@ typedef struct mpiscope_check_sync {
     double max_drift_miss_ppm;        /* and of a drift (NAN: none, or not estimated) */
 } mpiscope_check_sync_t;
 
+/* One short run of the states check: one point measured (1 MiB Bcast,
+ * barrier-each, warm buffer), rank 0's statistics. */
+typedef struct mpiscope_check_state_run {
+    double at_ns;                     /* its start, ns after the first run's (rank 0) */
+    double median_ns, q25_ns, q75_ns; /* of its valid launches; NAN if none */
+    unsigned launches_valid;
+} mpiscope_check_state_run_t;
 typedef struct mpiscope_check {
     mpiscope_check_timer_t timers[MPISCOPE_CHECK_MAX_TIMERS];
     size_t n_timers;
     mpiscope_check_sync_t syncs[MPISCOPE_CHECK_MAX_SYNCS];
     size_t n_syncs;
+    /* The machine's states: the same point measured in short runs spread
+     * over some seconds; the front end groups them into modes. */
+    const char *states_op;            /* "bcast" (static) */
+    const char *states_method;        /* "barrier-each" (static), warm buffer */
+    size_t states_size_bytes;         /* 1 MiB */
+    double states_gap_seconds;        /* pause between two runs, s */
+    mpiscope_check_state_run_t state_runs[MPISCOPE_CHECK_STATE_RUNS];
+    size_t n_state_runs;
 } mpiscope_check_t;
 
 /* Collective over comm: for every timer, whether every rank can select it,
@@ -92,8 +108,10 @@ typedef struct mpiscope_check {
  * (params: its measurement parameters, NULL: the defaults; its timer is
  * replaced by each one in turn). Then for every synchronisation algorithm
  * (params' patience and cap): the residual right after it and after
- * waiting drift_seconds (>= 0, in seconds). Takes about 1 s per timer plus
- * twice drift_seconds. The process-wide timer is left at the automatic
+ * waiting drift_seconds (>= 0, in seconds). Then the states check: a 1 MiB
+ * Bcast measured in MPISCOPE_CHECK_STATE_RUNS short runs 0.25 s apart (each
+ * at most 0.5 s). Takes about 1 s per timer plus twice drift_seconds plus
+ * 4 to 12 s. The process-wide timer is left at the automatic
  * one. `flags` must be 0. *out is allocated here and freed with
  * mpiscope_check_free(). A timer that is not available is a finding, not
  * an error. Returns 0, or: MPISCOPE_EINVAL (out NULL, flags not 0,

@@ -3,7 +3,9 @@
  * rate against CLOCK_MONOTONIC_RAW, and the ground-truth operations
  * measured with it (global span and start skew, not only local durations).
  * For every clock synchronisation: its residual now and after a wait
- * (drift). The numbers only: the verdicts are `mpiscope check`'s. */
+ * (drift). Then the machine's states: one point measured in short runs
+ * spread over seconds (a VM can switch between states for whole seconds).
+ * The numbers only: the verdicts are `mpiscope check`'s. */
 #include <math.h>
 #include <stdlib.h>
 #include <time.h>
@@ -27,6 +29,13 @@ static double raw_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
     return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void pause_seconds(double seconds)
+{
+    struct timespec wait = {.tv_sec = (time_t)seconds,
+                            .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    nanosleep(&wait, NULL);
 }
 
 /* Reads going backwards (all ranks), smallest step, mean cost. */
@@ -119,9 +128,7 @@ static int check_sync(MPI_Comm comm, const mpiscope_params_t *params, double dri
         mpiscope_clock_sync_free(sync);
         return MPISCOPE_ENOMEM;
     }
-    struct timespec wait = {.tv_sec = (time_t)drift_seconds,
-                            .tv_nsec = (long)((drift_seconds - (double)(time_t)drift_seconds) * 1e9)};
-    nanosleep(&wait, NULL);
+    pause_seconds(drift_seconds);
     mpiscope_clock_sync_verify(comm, sync, after);
     double before = mpiscope_clock_sync_max_residual_ns(sync), later = mpiscope__max_abs(after, sync->nprocs);
     mpiscope__check_sync_accuracy(sync, out);
@@ -133,6 +140,49 @@ static int check_sync(MPI_Comm comm, const mpiscope_params_t *params, double dri
     free(after);
     mpiscope_clock_sync_free(sync);
     return 0;
+}
+
+enum { STATE_SIZE_BYTES = 1 << 20 };
+static const double STATE_GAP_SECONDS = 0.25;
+/* a run is short: a state lasts seconds, a run must not span two */
+static const double STATE_RUN_SECONDS = 0.5;
+
+/* The states check: the 1 MiB Bcast in short runs spread over seconds
+ * (warm buffer, barrier-each: a state shows in every method, OSU's too). */
+static int check_states(MPI_Comm comm, const mpiscope_params_t *params, mpiscope_check_t *c)
+{
+    mpiscope_params_t p = *params;
+    p.timer = MPISCOPE_TIMER_AUTO;
+    if (p.max_point_seconds > STATE_RUN_SECONDS)
+        p.max_point_seconds = STATE_RUN_SECONDS;
+    mpiscope_context_t *ctx;
+    int err = mpiscope_context_create(comm, &p, &ctx);
+    if (err)
+        return err;
+    c->states_op = "bcast";
+    c->states_method = "barrier-each"; /* a preempted rank delays a launch, not voids a run */
+    c->states_size_bytes = STATE_SIZE_BYTES;
+    c->states_gap_seconds = STATE_GAP_SECONDS;
+    double first = raw_ns();
+    for (size_t i = 0; i < MPISCOPE_CHECK_STATE_RUNS && !err; i++) {
+        if (i > 0)
+            pause_seconds(STATE_GAP_SECONDS);
+        mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
+        spec.size_bytes = STATE_SIZE_BYTES;
+        spec.method = c->states_method;
+        spec.cache_cold = 0; /* one buffer: no region to build per run */
+        mpiscope_point_result_t r;
+        double at = raw_ns() - first;
+        err = mpiscope_context_measure(ctx, mpiscope_op_find(c->states_op), &spec, &r);
+        if (err)
+            break;
+        c->state_runs[i] = (mpiscope_check_state_run_t){
+            .at_ns = at, .median_ns = r.stats.median, .q25_ns = r.stats.q25,
+            .q75_ns = r.stats.q75, .launches_valid = (unsigned)r.launches_valid};
+        c->n_state_runs = i + 1;
+    }
+    mpiscope_context_destroy(ctx);
+    return err;
 }
 
 static int measure(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, mpiscope_check_t *c)
@@ -155,7 +205,7 @@ static int measure(MPI_Comm comm, const mpiscope_params_t *params, double drift_
         err = check_sync(comm, params, drift_seconds, &c->syncs[c->n_syncs]);
         c->n_syncs += !err;
     }
-    return err;
+    return err ? err : check_states(comm, params, c);
 }
 
 int mpiscope_check_run(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, unsigned flags,

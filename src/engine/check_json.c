@@ -72,6 +72,28 @@ static void write_sync(mpiscope__json_t *j, const mpiscope_check_sync_t *s)
     mpiscope__json_end(j);
 }
 
+static void write_states(mpiscope__json_t *j, const mpiscope_check_t *c)
+{
+    mpiscope__json_object(j, "states");
+    mpiscope__json_string(j, "op", c->states_op);
+    mpiscope__json_string(j, "method", c->states_method);
+    mpiscope__json_integer(j, "size_bytes", (long long)c->states_size_bytes);
+    mpiscope__json_number(j, "gap_seconds", c->states_gap_seconds);
+    mpiscope__json_array(j, "runs");
+    for (size_t i = 0; i < c->n_state_runs && i < MPISCOPE_CHECK_STATE_RUNS; i++) {
+        const mpiscope_check_state_run_t *r = &c->state_runs[i];
+        mpiscope__json_object(j, NULL);
+        mpiscope__json_number(j, "at_ns", r->at_ns);
+        mpiscope__json_number(j, "median_ns", r->median_ns);
+        mpiscope__json_number(j, "q25_ns", r->q25_ns);
+        mpiscope__json_number(j, "q75_ns", r->q75_ns);
+        mpiscope__json_integer(j, "launches_valid", r->launches_valid);
+        mpiscope__json_end(j);
+    }
+    mpiscope__json_end(j);
+    mpiscope__json_end(j);
+}
+
 void mpiscope__check_json(const mpiscope_check_t *check, mpiscope__json_t *j)
 {
     mpiscope__json_object(j, NULL);
@@ -83,6 +105,8 @@ void mpiscope__check_json(const mpiscope_check_t *check, mpiscope__json_t *j)
     for (size_t i = 0; i < check->n_syncs && i < MPISCOPE_CHECK_MAX_SYNCS; i++)
         write_sync(j, &check->syncs[i]);
     mpiscope__json_end(j);
+    if (check->states_op)
+        write_states(j, check);
     mpiscope__json_end(j);
 }
 
