@@ -118,3 +118,48 @@ def test_raw_samples_in_two_modes_flag_the_point(sample_doc: dict[str, Any]) -> 
     merged = merge_documents([LaunchOutcome("bench", "t0", "t1", doc, None, 1)])
     assert merged is not None
     assert [m["count"] for m in merged["points"][0]["modes"]] == [30, 20]
+
+
+def _check_doc(check_doc: dict[str, Any], medians: list[float]) -> Result:
+    doc = copy.deepcopy(check_doc)
+    doc["check"]["states"] = {
+        "op": "bcast", "method": "barrier-each", "size_bytes": 1 << 20, "gap_seconds": 0.25,
+        "runs": [{"at_ns": i * 0.5e9, "median_ns": m, "q25_ns": 0.99 * m, "q75_ns": 1.01 * m,
+                  "launches_valid": 16} for i, m in enumerate(medians)],
+    }  # fmt: skip
+    return Result(doc)
+
+
+@pytest.fixture
+def check_doc() -> dict[str, Any]:
+    import json
+
+    from mpiscope_fakes import REPO
+
+    doc: dict[str, Any] = json.loads((REPO / "tests" / "data" / "check-result.json").read_text())
+    return doc
+
+
+def test_check_states_one_state(check_doc: dict[str, Any]) -> None:
+    from mpiscope.reports.check import verdict_lines
+
+    result = _check_doc(check_doc, [120e3 * (1 + 0.002 * (i % 3)) for i in range(16)])
+    line = verdict_lines(result)[-1]
+    assert line.startswith("VERDICT states: trusted: one state, 120 us")
+    assert "16 short runs of a 1 MiB bcast over 7.5 s" in line
+    assert "states: a 1 MiB bcast (barrier-each) in 16 short runs" in render_report(result)
+
+
+def test_check_states_two_states_fail(check_doc: dict[str, Any]) -> None:
+    from mpiscope.reports.check import verdict_lines
+
+    result = _check_doc(check_doc, [130e3] * 10 + [500e3] * 6)
+    line = verdict_lines(result)[-1]
+    assert line == (
+        "VERDICT states: not trusted: the machine switches between states: MODES 130 us "
+        "(10 runs) / 500 us (6) in 16 short runs of a 1 MiB bcast over 7.5 s"
+    )
+    # runs that measured nothing: not trusted either
+    empty = _check_doc(check_doc, [130e3])
+    assert verdict_lines(empty)[-1] == (
+        "VERDICT states: not trusted: only 1 of 1 short runs measured")

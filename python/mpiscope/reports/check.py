@@ -3,10 +3,12 @@
 The bench's ``--check`` measures every timer (resolution, read cost,
 monotonicity over millions of reads, invariant TSC and its frequency
 against CLOCK_MONOTONIC_RAW, the wait patterns whose true time is known)
-and every clock-sync algorithm (residual now and after a pause: drift).
-This module judges them against :data:`TIMER_CRITERIA` and
+and every clock-sync algorithm (residual now and after a pause: drift),
+then one point (a 1 MiB Bcast) in short runs spread over seconds: the
+machine's states. This module judges them against :data:`TIMER_CRITERIA` and
 :data:`SYNC_CRITERIA` - the one table of thresholds, repeated in
-docs/cli.md - and renders the result.
+docs/cli.md - groups the short runs into modes (the rule of ``run
+--launches``: :mod:`mpiscope.result.modes`) and renders the result.
 """
 
 from __future__ import annotations
@@ -17,7 +19,9 @@ from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.result.units import format_ns, format_number
+from mpiscope.result.modes import MODES_RULE, format_modes, launch_modes
+from mpiscope.result.stats import LaunchStats, launch_groups, summarize_launches
+from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = [
     "MAX_DRIFT_PPM",
@@ -31,6 +35,7 @@ __all__ = [
     "Criterion",
     "Verdict",
     "check_lines",
+    "states_verdict",
     "verdict_lines",
     "verdicts",
 ]
@@ -60,14 +65,15 @@ class Criterion:
 
 @dataclass(frozen=True)
 class Verdict:
-    subject: str  # "tsc", "sync linear"
+    subject: str  # "tsc", "sync linear", "states"
     trusted: bool
     reasons: tuple[str, ...]
+    detail: str = ""  # said after "trusted"
 
     @property
     def line(self) -> str:
         if self.trusted:
-            return f"VERDICT {self.subject}: trusted"
+            return f"VERDICT {self.subject}: trusted" + (f": {self.detail}" if self.detail else "")
         return f"VERDICT {self.subject}: not trusted: {'; '.join(self.reasons)}"
 
 
@@ -207,10 +213,46 @@ def _judge(subject: str, item: Mapping[str, Any], criteria: Sequence[Criterion])
     return Verdict(subject, not reasons, tuple(reasons))
 
 
+def _states_runs(states: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return [r for r in states.get("runs") or () if r.get("median_ns") is not None]
+
+
+def states_verdict(states: Mapping[str, Any]) -> Verdict:
+    """One state, or modes: the short runs' medians grouped as ``run --launches``
+    groups launches (:data:`mpiscope.result.modes.MODES_RULE`)."""
+    runs = _states_runs(states)
+    what = (
+        f"{len(runs)} short runs of a {format_bytes(states.get('size_bytes'))} "
+        f"{states.get('op')} over {format_number(_span_seconds(runs), 3)} s"
+    )
+    if len(runs) < 2:
+        got = len(states.get("runs") or ())
+        return Verdict("states", False, (f"only {len(runs)} of {got} short runs measured",))
+    launches = [LaunchStats(r["median_ns"], r.get("q25_ns"), r.get("q75_ns")) for r in runs]
+    medians = [x.median_ns for x in launches]
+    summary = summarize_launches(launches, 0.95, resamples=1000)
+    modes = launch_modes(medians, launch_groups(launches), summary.disagree_reasons)
+    if modes:
+        return Verdict("states", False, (
+            f"the machine switches between states: {format_modes(modes, 'runs', format_ns)} "
+            f"in {what}",))  # fmt: skip
+    cv = summary.between_cv
+    spread = "-" if cv is None else f"{format_number(cv * 100, 2)}%"
+    return Verdict("states", True, (), f"one state, {format_ns(summary.median_ns)} "
+                   f"(between-run CV {spread}) in {what}")  # fmt: skip
+
+
+def _span_seconds(runs: Sequence[Mapping[str, Any]]) -> float:
+    at = [float(r.get("at_ns") or 0.0) for r in runs]
+    return (max(at) - min(at)) / 1e9 if at else 0.0
+
+
 def verdicts(check: Mapping[str, Any]) -> list[Verdict]:
-    """One verdict per timer, then one per sync algorithm."""
+    """One verdict per timer, then one per sync algorithm, then the states'."""
     out = [_judge(str(t["name"]), t, TIMER_CRITERIA) for t in check.get("timers") or ()]
     out += [_judge(f"sync {s['algorithm']}", s, SYNC_CRITERIA) for s in check.get("sync") or ()]
+    if check.get("states") is not None:
+        out.append(states_verdict(check["states"]))
     return out
 
 
@@ -305,6 +347,21 @@ def _sync_lines(syncs: Sequence[Mapping[str, Any]]) -> list[str]:
     return lines
 
 
+def _states_lines(states: Mapping[str, Any]) -> list[str]:
+    runs = states.get("runs") or ()
+    head = (
+        f"states: a {format_bytes(states.get('size_bytes'))} {states.get('op')} "
+        f"({states.get('method')}) in {len(runs)} short runs "
+        f"{format_number(states.get('gap_seconds') or 0, 3)} s apart; each run's median "
+        f"(start in s): "
+    )
+    shown = [
+        f"{format_ns(r.get('median_ns'))} @{float(r.get('at_ns') or 0) / 1e9:.1f}"
+        for r in runs
+    ]
+    return [head + ", ".join(shown), f"(modes: {MODES_RULE})"]
+
+
 def check_lines(result: Result) -> list[str]:
     """The whole check: every timer, every sync algorithm, then the verdicts."""
     check = result.data.get("check") or {}
@@ -317,5 +374,7 @@ def check_lines(result: Result) -> list[str]:
         lines += _timer_lines(timer) + [""]
     if check.get("sync"):
         lines += _sync_lines(check["sync"]) + [""]
+    if check.get("states") is not None:
+        lines += _states_lines(check["states"]) + [""]
     lines += verdict_lines(result)
     return lines
