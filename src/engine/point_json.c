@@ -26,6 +26,7 @@ static void write_stats(mpiscope__json_t *j, const mpiscope_stats_t *s)
     mpiscope__json_number(j, "stddev_ns", s->stddev);
     mpiscope__json_number(j, "se_ns", s->se);
     mpiscope__json_number(j, "rse", s->rse);
+    mpiscope__json_number(j, "median_rse", s->median_rse);
     mpiscope__json_number(j, "median_ns", s->median);
     mpiscope__json_number(j, "min_ns", s->min);
     mpiscope__json_number(j, "max_ns", s->max);
