@@ -17,12 +17,15 @@ single launch's interval can hold their center, and the figure is also
 given without them.
 
     .venv/bin/python bench/reproducibility.py [--launches 10] [--np 2] [--keep DIR]
+    .venv/bin/python bench/reproducibility.py --from DIR   # the documents --keep kept
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -54,8 +57,20 @@ def main() -> None:
     parser.add_argument("--sizes", default="1:1M:x4")
     parser.add_argument("--ops", default=DEFAULT_SUITE)
     parser.add_argument("--keep", type=Path, help="keep the launches' documents in this directory")
+    parser.add_argument("--from", dest="source", type=Path,
+                        help="measure nothing: read the run*.json a --keep DIR holds")
     args = parser.parse_args()
     runs: list[dict[tuple[str, int | None, int], dict[str, Any]]] = []
+    if args.source is not None:
+        for path in sorted(args.source.glob("run*.json")):
+            doc = json.loads(path.read_text())
+            if doc.get("status") == "complete":  # not a launch still running
+                runs.append({point_key(p): p for p in doc["points"]})
+        if len(runs) < 2:
+            sys.exit(f"reproducibility: error: {args.source} holds {len(runs)} run*.json, not 2+")
+        args.launches = len(runs)
+        report(runs, args.launches)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         where = args.keep or Path(tmp)
         where.mkdir(parents=True, exist_ok=True)
@@ -65,6 +80,11 @@ def main() -> None:
                 where / f"run{i}.json")
             runs.append({point_key(p): p for p in doc["points"]})
             print(f"launch {i + 1}/{args.launches}: {wall:.1f} s", flush=True)
+    report(runs, args.launches)
+
+
+def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launches: int) -> None:
+    """Per point and in all: how often one launch's interval holds the center."""
     print(f"\n{'op':17} {'size':>8} {'median of means':>16} {'min..max of medians':>24} "
           f"{'spread':>8} {'CI holds it':>11} {'holds median':>12} {'mean CI':>8}  modes")
     hits = {"mean": 0, "median": 0, "one state": 0}
@@ -89,9 +109,9 @@ def main() -> None:
         print(f"{key[0]:17} {human_bytes(key[1]):>8} {human_ns(center):>16} {rng:>24} "
               f"{spread:>7.0%} {held:>6}/{len(points):<4} {held_median:>7}/{len(points):<4} "
               f"{half:>7.1%}  {'MODES ' + modes if modes else ''}")
-    print(f"\nintervals containing the median of the {args.launches} launches' trimmed means: "
+    print(f"\nintervals containing the median of the {launches} launches' trimmed means: "
           f"{hits['mean']}/{total} ({hits['mean'] / total:.0%})")
-    print(f"intervals containing the median of the {args.launches} launches' medians (the "
+    print(f"intervals containing the median of the {launches} launches' medians (the "
           f"older figure): {hits['median']}/{total} ({hits['median'] / total:.0%})")
     if one_state:
         print(f"... the first, at the points whose launches show one state (no MODES): "
