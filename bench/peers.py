@@ -88,68 +88,51 @@ def _number(text: str) -> float | None:
         return None
 
 
-def parse_osu(text: str) -> dict[int, float]:
-    """osu_bcast: lines 'SIZE AVG_US' after the '# Size  Avg Latency(us)' header."""
+def _read_table(text: str, header_of: Callable[[list[str], str], list[str] | None],
+                size_column: str, value_column: str, ns_per_unit: float,
+                keep: Callable[[list[str]], bool] = lambda fields: True) -> dict[int, float]:
+    """Rows of a whitespace-separated table after the line header_of names columns of."""
     values: dict[int, float] = {}
+    columns: list[str] | None = None
     for line in text.splitlines():
         fields = line.split()
-        if len(fields) == 2 and fields[0].isdigit() and _number(fields[1]) is not None:
-            values[int(fields[0])] = float(fields[1]) * 1e3
+        header = header_of(fields, line)
+        if header is not None:
+            columns = header
+            continue
+        if columns is None or len(fields) != len(columns) or not keep(fields):
+            continue
+        size = fields[columns.index(size_column)]
+        value = _number(fields[columns.index(value_column)])
+        if size.isdigit() and value is not None:
+            values[int(size)] = value * ns_per_unit
     return values
+
+
+def parse_osu(text: str) -> dict[int, float]:
+    """osu_bcast: lines 'SIZE AVG_US' after the '# Size  Avg Latency(us)' header."""
+    return _read_table(text, lambda f, _: ["Size", "Avg"] if f[:3] == ["#", "Size", "Avg"]
+                       else None, "Size", "Avg", 1e3)
 
 
 def parse_imb(text: str) -> dict[int, float]:
     """IMB-MPI1 Bcast: rows '#bytes #repetitions t_min t_max t_avg' (usec), t_avg kept."""
-    values: dict[int, float] = {}
-    columns: list[str] | None = None
-    for line in text.splitlines():
-        fields = line.split()
-        if fields[:1] == ["#bytes"]:
-            columns = fields
-            continue
-        if line.startswith("#"):
-            columns = None if "Benchmarking" in line else columns
-            continue
-        if columns is None or len(fields) != len(columns) or not fields[0].isdigit():
-            continue
-        avg = _number(fields[columns.index("t_avg[usec]")])
-        if avg is not None:
-            values[int(fields[0])] = avg * 1e3
-    return values
+    return _read_table(text, lambda f, _: f if f[:1] == ["#bytes"] else None,
+                       "#bytes", "t_avg[usec]", 1e3)
 
 
 def parse_reprompi(text: str) -> dict[int, float]:
     """mpibenchmark --summary=median: rows 'MPI_Bcast COUNT total valid MEDIAN_SEC' (bytes)."""
-    values: dict[int, float] = {}
-    columns: list[str] | None = None
-    for line in text.splitlines():
-        fields = line.split()
-        if fields[:2] == ["test", "count"]:
-            columns = fields
-            continue
-        if columns is None or len(fields) != len(columns) or fields[0] != "MPI_Bcast":
-            continue
-        median = _number(fields[columns.index("median_sec")])
-        if median is not None and fields[1].isdigit():
-            values[int(fields[1])] = median * 1e9
-    return values
+    return _read_table(text, lambda f, _: f if f[:2] == ["test", "count"] else None,
+                       "count", "median_sec", 1e9, keep=lambda f: f[0] == "MPI_Bcast")
 
 
 def parse_mpiperf(text: str) -> dict[int, float]:
     """mpiperf: rows 'PROCS COUNT TRUNS CRUNS FRUNS MEAN ...' (us) under '# [Procs] [Count]'."""
-    values: dict[int, float] = {}
-    columns: list[str] | None = None
-    for line in text.splitlines():
-        fields = line.split()
-        if fields[1:3] == ["[Procs]", "[Count]"]:
-            columns = re.findall(r"\[([^\]]+)\]", line)
-            continue
-        if columns is None or line.startswith("#") or len(fields) != len(columns):
-            continue
-        mean = _number(fields[columns.index("Mean")])
-        if mean is not None and fields[0] == str(NP) and fields[1].isdigit():
-            values[int(fields[1])] = mean * 1e3
-    return values
+    return _read_table(
+        text, lambda f, line: (re.findall(r"\[([^\]]+)\]", line)
+                               if f[1:3] == ["[Procs]", "[Count]"] else None),
+        "Count", "Mean", 1e3, keep=lambda f: f[0] == str(NP))
 
 
 def parse_mpiscope(doc: Mapping[str, Any]) -> dict[int, float]:
