@@ -89,6 +89,11 @@ def test_launches_in_two_states_are_reported_as_modes(sample_doc: dict[str, Any]
     text = render_report(result)
     assert "modes; MODES 130 us (6 launches) / 500 us (4)" in text
     assert "MODES: the machine was in different states between launches" in text
+    from mpiscope.reports.html import render_html
+
+    page = render_html([result])
+    assert "modes; MODES 130 us (6 launches) / 500 us (4)" in page  # the launch table
+    assert "the machine was in separate states" in page  # and the warnings
     # each launch's median, in launch order
     line = next(line for line in text.splitlines() if "130 us 130 us" in line)
     assert line.split()[-20:] == ["130", "us"] * 6 + ["500", "us"] * 4

@@ -29,6 +29,7 @@ from mpiscope.reports.plots.figure import Plot
 from mpiscope.reports.report import table_cells
 from mpiscope.result import Point, Result
 from mpiscope.result.estimate import is_measurement, point_cache, point_method
+from mpiscope.result.modes import format_modes, modes_from_records, point_modes
 from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = ["ReportWarning", "render_html", "result_warnings", "write_html"]
@@ -73,6 +74,7 @@ def result_warnings(result: Result) -> list[ReportWarning]:
                 f"{_listed(names)}"
             )
         )
+    warnings += _modes_warnings(result, points)
     warnings += _clock_warnings(result)
     env = result.environment
     if env.get("oversubscribed") or any(p.oversubscribed for p in points):
@@ -81,6 +83,24 @@ def result_warnings(result: Result) -> list[ReportWarning]:
         )
     warnings += [ReportWarning(text) for text in result.warnings]
     return warnings
+
+
+def _modes_warnings(result: Result, points: Sequence[Point]) -> list[ReportWarning]:
+    """Points or launch sets in separate modes: the machine changed state."""
+    named = [
+        f"{_point_name(result, p)}: {format_modes(modes, 'samples', format_ns)}"
+        for p in points
+        if (modes := point_modes(p))
+    ]
+    named += [
+        f"{_summary_name(s)}: {format_modes(modes_from_records(s['modes']), 'launches', format_ns)}"
+        for s in result.data.get("launch_summary") or []
+        if s.get("modes")
+    ]
+    if not named:
+        return []
+    return [ReportWarning(f"the machine was in separate states (one number would describe "
+                          f"neither): {_listed(named)}")]  # fmt: skip
 
 
 def _validation_warnings(result: Result) -> list[ReportWarning]:
@@ -339,7 +359,7 @@ def _points_table(result: Result) -> str:
     head = "".join(f"<th>{_e(t)}</th>" for t in titles)
     body = []
     for point, row in zip(points, rows, strict=True):
-        css = ' class="flagged"' if point.get("unstable") else ""
+        css = ' class="flagged"' if point.get("unstable") or point_modes(point) else ""
         cells = "".join(
             f'<td class="num">{_e(c)}</td>' if a == ">" else f"<td>{_e(c)}</td>"
             for c, a in zip(row, aligns, strict=True)
@@ -386,7 +406,7 @@ def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
             (f"{format_ns(s.get('launch_min_ns'))} .. {format_ns(s.get('launch_max_ns'))}", True),
             (_percent(s.get("within_cv")), True),
             (_percent(s.get("between_cv")), True),
-            (f"NO: {reasons or 'launches disagree'}" if s.get("disagree") else "yes", False),
+            (_agree(s, reasons), False),
         ]
         css = ' class="flagged"' if s.get("disagree") else ""
         body.append(
@@ -405,6 +425,14 @@ def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
         "CV: the spread of the launches' medians. Launches disagree (spread) when they vary "
         "more than their own noise explains, or (modes) when they form separate groups.</p>"
     )
+
+
+def _agree(s: Mapping[str, Any], reasons: str) -> str:
+    if not s.get("disagree"):
+        return "yes"
+    modes = modes_from_records(s.get("modes"))
+    shown = f"; {format_modes(modes, 'launches', format_ns)}" if modes else ""
+    return f"NO: {reasons or 'launches disagree'}{shown}"
 
 
 def _launch_records_table(records: Sequence[Mapping[str, Any]]) -> str:
