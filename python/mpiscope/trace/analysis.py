@@ -1,4 +1,6 @@
-"""The numbers behind ``mpiscope trace summary`` (all times in ns).
+"""The numbers behind ``mpiscope trace summary`` (all times in ns), in one
+pass over the streamed calls (:mod:`mpiscope.trace.stream`): memory holds
+the tables, not the trace.
 
 * per function, per call site and per rank: calls and time in MPI (mpiP);
 * message sizes of the point-to-point sends;
@@ -13,13 +15,12 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-import numpy as np
-
-from mpiscope.trace.merge import Merged, Timeline
+from mpiscope.trace.merge import Merged, Message, _Comms
 from mpiscope.trace.reader import COMM_F_INTER
+from mpiscope.trace.stream import Call, Stream, as_stream
 
 __all__ = ["Analysis", "CollectiveStats", "FunctionStats", "RankStats", "WaitStats", "analyse"]
 
@@ -71,126 +72,132 @@ class Analysis:
     functions: list[FunctionStats]
     sites: list[tuple[int, str, int, int, float]]  # (rank, function, site, calls, ns)
     ranks: list[RankStats]
-    send_sizes: dict[str, list[int]]
+    send_sizes: dict[str, dict[int, int]]  # send function -> bytes -> messages
     late_sender: dict[tuple[int, int], WaitStats]  # (sender, receiver)
     late_receiver: dict[tuple[int, int], WaitStats]
     collectives: list[CollectiveStats]
     total_mpi_ns: float
+    stream: Stream  # its messages, unmatched counts, end, clocks
+    backwards: int = 0  # messages received before they were sent
 
 
-def _durations(tl: Timeline) -> np.ndarray:
-    return np.maximum(tl.end_ns - tl.start_ns, 0.0)
+class _Collectives:
+    """Instances of blocking collectives as the calls stream: the k-th call on
+    a communicator id of each member, taken once every member has made it."""
+
+    def __init__(self, stream: Stream) -> None:
+        self.comms = {r.rank: _Comms(r.comms) for r in stream.trace.ranks}
+        self.present = {r.rank for r in stream.trace.ranks}
+        self.queues: dict[int, dict[int, deque[tuple[str, float, float]]]] = {}
+        self.members: dict[int, tuple[int, ...]] = {}
+        self.stats: dict[str, CollectiveStats] = {}
+
+    def add(self, call: Call, comm: int, stamp: int) -> None:
+        d = self.comms[call.rank].at(comm, stamp)
+        if d is None or d.flags & COMM_F_INTER or len(d.members) < 2:
+            return
+        if not set(d.members) <= self.present:
+            return  # a member's file is missing: no instance is whole
+        self.members[d.id] = d.members
+        queues = self.queues.setdefault(d.id, {r: deque() for r in d.members})
+        if call.rank not in queues:
+            return
+        queues[call.rank].append((call.name, call.start_ns, call.end_ns))
+        while all(queues.values()):
+            self._instance([(r, *queues[r].popleft()) for r in d.members])
+
+    def _instance(self, inst: list[tuple[int, str, float, float]]) -> None:
+        name = inst[0][1]
+        if any(x[1] != name for x in inst):
+            return  # mismatched sequence: not one collective
+        s = self.stats.setdefault(name, CollectiveStats(name))
+        last_rank, _, last_in, _ = max(inst, key=lambda x: x[2])
+        last_out = max(x[3] for x in inst)
+        s.instances += 1
+        s.ranks = max(s.ranks, len(inst))
+        s.last_arrivals[last_rank] += 1
+        for _, _, t_in, t_out in inst:
+            wait = min(last_in, t_out) - t_in
+            s.early_wait_ns += max(wait, 0.0)
+            s.max_wait_ns = max(s.max_wait_ns, wait)
+        s.after_last_ns += max(last_out - last_in, 0.0)
 
 
-def _rank_stats(tl: Timeline) -> RankStats:
-    classes = tl.source.classes
-    funcs = tl.records["func"]
-    cls = np.array([classes[f] for f in funcs]) if len(funcs) else np.array([], dtype=str)
-    main = tl.main
-    inits = np.nonzero(main & (cls == "init"))[0]
-    finals = np.nonzero(main & (cls == "finalize"))[0]
-    first = float(tl.start_ns[0]) if len(main) else 0.0
-    begin = float(tl.end_ns[inits[0]]) if len(inits) else first
-    end = float(tl.start_ns[finals[-1]]) if len(finals) else tl.last_ns
-    inside = main & (tl.start_ns >= begin) & (tl.start_ns <= end)
-    inside &= (cls != "init") & (cls != "finalize")
-    return RankStats(tl.rank, max(end - begin, 0.0), float(_durations(tl)[inside].sum()),
-                     int(main.sum()), tl.source.dropped, tl.source.end_status)
+@dataclass
+class _Rank:
+    """A rank's span between MPI_Init and MPI_Finalize, as its calls stream."""
+
+    first: float | None = None
+    begin: float | None = None  # end of the first MPI_Init*
+    inside: float = 0.0  # time in calls started since `begin`
+    final: tuple[float, float] | None = None  # (start of the last MPI_Finalize, `inside` then)
+    calls: int = 0
+
+    def add(self, call: Call, cls: str) -> None:
+        self.calls += 1
+        if self.first is None:
+            self.first = call.start_ns
+        if cls == "init":
+            if self.begin is None:
+                self.begin, self.inside = call.end_ns, 0.0  # calls before it do not count
+            return
+        if cls == "finalize":
+            self.final = (call.start_ns, self.inside)
+            return
+        begin = self.first if self.begin is None else self.begin
+        if call.start_ns >= begin:
+            self.inside += max(call.end_ns - call.start_ns, 0.0)
 
 
-def _function_stats(merged: Merged) -> tuple[list[FunctionStats], list, float]:
+def analyse(source: Stream | Merged) -> Analysis:
+    """Every analysis in one pass over the streamed calls."""
+    stream = as_stream(source)
     stats: dict[str, FunctionStats] = {}
-    sites: dict[tuple[int, str, int], list[float]] = defaultdict(lambda: [0, 0.0])
-    total = 0.0
-    for tl in merged.timelines:
-        rec, dur = tl.records[tl.main], _durations(tl)[tl.main]
-        names = tl.source.functions
-        funcs = rec["func"]
-        for f in np.unique(funcs):
-            sel = funcs == f
-            s = stats.setdefault(names[f], FunctionStats(names[f]))
-            d = dur[sel]
-            s.calls += int(sel.sum())
-            s.total_ns += float(d.sum())
-            s.max_ns = max(s.max_ns, float(d.max()))
-            b = rec["bytes"][sel]
-            s.bytes += int(b[b > 0].sum())
-            total += float(d.sum())
-        keys = np.stack([funcs.astype(np.uint64), rec["site"]], axis=1) if len(rec) else None
-        if keys is not None:
-            uniq, inverse = np.unique(keys, axis=0, return_inverse=True)
-            inverse = inverse.reshape(-1)
-            counts = np.bincount(inverse)
-            times = np.bincount(inverse, weights=dur)
-            for k, (f, site) in enumerate(uniq):
-                entry = sites[(tl.rank, names[int(f)], int(site))]
-                entry[0] += int(counts[k])
-                entry[1] += float(times[k])
-    site_list = [(r, n, s, int(v[0]), float(v[1])) for (r, n, s), v in sites.items()]
-    return sorted(stats.values(), key=lambda s: -s.total_ns), site_list, total
-
-
-def _waits(merged: Merged) -> tuple[dict, dict, dict[str, list[int]]]:
+    sites: dict[tuple[int, str, int], list] = defaultdict(lambda: [0, 0.0])
+    ranks: dict[int, _Rank] = {r.rank: _Rank() for r in stream.trace.ranks}
     late_sender: dict[tuple[int, int], WaitStats] = defaultdict(WaitStats)
     late_receiver: dict[tuple[int, int], WaitStats] = defaultdict(WaitStats)
-    sizes: dict[str, list[int]] = defaultdict(list)
-    by_rank = {tl.rank: tl for tl in merged.timelines}
-    for m in merged.messages:
-        sizes[by_rank[m.src].name(m.send_index)].append(m.bytes)
+    sizes: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
+    collectives = _Collectives(stream)
+    total, backwards = 0.0, 0
+
+    def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
+        nonlocal backwards
+        sizes[send.name][m.bytes] += 1
+        backwards += m.backwards
         if m.recv_blocking and m.send_ns > m.wait_ns:
             late_sender[(m.src, m.dst)].add(min(m.send_ns, m.recv_ns) - m.wait_ns)
         if m.send_blocking and m.post_ns > m.send_ns:
             late_receiver[(m.src, m.dst)].add(min(m.post_ns, m.send_end_ns) - m.send_ns)
-    return dict(late_sender), dict(late_receiver), dict(sizes)
 
-
-def _collectives(merged: Merged) -> list[CollectiveStats]:
-    """Instances: the k-th blocking collective on a communicator id, per member."""
-    calls: dict[int, dict[int, list[tuple[str, float, float]]]] = defaultdict(dict)
-    members: dict[int, tuple[int, ...]] = {}
-    for tl in merged.timelines:
-        comms_by_handle: dict[int, list] = defaultdict(list)
-        for d in tl.source.comms:
-            comms_by_handle[d.handle].append(d)
-        mine: dict[int, list[tuple[str, float, float]]] = defaultdict(list)
-        for i in np.nonzero(tl.main)[0]:
-            if tl.cls(int(i)) != "collective":
-                continue
-            r = tl.records[i]
-            defs = [d for d in comms_by_handle.get(int(r["comm"]), ()) if d.created <= r["t_enter"]]
-            if not defs or defs[-1].flags & COMM_F_INTER:
-                continue
-            d = defs[-1]
-            members[d.id] = d.members
-            mine[d.id].append((tl.name(int(i)), float(tl.start_ns[i]), float(tl.end_ns[i])))
-        for cid, seq in mine.items():
-            calls[cid][tl.rank] = seq
-    stats: dict[str, CollectiveStats] = {}
-    for cid, per_rank in calls.items():
-        ranks = [r for r in members[cid] if r in per_rank]
-        if len(ranks) < 2 or len(ranks) != len(members[cid]):
-            continue
-        for k in range(min(len(per_rank[r]) for r in ranks)):
-            inst = [(r, *per_rank[r][k]) for r in ranks]
-            name = inst[0][1]
-            if any(x[1] != name for x in inst):
-                continue  # mismatched sequence: not one collective
-            s = stats.setdefault(name, CollectiveStats(name))
-            last_rank, _, last_in, _ = max(inst, key=lambda x: x[2])
-            last_out = max(x[3] for x in inst)
-            s.instances += 1
-            s.ranks = max(s.ranks, len(inst))
-            s.last_arrivals[last_rank] += 1
-            for _, _, t_in, t_out in inst:
-                wait = min(last_in, t_out) - t_in
-                s.early_wait_ns += max(wait, 0.0)
-                s.max_wait_ns = max(s.max_wait_ns, wait)
-            s.after_last_ns += max(last_out - last_in, 0.0)
-    return sorted(stats.values(), key=lambda s: -s.early_wait_ns)
-
-
-def analyse(merged: Merged) -> Analysis:
-    functions, sites, total = _function_stats(merged)
-    late_sender, late_receiver, sizes = _waits(merged)
-    return Analysis(functions, sites, [_rank_stats(tl) for tl in merged.timelines], sizes,
-                    late_sender, late_receiver, _collectives(merged), total)
+    for call in stream.calls(on_message=on_message):
+        d = max(call.end_ns - call.start_ns, 0.0)
+        s = stats.get(call.name)
+        if s is None:
+            s = stats[call.name] = FunctionStats(call.name)
+        s.calls += 1
+        s.total_ns += d
+        s.max_ns = max(s.max_ns, d)
+        s.bytes += max(call.bytes, 0)
+        total += d
+        site = sites[(call.rank, call.name, call.site)]
+        site[0] += 1
+        site[1] += d
+        ranks[call.rank].add(call, call.cls)
+        if call.cls == "collective":
+            collectives.add(call, call.comm, call.stamp)
+    rank_stats = []
+    for r in sorted(stream.trace.ranks, key=lambda x: x.rank):
+        st = ranks[r.rank]
+        last = stream.last.get(r.rank, 0.0)
+        first = st.first if st.first is not None else 0.0
+        begin = st.begin if st.begin is not None else first
+        end, inside = st.final if st.final is not None else (last, st.inside)
+        rank_stats.append(RankStats(r.rank, max(end - begin, 0.0), inside, st.calls, r.dropped,
+                                    r.end_status))
+    site_list = [(r, n, s_, int(v[0]), float(v[1])) for (r, n, s_), v in sites.items()]
+    return Analysis(sorted(stats.values(), key=lambda x: -x.total_ns), site_list, rank_stats,
+                    {name: dict(c) for name, c in sizes.items()}, dict(late_sender),
+                    dict(late_receiver),
+                    sorted(collectives.stats.values(), key=lambda x: -x.early_wait_ns), total,
+                    stream, backwards)

@@ -61,6 +61,9 @@ class Call:
     tag: int
     root: int
     bytes: int
+    site: int = 0  # return address of the call
+    comm: int = 0  # communicator handle
+    stamp: int = 0  # t_enter as recorded (selects the handle's definition)
     flows_out: list[int] = field(default_factory=list)  # messages it sends
     flows_in: list[int] = field(default_factory=list)  # messages it completes
     pending: int = 0  # its messages not matched yet
@@ -287,7 +290,8 @@ class _Matcher:
             if not flags & F_PART:
                 previous = self.current.get(rank)
                 call = Call(rank, row[11], i, info.functions[func], info.classes[func], row[12],
-                            row[13], unfinished, row[6], row[7], row[8], row[5])
+                            row[13], unfinished, row[6], row[7], row[8], row[5], row[4], row[2],
+                            row[0])
                 self.current[rank] = call
                 if self.ordered:
                     self.held[(rank, call.thread)].append(call)

@@ -10,6 +10,7 @@ from mpiscope.result.units import format_bytes, format_ns
 from mpiscope.trace.analysis import Analysis, WaitStats, analyse
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.sites import resolve_sites
+from mpiscope.trace.stream import Stream
 
 __all__ = ["render_summary"]
 
@@ -29,7 +30,8 @@ def _pct(part: float, whole: float) -> str:
     return f"{100.0 * part / whole:.1f}%" if whole > 0 else "-"
 
 
-def _header(merged: Merged) -> list[str]:
+def _header(a: Analysis) -> list[str]:
+    merged = a.stream
     trace = merged.trace
     first = trace.ranks[0]
     meta = first.meta
@@ -56,15 +58,15 @@ def _header(merged: Merged) -> list[str]:
     lines.append(_clock_line(merged))
     dropped = sum(r.dropped for r in trace.ranks)
     lines.append(
-        f"records: {sum(int(t.main.sum()) for t in merged.timelines)} calls, {dropped} dropped"
+        f"records: {merged.calls_total} calls, {dropped} dropped"
         + (" (the trace file could not be written)" if dropped else "")
-        + f"; messages: {len(merged.messages)} matched, {merged.unmatched_sends} sends and "
-        f"{merged.unmatched_recvs} receives unmatched, {merged.backwards} arrow(s) backwards in "
+        + f"; messages: {merged.messages} matched, {merged.unmatched_sends} sends and "
+        f"{merged.unmatched_recvs} receives unmatched, {a.backwards} arrow(s) backwards in "
         "time")
     return lines
 
 
-def _clock_line(merged: Merged) -> str:
+def _clock_line(merged: Stream) -> str:
     zero = next((r for r in merged.trace.ranks if r.rank == 0), None)
     if zero is None or 0 not in zero.clocks:
         return "clock: no synchronisation recorded: times are local to each rank"
@@ -113,13 +115,13 @@ def _functions(a: Analysis, top: int) -> list[str]:
             + ([f"({more} more functions)"] if more > 0 else []))
 
 
-def _sites(merged: Merged, a: Analysis, top: int) -> list[str]:
+def _sites(a: Analysis, top: int) -> list[str]:
     best = sorted(a.sites, key=lambda s: -s[4])[:top]
-    by_rank = {tl.rank: tl for tl in merged.timelines}
+    by_rank = {r.rank: r for r in a.stream.trace.ranks}
     names: dict[tuple[int, int], str] = {}
     for rank in {s[0] for s in best}:
         addresses = [s[2] for s in best if s[0] == rank]
-        resolved = resolve_sites(by_rank[rank].source.maps, addresses)
+        resolved = resolve_sites(by_rank[rank].maps, addresses)
         names.update({(rank, addr): text for addr, text in resolved.items()})
     rows = [[f, names.get((r, site), hex(site)), str(r), str(n), format_ns(t),
              _pct(t, a.total_mpi_ns)] for r, f, site, n, t in best]
@@ -131,13 +133,21 @@ def _sizes(a: Analysis) -> list[str]:
     if not a.send_sizes:
         return []
     rows = []
-    for name, sizes in sorted(a.send_sizes.items()):
-        v = np.array(sizes, dtype=np.float64)
-        v = v[v >= 0]
-        if not len(v):
+    for name, counts in sorted(a.send_sizes.items()):
+        known = sorted((b, n) for b, n in counts.items() if b >= 0)
+        if not known:
             continue
-        rows.append([name, str(len(v)), format_bytes(v.min()), format_bytes(float(np.median(v))),
-                     format_bytes(v.max()), format_bytes(v.sum())])
+        v, n = np.array([b for b, _ in known], dtype=np.float64), np.array([c for _, c in known])
+        cum = np.cumsum(n)
+        total = int(cum[-1])
+
+        def at(j: int, v: np.ndarray = v, cum: np.ndarray = cum) -> float:
+            """The j-th size (from 0) of the sizes repeated by their counts."""
+            return float(v[np.searchsorted(cum, j, side="right")])
+
+        median = at(total // 2) if total % 2 else (at(total // 2 - 1) + at(total // 2)) / 2
+        rows.append([name, str(total), format_bytes(v[0]), format_bytes(median),
+                     format_bytes(v[-1]), format_bytes(float((v * n).sum()))])
     return ["", "Message sizes (matched point-to-point messages, by send function)"] + _table(
         ["send function", "messages", "min", "median", "max", "total"], rows)
 
@@ -167,9 +177,10 @@ def _collectives(a: Analysis) -> list[str]:
                            "mean cost after last", "last to arrive"], rows)
 
 
-def render_summary(merged: Merged, top: int = 15) -> str:
-    a = analyse(merged)
-    lines = _header(merged) + _ranks(a) + _functions(a, top) + _sites(merged, a, top) + _sizes(a)
+def render_summary(source: Stream | Merged, top: int = 15) -> str:
+    """The tables, from one pass over the streamed trace."""
+    a = analyse(source)
+    lines = _header(a) + _ranks(a) + _functions(a, top) + _sites(a, top) + _sizes(a)
     lines += _waits("Late sender (a blocking receive waits for the send to start)",
                     "waited: from the start of the receive (or wait) to the start of the send",
                     a.late_sender)
