@@ -162,26 +162,23 @@ def _writing(out: Path, write: Callable[[], _T]) -> _T:
 
 
 def _view_command(command: list[str]) -> int:
-    from mpiscope.trace.merge import load
+    from mpiscope.trace.stream import open_stream
 
     name = command[0]
     args = _view_parser(name).parse_args(command[1:])
     base = Path(args.trace.rstrip("/"))
+    if name == "summary" and args.top < 1:
+        raise MpiscopeError(f"--top must be at least 1, not {args.top}")
+    stream = open_stream(args.trace)  # headers and a first pass: memory bounded
     if name == "export":
-        from mpiscope.trace.stream import open_stream
-
         out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
-        stream = open_stream(args.trace)
         arrows = _writing(out, lambda: _export(stream, args.format, out))
         _say(f"mpiscope: wrote {out} ({arrows} message arrows)")
         return 0
-    merged = load(args.trace)
     if name == "summary":
         from mpiscope.trace.summary import render_summary
 
-        if args.top < 1:
-            raise MpiscopeError(f"--top must be at least 1, not {args.top}")
-        text = render_summary(merged, top=args.top)
+        text = render_summary(stream, top=args.top)
         if args.out is None:
             print(text)
             return 0
@@ -189,7 +186,7 @@ def _view_command(command: list[str]) -> int:
         _writing(out, lambda: out.write_text(text + "\n", encoding="utf-8"))
         _say(f"mpiscope: wrote {out}")
         return 0
-    return _view(merged, base, Path(args.out) if args.out else None)
+    return _view(stream, base, Path(args.out) if args.out else None)
 
 
 def _export(stream: Any, fmt: str, out: Path) -> int:
@@ -208,22 +205,25 @@ def _export(stream: Any, fmt: str, out: Path) -> int:
     return stream.messages
 
 
-def _view(merged: Any, base: Path, html_out: Path | None) -> int:
-    from mpiscope.trace.html import write_html
-    from mpiscope.trace.reader import read_trace
-    from mpiscope.trace.stream import Stream
+def _view(stream: Any, base: Path, html_out: Path | None) -> int:
+    from mpiscope.trace.html import MAX_HTML_CALLS, write_html
+    from mpiscope.trace.merge import merge
 
     html_path = html_out or base.with_name(base.name + ".html")
     pftrace = base.with_name(base.name + ".pftrace")
     try:
-        stream = Stream(read_trace(merged.trace.directory, records=False))
         _writing(pftrace, lambda: _export(stream, "perfetto", pftrace))
         perfetto_note = (f"for large traces, open {pftrace} at https://ui.perfetto.dev "
                          "(Open trace file): one track per rank, arrows per message")
     except MpiscopeError as exc:
         perfetto_note = f"no Perfetto file: {exc}"
     try:
-        write_html(merged, html_path)
+        if stream.calls_total > MAX_HTML_CALLS:  # not read into memory at all
+            raise MpiscopeError(f"the trace has {stream.calls_total} calls, too many for the "
+                                f"HTML view (at most {MAX_HTML_CALLS}): use the Perfetto file")
+        from mpiscope.trace.reader import read_trace
+
+        write_html(merge(read_trace(stream.trace.directory)), html_path)
     except OSError as exc:
         raise MpiscopeError(f"cannot write {html_path}: {exc.strerror or exc}") from None
     except MpiscopeError as exc:
