@@ -5,8 +5,8 @@
 #include <string.h>
 #include "trace_state.h"
 
-/* Records per window of the file: 4 MiB, two mapped per thread (the
- * current one and the next). The largest: 1 GiB per window. */
+/* Records per half buffer: 4 MiB, two per thread; a killed rank loses at
+ * most the records of its current halves. The largest: 1 GiB per half. */
 enum { DEFAULT_RECORDS = 1 << 16, MAX_RECORDS = 1 << 24, DEFAULT_PATIENCE = 100 };
 
 static unsigned long long env_number(const char *name, unsigned long long fallback,
@@ -36,10 +36,7 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p)
     }
     strcpy(p->dir, dir);
     p->records_per_thread = env_number("MPISCOPE_TRACE_RECORDS", DEFAULT_RECORDS, 16, MAX_RECORDS);
-    const char *writer = getenv("MPISCOPE_TRACE_WRITER_THREAD");
-    if (writer && *writer && strcmp(writer, "0") != 0)
-        mpiscope__trace_warn("ignoring MPISCOPE_TRACE_WRITER_THREAD: records are written into "
-                             "the mapped file, there is nothing left to write");
+    p->writer_thread = (int)env_number("MPISCOPE_TRACE_WRITER_THREAD", 0, 0, 1);
     p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
                                             100000);
 }

@@ -1,8 +1,8 @@
 /* signals.c: a program that is killed, crashes or exits without
  * MPI_Finalize still leaves its trace: the handlers write the file, then
  * pass the signal on to the handler that was there before (or the default
- * action). SIGKILL cannot be caught: the file then holds every record
- * written into a window (windows.c). */
+ * action). SIGKILL cannot be caught: the file then holds what was streamed
+ * to it, all but the records of the current half buffers. */
 #include <signal.h>
 #include <stdlib.h>
 #include "trace_state.h"
@@ -12,14 +12,8 @@ static const int caught[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,
 enum { NCAUGHT = sizeof caught / sizeof caught[0] };
 static struct sigaction previous[NCAUGHT];
 
-static void on_signal(int sig, siginfo_t *info, void *context)
+static void on_signal(int sig)
 {
-    (void)context;
-    /* A window's page that could not be had (windows.c preallocates, so
-     * this is not expected): the window becomes anonymous memory, its
-     * records are counted lost, and the program goes on. */
-    if (sig == SIGBUS && info && mpiscope__trace_window_fault(info->si_addr))
-        return;
     mpiscope__trace_write(MPISCOPE__TRACE_END_SIGNAL, sig);
     for (int i = 0; i < NCAUGHT; i++)
         if (caught[i] == sig) {
@@ -36,9 +30,9 @@ static void at_exit(void)
 
 void mpiscope__trace_signals_install(void)
 {
-    struct sigaction sa = {.sa_sigaction = on_signal};
+    struct sigaction sa = {.sa_handler = on_signal};
     sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_SIGINFO; /* the handler puts the previous one back itself */
+    sa.sa_flags = SA_RESETHAND;
     for (int i = 0; i < NCAUGHT; i++) {
         sigaction(caught[i], NULL, &previous[i]);
         if (previous[i].sa_handler != SIG_IGN) /* an ignored signal stays ignored */

@@ -10,28 +10,26 @@ volatile uint64_t mpiscope__trace_lost_calls;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A thread's state and its anonymous area (one page of records: those of
- * MPI_Init before the file is open, or kept for want of a window) are
- * mapped and touched now (MAP_POPULATE), on the thread's first traced call. */
-enum { AREA_BYTES = 4096 };
-
+/* A thread's two halves are mapped and their pages touched now
+ * (MAP_POPULATE), on the thread's first traced call: the first write to
+ * fresh memory costs a page fault and the page's zeroing, tens of ns per
+ * record, which the calls would otherwise pay while they are timed. The
+ * halves are reused for the whole run: memory is bounded. */
 static mpiscope__trace_thread_t *thread_new(unsigned index)
 {
+    uint64_t capacity = mpiscope__trace_proc.records_per_thread;
     size_t head = (sizeof(mpiscope__trace_thread_t) + 63) / 64 * 64;
-    void *mem = mmap(NULL, head + AREA_BYTES, PROT_READ | PROT_WRITE,
+    size_t half = MPISCOPE__TRACE_BLOCK_HEAD + (size_t)capacity * sizeof(mpiscope_trace_record_t);
+    void *mem = mmap(NULL, head + 2 * half, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
     mpiscope__trace_thread_t *t = mem;
-    t->area = (char *)mem + head;
-    t->area_capacity = (AREA_BYTES - MPISCOPE__TRACE_BLOCK_HEAD) / sizeof(mpiscope_trace_record_t);
-    t->records = (mpiscope_trace_record_t *)(void *)(t->area + MPISCOPE__TRACE_BLOCK_HEAD);
-    t->capacity = t->area_capacity;
-    t->in_area = 1;
+    t->half[0] = (char *)mem + head;
+    t->half[1] = t->half[0] + half;
+    t->records = (mpiscope_trace_record_t *)(t->half[0] + MPISCOPE__TRACE_BLOCK_HEAD);
+    t->capacity = capacity;
     t->index = index;
-    /* The file is open: the first call switches to a window. */
-    if (mpiscope__trace_proc.fd >= 0 && mpiscope__trace_window_prepare(t) == 0)
-        t->capacity = 0;
     return t;
 }
 
@@ -51,9 +49,12 @@ mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void)
     return t;
 }
 
-static int in_range(const void *r, const char *from, uint64_t bytes)
+static int in_half(const mpiscope__trace_thread_t *t, unsigned which,
+                   const mpiscope_trace_record_t *r)
 {
-    return from && (const char *)r >= from && (const char *)r < from + bytes;
+    const char *from = t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD;
+    return (const char *)r >= from
+           && (const char *)r < from + t->capacity * sizeof(mpiscope_trace_record_t);
 }
 
 mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_t flags)
@@ -63,13 +64,10 @@ mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_
         t->dropped++;
         return NULL;
     }
-    /* This call's parts fill a second window (or the area again): the
-     * window that holds its own record is unmapped (the area reused), so
-     * the record is kept on in `held` (a flag set after this is not in the
-     * file). */
-    if (t->count >= t->capacity
-        && (in_range(c->r, t->retired, mpiscope__trace_proc.window_bytes)
-            || (t->in_area && in_range(c->r, t->area, AREA_BYTES)))) {
+    /* This call's parts filled both halves (a completion of more requests
+     * than a half holds): its own record is written with the other half
+     * and kept on in `held` (a flag set after this is not in the file). */
+    if (t->count >= t->capacity && t->pending && in_half(t, t->pending_half, c->r)) {
         t->held = *c->r;
         c->r = &t->held;
     }

@@ -14,25 +14,22 @@
 #define MPISCOPE__TRACE_MAX_THREADS 256
 
 typedef struct mpiscope__trace_thread {
-    /* The calls fill a window: a range of the rank file mapped MAP_SHARED
-     * (windows.c), so a record is in the page cache once written and
-     * survives a SIGKILL. The next window is mapped and its pages faulted
-     * in at the end of the call that started the current one, in no call's
-     * time. Before the file is open, or when no window can be had (a full
-     * disk), the calls fill the thread's own anonymous area instead. */
-    mpiscope_trace_record_t *records;  /* the current window's (or area's) records */
-    uint64_t capacity;                 /* records in it */
-    uint64_t count;                    /* records taken in it */
-    uint64_t seq;                      /* this thread's sequence number of records[0] */
-    int in_area;                       /* 1: records is the anonymous area */
-    int after_switch;                  /* the end of this call prepares the next window */
-    char *window;                      /* the current file window, NULL in the area */
-    char *next;                        /* the next window, mapped and populated; NULL: none */
-    char *retired;                     /* the full window, unmapped at the end of the call */
-    uint64_t window_at, next_at;       /* their offsets in the file */
-    volatile int lost;                 /* the current window's pages were lost (SIGBUS) */
-    char *area;                        /* MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
-    uint64_t area_capacity;
+    /* Two buffers ("halves") of capacity records each: the calls fill the
+     * current one; a full one becomes pending, with its range of the file
+     * reserved, and is written at the end of the call that filled it, or
+     * by the writer thread (blocks.c). */
+    mpiscope_trace_record_t *records;  /* the current half */
+    uint64_t capacity;                 /* records per half */
+    volatile uint64_t count;           /* records taken in the current half */
+    volatile uint64_t seq;             /* this thread's sequence number of records[0] */
+    unsigned current;                  /* which half records is */
+    volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
+    volatile uint64_t pending_seq;
+    volatile uint64_t pending_at;      /* its place in the file */
+    volatile unsigned pending_half;    /* which half is pending */
+    volatile int claim;                /* 1: being written (by the writer thread or the owner) */
+    volatile int own_write;            /* no writer thread: the owner writes at its call's end */
+    char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
     uint64_t dropped;                  /* records lost: the file could not be written */
     int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
     unsigned index;                    /* thread number in this process, from 0 */
@@ -41,7 +38,7 @@ typedef struct mpiscope__trace_thread {
     MPI_Status *statuses;              /* scratch: statuses when the caller ignores them */
     size_t statuses_cap;
     mpiscope_trace_record_t spill;     /* the record of a call that is not kept */
-    mpiscope_trace_record_t held;      /* a call whose own window had to be unmapped */
+    mpiscope_trace_record_t held;      /* a call whose own half had to be reused (writer.c) */
 } mpiscope__trace_thread_t;
 
 /* A communicator definition: peer ranks of records on `handle` (created
@@ -95,13 +92,12 @@ typedef struct mpiscope__trace_proc {
     size_t meta_len;
     uint64_t records_per_thread;
     unsigned sync_patience;
+    int writer_thread;      /* MPISCOPE_TRACE_WRITER_THREAD: 1, a writer thread writes halves */
     mpiscope__trace_comm_t *comms;
     size_t ncomms, comms_cap;
     volatile int written;   /* the end of the file has been written (once) */
     int fd;                 /* the rank file, open from the start of tracing; -1 before */
     volatile uint64_t file_end;        /* bytes reserved in the file so far */
-    uint64_t window_bytes;             /* a thread's file window: whole pages */
-    uint64_t window_records;           /* records in a window */
     volatile uint64_t write_failures;  /* writes that failed (disk full, file size limit) */
     volatile int write_warned;
     char write_error_msg[1400];         /* prepared: said from a signal handler too */
@@ -154,7 +150,7 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p);
 /* Tracer messages on stderr: "mpiscope-trace[rank N]: ..." */
 void mpiscope__trace_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Bytes before the records of a window or area: room for a THRD head. */
+/* Bytes before each half of a thread: room for the block's chunk header. */
 #define MPISCOPE__TRACE_BLOCK_HEAD 64
 
 /* Open this rank's file and write what is known at the start: preamble,
@@ -164,31 +160,18 @@ void mpiscope__trace_stream_open(void);
 /* Append one communicator definition (a COMM chunk) once the file is open. */
 void mpiscope__trace_stream_comm(const mpiscope__trace_comm_t *comm);
 
-/* Windows (windows.c). The size of a window, once the file is open. */
-void mpiscope__trace_windows_init(void);
+/* Write a thread's pending half now, or wait until the writer thread has
+ * (blocks.c). */
+void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
 
-/* Map this thread's next window, ahead of need (called outside the calls'
- * time where it can be): 0, or -1 when the file cannot grow (said once,
- * counted as a write failure). */
-int mpiscope__trace_window_prepare(mpiscope__trace_thread_t *t);
+/* Start the writer thread (once the file is open; blocks.c). */
+void mpiscope__trace_writer_start(void);
 
-/* After the call that switched windows: unmap the full one, map the next. */
-void mpiscope__trace_after_switch(mpiscope__trace_thread_t *t) __attribute__((noinline, cold));
-
-/* The records of the anonymous area, as a THRD block written with pwrite
- * (records from before the file was open, or kept there for want of a
- * window): 0, or -1 when the write failed. */
-int mpiscope__trace_area_write(mpiscope__trace_thread_t *t, uint64_t count);
-
-/* The end of a run that finalized: each thread's windows are trimmed to
- * their records (the rest becomes padding and is given back to the file
- * system). Only when no other thread can still record. */
-void mpiscope__trace_windows_close(void);
-
-/* A SIGBUS at `addr` in a window (its pages could not be had after all):
- * anonymous memory replaces the window, its records are counted as lost,
- * and 1 is returned; 0 when addr is not in a window. Async-signal-safe. */
-int mpiscope__trace_window_fault(void *addr);
+/* The THRD chunk of `n` records of half `which` of `t` starting at
+ * sequence number `first`, prepared in the room before the half: returns
+ * its bytes (40 + 64 n of them). */
+const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n,
+                                  uint64_t first);
 
 /* Reserve `len` bytes at the end of the file: their offset (writer.c). */
 uint64_t mpiscope__trace_reserve(uint64_t len);
@@ -196,18 +179,13 @@ uint64_t mpiscope__trace_reserve(uint64_t len);
 /* Write at a reserved offset; a failure is counted and said once: -1. */
 int mpiscope__trace_pwrite(const void *data, size_t n, uint64_t at);
 
-/* The same without counting a failure (the caller does), and counting one. */
-int mpiscope__trace_pwrite_quiet(const void *data, size_t n, uint64_t at);
-void mpiscope__trace_write_failed(void);
-
-/* The current window (or area) is full: go on in the next one. */
+/* The current half is full: it becomes pending, the other one current. */
 void mpiscope__trace_switch(mpiscope__trace_thread_t *t) __attribute__((noinline, cold));
 
-/* Write every thread's records that are not in a window yet (the end
- * writes them again; the reader keeps the last copy): before the final
- * synchronisation, which waits for every rank, so that a rank killed there
- * by the launcher (a peer died) has its calls up to MPI_Finalize in its
- * file. */
+/* Write every thread's records so far (the end writes them again; the
+ * reader keeps the last copy): before the final synchronisation, which
+ * waits for every rank, so that a rank killed there by the launcher (a
+ * peer died) has its calls up to MPI_Finalize in its file. */
 void mpiscope__trace_write_current(void);
 
 /* Write the end of this rank's file: every thread's records not written

@@ -1,15 +1,15 @@
 /* writer.c: this rank's trace file (docs/trace-format.md, version 2),
  * written as the run goes. At the start: preamble, header, function table,
  * the first clock synchronisation, communicators, memory map. During the
- * run: the threads' records in windows of the file they map (windows.c), a
- * COMM chunk per new communicator. At the end (MPI_Finalize, MPI_Abort, a
- * signal, exit): the records not in a window, the final clock, the map,
- * END.
+ * run: a THRD block each time a thread's half buffer fills, a COMM chunk
+ * per new communicator. At the end (MPI_Finalize, MPI_Abort, a signal,
+ * exit): the records not written yet, the final clock, the map, END.
  *
  * Every chunk goes to a range of the file reserved with one atomic add and
  * is written there with pwrite(2): threads and a signal handler never
  * interleave their bytes, and a write cut by a signal can be done again.
- * Only pwrite/open/read/write are used: async-signal-safe. */
+ * Only pwrite/open/read/write are used: async-signal-safe. The blocks and
+ * the writer thread are in blocks.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@ static uint64_t padded(uint64_t size)
     return (size + 7) / 8 * 8;
 }
 
-void mpiscope__trace_write_failed(void)
+static void note_failure(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
     __atomic_add_fetch(&p->write_failures, 1, __ATOMIC_RELAXED);
@@ -64,16 +64,11 @@ uint64_t mpiscope__trace_reserve(uint64_t len)
     return __atomic_fetch_add(&mpiscope__trace_proc.file_end, len, __ATOMIC_RELAXED);
 }
 
-int mpiscope__trace_pwrite_quiet(const void *data, size_t n, uint64_t at)
-{
-    return pwrite_all(mpiscope__trace_proc.fd, data, n, at);
-}
-
 int mpiscope__trace_pwrite(const void *data, size_t n, uint64_t at)
 {
     if (pwrite_all(mpiscope__trace_proc.fd, data, n, at) == 0)
         return 0;
-    mpiscope__trace_write_failed();
+    note_failure();
     return -1;
 }
 
@@ -81,7 +76,7 @@ static void put(out_t *o, const void *data, size_t n)
 {
     if (!o->failed && n && pwrite_all(o->fd, data, n, o->at) != 0) {
         o->failed = 1;
-        mpiscope__trace_write_failed();
+        note_failure();
     }
     o->at += n;
 }
@@ -188,7 +183,7 @@ static void write_maps(void)
 void mpiscope__trace_stream_open(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    int fd = open(p->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644); /* read: mmap */
+    int fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {
         mpiscope__trace_warn("cannot write the trace file %s: %s", p->path, strerror(errno));
         return;
@@ -198,7 +193,6 @@ void mpiscope__trace_stream_open(void)
                      "limit?): this rank's trace is short\n", p->rank, p->path);
     p->write_error_len = n > 0 && (size_t)n < sizeof p->write_error_msg ? (size_t)n : 0;
     p->file_end = 16;
-    mpiscope__trace_windows_init();
     p->fd = fd;
     static const char magic[8] = {'M', 'P', 'I', 'S', 'C', 'T', 'R', 'C'};
     uint32_t version[2] = {MPISCOPE_TRACE_FORMAT_VERSION, 0x01020304u};
@@ -212,22 +206,30 @@ void mpiscope__trace_stream_open(void)
     for (size_t i = 0; i < ncomms; i++)
         mpiscope__trace_stream_comm(&p->comms[i]);
     write_maps();
-    /* This thread (in MPI_Init) leaves its area for a window at its next call. */
-    mpiscope__trace_thread_t *t = mpiscope__trace_self;
-    if (t && mpiscope__trace_window_prepare(t) == 0)
-        t->capacity = t->count;
+    mpiscope__trace_writer_start();
 }
 
-/* Every thread's records that are in its anonymous area (again: the
- * reader keeps the last copy); those in windows are in the file already. */
+/* Every thread's pending half (again: the same bytes at the same place,
+ * wherever its writer is) and the records of its current half. */
 static void write_threads(void)
 {
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
         mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
+        uint64_t pending = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST);
+        if (pending) {
+            const char *block = t->half[t->pending_half] + MPISCOPE__TRACE_BLOCK_HEAD - 40;
+            if (mpiscope__trace_pwrite(block, 40 + pending * sizeof(mpiscope_trace_record_t),
+                                       t->pending_at) != 0)
+                t->dropped += pending;
+        }
         uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
-        if (t->in_area && count && mpiscope__trace_area_write(t, count) != 0)
-            t->dropped += count;
+        if (count) {
+            uint64_t len = 40 + count * sizeof(mpiscope_trace_record_t);
+            if (mpiscope__trace_pwrite(mpiscope__trace_block(t, t->current, count, t->seq), len,
+                                       mpiscope__trace_reserve(len)) != 0)
+                t->dropped += count;
+        }
     }
 }
 
@@ -262,8 +264,6 @@ void mpiscope__trace_write(int end_status, int end_code)
         return; /* said when the file could not be opened */
     int saved = errno;
     write_threads();
-    if (end_status == MPISCOPE__TRACE_END_FINALIZED)
-        mpiscope__trace_windows_close(); /* no thread records any more */
     write_clock(1);
     write_maps();
     write_end(end_status, end_code);
