@@ -20,12 +20,21 @@ static mpiscope__buffer_pool_info_t reserve(mpiscope__buffer_pool_t *pool, size_
     return info;
 }
 
-static void test_flush_mode_has_a_slot_per_launch(void)
+/* A cold pool in flush mode (or region mode: flush 0). */
+static mpiscope__buffer_pool_t *cold_pool(size_t limit_bytes, int flush, size_t stage_launches)
 {
     mpiscope__buffer_pool_t *pool = NULL;
-    CHECK_INT_EQ(mpiscope__buffer_pool_create(1, 64, 0, &pool), 0);
-    mpiscope__buffer_pool_set_flush(pool, 1);
-    mpiscope__buffer_pool_set_stage_launches(pool, 8);
+    CHECK_INT_EQ(mpiscope__buffer_pool_create(1, 64, limit_bytes, &pool), 0);
+    if (!pool)
+        exit(1);
+    mpiscope__buffer_pool_set_flush(pool, flush);
+    mpiscope__buffer_pool_set_stage_launches(pool, stage_launches);
+    return pool;
+}
+
+static void test_flush_mode_has_a_slot_per_launch(void)
+{
+    mpiscope__buffer_pool_t *pool = cold_pool(0, 1, 8);
     mpiscope__buffer_pool_info_t info = reserve(pool, 0, 65536);
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
     CHECK_INT_EQ(info.flush, 1);
@@ -46,10 +55,7 @@ static void test_flush_mode_has_a_slot_per_launch(void)
 
 static void test_the_limit_still_caps_flush_slots(void)
 {
-    mpiscope__buffer_pool_t *pool = NULL;
-    CHECK_INT_EQ(mpiscope__buffer_pool_create(1, 64, (size_t)3 << 20, &pool), 0);
-    mpiscope__buffer_pool_set_flush(pool, 1);
-    mpiscope__buffer_pool_set_stage_launches(pool, 8);
+    mpiscope__buffer_pool_t *pool = cold_pool((size_t)3 << 20, 1, 8);
 #if defined(__x86_64__) || defined(__i386__) || defined(__aarch64__)
     CHECK_INT_EQ(reserve(pool, 0, (size_t)1 << 20).slots, 2); /* 3 MiB holds two 1 MiB + 64 B slots */
 #endif
@@ -58,10 +64,7 @@ static void test_the_limit_still_caps_flush_slots(void)
 
 static void test_region_mode_keeps_its_size_rule(void)
 {
-    mpiscope__buffer_pool_t *pool = NULL;
-    CHECK_INT_EQ(mpiscope__buffer_pool_create(1, 64, (size_t)1 << 20, &pool), 0);
-    mpiscope__buffer_pool_set_flush(pool, 0);
-    mpiscope__buffer_pool_set_stage_launches(pool, 8);
+    mpiscope__buffer_pool_t *pool = cold_pool((size_t)1 << 20, 0, 8);
     mpiscope__buffer_pool_info_t info = reserve(pool, 0, 4096 - 64);
     CHECK_INT_EQ(info.flush, 0);
     size_t llc = mpiscope__llc_bytes();
@@ -77,10 +80,7 @@ static void test_region_mode_keeps_its_size_rule(void)
  * l + slots share one; the order is not the identity (the prefetcher). */
 static void test_slot_reuse_order(void)
 {
-    mpiscope__buffer_pool_t *pool = NULL;
-    CHECK_INT_EQ(mpiscope__buffer_pool_create(1, 64, 0, &pool), 0);
-    mpiscope__buffer_pool_set_flush(pool, 1);
-    mpiscope__buffer_pool_set_stage_launches(pool, 16);
+    mpiscope__buffer_pool_t *pool = cold_pool(0, 1, 16);
     size_t n = reserve(pool, 128, 128).slots, identity = 1;
     for (size_t first = 0; first < 3 * n; first += 5) {
         int seen[4096] = {0};
