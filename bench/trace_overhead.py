@@ -8,9 +8,10 @@ tracer (LD_PRELOAD), the best of --repeats inside a run and the best of
   * a 2-rank 8-byte ping-pong: four calls on the critical path of a round trip.
 The added time per call is the difference divided by the calls per
 iteration; it includes writing the records to the trace file as the
-tracer's half buffers fill (default size). Target: under 30 ns per call.
+tracer's half buffers fill (default size, or --records). Target: under 30
+ns per call. Where the time goes, part by part: bench/trace_parts.c.
 
-    .venv/bin/python bench/trace_overhead.py [--mpi mpich] [--calls 1000000]
+    .venv/bin/python bench/trace_overhead.py [--mpi mpich] [--calls 1000000] [--records N]
 """
 
 from __future__ import annotations
@@ -52,6 +53,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--loops", default="calls,pingpong",
                         help="which loops: calls, pingpong or both (comma-separated)")
+    parser.add_argument("--records", type=int, default=None,
+                        help="records per half buffer (MPISCOPE_TRACE_RECORDS; default: the "
+                             "tracer's)")
     args = parser.parse_args()
     profile, lib = tracer_library(args.mpi)
     with tempfile.TemporaryDirectory() as tmp:
@@ -62,6 +66,8 @@ def main() -> None:
         # the default buffers: the records stream to the file as halves fill,
         # and the writes are part of the cost
         traced = dict(plain, LD_PRELOAD=lib, MPISCOPE_TRACE_DIR=os.path.join(tmp, "trace"))
+        if args.records is not None:
+            traced["MPISCOPE_TRACE_RECORDS"] = str(args.records)
         rows = []
         loops = set(args.loops.split(","))
         for mode, n, calls_per_iter in (("calls", args.calls, 1),
@@ -73,7 +79,8 @@ def main() -> None:
             base = best_of(args.runs, argv, plain)
             with_tracer = best_of(args.runs, argv, traced)
             rows.append((mode, base, with_tracer, (with_tracer - base) / calls_per_iter))
-    print(f"tracer overhead, MPI {profile.name}, 2 ranks ({lib})")
+    half = f", {args.records} records per half" if args.records is not None else ""
+    print(f"tracer overhead, MPI {profile.name}, 2 ranks ({lib}{half})")
     print(f"{'loop':34} {'plain':>10} {'traced':>10} {'added per call':>15}")
     names = {"calls": f"MPI_Comm_rank x {args.calls}", "pingpong": "8-byte ping-pong round trip"}
     for mode, base, with_tracer, added in rows:
