@@ -40,13 +40,14 @@ def _holds(p: dict[str, Any], center: float) -> bool:
     return p["ci_low_ns"] is not None and p["ci_low_ns"] <= center <= p["ci_high_ns"]
 
 
-def _modes(points: list[dict[str, Any]]) -> str:
-    """MODES a (n launches) / b (m) when the launches fall into separate groups."""
+def _modes(points: list[dict[str, Any]]) -> tuple[str, bool]:
+    """MODES a (n launches) / b (m) when the launches fall into separate groups,
+    and whether they disagree (`run --launches`' DISAGREE)."""
     launches = [LaunchStats(p["median_ns"], p.get("q25_ns"), p.get("q75_ns")) for p in points]
     summary = summarize_launches(launches, 0.95, resamples=100)
     modes = launch_modes([x.median_ns for x in launches], launch_groups(launches),
                          summary.disagree_reasons)
-    return " / ".join(f"{human_ns(m.value_ns)} ({m.count})" for m in modes)
+    return " / ".join(f"{human_ns(m.value_ns)} ({m.count})" for m in modes), summary.disagree
 
 
 def main() -> None:
@@ -87,8 +88,8 @@ def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launch
     """Per point and in all: how often one launch's interval holds the center."""
     print(f"\n{'op':17} {'size':>8} {'median of means':>16} {'min..max of medians':>24} "
           f"{'spread':>8} {'CI holds it':>11} {'holds median':>12} {'mean CI':>8}  modes")
-    hits = {"mean": 0, "median": 0, "one state": 0}
-    total = one_state = 0
+    hits = {"mean": 0, "median": 0, "one state": 0, "agree": 0}
+    total = one_state = agree = 0
     for key in runs[0]:
         points = [r[key] for r in runs if key in r and r[key]["median_ns"] is not None]
         medians = [p["median_ns"] for p in points]
@@ -98,17 +99,20 @@ def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launch
         held_median = sum(_holds(p, statistics.median(medians)) for p in points)
         half = statistics.mean((p["ci_high_ns"] - p["ci_low_ns"]) / 2 / p["mean_ns"]
                                for p in points if p["ci_low_ns"] is not None)
-        modes = _modes(points)
+        modes, disagree = _modes(points)
         hits["mean"] += held
         hits["median"] += held_median
         total += len(points)
         if not modes:
             hits["one state"] += held
             one_state += len(points)
+        if not disagree:
+            hits["agree"] += held
+            agree += len(points)
         rng = f"{human_ns(min(medians))}..{human_ns(max(medians))}"
         print(f"{key[0]:17} {human_bytes(key[1]):>8} {human_ns(center):>16} {rng:>24} "
               f"{spread:>7.0%} {held:>6}/{len(points):<4} {held_median:>7}/{len(points):<4} "
-              f"{half:>7.1%}  {'MODES ' + modes if modes else ''}")
+              f"{half:>7.1%}  {'MODES ' + modes if modes else 'DISAGREE' if disagree else ''}")
     print(f"\nintervals containing the median of the {launches} launches' trimmed means: "
           f"{hits['mean']}/{total} ({hits['mean'] / total:.0%})")
     print(f"intervals containing the median of the {launches} launches' medians (the "
@@ -116,6 +120,9 @@ def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launch
     if one_state:
         print(f"... the first, at the points whose launches show one state (no MODES): "
               f"{hits['one state']}/{one_state} ({hits['one state'] / one_state:.0%})")
+    if agree:
+        print(f"... at the points whose launches agree (no DISAGREE in `run --launches`): "
+              f"{hits['agree']}/{agree} ({hits['agree'] / agree:.0%})")
 
 
 if __name__ == "__main__":
