@@ -117,6 +117,15 @@ def write_trace(directory: Path, calls: int, ranks: int) -> int:
     return total
 
 
+def _write(trace: Path, calls: int, ranks: int) -> int:
+    """Write the trace in a child: the exports are children of this process,
+    and Linux reports as a child's peak RSS at least the parent's at exec."""
+    out = subprocess.run([sys.executable, __file__, "--write-only", str(trace), "--calls",
+                          str(calls), "--ranks", str(ranks)], capture_output=True, text=True,
+                         check=True)
+    return int(out.stdout)
+
+
 def export(trace: Path, fmt: str, out: Path) -> tuple[float, float, str]:
     """Wall seconds and peak RSS (MB) of `mpiscope trace export` in a child."""
     argv = [sys.executable, "-m", "mpiscope", "trace", "export", str(trace), "--format", fmt,
@@ -140,14 +149,18 @@ def main() -> int:
     parser.add_argument("--format", nargs="+", default=["perfetto"],
                         choices=["perfetto", "chrome", "otf2"])
     parser.add_argument("--dir", help="where to write (default: a temporary directory)")
+    parser.add_argument("--write-only", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.write_only:  # the child that writes a trace (see _write)
+        print(write_trace(Path(args.write_only), int(args.calls[0]), args.ranks))
+        return 0
     base = Path(args.dir or tempfile.mkdtemp(prefix="mpiscope-export-scale-"))
     print(f"{'calls':>10} {'records':>10} {'format':>9} {'trace MB':>9} {'out MB':>8} "
           f"{'wall s':>8} {'records/s':>10} {'peak MB':>8}")
     try:
         for calls in args.calls:
             trace = base / f"n{int(calls)}.trace"
-            records = write_trace(trace, int(calls), args.ranks)
+            records = _write(trace, int(calls), args.ranks)
             size = sum(f.stat().st_size for f in trace.iterdir()) / 1e6
             for fmt in args.format:
                 out = base / f"n{int(calls)}.{fmt}"
