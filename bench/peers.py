@@ -365,7 +365,7 @@ def binding_table(tools: list[Tool], runs: dict[str, list[dict[str, Any]]]) -> s
                    + ("-" if ratio is None else f"{ratio:.2f}") + " |")
     for tool in tools:
         placements = tool.read.placements if isinstance(tool.read, ResultReader) else []
-        seen = sorted({f"{b}: rank_cpus {c}" for b, c in placements})
+        seen = sorted({f"binding {b!r}, rank_cpus {c}" for b, c in placements})
         out.append(f"\n{tool.name}: " + "; ".join(seen))
     return "\n".join(out)
 
