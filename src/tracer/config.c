@@ -7,7 +7,7 @@
 
 /* Records per half buffer: 4 MiB, two per thread; a killed rank loses at
  * most the records of its current halves. The largest: 1 GiB per half. */
-enum { DEFAULT_RECORDS = 1 << 16, MAX_RECORDS = 1 << 24, DEFAULT_PATIENCE = 100 };
+enum { DEFAULT_RECORDS = 1 << 12, MAX_RECORDS = 1 << 24, DEFAULT_PATIENCE = 100 };
 
 static unsigned long long env_number(const char *name, unsigned long long fallback,
                                      unsigned long long min, unsigned long long max)

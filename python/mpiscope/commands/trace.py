@@ -50,7 +50,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("--timeout", type=float, metavar="SECONDS",
                         help="stop the program after this long (its trace is kept)")
     parser.add_argument("--records", type=int, metavar="N",
-                        help="records per half buffer, 16 to 16777216 (default 65536): each "
+                        help="records per half buffer, 16 to 16777216 (default 4096): each "
                         "thread has two halves of 64-byte records, allocated up front; a full "
                         "half is written to the trace file, and a killed rank loses at most "
                         "its current half")
