@@ -206,14 +206,17 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
     /* error rule: a minimum time first, so that small messages get hundreds
      * of launches (16 launches, 8 kept, cannot pin a 300 ns median), then the
      * precision of both the trimmed mean and the median */
+    int capped = s->total >= p->max_launches || s->total >= s->limit;
+    /* (the launch cap ends the minimum time: a precise point that made every
+     * launch it may is at its target, not short of it) */
     if (p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
-        && elapsed_ns >= p->min_point_seconds * 1e9
+        && (elapsed_ns >= p->min_point_seconds * 1e9 || capped)
         && mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, &st) == 0
         && st.rse <= p->target_rse && st.median_rse <= p->target_rse)
         reason = MPISCOPE_STOPPED_TARGET_ERROR;
     else if (p->stop_rule == MPISCOPE_STOP_COUNT && s->n_samples >= p->max_valid)
         reason = MPISCOPE_STOPPED_MAX_VALID;
-    else if (s->total >= p->max_launches || s->total >= s->limit)
+    else if (capped)
         reason = MPISCOPE_STOPPED_MAX_LAUNCHES;
     else if (elapsed_ns >= p->max_point_seconds * 1e9)
         reason = MPISCOPE_STOPPED_TIME_LIMIT;

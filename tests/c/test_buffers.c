@@ -121,6 +121,12 @@ static void test_error_rule_waits_for_the_minimum_time(void)
     CHECK_INT_EQ(mpiscope__samples_stop(s, 0.5 * p.min_point_seconds * 1e9), MPISCOPE_STOPPED_NOT);
     CHECK_INT_EQ(mpiscope__samples_stop(s, p.min_point_seconds * 1e9), MPISCOPE_STOPPED_TARGET_ERROR);
     mpiscope__samples_destroy(s);
+    /* the launch cap ends the minimum time: precise at the cap is at the target */
+    p.max_launches = 64;
+    s = samples_of(&p, v, 64);
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_TARGET_ERROR);
+    mpiscope__samples_destroy(s);
+    p.max_launches = 1000;
     /* min_valid still holds after the time */
     s = samples_of(&p, v, p.min_valid - 1);
     CHECK_INT_EQ(mpiscope__samples_stop(s, 10 * p.min_point_seconds * 1e9), MPISCOPE_STOPPED_NOT);
