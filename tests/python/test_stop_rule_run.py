@@ -1,5 +1,6 @@
 """The error rule on a real 2-rank run (issue 16): a point that stopped at
-the target measured for at least min_point_seconds, kept at least min_valid
+the target measured for at least min_point_seconds (or was precise when
+the launch cap ended it sooner), kept at least min_valid
 launches, and reached the target with both its trimmed mean and its median.
 Logic, not speed: no timing threshold is asserted beyond the rule's own."""
 
@@ -38,8 +39,8 @@ def test_points_stopped_at_the_target_measured_long_enough(tmp_path: Path) -> No
     method = doc["method"]
     assert method["min_point_seconds"] == 0.003
     stopped = [p for p in doc["points"] if p["stop_reason"] == "target_error"]
-    for p in stopped:
-        assert p["elapsed_ns"] >= 3e6, p
+    for p in stopped:  # long enough, or precise when the launch cap ended the minimum time
+        assert p["elapsed_ns"] >= 3e6 or p["launches_total"] >= method["max_launches"], p
         assert p["launches_valid"] >= method["min_valid"], p
         assert p["rse"] <= method["target_rse"] and p["median_rse"] <= method["target_rse"], p
     for p in doc["points"]:  # every point made a stage beyond the discarded one at least

@@ -128,10 +128,14 @@ def _method_line(method: Mapping[str, Any]) -> str:
 
 def _stop_line(method: Mapping[str, Any]) -> str:
     if method["stop_rule"] == "error":
+        # Documents from before min_point_seconds stopped by the trimmed mean's RSE alone.
+        new_rule = "min_point_seconds" in method
         rule = (
-            f"error rule: RSE <= {format_percent(method['target_rse'])} "
-            f"with >= {method['min_valid']} valid launches"
+            f"error rule: RSE{' of the trimmed mean and of the median' if new_rule else ''} <= "
+            f"{format_percent(method['target_rse'])} with >= {method['min_valid']} valid launches"
         )
+        if method.get("min_point_seconds"):
+            rule += f" and >= {format_number(method['min_point_seconds'] * 1e3)} ms measured"
     else:
         rule = f"count rule: {method['max_valid']} valid launches"
     return (

@@ -14,7 +14,8 @@ sorted values) and call the two components distinct modes when
    :data:`MODES_MIN_SEPARATION` (2): an equal mixture of two normal
    components has two peaks only from D = 2 on (Ashman, Bird and Zepf 1994);
 2. each component holds at least :data:`MODES_MIN_SHARE` of the values and
-   at least ``min_count`` of them (a smaller one is a tail, not a state);
+   at least ``min_count`` of them (a smaller one is a tail, not a state;
+   :data:`MODES_MIN_SAMPLES` for a point's samples);
 3. their values (the medians of the members) differ by at least the ratio
    :data:`MODES_MIN_RATIO` = (1 + c)/(1 - c), c = the disagreement floor
    :data:`mpiscope.result.stats.DISAGREE_MIN_CV`: an equal mix of two values
@@ -40,6 +41,7 @@ from mpiscope.result.stats import DISAGREE_MIN_CV
 
 __all__ = [
     "MODES_MIN_RATIO",
+    "MODES_MIN_SAMPLES",
     "MODES_MIN_SEPARATION",
     "MODES_MIN_SHARE",
     "MODES_RULE",
@@ -57,13 +59,17 @@ __all__ = [
 MODES_MIN_SEPARATION = 2.0
 #: A mode holds at least this share of the values.
 MODES_MIN_SHARE = 0.1
+#: ... and at least this many samples: a mixture fitted to a dozen samples
+#: splits noise (16-launch points of a quiet run read 13/3 and 7/9 "modes").
+MODES_MIN_SAMPLES = 10
 #: Modes closer than this ratio are within the run's precision (see the module doc).
 MODES_MIN_RATIO = (1 + DISAGREE_MIN_CV) / (1 - DISAGREE_MIN_CV)
 #: The rule in words (reports and docs/method.md repeat it).
 MODES_RULE = (
     f"samples form modes when a two-component normal mixture fitted to their logarithms has "
     f"Ashman's D > {MODES_MIN_SEPARATION:g}, each component holds >= {MODES_MIN_SHARE:.0%} of "
-    f"them and their medians differ by >= {MODES_MIN_RATIO:.3f}x; launches form modes when "
+    f"them and >= {MODES_MIN_SAMPLES} samples, and their medians differ by "
+    f">= {MODES_MIN_RATIO:.3f}x; launches form modes when "
     "two or more groups of >= 2 launches have interquartile ranges that do not overlap "
     "(DISAGREE: modes)"
 )
@@ -184,7 +190,8 @@ def sample_modes(point: Mapping[str, Any]) -> list[Mode]:
     raw = point.get("raw") or {}
     times = raw.get("time_ns") or ()
     valid = raw.get("valid") or [True] * len(times)
-    return find_modes([t for t, ok in zip(times, valid, strict=False) if ok and t is not None])
+    return find_modes([t for t, ok in zip(times, valid, strict=False) if ok and t is not None],
+                      min_count=MODES_MIN_SAMPLES)
 
 
 def point_modes(point: Mapping[str, Any]) -> list[Mode]:
