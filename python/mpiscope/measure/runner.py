@@ -311,7 +311,10 @@ def _run_one(
 
 
 def _interrupted(launch: Launch, command: list[str], before: FileId | None) -> LaunchOutcome:
-    doc, _ = _read(launch.out, before)
+    try:
+        doc, _ = _read(launch.out, before)
+    except Exception:  # the interrupt cut an import short (jsonschema half initialised)
+        doc = None  # the file stays on disk; this outcome just cannot show it
     now = _utc_now()
     return LaunchOutcome(format_command(command), now, now, doc, "interrupted", launch.shuffle_seed)
 
@@ -332,6 +335,8 @@ def _load_error(path: Path) -> str:
         load_result(path)
     except MpiscopeError as exc:
         return str(exc)
+    except Exception as exc:  # after a Ctrl-C that cut an import short: say it, in one line
+        return f"{type(exc).__name__}: {exc}"
     return "it changed while being read"
 
 
