@@ -204,6 +204,7 @@ def test_real_check(tmp_path: Path) -> None:
     lines = [line for line in run.stdout.splitlines() if line.startswith("VERDICT ")]
     assert [line.split(":")[0] for line in lines] == (
         [f"VERDICT {n}" for n in names] + [f"VERDICT sync {s['algorithm']}" for s in check["sync"]]
+        + (["VERDICT states"] if check.get("states") else [])
     )
     brief = mpiscope("check", "--np", "2", "--drift-seconds", "0", "--brief", cwd=tmp_path)
     assert brief.returncode == 0, brief.stderr

@@ -49,8 +49,11 @@ def test_a_crashed_rank_leaves_every_rank_file(program: Path, tmp_path: Path, fa
         assert 0 in rank.clocks, rank.path
     merged = load(tmp_path / "t")
     # rank 0 (killed by the launcher in MPI_Finalize, waiting for rank 1)
-    # has every call it made before: its records were written at MPI_Finalize
-    assert comm_rank_calls(merged, 0) == CALLS + 1
+    # has every call it made before: its records were written at MPI_Finalize;
+    # MPI_Abort makes MPICH SIGKILL it at once, maybe before it got there: then
+    # it loses at most its last buffer, like any SIGKILLed rank
+    lost0 = CALLS + 1 - comm_rank_calls(merged, 0)
+    assert 0 <= lost0 <= (2 * BUFFER if fault == "mpi_abort" else 0)
     # rank 1 has all of its calls, or all but its last buffer when SIGKILLed
     lost = CALLS + 1 - comm_rank_calls(merged, 1)
     assert 0 <= lost <= (2 * BUFFER if fault == "kill" else 0)

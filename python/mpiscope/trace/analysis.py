@@ -98,13 +98,14 @@ class _Collectives:
             return
         if not set(d.members) <= self.present:
             return  # a member's file is missing: no instance is whole
-        self.members[d.id] = d.members
-        queues = self.queues.setdefault(d.id, {r: deque() for r in d.members})
-        if call.rank not in queues:
-            return
+        members = tuple(dict.fromkeys(d.members))  # a damaged file may repeat a rank
+        self.members[d.id] = members
+        queues = self.queues.setdefault(d.id, {r: deque() for r in members})
+        if call.rank not in queues or set(queues) != set(members):
+            return  # not a member, or one id with two member lists (a damaged file)
         queues[call.rank].append((call.name, call.start_ns, call.end_ns))
         while all(queues.values()):
-            self._instance([(r, *queues[r].popleft()) for r in d.members])
+            self._instance([(r, *queues[r].popleft()) for r in members])
 
     def _instance(self, inst: list[tuple[int, str, float, float]]) -> None:
         name = inst[0][1]
