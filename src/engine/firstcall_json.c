@@ -12,14 +12,6 @@ static double max_of(const double *v, int n)
     return m;
 }
 
-static void number_array(mpiscope__json_t *j, const char *key, const double *v, int n)
-{
-    mpiscope__json_array(j, key);
-    for (int r = 0; r < n; r++)
-        mpiscope__json_number(j, NULL, v[r]);
-    mpiscope__json_end(j);
-}
-
 void mpiscope__firstcall_point_json(const mpiscope_firstcall_t *fc, size_t index, mpiscope__json_t *j)
 {
     int n = fc->nprocs;
@@ -29,8 +21,8 @@ void mpiscope__firstcall_point_json(const mpiscope_firstcall_t *fc, size_t index
     mpiscope__json_string(j, "op", fc->ops[index]->name);
     mpiscope__json_integer(j, "size_bytes", (long long)fc->size_bytes);
     mpiscope__json_integer(j, "nprocs", n);
-    number_array(j, "first_ns", first, n);
-    number_array(j, "second_ns", second, n);
+    mpiscope__json_number_array(j, "first_ns", first, (size_t)n);
+    mpiscope__json_number_array(j, "second_ns", second, (size_t)n);
     mpiscope__json_number(j, "ratio_rank0", first[0] / second[0]);
     mpiscope__json_number(j, "ratio_max", max_of(first, n) / max_of(second, n));
     mpiscope__json_end(j);

@@ -113,6 +113,14 @@ void mpiscope__json_number(mpiscope__json_t *j, const char *key, double value)
         put(j, "null", 4);
 }
 
+void mpiscope__json_number_array(mpiscope__json_t *j, const char *key, const double *v, size_t n)
+{
+    mpiscope__json_array(j, key);
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_number(j, NULL, v[i]);
+    mpiscope__json_end(j);
+}
+
 void mpiscope__json_integer(mpiscope__json_t *j, const char *key, long long value)
 {
     item(j, key);

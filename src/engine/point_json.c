@@ -123,24 +123,14 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
     for (size_t i = 0; i < n; i++)
         mpiscope__json_bool(j, NULL, (w->raw_flags[i] & MPISCOPE__LAUNCH_OVERRUN) != 0);
     mpiscope__json_end(j);
-    mpiscope__json_array(j, "slot_ns");
-    for (size_t i = 0; i < n; i++)
-        mpiscope__json_number(j, NULL, w->raw_slot_ns[i]);
-    mpiscope__json_end(j);
-    mpiscope__json_array(j, "time_ns");
-    for (size_t i = 0; i < n; i++)
-        mpiscope__json_number(j, NULL, w->raw_time_ns[i]);
-    mpiscope__json_end(j);
+    mpiscope__json_number_array(j, "slot_ns", w->raw_slot_ns, n);
+    mpiscope__json_number_array(j, "time_ns", w->raw_time_ns, n);
     const double *const tables[2] = {w->raw_start_ns, w->raw_end_ns};
     const char *const names[2] = {"start_ns", "end_ns"};
     for (int t = 0; t < 2; t++) {
         mpiscope__json_array(j, names[t]);
-        for (size_t i = 0; i < n; i++) {
-            mpiscope__json_array(j, NULL);
-            for (int r = 0; r < w->nprocs; r++)
-                mpiscope__json_number(j, NULL, tables[t][i * w->nprocs + r]);
-            mpiscope__json_end(j);
-        }
+        for (size_t i = 0; i < n; i++)
+            mpiscope__json_number_array(j, NULL, tables[t] + i * (size_t)w->nprocs, (size_t)w->nprocs);
         mpiscope__json_end(j);
     }
     mpiscope__json_end(j);
@@ -159,10 +149,7 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_string(j, "method", method ? method->name : spec->method);
     mpiscope__json_string(j, "cache", (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold) ? "cold" : "warm");
     if (spec->arrival_ns) {
-        mpiscope__json_array(j, "arrival_ns");
-        for (int r = 0; r < ctx->last_nprocs; r++)
-            mpiscope__json_number(j, NULL, spec->arrival_ns[r]);
-        mpiscope__json_end(j);
+        mpiscope__json_number_array(j, "arrival_ns", spec->arrival_ns, (size_t)ctx->last_nprocs);
     }
     if (op->flags & MPISCOPE_OP_USES_SIZE) {
         mpiscope__json_integer(j, "size_bytes", (long long)spec->size_bytes);

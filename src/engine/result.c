@@ -52,14 +52,6 @@ static void write_timer(const mpiscope_context_t *ctx, mpiscope__json_t *j)
     mpiscope__json_end(j);
 }
 
-static void number_array(mpiscope__json_t *j, const char *key, const double *v, int n)
-{
-    mpiscope__json_array(j, key);
-    for (int i = 0; i < n; i++)
-        mpiscope__json_number(j, NULL, v[i]);
-    mpiscope__json_end(j);
-}
-
 static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
 {
     const mpiscope_clock_sync_t *s = res->ctx->sync;
@@ -70,13 +62,13 @@ static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
     mpiscope__json_number(j, "duration_ns", s->duration_ns);
     mpiscope__json_integer(j, "exchanges", (long long)s->exchanges);
     mpiscope__json_integer(j, "resyncs", res->ctx->resyncs);
-    number_array(j, "offset_ns", s->offsets_ns, s->nprocs);
-    number_array(j, "rtt_min_ns", s->rtt_min_ns, s->nprocs);
-    number_array(j, "residual_ns", s->residual_ns, s->nprocs);
+    mpiscope__json_number_array(j, "offset_ns", s->offsets_ns, (size_t)s->nprocs);
+    mpiscope__json_number_array(j, "rtt_min_ns", s->rtt_min_ns, (size_t)s->nprocs);
+    mpiscope__json_number_array(j, "residual_ns", s->residual_ns, (size_t)s->nprocs);
     mpiscope__json_number(j, "max_abs_residual_ns", mpiscope_clock_sync_max_residual_ns(s));
     mpiscope__sync_json_fields(j, s, &res->ctx->params.sync);
     if (res->end_residual_ns) {
-        number_array(j, "end_residual_ns", res->end_residual_ns, s->nprocs);
+        mpiscope__json_number_array(j, "end_residual_ns", res->end_residual_ns, (size_t)s->nprocs);
         mpiscope__json_number(j, "max_abs_end_residual_ns", mpiscope__max_abs(res->end_residual_ns, s->nprocs));
     }
     mpiscope__json_end(j);

@@ -32,14 +32,6 @@ void mpiscope__check_sync_accuracy(const mpiscope_clock_sync_t *s, mpiscope_chec
     }
 }
 
-static void numbers(mpiscope__json_t *j, const char *key, const double *v, int n, int negative_is_null)
-{
-    mpiscope__json_array(j, key);
-    for (int i = 0; i < n; i++)
-        mpiscope__json_number(j, NULL, negative_is_null && v[i] < 0 ? NAN : v[i]);
-    mpiscope__json_end(j);
-}
-
 void mpiscope__sync_json_fields(mpiscope__json_t *j, const mpiscope_clock_sync_t *s,
                                 const mpiscope_sync_params_t *params)
 {
@@ -52,23 +44,26 @@ void mpiscope__sync_json_fields(mpiscope__json_t *j, const mpiscope_clock_sync_t
     mpiscope__json_number(j, "resync_seconds", params->resync_seconds);
     mpiscope__json_integer(j, "nodes", s->nodes);
     mpiscope__json_bool(j, "node_shared", s->node_shared);
-    numbers(j, "drift_ppm", s->drifts_ppm, s->nprocs, 0);
-    numbers(j, "t_ref_ns", s->t_refs_ns, s->nprocs, 0);
-    numbers(j, "error_ns", s->errors_ns, s->nprocs, 0);
-    numbers(j, "drift_error_ppm", s->drift_errors_ppm, s->nprocs, 1);
+    mpiscope__json_number_array(j, "drift_ppm", s->drifts_ppm, (size_t)s->nprocs);
+    mpiscope__json_number_array(j, "t_ref_ns", s->t_refs_ns, (size_t)s->nprocs);
+    mpiscope__json_number_array(j, "error_ns", s->errors_ns, (size_t)s->nprocs);
+    mpiscope__json_array(j, "drift_error_ppm"); /* -1 (not estimated): null */
+    for (int i = 0; i < s->nprocs; i++)
+        mpiscope__json_number(j, NULL, s->drift_errors_ppm[i] < 0 ? NAN : s->drift_errors_ppm[i]);
+    mpiscope__json_end(j);
     mpiscope__json_array(j, "hops");
     for (int i = 0; i < s->nprocs; i++)
         mpiscope__json_integer(j, NULL, s->hops[i]);
     mpiscope__json_end(j);
-    numbers(j, "node_residual_ns", s->node_residual_ns, s->nprocs, 0);
+    mpiscope__json_number_array(j, "node_residual_ns", s->node_residual_ns, (size_t)s->nprocs);
     mpiscope__json_number(j, "max_error_ns", acc.max_error_ns);
     mpiscope__json_integer(j, "max_hops", acc.max_hops);
     if (!s->transformed)
         return;
     mpiscope__json_object(j, "clock_transform");
     mpiscope__json_string(j, "spec", mpiscope__clock_transform_spec(params));
-    numbers(j, "true_offset_ns", s->true_offsets_ns, s->nprocs, 0);
-    numbers(j, "true_drift_ppm", s->true_drifts_ppm, s->nprocs, 0);
+    mpiscope__json_number_array(j, "true_offset_ns", s->true_offsets_ns, (size_t)s->nprocs);
+    mpiscope__json_number_array(j, "true_drift_ppm", s->true_drifts_ppm, (size_t)s->nprocs);
     mpiscope__json_bool(j, "recovered", acc.recovered == 1);
     mpiscope__json_number(j, "max_offset_miss_ns", acc.max_offset_miss_ns);
     mpiscope__json_number(j, "max_drift_miss_ppm", acc.max_drift_miss_ppm);
