@@ -151,13 +151,10 @@ static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *metho
     return err;
 }
 
-/* The largest stage a point may run: a slot for each of its launches
- * (bcast-supinski's cycles cover the n - 1 leaves). */
-static size_t stage_launches(const mpiscope_params_t *p, int n)
+/* The largest stage a point may run: a slot for each of its launches. */
+static size_t stage_launches(const mpiscope__method_t *method, const mpiscope_params_t *p, int n)
 {
-    size_t most = p->k > p->k_init ? p->k : p->k_init;
-    if ((size_t)(n - 1) > most)
-        most = (size_t)(n - 1);
+    size_t most = method->stage_most ? method->stage_most(p, n) : p->k > p->k_init ? p->k : p->k_init;
     return most < MPISCOPE__STAGE_KMAX ? most : MPISCOPE__STAGE_KMAX;
 }
 
@@ -196,7 +193,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
 
     double t_begin = mpiscope__now_ns();
     mpiscope__buffer_pool_set_cold(ctx->pool, spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold);
-    mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(&ctx->params, n));
+    mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(method, &ctx->params, n));
     mpiscope__op_engine_t engine;
     mpiscope_op_ctx_t op_ctx;
     mpiscope__method_state_t st = {0};

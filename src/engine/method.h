@@ -74,6 +74,9 @@ typedef struct mpiscope_method {
     /* every rank, collective, optional: before the first stage (st is rank
      * 0's, NULL elsewhere); the same code on every rank */
     int (*prepare)(mpiscope__stage_env_t *env, mpiscope__method_state_t *st);
+    /* optional: the most launches one stage of a point may have (a cold
+     * point gets a buffer slot for each); NULL: the larger of k_init and k */
+    size_t (*stage_most)(const mpiscope_params_t *p, int nprocs);
     /* rank 0, optional: the window_* fields of the point's result (the
      * document has a window section only for methods with this hook) */
     void (*result)(const mpiscope__method_state_t *st, mpiscope_point_result_t *r);

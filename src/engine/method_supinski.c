@@ -93,21 +93,39 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
     return err ? MPISCOPE_EMPI : 0;
 }
 
-/* Whole cycles over the non-root ranks per stage (about k launches) while
- * one fits in a stage, else k launches of the cycle (to its end). Stage 0
- * is discarded: the first measured cycle starts at its beginning. */
+/* Launches of a stage that wants `want`: whole cycles over the `leaves`
+ * non-root ranks while one fits in a stage, else `want` of the cycle, up
+ * to its end (`left` launches away). */
+static unsigned stage_k(unsigned want, unsigned leaves, unsigned left)
+{
+    unsigned cycles = (want + leaves - 1) / leaves;
+    if (cycles * leaves > MPISCOPE__STAGE_KMAX)
+        cycles = MPISCOPE__STAGE_KMAX / leaves;
+    return cycles ? cycles * leaves : (want < left ? want : left);
+}
+
+/* Stage 0 wants k_init launches (k when k_init is 0, like the loops). */
+static unsigned wanted(const mpiscope_params_t *p, unsigned stage)
+{
+    return stage == 0 && p->k_init ? p->k_init : p->k;
+}
+
+/* Stage 0 is discarded: the first measured cycle starts at its beginning. */
 static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
 {
     supinski_t s = state_of(st);
-    unsigned leaves = (unsigned)st->samples->nprocs - 1, most = MPISCOPE__STAGE_KMAX;
-    unsigned want = st->stage == 0 ? st->params->k_init : st->params->k;
-    unsigned cycles = (want + leaves - 1) / leaves;
-    if (cycles * leaves > most)
-        cycles = most / leaves;
-    unsigned left = leaves - (unsigned)*s.next;
-    m->k = cycles ? (double)(cycles * leaves) : (double)(want < left ? want : left);
+    unsigned leaves = (unsigned)st->samples->nprocs - 1;
+    m->k = stage_k(wanted(st->params, st->stage), leaves, leaves - (unsigned)*s.next);
     m->first = *s.next;
     m->delta_ns = 0;
+}
+
+/* A cold point's buffer slots: the longer of stage 0 and the others. */
+static size_t stage_most(const mpiscope_params_t *p, int nprocs)
+{
+    unsigned leaves = (unsigned)nprocs - 1, first = stage_k(wanted(p, 0), leaves, leaves),
+             later = stage_k(wanted(p, 1), leaves, leaves);
+    return first > later ? first : later;
 }
 
 static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
@@ -173,6 +191,7 @@ const mpiscope__method_t mpiscope__method_bcast_supinski = {
     .state_create = state_create,
     .state_free = state_free,
     .prepare = prepare,
+    .stage_most = stage_most,
     .run_stage = run_stage,
     .plan = plan,
     .judge = judge,

@@ -105,6 +105,40 @@ static void test_supinski_subtracts_the_ack(void)
     CHECK_NEAR(r.stats.median, 5 - 2, 1e-12);
 }
 
+/* Every stage a method plans has 1..stage_most launches: a cold point
+ * has a buffer slot for each (bcast-supinski rounds k up to whole cycles;
+ * k_init 0 means k, as for the loops). */
+static void test_stages_fit_their_slots(void)
+{
+    const mpiscope__method_t *m = mpiscope__method_find("bcast-supinski");
+    const unsigned k_inits[] = {0, 4, 64}, ks[] = {1, 8, 64};
+    const int sizes[] = {2, 4, 6, 16, 66, 200};
+    for (size_t a = 0; a < 3; a++)
+        for (size_t b = 0; b < 3; b++)
+            for (size_t c = 0; c < sizeof sizes / sizeof *sizes; c++) {
+                mpiscope_params_t p;
+                mpiscope_params_default(&p);
+                p.k_init = k_inits[a];
+                p.k = ks[b];
+                int n = sizes[c];
+                mpiscope__method_state_t st = {.params = &p, .root = 0};
+                CHECK_INT_EQ(mpiscope__samples_create(&p, n, 0, &st.samples), 0);
+                CHECK_INT_EQ(m->state_create(&st, n), 0);
+                size_t most = m->stage_most(&p, n);
+                CHECK(most >= 1 && most <= MPISCOPE__STAGE_KMAX);
+                for (unsigned stage = 0; stage < 6; stage++) {
+                    mpiscope__stage_msg_t msg = {0};
+                    m->plan(&st, &msg);
+                    CHECK(msg.k >= 1 && msg.k <= (double)most);
+                    st.stage = stage + 1;
+                    double *next = (double *)st.data + n; /* judge's cycle bookkeeping, without times */
+                    *next = stage == 0 ? 0 : fmod(*next + msg.k, n - 1);
+                }
+                m->state_free(&st);
+                mpiscope__samples_destroy(st.samples);
+            }
+}
+
 /* With validation, a synchronizing op (Barrier...) must not let a rank
  * leave before another entered: the global clock shows it. */
 static void test_synchronization_check(void)
@@ -184,6 +218,7 @@ int main(void)
     test_suite_loop_views();
     test_roundtime_lateness_and_arrival();
     test_supinski_subtracts_the_ack();
+    test_stages_fit_their_slots();
     test_synchronization_check();
     test_registry();
     test_descriptors();
