@@ -26,10 +26,9 @@ static int fail(run_t *r, const char *what, int err)
     return err;
 }
 
-/* A write failure: the writer's own line, which says what and why. */
-static int fail_write(run_t *r, const mpiscope_result_t *res, int err)
+/* A write failure: the writer's own line (`why`: what and why), if it has one. */
+static int fail_write(run_t *r, const char *why, int err)
 {
-    const char *why = mpiscope__result_error(res);
     if (!why[0])
         return fail(r, "writing the result", err);
     if (!r->err[0])
@@ -70,7 +69,7 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     if (!spec.nprocs)
         spec.nprocs = mpiscope_context_sync(run->ctx)->nprocs;
     err = mpiscope_result_add_point(run->res, pt->op, &spec, r);
-    return err ? fail_write(run, run->res, err) : 0;
+    return err ? fail_write(run, mpiscope__result_error(run->res), err) : 0;
 }
 
 /* Every point of the plan, in plan order (or shuffled). */
@@ -151,8 +150,8 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     char why[256];
     /* a validation failure is a finding of a complete run, not a failed run */
     int close_err = mpiscope__result_close(run->res, err != 0 && err != MPISCOPE_EVALIDATE, why, sizeof why);
-    if (close_err && !err && !run->err[0])
-        snprintf(run->err, run->err_size, "%s", why[0] ? why : "writing the result: cannot read or write a file");
+    if (close_err && !err)
+        fail_write(run, why, close_err);
     mpiscope_context_destroy(run->ctx);
     return err ? err : close_err;
 }
