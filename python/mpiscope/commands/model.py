@@ -351,10 +351,11 @@ def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str
 def _predict(args: argparse.Namespace) -> int:
     from mpiscope.measure.sizes import parse_size_spec
     from mpiscope.models.collectives import COLLECTIVES
-    from mpiscope.models.document import load_model_document, model_of
+    from mpiscope.models.document import model_of
     from mpiscope.reports.model import render_predictions
+    from mpiscope.result.model import load_model
 
-    model = model_of(load_model_document(args.model))
+    model = model_of(load_model(args.model))
     names = list(COLLECTIVES) if args.algorithms == "all" else \
         [n.strip() for n in args.algorithms.split(",")]
     if not all(names):
@@ -382,11 +383,12 @@ def _add_check(sub: Any) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     from mpiscope.models.check import check_points
-    from mpiscope.models.document import load_model_document, model_of
+    from mpiscope.models.document import model_of
     from mpiscope.reports.model import render_check
     from mpiscope.result import load_result
+    from mpiscope.result.model import load_model
 
-    doc = load_model_document(args.model)
+    doc = load_model(args.model)
     rows = check_points(model_of(doc), load_result(args.measured).data)
     print(f"model {doc['model']} ({args.model}) against {args.measured}\n")
     print(render_check(rows))
@@ -417,11 +419,12 @@ def _add_platform(sub: Any) -> None:
 
 
 def _platform(args: argparse.Namespace) -> int:
-    from mpiscope.models.document import load_model_document, model_of
+    from mpiscope.models.document import model_of
     from mpiscope.models.platform import platform_xml
+    from mpiscope.result.model import load_model
 
     out = _checked_out(args.out, args.force)
-    doc = load_model_document(args.model)
+    doc = load_model(args.model)
     text = platform_xml(model_of(doc), args.hosts, f"{args.model} ({doc['model']})")
     try:
         out.write_text(text, encoding="utf-8")

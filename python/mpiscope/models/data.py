@@ -27,7 +27,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 
-__all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series", "has_op"]
+__all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series"]
 
 
 def _low_quantile(q: float) -> Callable[[Sequence[float]], float]:
@@ -76,9 +76,6 @@ class Series:
                 out.append(max(rng.gauss(median, error), 0.0))
         return out
 
-    def at(self, size: int, rng: random.Random | None = None) -> float:
-        return dict(zip(self.sizes, self.values(rng), strict=True))[size]
-
 
 def _matches(
     point: Mapping[str, Any],
@@ -125,10 +122,6 @@ def _median_and_error(point: Mapping[str, Any], rank: int | None) -> tuple[float
     rse = point.get("rse")
     error = float(median) * float(rse) if rse is not None else float(point.get("se_ns") or 0.0)
     return float(median), error
-
-
-def has_op(doc: Mapping[str, Any], op: str) -> bool:
-    return any(p.get("op") == op for p in doc.get("points") or ())
 
 
 def find_series(

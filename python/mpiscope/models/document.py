@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
@@ -16,10 +15,9 @@ from mpiscope.models.hockney_fit import fit_hockney_document
 from mpiscope.models.lmo import LMO, fit_lmo_document
 from mpiscope.models.loggp import LogGP, fit_loggp_document
 from mpiscope.models.plogp import PLogP, fit_plogp_document
-from mpiscope.result.document import read_document
-from mpiscope.result.model import SCHEMA_VERSION, validate
+from mpiscope.result.model import SCHEMA_VERSION
 
-__all__ = ["FITTERS", "fit_document", "load_model_document", "model_document", "model_of"]
+__all__ = ["FITTERS", "fit_document", "model_document", "model_of"]
 
 #: Model name -> its fit of a measurement document.
 FITTERS: dict[str, Callable[[Mapping[str, Any], FitOptions], Fit]] = {
@@ -79,8 +77,3 @@ def model_of(doc: Mapping[str, Any]) -> P2PModel:
     if name == "plogp":
         return PLogP.from_dict(data, gamma)
     return LMO.from_dict(data, gamma)
-
-
-def load_model_document(path: str | Path) -> dict[str, Any]:
-    """Read and validate a model document (one-line errors naming the file)."""
-    return read_document(path, validate)

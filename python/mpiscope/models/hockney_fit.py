@@ -23,7 +23,7 @@ from mpiscope.models.fit import (
 )
 from mpiscope.models.hockney import Hockney, fit_hockney, fit_hockney_auto
 
-__all__ = ["MIN_POINTS", "fit_hockney_document", "hockney_from_structure", "pairs_measured"]
+__all__ = ["MIN_POINTS", "fit_hockney_document", "pairs_measured"]
 
 #: Measured sizes a regime holds at least.
 MIN_POINTS = 3
@@ -94,7 +94,3 @@ def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     fitted = Fit("hockney", model, structure, parameters(estimates, UNITS),
                  residuals(model, pingpong), ci_method(pingpong, reduce), warnings)  # fmt: skip
     return fitted
-
-
-def hockney_from_structure(structure: Mapping[str, Any], gamma: float) -> Hockney:
-    return Hockney.from_dicts(structure["segments"], gamma)
