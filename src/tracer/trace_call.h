@@ -86,12 +86,10 @@ static inline void mpiscope__trace_end(mpiscope__trace_call_t *c, int failed)
     if (failed)
         c->r->flags |= MPISCOPE_TRACE_F_ERROR;
     c->t->depth = 0;
-    /* Without a writer thread, a half filled during this call is written
-     * now, after its exit stamp and last part: in no call's time. */
-    if (__builtin_expect(c->t->own_write != 0, 0)) {
-        c->t->own_write = 0;
+    /* A half filled during this call is written now, after its exit stamp
+     * and last part: in no call's time. */
+    if (__builtin_expect(c->t->pending != 0, 0))
         mpiscope__trace_flush_pending(c->t);
-    }
 }
 
 static inline int32_t mpiscope__trace_peer(int rank)

@@ -16,19 +16,16 @@
 typedef struct mpiscope__trace_thread {
     /* Two buffers ("halves") of capacity records each: the calls fill the
      * current one; a full one becomes pending, with its range of the file
-     * reserved, and is written at the end of the call that filled it, or
-     * by the writer thread (blocks.c). */
+     * reserved, and is written at the end of the call that filled it
+     * (blocks.c). */
     mpiscope_trace_record_t *records;  /* the current half */
     uint64_t capacity;                 /* records per half */
     volatile uint64_t count;           /* records taken in the current half */
     volatile uint64_t seq;             /* this thread's sequence number of records[0] */
     unsigned current;                  /* which half records is */
     volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
-    volatile uint64_t pending_seq;
     volatile uint64_t pending_at;      /* its place in the file */
     volatile unsigned pending_half;    /* which half is pending */
-    volatile int claim;                /* 1: being written (by the writer thread or the owner) */
-    volatile int own_write;            /* no writer thread: the owner writes at its call's end */
     char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
     uint64_t dropped;                  /* records lost: the file could not be written */
     int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
@@ -92,7 +89,6 @@ typedef struct mpiscope__trace_proc {
     size_t meta_len;
     uint64_t records_per_thread;
     unsigned sync_patience;
-    int writer_thread;      /* MPISCOPE_TRACE_WRITER_THREAD: 1, a writer thread writes halves */
     mpiscope__trace_comm_t *comms;
     size_t ncomms, comms_cap;
     volatile int written;   /* the end of the file has been written (once) */
@@ -160,12 +156,8 @@ void mpiscope__trace_stream_open(void);
 /* Append one communicator definition (a COMM chunk) once the file is open. */
 void mpiscope__trace_stream_comm(const mpiscope__trace_comm_t *comm);
 
-/* Write a thread's pending half now, or wait until the writer thread has
- * (blocks.c). */
+/* Write a thread's pending half now, if it has one (blocks.c). */
 void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
-
-/* Start the writer thread (once the file is open; blocks.c). */
-void mpiscope__trace_writer_start(void);
 
 /* The THRD chunk of `n` records of half `which` of `t` starting at
  * sequence number `first`, prepared in the room before the half: returns

@@ -8,8 +8,8 @@
  * Every chunk goes to a range of the file reserved with one atomic add and
  * is written there with pwrite(2): threads and a signal handler never
  * interleave their bytes, and a write cut by a signal can be done again.
- * Only pwrite/open/read/write are used: async-signal-safe. The blocks and
- * the writer thread are in blocks.c. */
+ * Only pwrite/open/read/write are used: async-signal-safe. The blocks are
+ * in blocks.c. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,7 +23,8 @@ typedef struct chunk_header {
     uint64_t size;  /* payload bytes; the payload is padded to 8 */
 } chunk_header_t;
 
-/* A THRD chunk's header and the fixed part of its payload. */
+/* A chunk being written: the file, the next byte's offset, and whether a
+ * write failed (the rest of the chunk is then skipped). */
 typedef struct out {
     int fd;
     uint64_t at;
@@ -206,11 +207,10 @@ void mpiscope__trace_stream_open(void)
     for (size_t i = 0; i < ncomms; i++)
         mpiscope__trace_stream_comm(&p->comms[i]);
     write_maps();
-    mpiscope__trace_writer_start();
 }
 
-/* Every thread's pending half (again: the same bytes at the same place,
- * wherever its writer is) and the records of its current half. */
+/* Every thread's pending half (again, maybe: the same bytes at the same
+ * place) and the records of its current half. */
 static void write_threads(void)
 {
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
