@@ -230,12 +230,7 @@ int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync,
     mpiscope__clock_model_t m;
     mpiscope__sync_model(sync, &m);
     mpiscope__pair_fit_t fit = {0};
-    for (int peer = 1; peer < n; peer++) {
-        if (rank == 0)
-            mpiscope__sync_serve(comm, peer, &m);
-        else if (rank == peer)
-            mpiscope__sync_ping(comm, 0, &m, &p, &fit);
-    }
+    mpiscope__sync_linear_round(comm, &m, &p, &fit);
     double left = rank == 0 ? 0 : fit.pts[0].offset_ns;
     MPI_Gather(&left, 1, MPI_DOUBLE, residual_ns, 1, MPI_DOUBLE, 0, comm);
     return 0;

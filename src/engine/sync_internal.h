@@ -27,6 +27,10 @@ void mpiscope__sync_serve(MPI_Comm comm, int client, const mpiscope__clock_model
 void mpiscope__sync_ping(MPI_Comm comm, int server, const mpiscope__clock_model_t *shift,
                          const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit);
 
+/* Collective over comm: one step of every rank > 0 with rank 0, in turn. */
+void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *shift,
+                                 const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit);
+
 /* Collective over comm: `fitpoints` rounds of `algorithm`, fit_gap_ns
  * apart, then the model of this rank's clock to rank 0's in *model (the
  * algorithm's composition: one hop, along the ring, down the tree). */

@@ -10,30 +10,15 @@
 #include "sync_internal.h"
 #include "timer_read.h"
 
-/* Every member against its leader, `fitpoints` steps spread in time: the
- * member's model of the leader's clock (identity on the leader). */
-static void verify_node(MPI_Comm node, const mpiscope_sync_params_t *p, double re, mpiscope__clock_model_t *vm,
-                        mpiscope__pair_fit_t *vfit)
+/* Every member against its leader: the linear algorithm on the node (its
+ * `fitpoints` steps spread in time), the member's model of the leader's
+ * clock (identity on the leader). */
+static int verify_node(MPI_Comm node, const mpiscope_sync_params_t *p, double re, mpiscope__clock_model_t *vm,
+                       mpiscope__pair_fit_t *vfit)
 {
-    int rank, n;
-    MPI_Comm_rank(node, &rank);
-    MPI_Comm_size(node, &n);
-    memset(vfit, 0, sizeof *vfit);
-    mpiscope__model_identity(vm);
-    for (unsigned f = 0; f < p->fitpoints && n > 1; f++) {
-        if (f > 0) {
-            MPI_Barrier(node);
-            mpiscope_timer_spin_until_ns(mpiscope__now_ns() + p->fit_gap_ns);
-        }
-        for (int peer = 1; peer < n; peer++) {
-            if (rank == 0)
-                mpiscope__sync_serve(node, peer, NULL);
-            else if (rank == peer)
-                mpiscope__sync_ping(node, 0, NULL, p, vfit);
-        }
-    }
-    if (rank > 0)
-        mpiscope__model_fit(vfit->pts, vfit->n, re, vm);
+    mpiscope_sync_params_t linear = *p;
+    linear.algorithm = MPISCOPE_SYNC_LINEAR;
+    return mpiscope__sync_models(node, &linear, re, vm, vfit);
 }
 
 /* A shared clock: offset 0 (and drift 0) inside what the check can tell. */
@@ -72,8 +57,7 @@ int mpiscope__sync_with_leaders(MPI_Comm comm, const mpiscope_sync_params_t *p, 
     }
     mpiscope__clock_model_t vm;
     mpiscope__pair_fit_t vfit;
-    verify_node(node, p, re, &vm, &vfit);
-    int ok = looks_shared(&vm);
+    int ok = verify_node(node, p, re, &vm, &vfit) == 0 && looks_shared(&vm);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
     if (!ok) { /* some node's ranks read different clocks: every rank synchronises */
         MPI_Comm_free(&node);

@@ -52,14 +52,17 @@ void mpiscope__sync_ping(MPI_Comm comm, int server, const mpiscope__clock_model_
 }
 
 /* Rank 0 serves every other rank in turn: n - 1 steps one after another. */
-static void linear_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_params_t *p,
-                         mpiscope__pair_fit_t *fit)
+void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *shift,
+                                 const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit)
 {
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
     for (int peer = 1; peer < n; peer++) {
         if (rank == 0)
-            mpiscope__sync_serve(comm, peer, NULL);
+            mpiscope__sync_serve(comm, peer, shift);
         else if (rank == peer)
-            mpiscope__sync_ping(comm, 0, NULL, p, fit);
+            mpiscope__sync_ping(comm, 0, shift, p, fit);
     }
 }
 
@@ -158,7 +161,7 @@ int mpiscope__sync_models(MPI_Comm comm, const mpiscope_sync_params_t *p, double
         else if (p->algorithm == MPISCOPE_SYNC_TREE)
             tree_round(comm, rank, n, p, fit);
         else
-            linear_round(comm, rank, n, p, fit);
+            mpiscope__sync_linear_round(comm, NULL, p, fit);
     }
     mpiscope__clock_model_t pair;
     mpiscope__model_identity(&pair);
