@@ -32,9 +32,6 @@ mpiscope__trace_slot(mpiscope__trace_thread_t *t)
     if (__builtin_expect(t->count >= t->capacity, 0))
         mpiscope__trace_switch(t);
     mpiscope_trace_record_t *r = &t->records[t->count];
-    /* The next call's line, fetched for writing now: a half larger than
-     * the cache otherwise costs each record a miss (bench/trace_parts.c). */
-    __builtin_prefetch(r + 4, 1, 3);
     r->t_enter = 0;
     __asm__ volatile("" ::: "memory"); /* a signal flush sees t_enter 0: not started */
     t->count++;
