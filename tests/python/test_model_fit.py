@@ -61,6 +61,18 @@ def test_an_outlier_does_not_buy_a_segment() -> None:
     assert len(model.segments) <= 2
 
 
+def test_a_ping_pong_with_fewer_sizes_than_a_segment_is_a_one_line_error() -> None:
+    """Two sizes left (a size without a valid launch is left out) while a
+    regime needs 3: an error, as in the C port, not a KeyError."""
+    doc = hockney_doc(two_regimes)
+    kept = {1, 16384}
+    doc["points"] = [p for p in doc["points"] if p["size_bytes"] in kept]
+    with pytest.raises(MpiscopeError, match="needs 3 sizes with a positive time, not 2"):
+        fit_document(doc, "hockney", FitOptions(replicates=5))
+    with pytest.raises(MpiscopeError, match="needs 3 sizes"):
+        fit_hockney_auto([1, 1024], [1000.0, 1500.0], min_points=3)
+
+
 def test_loggp_by_netgauge_recovers_the_parameters() -> None:
     doc = loggp_doc(L=500.0, o_s=300.0, o_r=200.0, g=400.0, G=0.2)
     fit = fit_document(doc, "loggp", FitOptions(replicates=100))

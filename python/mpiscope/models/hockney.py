@@ -96,10 +96,15 @@ def _cost(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, float, float
     return sum(r * r for r in rel), a, b, max(rel)
 
 
-def _sorted_pairs(sizes: Sequence[int], times_ns: Sequence[float]) -> list[tuple[int, float]]:
+def _sorted_pairs(
+    sizes: Sequence[int], times_ns: Sequence[float], min_points: int = 2
+) -> list[tuple[int, float]]:
     pairs = sorted((int(s), float(t)) for s, t in zip(sizes, times_ns, strict=True) if t > 0)
-    if len(pairs) < 2:
-        raise MpiscopeError(f"a Hockney fit needs 2 sizes with a positive time, not {len(pairs)}")
+    need = max(2, min_points)  # as the C port: fewer than one segment's points is an error
+    if len(pairs) < need:
+        raise MpiscopeError(
+            f"a Hockney fit needs {need} sizes with a positive time, not {len(pairs)}"
+        )
     return pairs
 
 
@@ -108,7 +113,7 @@ def split_points(
 ) -> list[int]:
     """The segment bounds of the best split: indices into the sorted
     positive-time points, ``[0, i1, ..., n]``."""
-    pairs = _sorted_pairs(sizes, times_ns)
+    pairs = _sorted_pairs(sizes, times_ns, min_points)
     xs = [float(s) for s, _ in pairs]
     ts = [t for _, t in pairs]
     n = len(pairs)
