@@ -75,6 +75,8 @@ def _add_measure(sub: Any) -> None:
 
 def _experiments(args: argparse.Namespace, known: set[str]) -> tuple[list[tuple[str, dict[str, str], int | None]], list[str]]:  # noqa: E501
     """(ops, options, root) of each launch of phase 1, and what is left out."""
+    from mpiscope.models.data import option_text
+
     pairs = [(i, j) for i in range(args.np) for j in range(i + 1, args.np)]
     wanted: list[tuple[str, dict[str, str], int | None]] = [("pingpong", {"pairs": "0-1"}, None)]
     if args.pairs or args.lmo:
@@ -82,7 +84,7 @@ def _experiments(args: argparse.Namespace, known: set[str]) -> tuple[list[tuple[
     wanted += [
         ("prtt", {"n": "1", "delay_us": "0"}, None),
         ("prtt", {"n": str(PRTT_N), "delay_us": "0"}, None),
-        ("overhead_send,overhead_recv", {"delay_us": _num(args.recv_delay_us)}, None),
+        ("overhead_send,overhead_recv", {"delay_us": option_text(args.recv_delay_us)}, None),
         ("reduce_local", {}, None),
     ]
     if args.lmo:
@@ -97,12 +99,9 @@ def _experiments(args: argparse.Namespace, known: set[str]) -> tuple[list[tuple[
     return kept, sorted(set(left))
 
 
-def _num(value: float) -> str:
-    return str(int(value)) if value == int(value) else str(value)
-
-
 def _measure(args: argparse.Namespace) -> int:
     from mpiscope.measure.catalogue import query_ops
+    from mpiscope.measure.options import measure_defaults
     from mpiscope.measure.plan import plan_run
     from mpiscope.measure.runner import find_bench
 
@@ -110,7 +109,7 @@ def _measure(args: argparse.Namespace) -> int:
         raise MpiscopeError(f"--lmo needs 3 ranks at least (one_to_two), not --np {args.np}")
     if args.recv_delay_us <= 0 or not math.isfinite(args.recv_delay_us):
         raise MpiscopeError(f"--recv-delay-us {args.recv_delay_us}: must be a positive number")
-    full = argparse.Namespace(**{**_run_defaults(), **vars(args)})
+    full = argparse.Namespace(**{**measure_defaults(), **vars(args)})
     full.sizes = args.sizes or DEFAULT_SIZES
     full.raw, full.ops = True, "pingpong"
     plan = plan_run(full)
@@ -120,17 +119,6 @@ def _measure(args: argparse.Namespace) -> int:
     for text in left:
         print(f"left out: {text}")
     return _run_phases(full, plan, bench, experiments)
-
-
-def _run_defaults() -> dict[str, Any]:
-    """The values of the run options model measure does not offer."""
-    from mpiscope.measure.options import add_measure_options
-
-    p = argparse.ArgumentParser(add_help=False)
-    add_measure_options(p, launches=True)
-    defaults = vars(p.parse_args(["--np", "2"]))
-    defaults.pop("np")
-    return defaults
 
 
 def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str,
@@ -330,7 +318,7 @@ def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str
     """name -> (formula, cost(size, model))."""
     from mpiscope.alltoall.models import EXCHANGE_TEXT, LEADER_SCHEMES, MODELS, Topology, predict
     from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT
-    from mpiscope.models.collectives import COLLECTIVES, collective
+    from mpiscope.models.collectives import collective
 
     lab = {f"alltoall:{n}" for n in LEADER_SCHEMES}
     out: dict[str, Any] = {}
@@ -341,7 +329,7 @@ def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str
             key = name.split(":")[1]
             out[name] = (f"{MODELS[key][0]}; {EXCHANGE_TEXT}",
                          lambda s, model, key=key, topo=topo: predict(key, topo, s, model))
-        elif name in COLLECTIVES or name not in lab:
+        else:
             algo = collective(name)
             out[name] = (algo.formula, lambda s, model, algo=algo: algo.time_ns(
                 nprocs, s, model.time_ns, model.gamma_ns_per_byte))
@@ -425,13 +413,14 @@ def _platform(args: argparse.Namespace) -> int:
 
     out = _checked_out(args.out, args.force)
     doc = load_model(args.model)
-    text = platform_xml(model_of(doc), args.hosts, f"{args.model} ({doc['model']})")
+    model = model_of(doc)
+    text = platform_xml(model, args.hosts, f"{args.model} ({doc['model']})")
     try:
         out.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise MpiscopeError(f"cannot write {args.out}: {exc.strerror or exc}") from None
     print(text, end="")
-    print(_platform_check(model_of(doc), doc))
+    print(_platform_check(model, doc))
     print(f"\nplatform: {out} (use: --launcher smpi --platform {out})")
     return 0
 

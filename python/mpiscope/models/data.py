@@ -27,7 +27,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 
-__all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series"]
+__all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series", "option_text"]
 
 
 def _low_quantile(q: float) -> Callable[[Sequence[float]], float]:
@@ -122,6 +122,12 @@ def _median_and_error(point: Mapping[str, Any], rank: int | None) -> tuple[float
     rse = point.get("rse")
     error = float(median) * float(rse) if rse is not None else float(point.get("se_ns") or 0.0)
     return float(median), error
+
+
+def option_text(value: float) -> str:
+    """A number as an option's text: ``100``, not ``100.0`` (how ``model
+    measure`` writes the delays and :func:`find_series` matches them)."""
+    return str(int(value)) if value == int(value) else str(value)
 
 
 def find_series(

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.models.data import Series, bootstrap, find_series
+from mpiscope.models.data import Series, bootstrap, find_series, option_text
 from mpiscope.models.fit import (
     UNITS,
     Fit,
@@ -125,7 +125,7 @@ def prtt_series(doc: Mapping[str, Any], statistic: str = "median") -> Prtt:
     delay = max(delays, default=0.0)
     delayed = None
     if delay > 0:
-        delayed = find_series(doc, "prtt", {"n": str(n), "delay_us": _text(delay)},
+        delayed = find_series(doc, "prtt", {"n": str(n), "delay_us": option_text(delay)},
                               rank=0, statistic=statistic)
     return Prtt(n, delay * 1000.0, single, train, delayed)
 
@@ -138,17 +138,13 @@ def _number(text: str) -> bool:
     return True
 
 
-def _text(value: float) -> str:
-    return str(int(value)) if value == int(value) else str(value)
-
-
 def overhead_recv_series(doc: Mapping[str, Any], statistic: str = "median") -> Series | None:
     """o_r(s): rank 1's overhead_recv time minus its delay."""
     delays = [float(v) for v in _option_values(doc, "overhead_recv", "delay_us") if _number(v)]
     if not delays:
         return None
     delay = max(delays)
-    return find_series(doc, "overhead_recv", {"delay_us": _text(delay)}, rank=1,
+    return find_series(doc, "overhead_recv", {"delay_us": option_text(delay)}, rank=1,
                        offset_ns=delay * 1000.0, statistic=statistic)  # fmt: skip
 
 
