@@ -5,13 +5,13 @@ against), the fit error, and gamma from ``reduce_local``."""
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.base import P2PModel
-from mpiscope.models.data import Estimate, Series, find_series
+from mpiscope.models.data import Estimate, Series, bootstrap, find_series
 from mpiscope.models.hockney import fit_line
 
 __all__ = [
@@ -19,11 +19,15 @@ __all__ = [
     "FitOptions",
     "Parameter",
     "ci_method",
-    "skipped_warnings",
+    "estimate",
     "gamma_series",
+    "make_fit",
     "parameters",
     "pingpong_series",
+    "require",
     "residuals",
+    "sizes_in_all",
+    "skipped_warnings",
 ]
 
 
@@ -152,3 +156,33 @@ def skipped_warnings(*series: Series | None) -> list[str]:
 def ci_method(*series: Series | None) -> str:
     """"bootstrap" when every series has raw samples, else "parametric-bootstrap"."""
     return "bootstrap" if all(s.raw for s in series if s is not None) else "parametric-bootstrap"
+
+
+def estimate(
+    fit: Callable[[random.Random | None], Mapping[str, float]],
+    reduce: Series | None,
+    options: FitOptions,
+) -> dict[str, Estimate]:
+    """Every parameter of ``fit`` and gamma (from ``reduce``, see
+    :func:`gamma_series`) with its interval, by :func:`~.data.bootstrap`."""
+    return bootstrap(lambda rng: {**fit(rng), **gamma_of(reduce, rng)}, options.replicates,
+                     options.confidence, options.seed)  # fmt: skip
+
+
+def make_fit(
+    name: str,
+    model: P2PModel,
+    structure: dict[str, Any],
+    estimates: Mapping[str, Estimate],
+    reference: Series | None,
+    read: Sequence[Series | None],
+    warnings: Sequence[str] = (),
+) -> Fit:
+    """The :class:`Fit` of ``model``: its parameters with their units, its
+    error against the ping-pong ``reference`` (none without one), the CI
+    method of the series the fit ``read``, and a warning for each series
+    (``reference`` too) that left out sizes, before ``warnings``."""
+    skipped = skipped_warnings(*read, reference)
+    return Fit(name, model, structure, parameters(estimates, UNITS),
+               residuals(model, reference) if reference is not None else [], ci_method(*read),
+               list(dict.fromkeys([*skipped, *warnings])))  # fmt: skip

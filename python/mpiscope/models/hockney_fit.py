@@ -7,19 +7,15 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from mpiscope.models.data import Series, bootstrap
+from mpiscope.models.data import Series
 from mpiscope.models.fit import (
-    UNITS,
     Fit,
     FitOptions,
-    ci_method,
-    gamma_of,
+    estimate,
     gamma_series,
-    parameters,
+    make_fit,
     pingpong_series,
     require,
-    residuals,
-    skipped_warnings,
 )
 from mpiscope.models.hockney import Hockney, fit_hockney, fit_hockney_auto
 
@@ -73,14 +69,13 @@ def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
         for k, seg in enumerate(m.segments):
             out[f"segment{k}.alpha_ns"] = seg.alpha_ns
             out[f"segment{k}.beta_ns_per_byte"] = seg.beta_ns_per_byte
-        out.update(gamma_of(reduce, rng))
         return out
 
-    estimates = bootstrap(fit, options.replicates, options.confidence, options.seed)
+    estimates = estimate(fit, reduce, options)
     gamma = estimates["gamma_ns_per_byte"].value if "gamma_ns_per_byte" in estimates else 0.0
     model = Hockney(model.segments, gamma)
     structure: dict[str, Any] = {"segments": [s.as_dict() for s in model.segments]}
-    warnings = skipped_warnings(pingpong, reduce)
+    warnings: list[str] = []
     if options.per_pair:
         pairs = []
         for pair in pairs_measured(doc) or [(0, 1)]:
@@ -91,6 +86,5 @@ def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
             own, _ = _piecewise(series, options)
             pairs.append({"pair": list(pair), "segments": [s.as_dict() for s in own.segments]})
         structure["pairs"] = pairs
-    fitted = Fit("hockney", model, structure, parameters(estimates, UNITS),
-                 residuals(model, pingpong), ci_method(pingpong, reduce), warnings)  # fmt: skip
-    return fitted
+    return make_fit("hockney", model, structure, estimates, pingpong, [pingpong, reduce],
+                    warnings)  # fmt: skip

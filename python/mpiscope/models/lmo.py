@@ -23,18 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.models.data import Series, bootstrap, find_series
-from mpiscope.models.fit import (
-    UNITS,
-    Fit,
-    FitOptions,
-    ci_method,
-    gamma_of,
-    gamma_series,
-    parameters,
-    pingpong_series,
-    residuals,
-)
+from mpiscope.models.data import Series, find_series
+from mpiscope.models.fit import Fit, FitOptions, estimate, gamma_series, make_fit, pingpong_series
 from mpiscope.models.hockney import fit_line
 from mpiscope.models.hockney_fit import pairs_measured
 
@@ -147,10 +137,9 @@ def fit_lmo_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
             out[f"L[{i}-{j}]_ns"] = a - out[f"C[{i}]_ns"] - out[f"C[{j}]_ns"]
             out[f"inv_beta[{i}-{j}]_ns_per_byte"] = (b - out[f"t[{i}]_ns_per_byte"]
                                                      - out[f"t[{j}]_ns_per_byte"])  # fmt: skip
-        out.update(gamma_of(reduce, rng))
         return out
 
-    estimates = bootstrap(fit, options.replicates, options.confidence, options.seed)
+    estimates = estimate(fit, reduce, options)
     v = {k: e.value for k, e in estimates.items()}
     model = LMO(
         p, tuple(v[f"C[{r}]_ns"] for r in range(p)),
@@ -161,7 +150,5 @@ def fit_lmo_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     )  # fmt: skip
     warnings = [f"{name} came out negative ({value:.3g}): the processor and link terms are not "
                 "separable in this noise" for name, value in v.items() if value < 0][:3]
-    reference = pings.get((0, 1))
-    return Fit("lmo", model, model.as_dict(), parameters(estimates, UNITS),
-               residuals(model, reference) if reference else [],
-               ci_method(*pings.values(), *roots.values(), reduce), warnings)  # fmt: skip
+    return make_fit("lmo", model, model.as_dict(), estimates, pings.get((0, 1)),
+                    [*pings.values(), *roots.values(), reduce], warnings)

@@ -25,20 +25,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.models.data import Series, bootstrap, find_series, option_text
+from mpiscope.models.data import Series, find_series, option_text
 from mpiscope.models.fit import (
-    UNITS,
     Fit,
     FitOptions,
-    ci_method,
-    gamma_of,
+    estimate,
     gamma_series,
-    parameters,
+    make_fit,
     pingpong_series,
     require,
-    residuals,
     sizes_in_all,
-    skipped_warnings,
 )
 from mpiscope.models.hockney import fit_line
 
@@ -171,13 +167,10 @@ def fit_loggp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     reduce = gamma_series(doc, options.statistic)
     pingpong = pingpong_series(doc, statistic=options.statistic)
 
-    def fit(rng: random.Random | None) -> dict[str, float]:
-        return {**_loggp(prtt, recv, rng), **gamma_of(reduce, rng)}
-
-    estimates = bootstrap(fit, options.replicates, options.confidence, options.seed)
+    estimates = estimate(lambda rng: _loggp(prtt, recv, rng), reduce, options)
     values = {k: e.value for k, e in estimates.items()}
     model = LogGP.from_dict(values, values.get("gamma_ns_per_byte", 0.0))
-    warnings = skipped_warnings(prtt.single, prtt.train, prtt.delayed, recv, reduce, pingpong)
+    warnings = []
     if prtt.delayed is None:
         warnings.append("no delayed prtt: o_s is taken as o_r")
     if recv is None:
@@ -186,6 +179,5 @@ def fit_loggp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
         warnings.append(f"L came out negative ({model.L_ns:.0f} ns): the overheads exceed "
                         "half the round trip (noise, or overheads that overlap the transfer)")
     structure = {**model.as_dict(), "n": prtt.n, "delay_ns": prtt.delay_ns}
-    return Fit("loggp", model, structure, parameters(estimates, UNITS),
-               residuals(model, pingpong) if pingpong else [],
-               ci_method(prtt.single, prtt.train, prtt.delayed, recv, reduce), warnings)
+    return make_fit("loggp", model, structure, estimates, pingpong,
+                    [prtt.single, prtt.train, prtt.delayed, recv, reduce], warnings)

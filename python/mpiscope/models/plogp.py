@@ -23,19 +23,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.models.data import Series, bootstrap, find_series
+from mpiscope.models.data import Series, find_series
 from mpiscope.models.fit import (
-    UNITS,
     Fit,
     FitOptions,
-    ci_method,
-    gamma_of,
+    estimate,
     gamma_series,
-    parameters,
+    make_fit,
     pingpong_series,
     require,
-    residuals,
-    skipped_warnings,
+    sizes_in_all,
 )
 from mpiscope.models.loggp import overhead_recv_series, prtt_series
 
@@ -94,8 +91,7 @@ def fit_plogp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
     pingpong = require(pingpong_series(doc, statistic=stat), "ping-pong between ranks 0 and 1",
                        HOW)  # fmt: skip
     reduce = gamma_series(doc, stat)
-    sizes = sorted(set(prtt.single.sizes) & set(prtt.train.sizes) & set(send.sizes)
-                   & set(recv.sizes))  # fmt: skip
+    sizes = sizes_in_all([prtt.single, prtt.train, send, recv])
     if len(sizes) < 2:
         raise MpiscopeError(
             "PLogP needs prtt, overhead_send and overhead_recv at 2 common sizes at least"
@@ -114,21 +110,20 @@ def fit_plogp_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
             out[f"o_s[{s}]_ns"] = s_at[s]
             out[f"o_r[{s}]_ns"] = r_at[s]
             out[f"g[{s}]_ns"] = g_at[s]
-        out.update(gamma_of(reduce, rng))
         return out
 
-    estimates = bootstrap(fit, options.replicates, options.confidence, options.seed)
+    estimates = estimate(fit, reduce, options)
     v = {k: e.value for k, e in estimates.items()}
     model = PLogP(v["L_ns"], tuple(sizes), tuple(v[f"o_s[{s}]_ns"] for s in sizes),
                   tuple(v[f"o_r[{s}]_ns"] for s in sizes), tuple(v[f"g[{s}]_ns"] for s in sizes),
                   v.get("gamma_ns_per_byte", 0.0))  # fmt: skip
-    warnings = skipped_warnings(prtt.single, prtt.train, send, recv, pingpong, reduce)
+    warnings = []
     if model.L_ns < 0:
         warnings.append(f"L came out negative ({model.L_ns:.0f} ns): g(m0) exceeds half the "
                         "round trip")  # fmt: skip
-    return Fit("plogp", model, model.as_dict() | {"n": prtt.n}, parameters(estimates, UNITS),
-               residuals(model, pingpong), ci_method(prtt.single, prtt.train, send, recv, reduce),
-               warnings)  # fmt: skip
+    # the ping-pong's smallest size gives L: the fit reads it too
+    return make_fit("plogp", model, model.as_dict() | {"n": prtt.n}, estimates, pingpong,
+                    [prtt.single, prtt.train, send, recv, pingpong, reduce], warnings)
 
 
 def _at(series: Series, rng: random.Random | None) -> dict[int, float]:
