@@ -15,6 +15,7 @@ import json
 import math
 import mmap
 import struct
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -348,7 +349,7 @@ class _Threads:
     synchronisation, a block cut by a signal) is taken from its last copy."""
 
     def __init__(self) -> None:
-        self.blocks: dict[int, list[tuple[int, Any]]] = {}  # records, or (offset, count)
+        self.blocks: dict[int, list[tuple[int, Any]]] = {}  # (records or offset, count)
         self.next_first: dict[int, int] = {}  # format 1: blocks follow each other
         self.missing = 0  # records a cut block announced but the file lacks
 
@@ -365,53 +366,52 @@ class _Threads:
         if first > 1 << 62:
             raise ValueError(f"a THRD block starts at record {first}")
         self.next_first[index] = first + n
-        self.blocks.setdefault(index, []).append(
-            (first, records if isinstance(records, np.ndarray) else (records, n)))
+        self.blocks.setdefault(index, []).append((first, (records, n)))
         return 0 if version >= 2 else fourth
 
-    def segments(self) -> tuple[dict[int, list[tuple[int, int, int]]], int]:
-        """Lazy blocks: per thread, (first sequence number, count, file offset) runs
-        covering each record once (from its last copy), in sequence order; and
-        how many sequence numbers no block holds."""
-        out: dict[int, list[tuple[int, int, int]]] = {}
-        gaps = 0
-        size = RECORD_DTYPE.itemsize
+    def _runs(self, advance: Callable[[Any, int], Any]) -> Iterator[tuple[int, list, int]]:
+        """Per thread: (index, runs, gaps). Runs are (first sequence number,
+        count, where) covering each record once, from its last copy, in
+        sequence order; `advance(where, k)` is where the k-th record of a run
+        is; gaps: how many sequence numbers no block holds."""
         for index, blocks in sorted(self.blocks.items()):
-            runs: list[tuple[int, int, int]] = []  # disjoint, painted in file order
-            for first, (offset, n) in blocks:
+            runs: list[tuple[int, int, Any]] = []  # disjoint, painted in file order
+            for first, (where, n) in blocks:
                 if not n:
                     continue
                 end, kept = first + n, []
-                for s, c, o in runs:
+                for s, c, w in runs:
                     if s < first:
-                        kept.append((s, min(c, first - s), o))
+                        kept.append((s, min(c, first - s), w))
                     if s + c > end:
                         cut = max(end - s, 0)
-                        kept.append((s + cut, c - cut, o + cut * size))
-                runs = kept + [(first, n, offset)]
-            runs.sort()
+                        kept.append((s + cut, c - cut, advance(w, cut)))
+                runs = kept + [(first, n, where)]
+            runs.sort(key=lambda run: run[0])
             if runs:
-                gaps += runs[-1][0] + runs[-1][1] - sum(c for _, c, _ in runs)
-                out[index] = runs
+                yield index, runs, runs[-1][0] + runs[-1][1] - sum(c for _, c, _ in runs)
+
+    def segments(self) -> tuple[dict[int, list[tuple[int, int, int]]], int]:
+        """Lazy blocks: per thread, (first sequence number, count, file offset)
+        runs (:meth:`_runs`); and how many sequence numbers no block holds."""
+        size = RECORD_DTYPE.itemsize
+        out, gaps = {}, 0
+        for index, runs, missing in self._runs(lambda offset, k: offset + k * size):
+            out[index] = runs
+            gaps += missing
         return out, gaps
 
     def records(self) -> tuple[np.ndarray, int]:
         """All records (with a "thread" field) and how many are missing between blocks."""
         parts, gaps = [], 0
-        for index, blocks in sorted(self.blocks.items()):
-            seqs = np.concatenate([first + np.arange(len(r), dtype=np.uint64)
-                                   for first, r in blocks])
-            if not len(seqs):
-                continue
-            records = np.concatenate([r for _, r in blocks])
-            unique, last = np.unique(seqs[::-1], return_index=True)
-            keep = len(seqs) - 1 - last  # the last copy of each record, in sequence order
-            gaps += int(unique[-1]) + 1 - len(unique)
-            with_thread = np.empty(len(keep), dtype=THREAD_RECORD_DTYPE)
+        for index, runs, missing in self._runs(lambda records, k: records[k:]):
+            records = np.concatenate([r[:c] for _, c, r in runs])
+            with_thread = np.empty(len(records), dtype=THREAD_RECORD_DTYPE)
             for name in RECORD_DTYPE.names or ():
-                with_thread[name] = records[name][keep]
+                with_thread[name] = records[name]
             with_thread["thread"] = index
             parts.append(with_thread)
+            gaps += missing
         return (np.concatenate(parts) if parts else np.empty(0, THREAD_RECORD_DTYPE)), gaps
 
 
