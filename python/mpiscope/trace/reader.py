@@ -401,18 +401,29 @@ class _Threads:
             gaps += missing
         return out, gaps
 
-    def records(self) -> tuple[np.ndarray, int]:
-        """All records (with a "thread" field) and how many are missing between blocks."""
+    def records(self, path: Path, nfunc: int) -> tuple[np.ndarray, int]:
+        """All records (:func:`thread_records`) and how many are missing between blocks."""
         parts, gaps = [], 0
         for index, runs, missing in self._runs(lambda records, k: records[k:]):
-            records = np.concatenate([r[:c] for _, c, r in runs])
-            with_thread = np.empty(len(records), dtype=THREAD_RECORD_DTYPE)
-            for name in RECORD_DTYPE.names or ():
-                with_thread[name] = records[name]
-            with_thread["thread"] = index
-            parts.append(with_thread)
+            raw = np.concatenate([r[:c] for _, c, r in runs])
+            parts.append(thread_records(raw, index, path, nfunc))
             gaps += missing
         return (np.concatenate(parts) if parts else np.empty(0, THREAD_RECORD_DTYPE)), gaps
+
+
+def thread_records(raw: np.ndarray, thread: int, path: Path, nfunc: int) -> np.ndarray:
+    """A thread's records (RECORD_DTYPE) with its "thread" field, less the
+    slots taken but never stamped; a function beyond the table of `nfunc` is
+    a corrupt file."""
+    raw = raw[raw["t_enter"] != 0]
+    if len(raw) and int(raw["func"].max()) >= nfunc:
+        raise MpiscopeError(f"{path}: corrupt trace file (a record names function "
+                            f"{int(raw['func'].max())} of a table of {nfunc})")
+    out = np.empty(len(raw), THREAD_RECORD_DTYPE)
+    for name in RECORD_DTYPE.names or ():
+        out[name] = raw[name]
+    out["thread"] = thread
+    return out
 
 
 def read_rank_file(path: str | Path, records: bool = True) -> RankTrace:
@@ -480,14 +491,10 @@ def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
                             f"its {nprocs})")
     segments: dict[int, list[tuple[int, int, int]]] = {}
     if with_records:
-        records, gaps = threads.records()
+        records, gaps = threads.records(path, len(functions))
     else:
         segments, gaps = threads.segments()
         records = np.empty(0, THREAD_RECORD_DTYPE)
-    if len(records) and int(records["func"].max()) >= len(functions):
-        raise MpiscopeError(f"{path}: corrupt trace file (a record names function "
-                            f"{int(records['func'].max())} of a table of {len(functions)})")
-    records = records[records["t_enter"] != 0]  # a slot taken but never stamped
     order = np.argsort(records["t_enter"], kind="stable")
     status, code, stamp, failures = "none", 0, 0, 0
     if end:

@@ -24,7 +24,6 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope.errors import MpiscopeError
 from mpiscope.trace.merge import Clock, Key, Merged, Message, Scanner, _global_clock
 from mpiscope.trace.reader import (
     F_PART,
@@ -33,6 +32,7 @@ from mpiscope.trace.reader import (
     RankTrace,
     Trace,
     read_trace,
+    thread_records,
 )
 
 __all__ = ["CHUNK_RECORDS", "Call", "Stream", "as_stream", "open_stream"]
@@ -79,15 +79,7 @@ def _thread_chunks(rank: RankTrace, runs: list[tuple[int, int, int]],
             for k in range(0, count, CHUNK_RECORDS):
                 f.seek(offset + k * RECORD_DTYPE.itemsize)
                 raw = np.fromfile(f, RECORD_DTYPE, min(CHUNK_RECORDS, count - k))
-                raw = raw[raw["t_enter"] != 0]  # a slot taken but never stamped
-                if len(raw) and int(raw["func"].max()) >= nfunc:
-                    raise MpiscopeError(f"{rank.path}: corrupt trace file (a record names "
-                                        f"function {int(raw['func'].max())} of a table of "
-                                        f"{nfunc})")
-                out = np.empty(len(raw), THREAD_RECORD_DTYPE)
-                for name in RECORD_DTYPE.names or ():
-                    out[name] = raw[name]
-                out["thread"] = thread
+                out = thread_records(raw, thread, rank.path, nfunc)
                 # a thread's calls are stamped in order; sort a chunk anyway
                 yield out[np.argsort(out["t_enter"], kind="stable")]
 
