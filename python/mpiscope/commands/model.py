@@ -136,7 +136,8 @@ def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str
 
 def _run_phases(args: argparse.Namespace, plan: Any, bench: Any, experiments: list[Any]) -> int:
     """Phase 1: every experiment; phase 2: the delayed prtt, its delay
-    PRTT(1,0,s) measured in phase 1 (Netgauge's d)."""
+    PRTT(1,0,s) measured in phase 1 (Netgauge's d). Phase 1 writes ``out``
+    itself, so a launch that fails keeps what the others measured there."""
     from mpiscope.measure.progress import ProgressDisplay
     from mpiscope.measure.runner import private_dir, run_launches
     from mpiscope.result import load_result, write_document
@@ -145,13 +146,12 @@ def _run_phases(args: argparse.Namespace, plan: Any, bench: Any, experiments: li
         tmp = Path(tmp_text)
         launches = [_launch(args, plan, bench, tmp / f"launch-{i}.json", ops, opts, root,
                             plan.sizes) for i, (ops, opts, root) in enumerate(experiments)]
-        first = tmp / "phase1.json"
         display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
-        run_launches(launches, bench, tmp, args, display, first, _quiet, show_path=False)
+        run_launches(launches, bench, tmp, args, display, plan.out, _quiet)
         if args.dry_run:
             print("(then the delayed prtt, its delay measured by the prtt n=1 above)")
             return 0
-        doc = dict(load_result(first).data)
+        doc = dict(load_result(plan.out).data)
         delayed = _delayed(args, plan, bench, doc, tmp)
         if delayed is not None:
             doc = _append(doc, dict(load_result(delayed).data))
