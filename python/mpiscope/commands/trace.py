@@ -207,7 +207,7 @@ def _export(stream: Any, fmt: str, out: Path) -> int:
 
 def _view(stream: Any, base: Path, html_out: Path | None) -> int:
     from mpiscope.trace.html import MAX_HTML_CALLS, write_html
-    from mpiscope.trace.merge import merge
+    from mpiscope.trace.merge import load
 
     html_path = html_out or base.with_name(base.name + ".html")
     pftrace = base.with_name(base.name + ".pftrace")
@@ -221,9 +221,7 @@ def _view(stream: Any, base: Path, html_out: Path | None) -> int:
         if stream.calls_total > MAX_HTML_CALLS:  # not read into memory at all
             raise MpiscopeError(f"the trace has {stream.calls_total} calls, too many for the "
                                 f"HTML view (at most {MAX_HTML_CALLS}): use the Perfetto file")
-        from mpiscope.trace.reader import read_trace
-
-        write_html(merge(read_trace(stream.trace.directory)), html_path)
+        write_html(load(stream.trace.directory), html_path)
     except OSError as exc:
         raise MpiscopeError(f"cannot write {html_path}: {exc.strerror or exc}") from None
     except MpiscopeError as exc:
