@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import base64
 import html
-import io
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,28 +21,13 @@ _STYLE = ("body { font-family: sans-serif; margin: 2em; max-width: 80em; color: 
 
 
 def _figure(doc: Mapping[str, Any]) -> str:
-    points = doc["fit_error"]["points"]
-    if not points:
+    from mpiscope.reports.plots.model import fit_plot
+    from mpiscope.reports.plots.render import render
+
+    plot = fit_plot(doc)
+    if plot is None:
         return ""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    sizes = [max(p["size_bytes"], 1) for p in points]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    ax.plot(sizes, [p["measured_ns"] / 1000 for p in points], "ko", label="measured")
-    ax.plot(sizes, [p["model_ns"] / 1000 for p in points], "b-", label=f"{doc['model']} model")
-    ax.set_xscale("log", base=2)
-    ax.set_yscale("log")
-    ax.set_xlabel("size (bytes)")
-    ax.set_ylabel("one-way time (us)")
-    ax.legend()
-    buffer = io.BytesIO()
-    fig.tight_layout()
-    fig.savefig(buffer, format="png", dpi=90)
-    plt.close(fig)
-    data = base64.b64encode(buffer.getvalue()).decode("ascii")
+    data = base64.b64encode(render(plot)).decode("ascii")
     return f'<img alt="measured vs model" src="data:image/png;base64,{data}">'
 
 
