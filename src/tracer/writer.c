@@ -216,13 +216,7 @@ static void write_threads(void)
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
         mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
-        uint64_t pending = __atomic_load_n(&t->pending, __ATOMIC_SEQ_CST);
-        if (pending) {
-            const char *block = t->half[t->pending_half] + MPISCOPE__TRACE_BLOCK_HEAD - 40;
-            if (mpiscope__trace_pwrite(block, 40 + pending * sizeof(mpiscope_trace_record_t),
-                                       t->pending_at) != 0)
-                t->dropped += pending;
-        }
+        mpiscope__trace_flush_pending(t);
         uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
         if (count) {
             uint64_t len = 40 + count * sizeof(mpiscope_trace_record_t);
