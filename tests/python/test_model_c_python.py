@@ -85,6 +85,7 @@ def lib() -> ctypes.CDLL:
                                    ctypes.c_int),
         "mpiscope_model_collective_count": ([], ctypes.c_size_t),
         "mpiscope_model_collective_name": ([ctypes.c_size_t], ctypes.c_char_p),
+        "mpiscope_model_collective_formula": ([ctypes.c_size_t], ctypes.c_char_p),
     }  # fmt: skip
     for name, (args, result) in signatures.items():
         fn = getattr(so, name)
@@ -182,6 +183,14 @@ def test_same_collective_names(lib: ctypes.CDLL) -> None:
     names = [lib.mpiscope_model_collective_name(i).decode()
              for i in range(lib.mpiscope_model_collective_count())]  # fmt: skip
     assert names == list(COLLECTIVES)
+
+
+def test_same_collective_formulas(lib: ctypes.CDLL) -> None:
+    """The formula texts too: both sides show them (model predict, the C API)."""
+    formulas = {lib.mpiscope_model_collective_name(i).decode():
+                lib.mpiscope_model_collective_formula(i).decode()
+                for i in range(lib.mpiscope_model_collective_count())}  # fmt: skip
+    assert formulas == {name: algo.formula for name, algo in COLLECTIVES.items()}
 
 
 def _c_model(lib: ctypes.CDLL, model: object) -> CModel:
