@@ -22,6 +22,7 @@ __all__ = [
     "estimate",
     "gamma_series",
     "make_fit",
+    "pairs_measured",
     "parameters",
     "pingpong_series",
     "require",
@@ -109,6 +110,18 @@ def pingpong_series(
             doc, "pingpong", scale=0.5, absent=("pairs",), statistic=statistic
         )
     return found
+
+
+def pairs_measured(doc: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """The pairs ``i-j`` the document has a ping-pong of (``pairs=i-j``)."""
+    found = set()
+    for point in doc.get("points") or ():
+        text = (point.get("options") or {}).get("pairs", "") if point.get("op") == "pingpong" \
+            else ""
+        parts = text.split("-")
+        if len(parts) == 2 and all(p.isdigit() for p in parts):
+            found.add((int(parts[0]), int(parts[1])))
+    return sorted(found)
 
 
 def require(series: Series | None, what: str, how: str) -> Series:

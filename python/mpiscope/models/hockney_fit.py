@@ -14,12 +14,13 @@ from mpiscope.models.fit import (
     estimate,
     gamma_series,
     make_fit,
+    pairs_measured,
     pingpong_series,
     require,
 )
 from mpiscope.models.hockney import Hockney, fit_hockney, fit_hockney_auto
 
-__all__ = ["MIN_POINTS", "fit_hockney_document", "pairs_measured"]
+__all__ = ["MIN_POINTS", "fit_hockney_document"]
 
 #: Measured sizes a regime holds at least.
 MIN_POINTS = 3
@@ -42,18 +43,6 @@ def _piecewise(series: Series, options: FitOptions) -> tuple[Hockney, list[int]]
         model = fit_hockney_auto(sizes, values, options.max_segments, options.tolerance,
                                  MIN_POINTS)  # fmt: skip
     return model, _bounds(model)
-
-
-def pairs_measured(doc: Mapping[str, Any]) -> list[tuple[int, int]]:
-    """The pairs ``i-j`` the document has a ping-pong of (``pairs=i-j``)."""
-    found = set()
-    for point in doc.get("points") or ():
-        text = (point.get("options") or {}).get("pairs", "") if point.get("op") == "pingpong" \
-            else ""
-        parts = text.split("-")
-        if len(parts) == 2 and all(p.isdigit() for p in parts):
-            found.add((int(parts[0]), int(parts[1])))
-    return sorted(found)
 
 
 def fit_hockney_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:

@@ -24,9 +24,16 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.data import Series, find_series
-from mpiscope.models.fit import Fit, FitOptions, estimate, gamma_series, make_fit, pingpong_series
+from mpiscope.models.fit import (
+    Fit,
+    FitOptions,
+    estimate,
+    gamma_series,
+    make_fit,
+    pairs_measured,
+    pingpong_series,
+)
 from mpiscope.models.hockney import fit_line
-from mpiscope.models.hockney_fit import pairs_measured
 
 __all__ = ["LMO", "fit_lmo_document"]
 
