@@ -243,21 +243,10 @@ def run_streaming(
     MPICH saw die of a signal, ``a rank was killed by SIGKILL`` (its banner
     is not printed): the caller says them in its one error line.
 
-    Raises :class:`RunFailedError` on timeout; re-raises KeyboardInterrupt.
-    In both cases the process group is stopped first.
+    Raises :class:`RunFailedError` on timeout, :class:`StoppedError` on
+    SIGTERM or SIGHUP; re-raises KeyboardInterrupt. In each case the
+    process group is stopped first.
     """
-    with _termination_raises():
-        return _stream(argv, env, timeout, on_event, idle_timeout, errors)
-
-
-def _stream(
-    argv: Sequence[str],
-    env: Mapping[str, str],
-    timeout: float | None,
-    on_event: Callable[[Event], None],
-    idle_timeout: Callable[[], float | None] | None = None,
-    errors: list[str] | None = None,
-) -> int:
     signals = _DeferredSignals()
     with signals:  # from before the start: an interrupt there would orphan the ranks
         collect = errors is not None
@@ -316,7 +305,13 @@ class _DeferredSignals:
     noted and raised by :meth:`check` at a safe point of the loop, not
     inside a lock's wait (two Ctrl-C in quick succession inside
     ``queue.get`` ended in 'RuntimeError: release unlocked lock'). A
-    second signal kills the group of ``proc`` (once set) at once."""
+    second signal kills the group of ``proc`` (once set) at once. A signal
+    the process ignores (SIGHUP under nohup) stays ignored.
+
+    The signal is deferred, not taken: on exit, the handler it displaced
+    (mpiscope's own for SIGINT, which ignores every later Ctrl-C) is run
+    with it, else it is raised if nothing is being raised yet (it came
+    after the last check)."""
 
     _SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -327,12 +322,23 @@ class _DeferredSignals:
 
     def __enter__(self) -> _DeferredSignals:
         if threading.current_thread() is threading.main_thread():
-            self._previous = {sig: signal.signal(sig, self._note) for sig in self._SIGNALS}
+            self._previous = {
+                sig: signal.signal(sig, self._note)
+                for sig in self._SIGNALS
+                if signal.getsignal(sig) is not signal.SIG_IGN
+            }
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, *exc: object) -> None:
         for sig, old in self._previous.items():
             signal.signal(sig, old)
+        if self._received is None:
+            return
+        displaced = self._previous.get(self._received)
+        if callable(displaced) and displaced is not signal.default_int_handler:
+            displaced(self._received, None)
+        elif kind is None:
+            self.check()
 
     def _note(self, signum: int, frame: object) -> None:
         if self._received is not None and self.proc is not None:
