@@ -50,6 +50,7 @@ from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.simulation import launch_platform, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
+from mpiscope.result.document import import_validator
 
 #: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
 FileId = tuple[int, int]
@@ -189,6 +190,7 @@ def run_launches(
     commands = [bench.command(["--plan", str(_write_plan(launch.plan, tmp, index))])
                 for index, launch in enumerate(launches)]  # fmt: skip
     env = bench.environment()
+    import_validator()  # now, not in the reading of a launch a Ctrl-C may cut short
     direct = len(launches) == 1 and launches[0].out == out
     before = _file_id(out) if direct else None
     existed = out.exists()  # a failed run that measured nothing leaves it (--force)
@@ -311,10 +313,7 @@ def _run_one(
 
 
 def _interrupted(launch: Launch, command: list[str], before: FileId | None) -> LaunchOutcome:
-    try:
-        doc, _ = _read(launch.out, before)
-    except Exception:  # the interrupt cut an import short (jsonschema half initialised)
-        doc = None  # the file stays on disk; this outcome just cannot show it
+    doc, _ = _read(launch.out, before)
     now = _utc_now()
     return LaunchOutcome(format_command(command), now, now, doc, "interrupted", launch.shuffle_seed)
 
@@ -335,8 +334,6 @@ def _load_error(path: Path) -> str:
         load_result(path)
     except MpiscopeError as exc:
         return str(exc)
-    except Exception as exc:  # after a Ctrl-C that cut an import short: say it, in one line
-        return f"{type(exc).__name__}: {exc}"
     return "it changed while being read"
 
 

@@ -33,6 +33,7 @@ __all__ = [
     "check_kind",
     "check_schema",
     "check_version",
+    "import_validator",
     "parse_json",
     "parse_result",
     "read_document",
@@ -347,6 +348,15 @@ def check_version(version: Any, source: str, major: int, advice: str = "") -> No
         raise MpiscopeError(
             f"{source} has schema_version {version}; this mpiscope reads {major}.x{advice}"
         )
+
+
+def import_validator() -> None:
+    """Import the JSON Schema validator now. It is imported lazily (keeps
+    ``mpiscope --help`` fast); a command that validates after a stretch a
+    Ctrl-C may cut short (a launch) calls this first, so that the interrupt
+    cannot land inside the import and leave it half initialised for the
+    reading of what was kept."""
+    import jsonschema  # type: ignore[import-untyped]  # noqa: F401
 
 
 def check_schema(doc: Any, schema: Mapping[str, Any], source: str, name: str) -> None:
