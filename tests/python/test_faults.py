@@ -202,7 +202,8 @@ def test_double_ctrl_c_is_one_line(tmp_path: Path, attempt: int) -> None:
     2 of 3 attempts did before the fix)."""
     out = tmp_path / "r.json"
     cmd = [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", "1:1M:x2",
-           "--out", str(out), "--mpi", REAL_MPI, "--quiet"]  # fmt: skip
+           "--out", str(out), "--mpi", REAL_MPI, "--quiet",
+           "--min-point-seconds", "0.2"]  # fmt: skip  # seconds of work: not over by 0.6 s
     proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)  # fmt: skip
     try:
@@ -217,6 +218,32 @@ def test_double_ctrl_c_is_one_line(tmp_path: Path, attempt: int) -> None:
     assert "Traceback" not in stderr and "RuntimeError" not in stderr, stderr
     assert proc.returncode == 130, stderr
     assert len(stderr.splitlines()) == 1 and stderr.startswith("mpiscope: interrupted"), stderr
+
+
+def test_ctrl_c_during_the_clean_up_is_ignored(tmp_path: Path) -> None:
+    """A Ctrl-C the launcher defers while the bench runs is mpiscope's first
+    one: every later Ctrl-C (here a burst until mpiscope ends) is ignored,
+    so the clean-up still reads the kept file and says so. Before, the
+    deferred one never reached mpiscope's handler and the next Ctrl-C cut
+    the clean-up short (the line lost its 'partial result kept')."""
+    out = tmp_path / "r.json"
+    cmd = [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", "1:1M:x2",
+           "--out", str(out), "--mpi", REAL_MPI, "--quiet", "--min-point-seconds", "0.2"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)  # fmt: skip
+    try:
+        deadline = time.monotonic() + HANG_SECONDS
+        while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)  # until the bench has written a first point
+        while proc.poll() is None and time.monotonic() < deadline:
+            proc.send_signal(signal.SIGINT)
+            time.sleep(0.005)
+        _, stderr = proc.communicate(timeout=HANG_SECONDS)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, stderr
+    assert stderr == f"mpiscope: interrupted (partial result kept in {out})\n", stderr
 
 
 def test_a_plan_one_rank_cannot_read_ends_every_rank(tmp_path: Path) -> None:
