@@ -112,6 +112,16 @@ def test_flags_that_do_not_go_together(
         launch_command(_Profile("mpich"), _args(*argv, np=np))
 
 
+@pytest.mark.parametrize("flag", [["--hosts", "a,b"], ["--cpu-bind", "cores"], ["--ppn", "2"]])
+def test_simulated_run_refuses_placement_flags(tmp_path: Path, flag: list[str]) -> None:
+    """The command line, not only launch_command: find_bench checks the flags
+    before it takes the smpi path (they were silently ignored there)."""
+    run = run_cli(["run", "bcast", "--np", "2", "--launcher", "smpi", "--platform", "cluster-8x8",
+                   *flag, "--dry-run", "--out", str(tmp_path / "r.json")])  # fmt: skip
+    assert run.code != 0
+    assert len(run.err_lines) == 1 and "is for real runs" in run.err_lines[0], run.err_lines
+
+
 def test_no_srun_is_one_error_line(tmp_path: Path) -> None:
     env = {**os.environ, "MPISCOPE_SRUN": str(tmp_path / "missing-srun")}
     run = run_cli(

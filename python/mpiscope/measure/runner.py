@@ -38,7 +38,7 @@ from mpiscope.launcher import (
     format_command,
     run_streaming,
 )
-from mpiscope.measure.cluster import launch_command
+from mpiscope.measure.cluster import check_cluster_flags, launch_command
 from mpiscope.measure.launches import (
     LaunchOutcome,
     launch_seeds,
@@ -101,6 +101,7 @@ def find_bench(args: argparse.Namespace) -> Bench:
     SMPI build (built when missing) under ``smpirun`` on ``--platform``;
     MpiscopeError when either is missing or the launcher flags do not go
     together."""
+    check_cluster_flags(args)  # every launcher: smpi refuses the placement flags too
     platform = launch_platform(args)
     if platform is not None:
         profile = smpi_profile()
@@ -211,6 +212,7 @@ def run_launches(
     finally:
         display.close()
     doc = outcomes[0].doc if len(launches) == 1 else merge_documents(outcomes, len(launches))
+    failed = StoppedError if stopped else RunFailedError  # a SIGTERM ends a series too
     failure = next((o.error for o in outcomes if o.error is not None), None)
     if len(launches) > 1 and failure is not None:
         failure = f"launch {len(outcomes) - 1} of {len(launches)}: {failure}"
@@ -222,12 +224,12 @@ def run_launches(
             note = f"partial result kept in {out}, but it cannot be shown: {_load_error(out)}"
         if interrupted:
             raise KeyboardInterrupt(note)
-        raise (StoppedError if stopped else RunFailedError)(f"{failure}; {note}")
+        raise failed(f"{failure}; {note}")
     doc = dict(doc)
     if summary_seed is not None:
         doc.update(launch_summary(doc, summary_seed))
     if not direct and failure is not None and not doc.get("points") and existed:
-        raise (StoppedError if stopped else RunFailedError)(
+        raise failed(
             f"{failure}; no point was measured: the previous {out} is kept as it was"
         )  # --force replaces a result only with one that holds a point
     if not direct:
@@ -243,7 +245,7 @@ def run_launches(
     if interrupted:
         raise KeyboardInterrupt(kept)
     if failure is not None:
-        raise (StoppedError if stopped else RunFailedError)(f"{failure}; {kept}")
+        raise failed(f"{failure}; {kept}")
     return 0
 
 
