@@ -60,7 +60,7 @@ def linear_loop_ratio(nprocs: int, k: int, i: int) -> float:
     the ranks after it (measurement.md section 1, point 6). For 0 < i < n."""
     if not 0 < i < nprocs or k < 1:
         raise ValueError(f"r_i(n,k) needs 0 < i < n and k >= 1 (i={i}, n={nprocs}, k={k})")
-    return ((nprocs - 1) * (k - 1) + i) / (i * k)
+    return linear_loop_ratio_of_times(i, nprocs - 1, k)  # t_i = i, in units of one send
 
 
 def linear_loop_ratio_of_times(t_i: float, t_last: float, k: int) -> float:
