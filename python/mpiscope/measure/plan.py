@@ -128,8 +128,8 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
     _check_finite(args)
     max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
     oversubscribed = check_cores(args)
-    if launch_platform(args) is None and not runs_elsewhere(args):
-        check_memory(sizes, args.np)  # ranks elsewhere: their machines' business
+    if _runs_here(args):  # ranks elsewhere: their machines' business
+        check_memory(sizes, args.np)
     return RunPlan(
         ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
         options=tuple(getattr(args, "option", None) or ()),
@@ -143,7 +143,7 @@ def check_cores(args: argparse.Namespace, harm: str = "measure the scheduler, no
     and never oversubscribes, and so does a run whose ranks may be on other
     machines (srun, mpiexec on hosts: their cores are the launcher's
     business). Bad launcher flags are refused here too."""
-    if launch_platform(args) is not None or runs_elsewhere(args):
+    if not _runs_here(args):
         return False
     cores = available_cores()
     oversubscribed = args.np > cores
@@ -153,6 +153,13 @@ def check_cores(args: argparse.Namespace, harm: str = "measure the scheduler, no
             f"{harm} (use --oversubscribe to run anyway)"
         )
     return oversubscribed
+
+
+def _runs_here(args: argparse.Namespace) -> bool:
+    """Whether the ranks run on this machine: neither simulated (``--launcher
+    smpi``) nor possibly on others (srun, mpiexec on hosts); refuses bad
+    launcher flags."""
+    return launch_platform(args) is None and not runs_elsewhere(args)
 
 
 def _check_finite(args: argparse.Namespace) -> None:
