@@ -33,7 +33,7 @@ from typing import Any
 from _common import DEFAULT_SUITE, human_bytes, human_ns, point_key, run_mpiscope
 
 from mpiscope.result.modes import launch_modes
-from mpiscope.result.stats import LaunchStats, launch_groups, summarize_launches
+from mpiscope.result.stats import LaunchStats, summarize_launches
 
 
 def _holds(p: dict[str, Any], center: float) -> bool:
@@ -45,7 +45,7 @@ def _modes(points: list[dict[str, Any]]) -> tuple[str, bool]:
     and whether they disagree (`run --launches`' DISAGREE)."""
     launches = [LaunchStats(p["median_ns"], p.get("q25_ns"), p.get("q75_ns")) for p in points]
     summary = summarize_launches(launches, 0.95, resamples=100)
-    modes = launch_modes([x.median_ns for x in launches], launch_groups(launches),
+    modes = launch_modes([x.median_ns for x in launches], summary.group_members,
                          summary.disagree_reasons)
     return " / ".join(f"{human_ns(m.value_ns)} ({m.count})" for m in modes), summary.disagree
 

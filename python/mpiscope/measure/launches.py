@@ -39,7 +39,6 @@ from mpiscope.result.stats import (
     DISAGREE_MIN_CV,
     DISAGREE_SPREAD_FACTOR,
     LaunchStats,
-    launch_groups,
     summarize_launches,
 )
 
@@ -190,7 +189,7 @@ def launch_summary(
     for key, launches in sorted(groups.items(), key=lambda item: _order(item[0])):
         s = summarize_launches(launches, confidence, seed, resamples)
         medians = [launch.median_ns for launch in launches]
-        modes = launch_modes(medians, launch_groups(launches), s.disagree_reasons)
+        modes = launch_modes(medians, s.group_members, s.disagree_reasons)
         rows.append(
             {
                 **dict(zip(SUMMARY_KEYS, key, strict=True)),

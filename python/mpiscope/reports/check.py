@@ -20,7 +20,7 @@ from typing import Any
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
 from mpiscope.result.modes import MODES_RULE, format_modes, launch_modes
-from mpiscope.result.stats import LaunchStats, launch_groups, summarize_launches
+from mpiscope.result.stats import LaunchStats, summarize_launches
 from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = [
@@ -231,7 +231,7 @@ def states_verdict(states: Mapping[str, Any]) -> Verdict:
     launches = [LaunchStats(r["median_ns"], r.get("q25_ns"), r.get("q75_ns")) for r in runs]
     medians = [x.median_ns for x in launches]
     summary = summarize_launches(launches, 0.95, resamples=1000)
-    modes = launch_modes(medians, launch_groups(launches), summary.disagree_reasons)
+    modes = launch_modes(medians, summary.group_members, summary.disagree_reasons)
     if modes:
         return Verdict("states", False, (
             f"the machine switches between states: {format_modes(modes, 'runs', format_ns)} "

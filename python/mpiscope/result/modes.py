@@ -24,8 +24,9 @@ sorted values) and call the two components distinct modes when
 
 :func:`launch_modes` on the launches of a ``--launches`` set: the groups
 of :func:`mpiscope.result.stats.launch_groups` (interquartile ranges that
-do not overlap) holding two or more launches each, when the launches
-disagree by the ``modes`` rule - the same rule as DISAGREE.
+do not overlap; a summary's ``group_members``) holding two or more
+launches each, when the launches disagree by the ``modes`` rule - the
+same rule as DISAGREE.
 
 numpy is imported inside the functions.
 """

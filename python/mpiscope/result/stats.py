@@ -83,9 +83,14 @@ class LaunchSummary:
     ci_high_ns: float | None
     within_cv: float | None
     between_cv: float | None
-    groups: int
+    group_members: tuple[tuple[int, ...], ...]  # launch_groups: the launches' indices
     disagree: bool
     disagree_reasons: tuple[str, ...]
+
+    @property
+    def groups(self) -> int:
+        """How many groups the launches' interquartile ranges form."""
+        return len(self.group_members)
 
 
 def median(values: Sequence[float]) -> float | None:
@@ -230,7 +235,7 @@ def summarize_launches(
         ci_high_ns=None if interval is None else interval[1],
         within_cv=within_cv,
         between_cv=between_cv,
-        groups=len(groups),
+        group_members=tuple(tuple(group) for group in groups),
         disagree=bool(reasons),
         disagree_reasons=tuple(reasons),
     )
