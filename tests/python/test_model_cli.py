@@ -128,6 +128,7 @@ def test_real_two_rank_measure_and_fits(tmp_path: Path) -> None:
     proc = mpiscope("model", "measure", "--np", "2", "--sizes", "1,1K,16K", "--max-launches",
                     "40", "--out", "pp.json", "--quiet", cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("result: ") == 1, proc.stdout  # once, after the summary
     ops = {p["op"] for p in json.loads((tmp_path / "pp.json").read_text())["points"]}
     assert {"pingpong", "prtt", "overhead_send", "overhead_recv", "reduce_local"} <= ops
     for kind in ("hockney", "loggp", "plogp"):

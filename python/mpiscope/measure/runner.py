@@ -172,6 +172,7 @@ def run_launches(
     render: Callable[[Result], str],
     summary_seed: int | None = None,
     show_path: bool = True,
+    out_is_users: bool | None = None,
 ) -> int:
     """Run ``launches`` in turn (their plans written into ``tmp``, the run's
     private directory), write one document to ``out``, print it; with
@@ -182,7 +183,9 @@ def run_launches(
     merged, and with ``summary_seed`` the launch summary is added. Returns
     0; raises RunFailedError (after writing and showing what exists) when a
     launch failed, KeyboardInterrupt when interrupted. ``args`` gives
-    ``timeout`` and ``dry_run``.
+    ``timeout`` and ``dry_run``. ``show_path`` prints ``out`` after the
+    document; ``out_is_users`` (default: ``show_path``) says ``out`` is the
+    user's file, named in the failure's "partial result kept in" line.
     """
     if getattr(args, "dry_run", False):
         plans = [launch.plan for launch in launches]
@@ -241,7 +244,8 @@ def run_launches(
     print(render(result))
     if show_path:
         print(f"\nresult: {out}")
-    kept = f"partial result kept in {out}" if show_path else "partial result shown above"
+    users = show_path if out_is_users is None else out_is_users
+    kept = f"partial result kept in {out}" if users else "partial result shown above"
     if interrupted:
         raise KeyboardInterrupt(kept)
     if failure is not None:
