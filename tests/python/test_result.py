@@ -233,3 +233,12 @@ def test_errors_are_one_line(sample_doc: dict[str, Any]) -> None:
     with pytest.raises(MpiscopeError) as info:
         validate_result(sample_doc, "doc.json")
     assert "\n" not in str(info.value) and len(str(info.value)) < 400
+
+
+def test_valid_times_keep_the_valid_measured_launches() -> None:
+    from mpiscope.result.document import launch_is_valid, valid_times
+
+    raw = {"time_ns": [10, 20, None, 40], "valid": [True, False, True]}
+    assert valid_times({"raw": raw}) == [10.0, 40.0]  # the 4th is beyond the flags: valid
+    assert [launch_is_valid(raw, i) for i in range(4)] == [True, False, True, True]
+    assert valid_times({"raw": None}) is None and valid_times({}) is None

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.result.document import launch_is_valid, valid_times
 
 __all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series", "option_text"]
 
@@ -98,14 +99,11 @@ def _samples(point: Mapping[str, Any], rank: int | None) -> tuple[float, ...]:
     raw = point.get("raw")
     if not raw:
         return ()
-    valid = raw.get("valid") or []
     if rank is None:
-        times = raw.get("time_ns") or []
-        return tuple(float(t) for i, t in enumerate(times)
-                     if t is not None and (i >= len(valid) or valid[i]))  # fmt: skip
+        return tuple(valid_times(point) or ())
     out = []
     for i, (starts, ends) in enumerate(zip(raw["start_ns"], raw["end_ns"], strict=False)):
-        if (i < len(valid) and not valid[i]) or rank >= len(starts) or rank >= len(ends):
+        if not launch_is_valid(raw, i) or rank >= len(starts) or rank >= len(ends):
             continue
         if starts[rank] is not None and ends[rank] is not None:
             out.append(float(ends[rank]) - float(starts[rank]))

@@ -36,6 +36,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result import Point, Result
+from mpiscope.result.document import valid_times
 from mpiscope.result.estimate import (
     Estimate,
     Key,
@@ -222,11 +223,10 @@ def _samples(points: Sequence[Point]) -> list[float] | None:
     """The valid launches' times of the points, pooled; None if one kept no raw samples."""
     samples: list[float] = []
     for point in points:
-        raw = point.get("raw")
-        if raw is None:
+        times = valid_times(point)
+        if times is None:
             return None
-        valid = raw.get("valid") or [True] * len(raw["time_ns"])
-        samples += [t for t, ok in zip(raw["time_ns"], valid, strict=False) if ok and t is not None]
+        samples += times
     return samples
 
 

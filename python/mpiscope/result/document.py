@@ -180,15 +180,31 @@ class Point:
         ]  # fmt: skip
 
 
+def launch_is_valid(raw: Mapping[str, Any], index: int) -> bool:
+    """Whether launch ``index`` of a point's raw samples is valid (one the
+    ``valid`` list does not reach counts as valid)."""
+    valid = raw.get("valid") or ()
+    return index >= len(valid) or bool(valid[index])
+
+
+def valid_times(point: Mapping[str, Any] | Point) -> list[float] | None:
+    """The times of a point's valid launches (``raw.time_ns``, unmeasured
+    ones left out); None when the point kept no raw samples."""
+    raw = point.get("raw")
+    if not raw:
+        return None
+    times = raw.get("time_ns") or ()
+    return [float(t) for i, t in enumerate(times) if t is not None and launch_is_valid(raw, i)]
+
+
 def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
     """Per rank, the median over valid launches of its start minus the
     earliest start of the launch (global clock)."""
     if not raw:
         return {}
-    valid = raw.get("valid") or []
     per_rank: dict[int, list[float]] = {}
     for i, starts in enumerate(raw.get("start_ns") or []):
-        if not starts or (i < len(valid) and not valid[i]):
+        if not starts or not launch_is_valid(raw, i):
             continue
         first = min(starts)
         for rank, start in enumerate(starts):

@@ -38,6 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.result.document import valid_times
 from mpiscope.result.stats import DISAGREE_MIN_CV
 
 __all__ = [
@@ -188,11 +189,7 @@ def find_modes(
 def sample_modes(point: Mapping[str, Any]) -> list[Mode]:
     """The modes of a point's valid raw launch times (``raw``, ``mpiscope run
     --raw``); ``[]`` without raw samples. ``members`` index the valid ones."""
-    raw = point.get("raw") or {}
-    times = raw.get("time_ns") or ()
-    valid = raw.get("valid") or [True] * len(times)
-    return find_modes([t for t, ok in zip(times, valid, strict=False) if ok and t is not None],
-                      min_count=MODES_MIN_SAMPLES)
+    return find_modes(valid_times(point) or [], min_count=MODES_MIN_SAMPLES)
 
 
 def point_modes(point: Mapping[str, Any]) -> list[Mode]:
