@@ -35,7 +35,7 @@ from mpiscope.trace.reader import (
     thread_records,
 )
 
-__all__ = ["CHUNK_RECORDS", "Call", "Stream", "as_stream", "open_stream"]
+__all__ = ["CHUNK_RECORDS", "GLOBAL_DTYPE", "Call", "Stream", "as_stream", "open_stream"]
 
 #: Records read from a file at a time.
 CHUNK_RECORDS = 1 << 13
@@ -161,7 +161,10 @@ class Stream:
         r = next(x for x in self.trace.ranks if x.rank == rank)
         return sorted(set(r.segments) | {0})
 
-    def _global_chunks(self, rank: RankTrace) -> Iterator[np.ndarray]:
+    def global_chunks(self, rank: RankTrace) -> Iterator[np.ndarray]:
+        """A rank's records (parts included) on the global clock, a chunk at a
+        time in start order: GLOBAL_DTYPE, ``start`` and ``end`` in ns from
+        the origin (an unfinished call ends at the rank's last time)."""
         clock = self.clocks[rank.rank]
         last = self.last.get(rank.rank, 0.0)
         for chunk in _rank_chunks(rank):
@@ -182,7 +185,7 @@ class Stream:
         message, send call, receive call)`` is told of each message matched."""
         match = _Matcher(self, ordered, on_message)
         ranks = sorted(self.trace.ranks, key=lambda r: r.rank)
-        for chunk in merge_sorted([self._global_chunks(r) for r in ranks], "start"):
+        for chunk in merge_sorted([self.global_chunks(r) for r in ranks], "start"):
             yield from match.feed(chunk)
         yield from match.finish()
         self.messages = match.next_id - 1
