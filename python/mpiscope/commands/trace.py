@@ -5,6 +5,7 @@
     mpiscope trace summary app.trace
     mpiscope trace export app.trace --format perfetto|chrome|otf2 [-o FILE]
     mpiscope trace view app.trace
+    mpiscope trace heatmap app.trace [-o app.heatmap.png|.svg|.pdf|.html|.txt]
 
 The tracer is put under the program by :mod:`mpiscope.trace.record`; the
 program's output is its own (mpiscope's messages go to stderr).
@@ -25,9 +26,12 @@ __all__ = ["add_parser", "run"]
 
 _T = TypeVar("_T")
 
-VIEWS = ("summary", "export", "view")
+VIEWS = ("summary", "export", "view", "heatmap")
 MAX_RECORDS = 1 << 24  # per half buffer: 1 GiB (src/tracer/config.c)
 FORMATS = {"perfetto": ".pftrace", "chrome": ".json", "otf2": ".otf2"}
+HEATMAP_SUFFIXES = (".png", ".svg", ".pdf", ".html", ".txt")
+HEATMAP_ROWS = 200  # rows of a picture: more ranks are grouped
+SUMMARY_BINS, SUMMARY_ROWS = 60, 16
 
 
 def add_parser(commands: Any) -> None:
@@ -35,7 +39,7 @@ def add_parser(commands: Any) -> None:
         "trace",
         help="trace every MPI call of a program on a global clock; summarise, export, view",
         description="Run an MPI program under the mpiscope tracer (LD_PRELOAD), or look at a "
-        "trace: 'mpiscope trace summary|export|view TRACE'.",
+        "trace: 'mpiscope trace summary|export|view|heatmap TRACE'.",
         epilog="Examples: mpiscope trace -o app.trace -- mpiexec -n 4 ./app args | "
         "mpiscope trace --np 4 -o app.trace ./app | mpiscope trace summary app.trace | "
         "mpiscope trace export app.trace --format perfetto | mpiscope trace view app.trace",
@@ -56,7 +60,7 @@ def add_parser(commands: Any) -> None:
                         "its current half")
     parser.add_argument("command", nargs=argparse.REMAINDER,
                         help="the launcher command (after --), the PROGRAM with --np, or "
-                        "summary|export|view TRACE")
+                        "summary|export|view|heatmap TRACE")
     parser.set_defaults(handler=run)
 
 
@@ -146,11 +150,44 @@ def _view_parser(name: str) -> argparse.ArgumentParser:
     if name == "export":
         parser.add_argument("--format", required=True, choices=sorted(FORMATS),
                             help="perfetto (ui.perfetto.dev), chrome (JSON), otf2 (Vampir)")
+    if name == "heatmap":
+        _heatmap_options(parser)
     parser.add_argument("-o", "--out", metavar="FILE",
                         help="write the tables to FILE (default: standard output)"
                         if name == "summary" else
+                        "the picture: .png, .svg, .pdf, .html (or .txt: the text) (default: "
+                        "the text on standard output)" if name == "heatmap" else
                         "output (default: TRACE with the format's suffix)")
     return parser
+
+
+def _heatmap_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--bins", type=int, metavar="N",
+                        help="time bins over the window (default: 200 in a picture, the "
+                        "terminal's width in text)")
+    parser.add_argument("--function", action="append", default=[], metavar="F",
+                        help="colour by the time in these functions (names or patterns, "
+                        "MPI_ optional: Wait*, MPI_Allreduce; repeat or comma-separate); "
+                        "default: every MPI function")
+    parser.add_argument("--class", dest="classes", action="append", default=[], metavar="C",
+                        help="colour by the time in functions of this class (collective, "
+                        "recv, completion, ...: see docs/trace-format.md)")
+    parser.add_argument("--top", type=int, default=8, metavar="K",
+                        help="functions in the breakdown (8; 0: none)")
+    parser.add_argument("--rows", type=int, metavar="N",
+                        help="at most N rows: more ranks are grouped (default: 200 in a "
+                        "picture, 64 in text)")
+    parser.add_argument("--whole", action="store_true",
+                        help="the whole run (default: from the end of MPI_Init to the start "
+                        "of MPI_Finalize)")
+    parser.add_argument("--from", dest="start", type=float, metavar="SECONDS",
+                        help="start of the window, seconds from the trace's start")
+    parser.add_argument("--to", dest="end", type=float, metavar="SECONDS",
+                        help="end of the window, seconds from the trace's start")
+    parser.add_argument("--text", action="store_true",
+                        help="print the text too when writing a picture")
+    parser.add_argument("--ascii", action="store_true",
+                        help="text with ASCII shades (.:-=+*#@) instead of block characters")
 
 
 def _writing(out: Path, write: Callable[[], _T]) -> _T:
@@ -169,7 +206,11 @@ def _view_command(command: list[str]) -> int:
     base = Path(args.trace.rstrip("/"))
     if name == "summary" and args.top < 1:
         raise MpiscopeError(f"--top must be at least 1, not {args.top}")
+    if name == "heatmap":
+        _check_heatmap_args(args)
     stream = open_stream(args.trace)  # headers and a first pass: memory bounded
+    if name == "heatmap":
+        return _heatmap(stream, args)
     if name == "export":
         out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
         arrows = _writing(out, lambda: _export(stream, args.format, out))
@@ -178,7 +219,7 @@ def _view_command(command: list[str]) -> int:
     if name == "summary":
         from mpiscope.trace.summary import render_summary
 
-        text = render_summary(stream, top=args.top)
+        text = render_summary(stream, top=args.top) + "\n" + _summary_heatmap(stream, base)
         if args.out is None:
             print(text)
             return 0
@@ -221,7 +262,7 @@ def _view(stream: Any, base: Path, html_out: Path | None) -> int:
         if stream.calls_total > MAX_HTML_CALLS:  # not read into memory at all
             raise MpiscopeError(f"the trace has {stream.calls_total} calls, too many for the "
                                 f"HTML view (at most {MAX_HTML_CALLS}): use the Perfetto file")
-        write_html(load(stream.trace.directory), html_path)
+        write_html(load(stream.trace.directory), html_path, _heatmap_panel(stream))
     except OSError as exc:
         raise MpiscopeError(f"cannot write {html_path}: {exc.strerror or exc}") from None
     except MpiscopeError as exc:
@@ -231,3 +272,78 @@ def _view(stream: Any, base: Path, html_out: Path | None) -> int:
     print(f"timeline: {html_path} (open it in any browser)")
     print(perfetto_note)
     return 0
+
+
+# --- the heat map -------------------------------------------------------------
+
+def _check_heatmap_args(args: argparse.Namespace) -> None:
+    if args.out is not None and Path(args.out).suffix.lower() not in HEATMAP_SUFFIXES:
+        raise MpiscopeError(f"-o {args.out}: the heat map is written as "
+                            f"{', '.join(HEATMAP_SUFFIXES)} (chosen by the suffix)")
+    for option, value, low in (("--bins", args.bins, 1), ("--rows", args.rows, 1),
+                               ("--top", args.top, 0)):
+        if value is not None and value < low:
+            raise MpiscopeError(f"{option} must be at least {low}, not {value}")
+    if args.whole and (args.start is not None or args.end is not None):
+        raise MpiscopeError("--whole and --from/--to choose the window twice: give one")
+
+
+def _heatmap(stream: Any, args: argparse.Namespace) -> int:
+    import shutil
+
+    from mpiscope.trace.heatmap import DEFAULT_BINS, compute_heatmap, render_text, select_functions
+
+    functions = [f for text in args.function for f in text.split(",") if f.strip()]
+    selection = select_functions(stream, [f.strip() for f in functions], args.classes)
+    out = Path(args.out) if args.out else None
+    text_only = out is None or out.suffix.lower() == ".txt"
+    bins = args.bins or (DEFAULT_BINS if not text_only else
+                         min(DEFAULT_BINS, max(20, shutil.get_terminal_size().columns - 34)))
+    hm = compute_heatmap(stream, bins, selection, args.whole, args.start, args.end)
+    rows = args.rows or (64 if text_only else HEATMAP_ROWS)
+    if text_only or args.text:
+        text = render_text(hm, rows, args.top, args.ascii)
+        if out is None or args.text:
+            print(text)
+        if out is not None and out.suffix.lower() == ".txt":
+            _writing(out, lambda: out.write_text(text + "\n", encoding="utf-8"))
+    if out is not None and out.suffix.lower() != ".txt":
+        _writing(out, lambda: _heatmap_picture(hm, out, rows, args.top))
+    if out is not None:
+        _say(f"mpiscope: wrote {out}")
+    return 0
+
+
+def _heatmap_picture(hm: Any, out: Path, rows: int, top: int) -> None:
+    from mpiscope.trace.heatmap import heatmap_data
+
+    data = heatmap_data(hm, rows, top)
+    if out.suffix.lower() == ".html":
+        from mpiscope.trace.heatmap_html import render_heatmap_page
+
+        out.write_text(render_heatmap_page(data), encoding="utf-8")
+        return
+    import dataclasses
+
+    from mpiscope.reports.plots.activity import ActivityMap, render_activity
+
+    fields = {f.name: data[f.name] for f in dataclasses.fields(ActivityMap)}
+    render_activity(ActivityMap(**fields), out, out.suffix.lower()[1:])
+
+
+def _heatmap_panel(stream: Any) -> str:
+    """The heat map panel of the HTML view (a click on a cell zooms the timeline)."""
+    from mpiscope.trace.heatmap import DEFAULT_BINS, compute_heatmap, heatmap_data
+    from mpiscope.trace.heatmap_html import render_heatmap_panel
+
+    data = heatmap_data(compute_heatmap(stream, DEFAULT_BINS), HEATMAP_ROWS, top=8)
+    return render_heatmap_panel(data, clickable=True)
+
+
+def _summary_heatmap(stream: Any, base: Path) -> str:
+    """The summary's compact heat map: a line per rank (or group of ranks)."""
+    from mpiscope.trace.heatmap import compute_heatmap, render_text
+
+    hm = compute_heatmap(stream, SUMMARY_BINS)
+    return (f"\nTime in MPI over the run (more: mpiscope trace heatmap {base}, "
+            "-o heatmap.png|.html)\n" + render_text(hm, SUMMARY_ROWS, top=0, title=False))

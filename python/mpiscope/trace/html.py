@@ -289,7 +289,9 @@ def _data(merged: Merged) -> dict[str, Any]:
             "bundleAt": BUNDLE_AT}
 
 
-def render_html(merged: Merged, title: str) -> str:
+def render_html(merged: Merged, title: str, panel: str = "") -> str:
+    """The page; `panel` (HTML, e.g. the heat map of
+    :mod:`mpiscope.trace.heatmap_html`) goes above the timeline."""
     calls = sum(int(t.main.sum()) for t in merged.timelines)
     if calls > MAX_HTML_CALLS:
         raise MpiscopeError(f"the trace has {calls} calls, too many for the HTML view "
@@ -315,6 +317,7 @@ button {{ font-size: 12px; }}
 Wheel: zoom; drag: pan; double click: the whole run.
 <button id="comm">communication</button> <button id="all">whole run</button>
 <span id="range"></span></p>
+{panel}
 <p id="legend">{legend} &#8594; message (send start to receive end)</p>
 <canvas id="tl"></canvas><div id="tip"></div>
 <script>const DATA = {payload};{SCRIPT}</script>
@@ -322,7 +325,7 @@ Wheel: zoom; drag: pan; double click: the whole run.
 """
 
 
-def write_html(merged: Merged, out: Path) -> int:
-    out.write_text(render_html(merged, f"mpiscope trace {merged.trace.directory}"),
+def write_html(merged: Merged, out: Path, panel: str = "") -> int:
+    out.write_text(render_html(merged, f"mpiscope trace {merged.trace.directory}", panel),
                    encoding="utf-8")
     return len(merged.messages)
