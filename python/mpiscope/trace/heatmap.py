@@ -263,12 +263,12 @@ def _window(stream: Stream, whole: bool, start_s: float | None,
     if start_s is not None or end_s is not None:
         a = 0.0 if start_s is None else start_s * 1e9
         b = run if end_s is None else end_s * 1e9
-        if not 0 <= a < b:
-            raise MpiscopeError(f"--from/--to: an empty window ({a / 1e9:g} s to {b / 1e9:g} s; "
-                                f"the run lasts {run / 1e9:g} s)")
         if a >= run:
             raise MpiscopeError(f"--from {a / 1e9:g} s is after the run's end "
                                 f"({run / 1e9:g} s)")
+        if not 0 <= a < b:
+            raise MpiscopeError(f"--from/--to: an empty window ({a / 1e9:g} s to {b / 1e9:g} s; "
+                                f"the run lasts {run / 1e9:g} s)")
         return a, b, f"{format_ns(a)} to {format_ns(b)}"
     found = None if whole else _find_window(stream)
     if found is None:
