@@ -10,6 +10,7 @@ wait4). The exports stream, so the peak should not grow with N.
 
     python bench/trace_export_scale.py                     # N = 1e5, 1e6, 1e7
     python bench/trace_export_scale.py --calls 1e5 --format chrome perfetto
+    python bench/trace_export_scale.py --calls 1e5 1e6 --format heatmap   # trace heatmap -o PNG
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ def export(trace: Path, fmt: str, out: Path) -> tuple[float, float, str]:
     """Wall seconds and peak RSS (MB) of `mpiscope trace export` in a child."""
     argv = [sys.executable, "-m", "mpiscope", "trace", "export", str(trace), "--format", fmt,
             "-o", str(out)]
+    if fmt == "heatmap":  # not an export: the heat map's picture, from the same stream
+        argv = [sys.executable, "-m", "mpiscope", "trace", "heatmap", str(trace), "-o", str(out)]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -147,7 +150,7 @@ def main() -> int:
                         help="calls in all (records of main calls, about)")
     parser.add_argument("--ranks", type=int, default=4)
     parser.add_argument("--format", nargs="+", default=["perfetto"],
-                        choices=["perfetto", "chrome", "otf2"])
+                        choices=["perfetto", "chrome", "otf2", "heatmap"])
     parser.add_argument("--dir", help="where to write (default: a temporary directory)")
     parser.add_argument("--write-only", metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -163,7 +166,7 @@ def main() -> int:
             records = _write(trace, int(calls), args.ranks)
             size = sum(f.stat().st_size for f in trace.iterdir()) / 1e6
             for fmt in args.format:
-                out = base / f"n{int(calls)}.{fmt}"
+                out = base / f"n{int(calls)}.{fmt}{'.png' if fmt == 'heatmap' else ''}"
                 wall, peak, _ = export(trace, fmt, out)
                 out_mb = (sum(f.stat().st_size for f in out.rglob("*")) if out.is_dir()
                           else out.stat().st_size) / 1e6
