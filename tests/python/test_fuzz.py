@@ -86,10 +86,8 @@ def _paths(doc: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
 PATHS = _paths(SAMPLE_DOC)[1:]
 
 
-@FUZZ
-@given(st.sampled_from(PATHS), JSON_VALUES, st.booleans())
-def test_fields_replaced_or_removed(path: tuple[Any, ...], value: Any, remove: bool) -> None:
-    """The sample document with one field given another JSON value, or removed."""
+def _mutated(path: tuple[Any, ...], value: Any, remove: bool) -> Any:
+    """The sample document with the field at ``path`` set to ``value``, or removed."""
     doc = json.loads(SAMPLE_TEXT)
     parent = doc
     for key in path[:-1]:
@@ -98,7 +96,38 @@ def test_fields_replaced_or_removed(path: tuple[Any, ...], value: Any, remove: b
         del parent[path[-1]]
     else:
         parent[path[-1]] = value
-    read_or_refuse(json.dumps(doc))
+    return doc
+
+
+@FUZZ
+@given(st.sampled_from(PATHS), JSON_VALUES, st.booleans())
+def test_fields_replaced_or_removed(path: tuple[Any, ...], value: Any, remove: bool) -> None:
+    """The sample document with one field given another JSON value, or removed."""
+    read_or_refuse(json.dumps(_mutated(path, value, remove)))
+
+
+@FUZZ
+@given(st.sampled_from(PATHS), JSON_VALUES, st.booleans())
+def test_the_compiled_validator_accepts_only_what_jsonschema_accepts(
+    path: tuple[Any, ...], value: Any, remove: bool
+) -> None:
+    """The fast path (jsonschema_rs) never lets through a document jsonschema
+    refuses: a document it accepts is not validated a second time."""
+    import jsonschema
+
+    from mpiscope.result.document import _fast_valid, result_schema
+
+    assert _fast_valid(SAMPLE_DOC, result_schema()) or not _has_fast_validator()
+
+    doc = _mutated(path, value, remove)
+    if _fast_valid(doc, result_schema()):
+        jsonschema.validate(doc, result_schema(), cls=jsonschema.Draft202012Validator)
+
+
+def _has_fast_validator() -> bool:
+    from mpiscope.result.document import _fast_validator_module
+
+    return _fast_validator_module() is not None
 
 
 @FUZZ

@@ -163,15 +163,15 @@ def find_modes(
     """The two modes of ``values`` (ns, > 0), lower first, or ``[]`` when they
     form one (see the module doc). Non-positive and non-finite values are
     ignored; ``members`` index into ``values``."""
-    import numpy as np
-
     kept = [i for i, v in enumerate(values) if math.isfinite(v) and v > 0]
     if len(kept) < 2 * min_count:
         return []
     order = sorted(kept, key=lambda i: values[i])
+    if values[order[-1]] < min_ratio * values[order[0]]:
+        return []  # decided before numpy is imported: a report without samples never needs it
+    import numpy as np
+
     logs = np.log(np.asarray([values[i] for i in order], dtype=float))
-    if logs[-1] - logs[0] < math.log(min_ratio):
-        return []
     weight, mean, var, label = _fit_mixture(logs, _best_split(logs))
     separation = math.sqrt(2) * abs(mean[1] - mean[0]) / math.sqrt(var[0] + var[1])
     if not separation > min_separation:
