@@ -169,6 +169,30 @@ def test_unfinished_call_lasts_to_the_ranks_end_and_silent_ranks_have_no_data(
     assert "1 call(s) had not returned" in text
 
 
+def test_a_rank_of_two_threads_shares_their_mean(tmp_path: Path) -> None:
+    """Thread 0: Init, Barrier, Finalize (40 us in MPI); thread 1: Send, Recv
+    (30 us); 100 us run: the rank's share is 70 / (2 x 100)."""
+    d = tmp_path / "t"
+    d.mkdir()
+    path = write_rank(d, 0, 1, [
+        call("MPI_Init", 0, 10 * US, comm=0), call("MPI_Barrier", 20 * US, 40 * US),
+        call("MPI_Send", 30 * US, 50 * US, peer=0, tag=1), call("MPI_Recv", 60 * US, 70 * US,
+                                                                peer=0, tag=1),
+        call("MPI_Finalize", 90 * US, 100 * US, comm=0)], block=2)
+    data = bytearray(path.read_bytes())
+    at = -1
+    for thread, first in ((0, 0), (1, 0), (0, 2)):  # the 3 blocks: thread index, sequence
+        at = data.index(b"THRD", at + 1)
+        data[at + 16:at + 24] = thread.to_bytes(4, "little") + bytes(4)
+        data[at + 32:at + 40] = first.to_bytes(8, "little")
+    path.write_bytes(bytes(data))
+    hm = compute_heatmap(open_stream(d), bins=1, whole=True)
+    assert hm.threads.tolist() == [2] and hm.mpi_ns.sum() == pytest.approx(70 * US)
+    rows = hm.rows(4)
+    assert rows.labels == ["rank 0 (2 threads)"] and rows.totals == [pytest.approx(0.35)]
+    assert "several threads" in " ".join(hm.notes(rows))
+
+
 def test_one_rank(tmp_path: Path) -> None:
     d = tmp_path / "t"
     d.mkdir()

@@ -17,6 +17,7 @@ find MPI_Init and MPI_Finalize: memory holds the bins, never the trace.
 
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import math
 from collections.abc import Sequence
@@ -35,7 +36,7 @@ __all__ = ["DEFAULT_BINS", "HeatMap", "Layer", "Rows", "Selection", "compute_hea
            "heatmap_data", "render_text", "select_functions", "split_time"]
 
 DEFAULT_BINS = 200
-MAX_BINS = 100_000
+MAX_BINS = 10_000  # memory: ranks x bins x 24 bytes, and per function used x bins x 8
 NOT_IN_MPI = "not in MPI"
 SHADES = " ▁▂▃▄▅▆▇█"  # 0, then eighths of the bin
 ASCII_SHADES = " .:-=+*#@"
@@ -95,8 +96,9 @@ def select_functions(stream: Stream, functions: Sequence[str] = (),
         full = pattern if pattern.lower().startswith("mpi_") else "MPI_" + pattern
         hits = {n for n in table if fnmatch.fnmatchcase(n.lower(), full.lower())}
         if not hits:
-            raise MpiscopeError(unknown("function", pattern, sorted(table)).replace(
-                "unknown function", "--function: no function of the trace matches"))
+            close = difflib.get_close_matches(full, sorted(table), n=1, cutoff=0.75)
+            raise MpiscopeError(f"--function: no function of the trace matches {pattern!r}"
+                                + (f" (did you mean {close[0]!r}?)" if close else ""))
         chosen |= hits
     for cls in classes:
         if cls not in CLASS_NAMES:
@@ -298,8 +300,7 @@ def compute_heatmap(stream: Stream, bins: int = DEFAULT_BINS, selection: Selecti
 
 def _add_rank(hm: HeatMap, stream: Stream, rank: RankTrace, width: float) -> None:
     names = list(rank.functions) + ["?"]
-    chosen = np.array([hm.selection.has(n) for n in names])
-    per_func = np.zeros((len(names), hm.bins))
+    per_func: dict[int, np.ndarray] = {}  # the functions it called only
     threads: set[int] = set()
     first = math.inf
     r = rank.rank
@@ -308,17 +309,21 @@ def _add_rank(hm: HeatMap, stream: Stream, rank: RankTrace, width: float) -> Non
         if not len(main):
             continue
         func = np.minimum(main["func"].astype(np.int64), len(names) - 1)
-        per_func += split_time(main["start"], main["end"], func, len(names), hm.begin_ns,
-                               width, hm.bins)
+        called, which = np.unique(func, return_inverse=True)
+        part = split_time(main["start"], main["end"], which, len(called), hm.begin_ns, width,
+                          hm.bins)
+        for k, f in enumerate(called.tolist()):
+            per_func[f] = per_func[f] + part[k] if f in per_func else part[k]
         threads.update(np.unique(main["thread"]).tolist())
         first = min(first, float(main["start"].min()))
         hm.calls[r] += len(main)
         hm.unfinished += int((main["t_exit"] == 0).sum())
-    for k in np.nonzero(per_func.any(axis=1))[0]:
-        name = names[k]
-        hm.functions[name] = hm.functions.get(name, np.zeros(hm.bins)) + per_func[k]
-    hm.mpi_ns[r] = per_func.sum(axis=0)
-    hm.selected_ns[r] = per_func[chosen].sum(axis=0)
+    for f, ns in per_func.items():
+        name = names[f]
+        hm.functions[name] = hm.functions[name] + ns if name in hm.functions else ns
+        hm.mpi_ns[r] += ns
+        if hm.selection.has(name):
+            hm.selected_ns[r] += ns
     hm.threads[r] = len(threads)
     if threads:
         last = stream.last.get(r, first)
