@@ -193,6 +193,31 @@ def test_a_rank_of_two_threads_shares_their_mean(tmp_path: Path) -> None:
     assert "several threads" in " ".join(hm.notes(rows))
 
 
+def test_the_tracers_clock_syncs_are_not_the_programs_time(tmp_path: Path) -> None:
+    """Each rank: Init 0-1 ms, the tracer's start sync 1-2 ms (after Init
+    returns), a 1 ms Barrier at 3 ms, the end sync 8-9 ms (before Finalize
+    is entered), Finalize 9-10 ms; the syncs last 1 ms (write_rank)."""
+    d = tmp_path / "t"
+    d.mkdir()
+    ms = 1_000_000
+    for rank in (0, 1):
+        write_rank(d, rank, 2, [call("MPI_Init", 0, 1 * ms, comm=0),
+                                call("MPI_Barrier", 3 * ms, 4 * ms),
+                                call("MPI_Finalize", 9 * ms, 10 * ms, comm=0)],
+                   clocks=[(0, 0.0, T0 + 2 * ms), (1, 0.0, T0 + 9 * ms)])
+    hm = compute_heatmap(open_stream(d), bins=8)  # 1..9 ms
+    assert (hm.begin_ns, hm.end_ns) == (1 * ms, 9 * ms)
+    assert np.round(hm.sync_ns / ms, 9).tolist() == [2, 0, 0, 0, 0, 0, 0, 2]
+    assert np.round(hm.running_ns[0] / ms, 9).tolist() == [0, 1, 1, 1, 1, 1, 1, 0]
+    rows = hm.rows(2)
+    assert np.isnan(rows.share[0][[0, 7]]).all()  # in the sync: not running the program
+    assert rows.totals[0] == pytest.approx(1 / 6)  # the Barrier over 6 ms of the program
+    layers = {layer.label: layer.total_ns for layer in hm.layers(top=3)}
+    assert layers["tracer's clock sync"] == pytest.approx(4 * ms)
+    assert layers[NOT_IN_MPI] == pytest.approx(2 * 5 * ms)
+    assert sum(layers.values()) == pytest.approx(hm.ranks_ns.sum()) == pytest.approx(16 * ms)
+
+
 def test_one_rank(tmp_path: Path) -> None:
     d = tmp_path / "t"
     d.mkdir()

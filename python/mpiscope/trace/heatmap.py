@@ -5,10 +5,12 @@ MPI_Finalize over all ranks) is cut into equal bins, and each call's time is
 split exactly over the bins it spans (a part record repeats its call's
 stamps: it is not counted again). Per rank and bin: the time in the selected
 functions (every MPI function by default), in any MPI function, and the time
-the rank was running (its first call's start to its last time, once per
-thread that called MPI: the share of a rank of two threads is their mean).
-Per function and bin: its time summed over the ranks; what the running
-ranks spent outside MPI is the compute (or idle) time.
+the rank was running the program (its first call's start to its last time,
+once per thread that called MPI: the share of a rank of two threads is their
+mean), less the tracer's clock synchronisations (after MPI_Init returns and
+before MPI_Finalize is entered: outside every recorded call, yet not the
+program's). Per function and bin: its time summed over the ranks; what the
+running ranks spent outside MPI is the compute (or idle) time.
 
 One numpy pass per rank over the streamed chunks
 (:meth:`~mpiscope.trace.stream.Stream.global_chunks`), and one before it to
@@ -38,6 +40,7 @@ __all__ = ["DEFAULT_BINS", "HeatMap", "Layer", "Rows", "Selection", "compute_hea
 DEFAULT_BINS = 200
 MAX_BINS = 10_000  # memory: ranks x bins x 24 bytes, and per function used x bins x 8
 NOT_IN_MPI = "not in MPI"
+CLOCK_SYNC = "tracer's clock sync"
 SHADES = " ▁▂▃▄▅▆▇█"  # 0, then eighths of the bin
 ASCII_SHADES = " .:-=+*#@"
 NOT_RUNNING, ASCII_NOT_RUNNING = "·", "~"
@@ -145,7 +148,8 @@ class HeatMap:
     selection: Selection
     selected_ns: np.ndarray  # (ranks, bins) in the selected functions
     mpi_ns: np.ndarray  # (ranks, bins) in any MPI function
-    running_ns: np.ndarray  # (ranks, bins) running, times the rank's threads
+    running_ns: np.ndarray  # (ranks, bins) running the program, times the rank's threads
+    sync_ns: np.ndarray  # (bins,) in the tracer's clock synchronisations, over all ranks
     functions: dict[str, np.ndarray]  # function -> (bins,) over all ranks
     threads: np.ndarray  # (ranks,) threads that called MPI
     calls: np.ndarray  # (ranks,) calls (not parts)
@@ -159,6 +163,12 @@ class HeatMap:
     @property
     def edges_ns(self) -> np.ndarray:
         return self.begin_ns + self.width_ns * np.arange(self.bins + 1)
+
+    @property
+    def ranks_ns(self) -> np.ndarray:
+        """(bins,) the ranks' time, all of it: running the program or syncing
+        the tracer's clocks (the breakdown's layers add up to it)."""
+        return self.running_ns.sum(axis=0) + self.sync_ns
 
     def rows(self, max_rows: int) -> Rows:
         n = len(self.selected_ns)
@@ -200,6 +210,8 @@ class HeatMap:
             out.append(Layer("other MPI", other))
         idle = np.maximum(self.running_ns.sum(axis=0) - self.mpi_ns.sum(axis=0), 0.0)
         out.append(Layer(NOT_IN_MPI, idle))
+        if self.sync_ns.any():
+            out.append(Layer(CLOCK_SYNC, self.sync_ns))
         return out
 
     def notes(self, rows: Rows) -> list[str]:
@@ -291,8 +303,8 @@ def compute_heatmap(stream: Stream, bins: int = DEFAULT_BINS, selection: Selecti
     nprocs = max(stream.trace.nprocs, max((r.rank for r in stream.trace.ranks), default=0) + 1)
     hm = HeatMap(str(stream.trace.directory), begin, end, bins, window, selection,
                  np.zeros((nprocs, bins)), np.zeros((nprocs, bins)), np.zeros((nprocs, bins)),
-                 {}, np.zeros(nprocs, dtype=np.int64), np.zeros(nprocs, dtype=np.int64), 0,
-                 list(stream.trace.missing_ranks))
+                 np.zeros(bins), {}, np.zeros(nprocs, dtype=np.int64),
+                 np.zeros(nprocs, dtype=np.int64), 0, list(stream.trace.missing_ranks))
     for rank in stream.trace.ranks:
         _add_rank(hm, stream, rank, width)
     return hm
@@ -329,7 +341,22 @@ def _add_rank(hm: HeatMap, stream: Stream, rank: RankTrace, width: float) -> Non
         last = stream.last.get(r, first)
         alive = split_time(np.array([first]), np.array([last]), np.zeros(1), 1, hm.begin_ns,
                            width, hm.bins)[0]
-        hm.running_ns[r] = alive * len(threads)
+        sync = _clock_syncs(stream, rank, hm.begin_ns, width, hm.bins)
+        hm.sync_ns += sync
+        hm.running_ns[r] = np.maximum(alive * len(threads) - sync, 0.0)
+
+
+def _clock_syncs(stream: Stream, rank: RankTrace, begin: float, width: float,
+                 bins: int) -> np.ndarray:
+    """The rank's time per bin in the tracer's clock synchronisations (each
+    recorded with its local end and its duration)."""
+    points = list(rank.clocks.values())
+    if not points:
+        return np.zeros(bins)
+    clock = stream.clocks[rank.rank]
+    ends = clock(np.array([p.local_ns for p in points])) - stream.origin_ns
+    starts = ends - np.array([max(p.duration_ns, 0.0) for p in points])
+    return split_time(starts, ends, np.zeros(len(points)), 1, begin, width, bins)[0]
 
 
 def _rounded(values: np.ndarray) -> list[float | None]:
@@ -338,10 +365,10 @@ def _rounded(values: np.ndarray) -> list[float | None]:
 
 def heatmap_data(hm: HeatMap, max_rows: int, top: int) -> dict[str, Any]:
     """The heat map as plain values (JSON, the figure): shares per row and bin,
-    the breakdown's layers as shares of the running ranks' time per bin, the
+    the breakdown's layers as shares of the ranks' time per bin, the
     window in ns and in the axis' unit."""
     rows = hm.rows(max_rows)
-    run = hm.running_ns.sum(axis=0)
+    run = hm.ranks_ns
     unit, scale = pick_time_unit([hm.end_ns])
     layers = []
     for layer in hm.layers(top):
@@ -353,7 +380,7 @@ def heatmap_data(hm: HeatMap, max_rows: int, top: int) -> dict[str, Any]:
         "xlabel": f"time from the start of the trace ({unit})",
         "begin": hm.begin_ns / scale, "end": hm.end_ns / scale,
         "rows": tuple(rows.labels), "values": [_rounded(r) for r in rows.share],
-        "colorbar": f"share of each bin in {hm.selection.label} (grey: not running)",
+        "colorbar": f"share of each bin in {hm.selection.label} (grey: not running the program)",
         "layers": tuple(layers), "note": "; ".join(notes) + ".",
         "selection": hm.selection.label,
         "begin_ns": hm.begin_ns, "end_ns": hm.end_ns, "totals": _rounded(np.array(rows.totals)),
@@ -380,7 +407,7 @@ def _pct(x: float) -> str:
 def render_text(hm: HeatMap, max_rows: int = 64, top: int = 8, ascii_only: bool = False,
                 title: bool = True) -> str:
     """The heat map as a line of shade characters per rank (a character per
-    bin), then a line per function (its share of the running ranks' time)."""
+    bin), then a line per function (its share of the ranks' time)."""
     rows = hm.rows(max_rows)
     layers = hm.layers(top) if top > 0 else []
     labels = rows.labels + [layer.label for layer in layers] + ["all ranks"]
@@ -393,7 +420,7 @@ def render_text(hm: HeatMap, max_rows: int = 64, top: int = 8, ascii_only: bool 
     lines.append(f"time in {hm.selection.label} per rank: {hm.bins} bins of "
                  f"{format_ns(hm.width_ns)} ({' '.join(chars[1:])}: up to 1/8 .. 8/8 of the "
                  f"bin; blank: none; {ASCII_NOT_RUNNING if ascii_only else NOT_RUNNING}: not "
-                 "running)")
+                 "running the program)")
     left, right = format_ns(hm.begin_ns), format_ns(hm.end_ns)
     axis = left + " " * max(1, hm.bins + 2 - len(left) - len(right)) + right
     lines.append(" " * pad + axis + "  share")
@@ -407,12 +434,14 @@ def render_text(hm: HeatMap, max_rows: int = 64, top: int = 8, ascii_only: bool 
     lines.append(f"{'all ranks':<{pad}}|{_shade(everyone, ascii_only)}|"
                  f"{_pct(float(sel.sum()) / total_run if total_run > 0 else math.nan)}")
     if layers:
-        lines += ["", f"time per function (share of the running ranks' time; top {top} of "
+        lines += ["", f"time per function (share of the ranks' time; top {top} of "
                   f"{hm.selection.label})"]
+        every = hm.ranks_ns
+        whole = float(every.sum())
         for layer in layers:
             with np.errstate(invalid="ignore", divide="ignore"):
-                share = np.where(run > 0, layer.ns / run, np.nan)
+                share = np.where(every > 0, layer.ns / every, np.nan)
             lines.append(f"{layer.label:<{pad}}|{_shade(share, ascii_only)}|"
-                         f"{_pct(layer.total_ns / total_run if total_run > 0 else math.nan)}")
+                         f"{_pct(layer.total_ns / whole if whole > 0 else math.nan)}")
     lines += [f"note: {n}" for n in hm.notes(rows)]
     return "\n".join(lines)

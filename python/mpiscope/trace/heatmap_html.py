@@ -29,7 +29,7 @@ function colour(v) {
 }
 const PAL = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
              '#bcbd22', '#17becf', '#7f7f7f'];
-const GREY = {'not in MPI': '#d9d9d9', 'other MPI': '#8c8c8c'};
+const GREY = {'not in MPI': '#d9d9d9', 'other MPI': '#8c8c8c', "tracer's clock sync": '#f0dfb8'};
 let k = 0;
 const fills = H.layers.map(l => GREY[l[0]] || PAL[k++ % PAL.length]);
 document.getElementById('hmlegend').innerHTML = H.layers.map((l, i) =>
@@ -82,7 +82,7 @@ cv.addEventListener('mousemove', ev => {
   const c = cell(ev); tip.style.display = 'none'; if (!c) return;
   const v = H.values[c[0]][c[1]], t0 = H.begin_ns + c[1] * bw;
   tip.textContent = H.rows[c[0]] + ', ' + fmt(t0, bw) + ' to ' + fmt(t0 + bw, bw) + ': ' +
-    (v === null ? 'not running' : (100 * v).toFixed(1) + '% in ' + H.selection);
+    (v === null ? 'not running the program' : (100 * v).toFixed(1) + '% in ' + H.selection);
   tip.style.left = (ev.pageX + 12) + 'px'; tip.style.top = (ev.pageY + 12) + 'px';
   tip.style.display = 'block';
 });
@@ -109,7 +109,7 @@ def render_heatmap_panel(data: dict[str, Any], clickable: bool) -> str:
 {html.escape(data["note"])}</p>
 <canvas id="hm" style="width:100%;display:block;cursor:{'pointer' if clickable else 'default'}">
 </canvas>
-<p>Time per function, stacked (share of the running ranks' time): <span id="hmlegend"></span></p>
+<p>Time per function, stacked (share of the ranks' time): <span id="hmlegend"></span></p>
 <canvas id="hmf" style="width:100%;display:block"></canvas>
 <div id="hmtip" style="position:absolute;display:none;background:#ffd;border:1px solid #aa8;
 padding:2px 5px;font-size:12px;pointer-events:none"></div>

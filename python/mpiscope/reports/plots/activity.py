@@ -1,6 +1,6 @@
 """The heat map of a trace as a picture: time on x, a row per rank (or group
 of ranks) coloured by the share of each bin spent in MPI, and below it the
-per-function breakdown (each function's share of the running ranks' time,
+per-function breakdown (each function's share of the ranks' time,
 stacked, with the time not in MPI on top).
 
 :class:`ActivityMap` is plain data (the trace's heat map computes it:
@@ -21,13 +21,13 @@ from mpiscope.reports.plots.render import FORMATS
 __all__ = ["ActivityMap", "render_activity"]
 
 _LABELLED_ROWS = 40  # more rows than this: label some of them
-_GREYS = {"not in MPI": "#d9d9d9", "other MPI": "#8c8c8c"}
+_GREYS = {"not in MPI": "#d9d9d9", "other MPI": "#8c8c8c", "tracer's clock sync": "#f0dfb8"}
 
 
 @dataclass(frozen=True)
 class ActivityMap:
     """``values[row][bin]``: share in [0, 1] (None: the row's ranks were not
-    running); ``layers``: (label, share of the running ranks' time per bin);
+    running); ``layers``: (label, share of the ranks' time per bin);
     ``begin``/``end``: the window in the unit of ``xlabel``."""
 
     title: str
