@@ -9,14 +9,37 @@ around them: the command line, launching, and reading result documents::
         print(point.op, point.size_bytes, point.median_ns)
 
     df = mpiscope.load("bcast.json")   # pandas DataFrame, one row per point
+
+The names are imported when first used (PEP 562): the command line imports
+this package first, and a launch should not wait for the result reader.
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from mpiscope.errors import MpiscopeError
-from mpiscope.result import Point, Result, load_result
-from mpiscope.result.frame import load
+
+if TYPE_CHECKING:
+    from mpiscope.result import Point, Result, load_result
+    from mpiscope.result.frame import load
 
 __all__ = ["MpiscopeError", "Point", "Result", "__version__", "load", "load_result"]
 
 __version__ = "0.1.0"
+
+_LAZY = {
+    "Point": "mpiscope.result",
+    "Result": "mpiscope.result",
+    "load_result": "mpiscope.result",
+    "load": "mpiscope.result.frame",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'mpiscope' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value

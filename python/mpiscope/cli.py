@@ -45,7 +45,10 @@ COMMAND_MODULES = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The command line's parser; with ``only`` (a command's name), with that
+    command alone: the other command modules are not imported (a run's
+    start should not wait for fifteen modules it does not use)."""
     parser = Parser(
         prog="mpiscope",
         description="Precise MPI benchmarking: synchronized clocks, synchronized launches, "
@@ -55,9 +58,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"mpiscope {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for name in COMMAND_MODULES:
+    for name in COMMAND_MODULES if only is None else (only.replace("-", "_"),):
         importlib.import_module(f"mpiscope.commands.{name}").add_parser(commands)
     return parser
+
+
+def _command_of(args: Sequence[str]) -> str | None:
+    """The command ``args`` name first (``list-ops`` is module list_ops), or
+    None: an option first, no command or an unknown one get the whole parser,
+    which lists every command."""
+    if args and args[0].replace("-", "_") in COMMAND_MODULES and "_" not in args[0]:
+        return args[0]
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -66,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv is None:  # the program itself, not a caller's test: own the main thread's SIGINT
         signal.signal(signal.SIGINT, _interrupt_once)
     try:
-        args = build_parser().parse_args(args_list)
+        args = build_parser(_command_of(args_list)).parse_args(args_list)
         if args.command is None:
             raise MpiscopeError(
                 "no command given (see mpiscope --help for the commands)"

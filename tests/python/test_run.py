@@ -442,3 +442,18 @@ def test_help_imports_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_command_imports_its_own_module_only() -> None:
+    """`mpiscope run ...` builds the run command's parser alone, and importing
+    the package does not import the result reader: a launch starts sooner."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, mpiscope.cli; before = 'mpiscope.result' in sys.modules; "
+        "mpiscope.cli.build_parser(mpiscope.cli._command_of(['run', '--np', '2'])); "
+        "print(before, sorted(m for m in sys.modules if m.startswith('mpiscope.commands.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False ['mpiscope.commands.run']", out.stdout
