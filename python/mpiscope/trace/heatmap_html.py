@@ -29,7 +29,7 @@ function colour(v) {
 }
 const PAL = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
              '#bcbd22', '#17becf', '#7f7f7f'];
-const GREY = {'not in MPI': '#d9d9d9', 'other MPI': '#8c8c8c', "tracer's clock sync": '#f0dfb8'};
+const GREY = {'not in MPI': '#d5e8d4', 'other MPI': '#8c8c8c', "tracer's clock sync": '#f0dfb8'};
 let k = 0;
 const fills = H.layers.map(l => GREY[l[0]] || PAL[k++ % PAL.length]);
 document.getElementById('hmlegend').innerHTML = H.layers.map((l, i) =>

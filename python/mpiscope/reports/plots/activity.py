@@ -21,7 +21,7 @@ from mpiscope.reports.plots.render import FORMATS
 __all__ = ["ActivityMap", "render_activity"]
 
 _LABELLED_ROWS = 40  # more rows than this: label some of them
-_GREYS = {"not in MPI": "#d9d9d9", "other MPI": "#8c8c8c", "tracer's clock sync": "#f0dfb8"}
+_GREYS = {"not in MPI": "#d5e8d4", "other MPI": "#8c8c8c", "tracer's clock sync": "#f0dfb8"}
 
 
 @dataclass(frozen=True)
