@@ -296,6 +296,17 @@ def _bytes_lines(f: Function) -> list[str]:
     return [f"c_.r->bytes = {expr};"]
 
 
+def _window_lines(f: Function) -> list[str]:
+    """An RMA call's window in `comm`, flagged (the window's communicator
+    and group are known from its creation, docs/trace-format.md)."""
+    window = f.first("WINDOW", "in") or f.first("WINDOW", "inout")
+    if window is None or f.cls != "rma":
+        return []
+    deref = "*" if window.direction == "inout" else ""
+    return [f"c_.r->comm = MPISCOPE__H({deref}{window.name});",
+            "c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;"]
+
+
 def _call_args(f: Function, substitutes: dict[str, str]) -> str:
     return ", ".join(substitutes.get(p.name, p.name) for p in f.params)
 
@@ -331,7 +342,14 @@ def build_body(f: Function) -> list[str]:
             pre.append(f"c_.r->root = {p.name};")
         elif p.kind == "TAG" and p.name in ("tag", "sendtag"):
             pre.append(f"c_.r->tag = {p.name};")
+        elif p.kind == "RANK_NNI" and p.name == "rank" and f.cls == "rma":
+            pre.append(f"c_.r->peer = {p.name};")  # Win_lock, Win_unlock, Win_flush: the target
+        elif p.kind == "PARTITION" and p.name in ("partitions", "partition", "partition_low"):
+            pre.append(f"c_.r->root = {p.name};")  # partitions of Psend_init; Pready's one
+        elif p.kind == "PARTITION" and p.name == "partition_high":
+            pre.append(f"c_.r->tag = {p.name};")
     pre += _bytes_lines(f)
+    pre += _window_lines(f)
 
     status = f.first("STATUS", "out")
     if status is not None and f.cls in ("recv", "sendrecv", "probe", "mrecv", "completion"):
@@ -356,6 +374,20 @@ def build_body(f: Function) -> list[str]:
     if single_request is not None and f.cls not in ("completion", "start"):
         deref = "*" if single_request.direction == "inout" else ""
         pre.append(f"c_.r->request = MPISCOPE__H({deref}{single_request.name});")
+
+    window = f.first("WINDOW", "in") or f.first("WINDOW", "inout")
+    group = f.first("GROUP", "in")
+    if window is not None and group is not None and f.base in ("Win_start", "Win_post"):
+        post.append(f"if (ret_ == MPI_SUCCESS) mpiscope__trace_window_group(&c_, {group.name}, "
+                    f"{window.name});")
+    flag = f.first("LOGICAL", "out")
+    if flag is not None and f.base in ("Win_test", "Parrived"):
+        post.append(f"if (ret_ == MPI_SUCCESS && *{flag.name}) "
+                    "c_.r->flags |= MPISCOPE_TRACE_F_TRUE;")
+    window_out = f.first("WINDOW", "out")
+    if window_out is not None:
+        post.append(f"if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, "
+                    f"MPISCOPE__H(*{window_out.name}));")
 
     if f.cls == "completion":
         pre.append(_completion_pre(f))

@@ -141,6 +141,12 @@ void mpiscope__trace_completed_some(mpiscope__trace_call_t *c, int incount, cons
                                     int outcount, const int indices[],
                                     const MPI_Status *statuses);
 
+/* --- windows (windows.c) --- */
+void mpiscope__trace_window_created(mpiscope__trace_call_t *c, uint64_t win);
+/* A part per member of `group` (Win_start's targets, Win_post's origins),
+ * its peer the member's rank in the window's group. */
+void mpiscope__trace_window_group(mpiscope__trace_call_t *c, MPI_Group group, MPI_Win win);
+
 /* --- communicators (comms.c) --- */
 enum { MPISCOPE__TRACE_COMM_AGREE, MPISCOPE__TRACE_COMM_DUP, MPISCOPE__TRACE_COMM_LOCAL };
 void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm parent,

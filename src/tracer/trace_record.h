@@ -40,5 +40,10 @@ _Static_assert(sizeof(mpiscope_trace_record_t) == 64, "trace records are 64 byte
 #define MPISCOPE_TRACE_F_STARTED 0x0020u       /* request: a persistent request started */
 #define MPISCOPE_TRACE_F_MESSAGE 0x0040u       /* request: holds an MPI_Message handle */
 #define MPISCOPE_TRACE_F_CANCELLED 0x0080u     /* part: the completed request was cancelled */
+#define MPISCOPE_TRACE_F_WINDOW 0x0100u        /* comm holds a window handle (RMA calls) */
+#define MPISCOPE_TRACE_F_WINDOW_NEW 0x0200u    /* request holds the window the call created */
+#define MPISCOPE_TRACE_F_GROUP 0x0400u         /* part: peer is a member of the call's group
+                                                  (Win_start, Win_post), rank in the window */
+#define MPISCOPE_TRACE_F_TRUE 0x0800u          /* the call's out flag was true (Win_test, Parrived) */
 
 #endif

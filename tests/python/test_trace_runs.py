@@ -70,8 +70,10 @@ def test_launcher_form_and_every_view(mpi: str, bins: Path, tmp_path: Path) -> N
                    "--late", "recv", "--delay-ms", "50", "--trials", "1", "--sizes", "8",
                    mpi=mpi, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
-    messages = len(load(tmp_path / "t").messages)
+    merged = load(tmp_path / "t")
+    messages = len(merged.messages)
     assert messages == 2
+    arrows = messages + len(merged.links)  # and one per collective instance's other member
 
     out = mpiscope("trace", "export", "t", "--format", "perfetto", mpi=mpi, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -83,12 +85,12 @@ def test_launcher_form_and_every_view(mpi: str, bins: Path, tmp_path: Path) -> N
     ends = sum(len(p.track_event.terminating_flow_ids) for p in pf.packet)
     processes = {p.track_descriptor.process.process_name for p in pf.packet
                  if p.HasField("track_descriptor")} - {""}
-    assert starts == ends == messages and processes == {"rank 0", "rank 1"}
+    assert starts == ends == arrows and processes == {"rank 0", "rank 1"}
 
     assert mpiscope("trace", "export", "t", "--format", "chrome", mpi=mpi,
                     cwd=tmp_path).returncode == 0
     phases = [e["ph"] for e in json.loads((tmp_path / "t.json").read_text())["traceEvents"]]
-    assert phases.count("s") == phases.count("f") == messages
+    assert phases.count("s") == phases.count("f") == arrows
 
     assert mpiscope("trace", "export", "t", "--format", "otf2", mpi=mpi,
                     cwd=tmp_path).returncode == 0

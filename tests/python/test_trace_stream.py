@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from mpiscope.trace import matching
 from mpiscope.trace import stream as stream_module
 from mpiscope.trace.chrome import write_chrome
 from mpiscope.trace.merge import Merged, load
@@ -141,7 +142,7 @@ def test_stream_memory_does_not_grow_with_the_trace(tmp_path: Path,
     """A logic bound on what the stream keeps (chunks, open requests, queues),
     not a timing: 10 times the records, about the same peak."""
     monkeypatch.setattr(stream_module, "CHUNK_RECORDS", 256)
-    monkeypatch.setattr(stream_module, "ROWS", 128)
+    monkeypatch.setattr(matching, "ROWS", 128)
     small = _trace(tmp_path / "small", 600, block=512)
     large = _trace(tmp_path / "large", 6_000, block=512)
     n_small, peak_small = _peak(small)

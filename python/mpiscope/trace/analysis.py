@@ -8,18 +8,23 @@ the tables, not the trace.
   MPI_Irecv) that started before the matching send did waits for it;
   late receiver: a blocking send that started before the receive was
   posted waits for it (as long as it had to: until the post or its end);
-* collectives: the n-th blocking collective on a communicator on each of
-  its members is one instance; the early ranks wait for the last to arrive,
-  and the operation costs, after the last arrival, until the last finishes.
+* collectives: the instances the matcher finds (blocking, nonblocking and
+  persistent: :mod:`mpiscope.trace.collective`); the early ranks wait for
+  the last to arrive, in the call that completes their part, and the
+  operation costs, after the last arrival, until the last finishes;
+* what else was linked: one-sided transfers per epoch kind, partitioned
+  messages and the partitions readied.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict, deque
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from mpiscope.trace.merge import Merged, Message, _Comms
-from mpiscope.trace.reader import COMM_F_INTER
+from mpiscope.trace.calls import Link, Message
+from mpiscope.trace.collective import Instance
+from mpiscope.trace.merge import Merged
+from mpiscope.trace.reader import NONE
 from mpiscope.trace.stream import Call, Stream, as_stream
 
 __all__ = ["Analysis", "CollectiveStats", "FunctionStats", "RankStats", "WaitStats", "analyse"]
@@ -64,6 +69,7 @@ class CollectiveStats:
     early_wait_ns: float = 0.0  # early ranks waiting for the last, summed
     max_wait_ns: float = 0.0
     after_last_ns: float = 0.0  # last finish minus last arrival, summed
+    kind: str = "blocking"  # nonblocking, persistent
     last_arrivals: dict[int, int] = field(default_factory=lambda: defaultdict(int))
 
 
@@ -79,49 +85,36 @@ class Analysis:
     total_mpi_ns: float
     stream: Stream  # its messages, unmatched counts, end, clocks
     backwards: int = 0  # messages received before they were sent
+    links: dict[str, Counter[str]] = field(default_factory=dict)  # kind -> detail -> arrows
+    partitions_readied: int = 0  # partitions marked ready (MPI_Pready, MPI_Pready_range)
+    pready_lists: int = 0  # MPI_Pready_list calls (their partitions are not recorded)
 
 
 class _Collectives:
-    """Instances of blocking collectives as the calls stream: the k-th call on
-    a communicator id of each member, taken once every member has made it."""
+    """Per operation, the instances the matcher found (mpiscope.trace.collective):
+    the early members wait for the last to arrive, each in its completing
+    call (the collective itself, or the Wait/Test of a nonblocking or
+    persistent one); the operation costs from the last arrival to the last
+    completion."""
 
-    def __init__(self, stream: Stream) -> None:
-        self.comms = {r.rank: _Comms(r.comms) for r in stream.trace.ranks}
-        self.present = {r.rank for r in stream.trace.ranks}
-        self.queues: dict[int, dict[int, deque[tuple[str, float, float]]]] = {}
-        self.members: dict[int, tuple[int, ...]] = {}
+    def __init__(self) -> None:
         self.stats: dict[str, CollectiveStats] = {}
 
-    def add(self, call: Call, comm: int, stamp: int) -> None:
-        d = self.comms[call.rank].at(comm, stamp)
-        if d is None or d.flags & COMM_F_INTER or len(d.members) < 2:
-            return
-        if not set(d.members) <= self.present:
-            return  # a member's file is missing: no instance is whole
-        members = tuple(dict.fromkeys(d.members))  # a damaged file may repeat a rank
-        self.members[d.id] = members
-        queues = self.queues.setdefault(d.id, {r: deque() for r in members})
-        if call.rank not in queues or set(queues) != set(members):
-            return  # not a member, or one id with two member lists (a damaged file)
-        queues[call.rank].append((call.name, call.start_ns, call.end_ns))
-        while all(queues.values()):
-            self._instance([(r, *queues[r].popleft()) for r in members])
-
-    def _instance(self, inst: list[tuple[int, str, float, float]]) -> None:
-        name = inst[0][1]
-        if any(x[1] != name for x in inst):
-            return  # mismatched sequence: not one collective
-        s = self.stats.setdefault(name, CollectiveStats(name))
-        last_rank, _, last_in, _ = max(inst, key=lambda x: x[2])
-        last_out = max(x[3] for x in inst)
+    def add(self, inst: Instance) -> None:
+        s = self.stats.get(inst.name)
+        if s is None:
+            s = self.stats[inst.name] = CollectiveStats(inst.name, kind=inst.kind)
+        last = max(inst.parts, key=lambda p: p.in_ns)
+        last_in = last.in_ns
         s.instances += 1
-        s.ranks = max(s.ranks, len(inst))
-        s.last_arrivals[last_rank] += 1
-        for _, _, t_in, t_out in inst:
-            wait = min(last_in, t_out) - t_in
+        s.ranks = max(s.ranks, len(inst.parts))
+        s.last_arrivals[last.rank] += 1
+        for p in inst.parts:
+            w0, w1 = p.wait_span
+            wait = min(last_in, w1) - max(w0, p.in_ns)
             s.early_wait_ns += max(wait, 0.0)
             s.max_wait_ns = max(s.max_wait_ns, wait)
-        s.after_last_ns += max(last_out - last_in, 0.0)
+        s.after_last_ns += max(max(p.wait_span[1] for p in inst.parts) - last_in, 0.0)
 
 
 @dataclass
@@ -159,8 +152,19 @@ def analyse(source: Stream | Merged) -> Analysis:
     late_sender: dict[tuple[int, int], WaitStats] = defaultdict(WaitStats)
     late_receiver: dict[tuple[int, int], WaitStats] = defaultdict(WaitStats)
     sizes: dict[str, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    collectives = _Collectives(stream)
+    collectives = _Collectives()
     total, backwards = 0.0, 0
+
+    links: dict[str, Counter[str]] = defaultdict(Counter)
+    partitions = [0, 0]  # readied, Pready_list calls
+
+    def on_link(k: int, link: Link, src: Call, dst: Call) -> None:
+        if link.kind == "rma":
+            links["rma"][link.detail] += 1
+
+    def on_instance(inst: Instance) -> None:
+        links["collective"][inst.kind] += 1
+        collectives.add(inst)
 
     def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
         nonlocal backwards
@@ -171,7 +175,9 @@ def analyse(source: Stream | Merged) -> Analysis:
         if m.send_blocking and m.post_ns > m.send_ns:
             late_receiver[(m.src, m.dst)].add(min(m.post_ns, m.send_end_ns) - m.send_ns)
 
-    for call in stream.calls(on_message=on_message):
+    for call in stream.calls(on_message=on_message, on_link=on_link, on_instance=on_instance):
+        if call.cls == "partitioned" and call.name.startswith("MPI_Pready"):
+            _readied(call, partitions)
         d = max(call.end_ns - call.start_ns, 0.0)
         s = stats.get(call.name)
         if s is None:
@@ -185,8 +191,6 @@ def analyse(source: Stream | Merged) -> Analysis:
         site[0] += 1
         site[1] += d
         ranks[call.rank].add(call, call.cls)
-        if call.cls == "collective":
-            collectives.add(call, call.comm, call.stamp)
     rank_stats = []
     for r in sorted(stream.trace.ranks, key=lambda x: x.rank):
         st = ranks[r.rank]
@@ -201,4 +205,15 @@ def analyse(source: Stream | Merged) -> Analysis:
                     {name: dict(c) for name, c in sizes.items()}, dict(late_sender),
                     dict(late_receiver),
                     sorted(collectives.stats.values(), key=lambda x: -x.early_wait_ns), total,
-                    stream, backwards)
+                    stream, backwards, dict(links), *partitions)
+
+
+def _readied(call: Call, partitions: list[int]) -> None:
+    """Partitions a MPI_Pready* call marked ready (root: the partition or the
+    range's low end, tag: its high end; a list's partitions are not recorded)."""
+    if call.name == "MPI_Pready":
+        partitions[0] += 1
+    elif call.name == "MPI_Pready_range" and NONE not in (call.root, call.tag):
+        partitions[0] += max(call.tag - call.root + 1, 0)
+    else:
+        partitions[1] += 1

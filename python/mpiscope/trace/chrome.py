@@ -2,7 +2,9 @@
 
 One process per rank, one thread per thread, an "X" event per MPI call and
 a flow per message: "s" at the start of the send call, "f" at the
-completion of the receive (in the call that completed it). Times are
+completion of the receive (in the call that completed it); a flow per
+other arrow the matcher finds (collective instances, one-sided transfers:
+:class:`~mpiscope.trace.calls.Link`), its category the kind. Times are
 microseconds, as the format wants. Written as the trace streams
 (:mod:`mpiscope.trace.stream`): an event at a time, memory bounded.
 """
@@ -14,11 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from mpiscope.trace.merge import Merged, Message
+from mpiscope.trace.calls import Link, Message
+from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import NONE
 from mpiscope.trace.stream import Call, Stream, as_stream
 
-__all__ = ["call_event", "chrome_events", "write_chrome"]
+__all__ = ["call_event", "chrome_events", "link_events", "write_chrome"]
 
 
 def call_event(call: Call) -> dict[str, Any]:
@@ -44,6 +47,16 @@ def flow_events(k: int, m: Message, send: Call, recv: Call) -> list[dict[str, An
             {**common, "ph": "f", "pid": m.dst, "tid": recv.thread, "ts": end / 1e3}]
 
 
+def link_events(k: int, link: Link, src: Call, dst: Call) -> list[dict[str, Any]]:
+    """The two flow events of a collective instance's or a one-sided
+    transfer's arrow `k`: from the start of `src` to the end of `dst`."""
+    common = {"name": link.name, "cat": link.kind, "id": k, "bp": "e"}
+    end = max(dst.start_ns, dst.end_ns - 1.0)
+    return [{**common, "ph": "s", "pid": src.rank, "tid": src.thread, "ts": src.start_ns / 1e3,
+             "args": {"to": link.dst, "epoch" if link.kind == "rma" else "kind": link.detail}},
+            {**common, "ph": "f", "pid": dst.rank, "tid": dst.thread, "ts": end / 1e3}]
+
+
 def _events(stream: Stream) -> Iterator[dict[str, Any]]:
     """Every event: the processes' names, then calls and flows as they stream."""
     for rank in sorted(r.rank for r in stream.trace.ranks):
@@ -55,7 +68,10 @@ def _events(stream: Stream) -> Iterator[dict[str, Any]]:
     def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
         flows.extend(flow_events(k, m, send, recv))
 
-    for call in stream.calls(on_message=on_message):
+    def on_link(k: int, link: Link, src: Call, dst: Call) -> None:
+        flows.extend(link_events(k, link, src, dst))
+
+    for call in stream.calls(on_message=on_message, on_link=on_link):
         yield call_event(call)
         yield from flows
         flows.clear()
@@ -68,7 +84,8 @@ def chrome_events(source: Stream | Merged) -> list[dict[str, Any]]:
 
 
 def write_chrome(source: Stream | Merged, out: Path) -> int:
-    """Write the trace; return the number of message arrows."""
+    """Write the trace; return the number of message arrows (the other
+    arrows: ``stream.arrows``)."""
     stream = as_stream(source)
     with out.open("w", encoding="utf-8") as f:
         f.write('{"displayTimeUnit": "ns", "otherData": '

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.trace.merge import Merged, Message
+from mpiscope.trace.calls import Message
+from mpiscope.trace.merge import Merged
 from mpiscope.trace.stream import Call, Stream, as_stream
 
 __all__ = ["write_otf2"]

@@ -3,7 +3,9 @@
 One process track per rank, one thread track per thread of the rank, a
 slice per MPI call (with its peer, tag, root, bytes as arguments) and a
 flow, drawn as an arrow, from each send call to the call that completed the
-matching receive. Written as the trace streams (:mod:`mpiscope.trace.stream`):
+matching receive, and from each collective instance's last arrival and
+each one-sided operation to where they complete (:mod:`mpiscope.trace.matching`).
+Written as the trace streams (:mod:`mpiscope.trace.stream`):
 each packet is encoded here (the few fields of perfetto's trace.proto we
 use, wire format by hand) and written at once, so memory does not grow with
 the trace. The trace processor sorts packets by time itself.
@@ -95,9 +97,9 @@ class _Writer:
             parts.append(self._arg("root", call.root))
         if call.bytes >= 0:
             parts.append(self._arg("bytes", call.bytes))
-        for k in call.flows_out:
+        for k in (*call.flows_out, *call.links_out):
             parts.append(FLOW_OUT + struct.pack("<Q", k))
-        for k in call.flows_in:
+        for k in (*call.flows_in, *call.links_in):
             parts.append(FLOW_IN + struct.pack("<Q", k))
         event = b"".join(parts)
         begin = b"".join((TIMESTAMP, _varint(int(call.start_ns)), seq, TRACK_EVENT,
@@ -110,7 +112,8 @@ class _Writer:
 
 
 def write_perfetto(source: Stream | Merged, out: Path) -> int:
-    """Write the trace; return the number of flows (message arrows)."""
+    """Write the trace; return the number of message arrows (the other
+    arrows: ``stream.arrows``)."""
     stream = as_stream(source)
     with out.open("wb") as f:
         w = _Writer(f)

@@ -16,19 +16,19 @@ the messages it sends (``flows_out``) and completes (``flows_in``); with
 
 from __future__ import annotations
 
-import heapq
-from collections import defaultdict, deque
+from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
-from mpiscope.trace.merge import Clock, Key, Merged, Message, Scanner, _global_clock
+from mpiscope.trace.calls import Call
+from mpiscope.trace.collective import Instance
+from mpiscope.trace.matching import GLOBAL_DTYPE, Matcher, OnLink, OnMessage, global_rows
+from mpiscope.trace.merge import Clock, Merged, _global_clock
 from mpiscope.trace.reader import (
     F_PART,
     RECORD_DTYPE,
-    THREAD_RECORD_DTYPE,
     RankTrace,
     Trace,
     read_trace,
@@ -39,35 +39,6 @@ __all__ = ["CHUNK_RECORDS", "GLOBAL_DTYPE", "Call", "Stream", "as_stream", "open
 
 #: Records read from a file at a time.
 CHUNK_RECORDS = 1 << 13
-ROWS = 1024  # records turned into Python objects at a time
-GLOBAL_DTYPE = np.dtype(THREAD_RECORD_DTYPE.descr + [("start", "<f8"), ("end", "<f8"),
-                                                      ("rank", "<u4")])
-
-
-@dataclass(eq=False, slots=True)
-class Call:
-    """One MPI call (a record that is not a part) on the global clock (ns
-    from the trace origin)."""
-
-    rank: int
-    thread: int
-    index: int  # the call's record in its rank's records (start order)
-    name: str
-    cls: str
-    start_ns: float
-    end_ns: float
-    unfinished: bool
-    peer: int
-    tag: int
-    root: int
-    bytes: int
-    site: int = 0  # return address of the call
-    comm: int = 0  # communicator handle
-    stamp: int = 0  # t_enter as recorded (selects the handle's definition)
-    flows_out: list[int] = field(default_factory=list)  # messages it sends
-    flows_in: list[int] = field(default_factory=list)  # messages it completes
-    pending: int = 0  # its messages not matched yet
-    closed: bool = False  # every part of it seen
 
 
 def _thread_chunks(rank: RankTrace, runs: list[tuple[int, int, int]],
@@ -149,9 +120,12 @@ class Stream:
         self.origin_ns = min(first.values()) if first else 0.0
         self.last = {r: v - self.origin_ns for r, v in self.last.items()}
         self.end_ns = max(self.last.values(), default=0.0)
-        self.messages = 0
+        self.messages = 0  # point-to-point messages matched
         self.unmatched_sends = 0
         self.unmatched_recvs = 0
+        self.arrows = 0  # messages and links
+        self.matched: Counter[str] = Counter()  # per kind (matching.Matcher.matched)
+        self.unmatched_why: dict[str, Counter[str]] = {}
 
     @property
     def calls_total(self) -> int:
@@ -168,154 +142,32 @@ class Stream:
         clock = self.clocks[rank.rank]
         last = self.last.get(rank.rank, 0.0)
         for chunk in _rank_chunks(rank):
-            out = np.empty(len(chunk), GLOBAL_DTYPE)
-            for name in THREAD_RECORD_DTYPE.names or ():
-                out[name] = chunk[name]
             unfinished = chunk["t_exit"] == 0
-            out["start"] = clock(rank.local_ns(chunk["t_enter"])) - self.origin_ns
+            start = clock(rank.local_ns(chunk["t_enter"])) - self.origin_ns
             end = clock(rank.local_ns(np.where(unfinished, chunk["t_enter"], chunk["t_exit"])))
-            out["end"] = np.where(unfinished, last, end - self.origin_ns)
-            out["rank"] = rank.rank
-            yield out
+            yield global_rows(rank.rank, chunk, start,
+                              np.where(unfinished, last, end - self.origin_ns))
 
-    def calls(self, ordered: bool = False,
-              on_message: Callable[[int, Message, Call, Call], None] | None = None
-              ) -> Iterator[Call]:
-        """Every call, each once its message arrows are known; ``on_message(id,
-        message, send call, receive call)`` is told of each message matched."""
-        match = _Matcher(self, ordered, on_message)
+    def calls(self, ordered: bool = False, on_message: OnMessage | None = None,
+              on_link: OnLink | None = None,
+              on_instance: Callable[[Instance], None] | None = None) -> Iterator[Call]:
+        """Every call, each once its arrows are known; ``on_message(id, message,
+        send call, receive call)`` is told of each message matched,
+        ``on_link(id, link, from call, to call)`` of each other arrow and
+        ``on_instance`` of each collective instance."""
+        match = Matcher(self.trace.ranks, ordered, on_message, on_link,
+                        tuple(self.trace.missing_ranks))
+        if on_instance is not None:
+            match.collectives.on_instance.append(on_instance)
         ranks = sorted(self.trace.ranks, key=lambda r: r.rank)
         for chunk in merge_sorted([self.global_chunks(r) for r in ranks], "start"):
             yield from match.feed(chunk)
         yield from match.finish()
-        self.messages = match.next_id - 1
+        self.messages = match.matched["message"]
+        self.arrows = match.next_id - 1
+        self.matched = match.matched
+        self.unmatched_why = dict(match.unmatched_why)
         self.unmatched_sends, self.unmatched_recvs = match.unmatched()
-
-
-class _Matcher:
-    """Scanners per rank, the message queues and the calls held for their arrows."""
-
-    def __init__(self, stream: Stream, ordered: bool,
-                 on_message: Callable[[int, Message, Call, Call], None] | None) -> None:
-        self.ordered, self.on_message = ordered, on_message
-        self.sends: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
-        self.ready: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
-        self.waiting: dict[int, list[tuple[float, int, Key, tuple, Call]]] = defaultdict(list)
-        self.seq = 0
-        self.next_id = 1
-        self.out: list[Call] = []
-        self.held: dict[tuple[int, int], deque[Call]] = defaultdict(deque)
-        self.current: dict[int, Call] = {}  # the last call of each rank: parts may follow
-        self.index: dict[int, int] = defaultdict(int)
-        self.scanners: dict[int, Scanner] = {}
-        self.info: dict[int, RankTrace] = {}
-        for r in stream.trace.ranks:
-            self.info[r.rank] = r
-            self.scanners[r.rank] = Scanner(r.rank, r, self._on_send, self._on_recv)
-
-    # -- the scanners' callbacks (the call concerned is the rank's current one)
-    def _on_send(self, key: Key, t0: float, payload: tuple) -> None:
-        call = self.current[key[1]]
-        call.pending += 1
-        self.sends[key].append((payload, call))
-        self._pair(key)
-
-    def _on_recv(self, key: Key, post: float, payload: tuple) -> None:
-        call = self.current[key[2]]
-        call.pending += 1
-        self.seq += 1
-        heapq.heappush(self.waiting[key[2]], (post, self.seq, key, payload, call))
-
-    def _release(self, rank: int, everything: bool = False) -> None:
-        """Completed receives of `rank` in post order, once no receive posted
-        before them is still open."""
-        heap, active = self.waiting[rank], self.scanners[rank].active
-        floor = min(active) if active and not everything else float("inf")
-        while heap and heap[0][0] <= floor:
-            _, _, key, payload, call = heapq.heappop(heap)
-            self.ready[key].append((payload, call))
-            self._pair(key)
-
-    def _pair(self, key: Key) -> None:
-        sends, ready = self.sends[key], self.ready[key]
-        if not sends and not ready:
-            del self.sends[key], self.ready[key]  # tags come and go: keep the live ones
-            return
-        while sends and ready:
-            (s, scall), (r, rcall) = sends.popleft(), ready.popleft()
-            k = self.next_id
-            self.next_id += 1
-            scall.flows_out.append(k)
-            rcall.flows_in.append(k)
-            scall.pending -= 1
-            rcall.pending -= 1
-            if self.on_message is not None:
-                self.on_message(k, Message(key[1], key[2], key[0], key[3], *s, *r), scall, rcall)
-            for c in (scall, rcall):
-                if not c.pending and c.closed:
-                    self._settle(c)
-        if not sends and not ready:
-            del self.sends[key], self.ready[key]
-
-    def _settle(self, call: Call) -> None:
-        if not self.ordered:
-            self.out.append(call)
-            return
-        queue = self.held[(call.rank, call.thread)]
-        while queue and queue[0].closed and not queue[0].pending:
-            self.out.append(queue.popleft())
-
-    def _close(self, call: Call) -> None:
-        call.closed = True
-        if not call.pending:
-            self._settle(call)
-
-    def feed(self, chunk: np.ndarray) -> Iterator[Call]:
-        for at in range(0, len(chunk), ROWS):
-            yield from self._rows(chunk[at:at + ROWS].tolist())
-
-    def _rows(self, rows: list[tuple]) -> Iterator[Call]:
-        for row in rows:
-            rank = row[14]
-            info, scanner = self.info[rank], self.scanners[rank]
-            func, flags = row[9], row[10]
-            i = self.index[rank]
-            self.index[rank] = i + 1
-            unfinished = row[1] == 0
-            if not flags & F_PART:
-                previous = self.current.get(rank)
-                call = Call(rank, row[11], i, info.functions[func], info.classes[func], row[12],
-                            row[13], unfinished, row[6], row[7], row[8], row[5], row[4], row[2],
-                            row[0])
-                self.current[rank] = call
-                if self.ordered:
-                    self.held[(rank, call.thread)].append(call)
-                if previous is not None:
-                    self._close(previous)
-            if scanner.interesting[func]:
-                scanner.feed(i, row, row[12], row[13], not unfinished)
-                if self.waiting[rank]:
-                    self._release(rank)
-            if self.out:
-                yield from self.out
-                self.out.clear()
-
-    def finish(self) -> Iterator[Call]:
-        for rank in list(self.waiting):
-            self._release(rank, everything=True)
-        for call in self.current.values():
-            self._close(call)
-        for queue in (*self.sends.values(), *self.ready.values()):
-            for _, call in queue:
-                call.pending -= 1
-                if not call.pending:
-                    self._settle(call)
-        yield from self.out
-        self.out.clear()
-
-    def unmatched(self) -> tuple[int, int]:
-        return (sum(len(q) for q in self.sends.values()),
-                sum(len(q) for q in self.ready.values()))
 
 
 def as_stream(source: Stream | Merged) -> Stream:

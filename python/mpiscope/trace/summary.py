@@ -163,18 +163,47 @@ def _waits(title: str, explain: str, waits: dict[tuple[int, int], WaitStats]) ->
 
 
 def _collectives(a: Analysis) -> list[str]:
-    lines = ["", "Collectives: early ranks wait for the last to arrive; the operation's cost is "
-             "the last finish", "after the last arrival"]
+    lines = ["", "Collectives (blocking, nonblocking, persistent): early ranks wait for the last "
+             "to arrive, in the call that completes their part; the operation's cost is the "
+             "last finish", "after the last arrival"]
     if not a.collectives:
         return lines + ["none"]
     rows = []
     for c in a.collectives:
         last = max(c.last_arrivals.items(), key=lambda kv: kv[1])
-        rows.append([c.name, str(c.instances), str(c.ranks), format_ns(c.early_wait_ns),
+        rows.append([c.name, c.kind, str(c.instances), str(c.ranks), format_ns(c.early_wait_ns),
                      format_ns(c.max_wait_ns), format_ns(c.after_last_ns / c.instances),
                      f"rank {last[0]} ({last[1]}/{c.instances})"])
-    return lines + _table(["collective", "instances", "ranks", "early wait", "max wait",
-                           "mean cost after last", "last to arrive"], rows)
+    return lines + _table(["collective", "kind", "instances", "ranks", "early wait", "max wait",
+                           "mean cost after last", "last to arrive"], rows, right=2)
+
+
+def _counts(counts: dict[str, int] | None) -> str:
+    return ", ".join(f"{k} {n}" for k, n in sorted((counts or {}).items()))
+
+
+def _matching(a: Analysis) -> list[str]:
+    """What was linked across ranks per kind, and what could not be, and why."""
+    st, why = a.stream, a.stream.unmatched_why
+    coll, rma = a.links.get("collective", {}), a.links.get("rma", {})
+    lines = ["", "Matching across ranks (what could not be matched, and why)",
+             f"point-to-point: {st.messages} messages matched; {st.unmatched_sends} sends and "
+             f"{st.unmatched_recvs} receives without a partner in the trace",
+             f"partitioned: {st.matched.get('partitioned', 0)} messages matched "
+             f"(MPI_Psend_init round to MPI_Precv_init round); {a.partitions_readied} "
+             "partitions readied"
+             + (f", {a.pready_lists} MPI_Pready_list call(s) (partitions not recorded)"
+                if a.pready_lists else ""),
+             f"collectives: {sum(coll.values())} instances matched"
+             + (f" ({_counts(coll)})" if coll else ""),
+             f"one-sided: {sum(rma.values())} transfers matched, origin to target"
+             + (f" (by epoch: {_counts(rma)})" if rma else "")]
+    labels = {"partitioned": "partitioned", "collective": "collectives (operations on ranks)",
+              "rma": "one-sided transfers"}
+    for kind, label in labels.items():
+        for reason, n in sorted(why.get(kind, {}).items(), key=lambda kv: -kv[1]):
+            lines.append(f"  not matched, {label}: {n}: {reason}")
+    return lines
 
 
 def render_summary(source: Stream | Merged, top: int = 15) -> str:
@@ -187,5 +216,5 @@ def render_summary(source: Stream | Merged, top: int = 15) -> str:
     lines += _waits("Late receiver (a blocking send waits for the receive to be posted)",
                     "waited: from the start of the send to the post of the receive (or the "
                     "send's end)", a.late_receiver)
-    lines += _collectives(a)
+    lines += _collectives(a) + _matching(a)
     return "\n".join(lines)

@@ -572,10 +572,12 @@ int MPI_Parrived(MPI_Request request, int partition, int* flag)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Parrived, MPISCOPE__TRACE_SITE()))
         return PMPI_Parrived(request, partition, flag);
+    c_.r->root = partition;
     c_.r->request = MPISCOPE__H(request);
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Parrived(request, partition, flag);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS && *flag) c_.r->flags |= MPISCOPE_TRACE_F_TRUE;
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -587,6 +589,7 @@ int MPI_Pready(int partition, MPI_Request request)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Pready, MPISCOPE__TRACE_SITE()))
         return PMPI_Pready(partition, request);
+    c_.r->root = partition;
     c_.r->request = MPISCOPE__H(request);
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Pready(partition, request);
@@ -617,6 +620,8 @@ int MPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Pready_range, MPISCOPE__TRACE_SITE()))
         return PMPI_Pready_range(partition_low, partition_high, request);
+    c_.r->root = partition_low;
+    c_.r->tag = partition_high;
     c_.r->request = MPISCOPE__H(request);
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Pready_range(partition_low, partition_high, request);
@@ -633,6 +638,7 @@ int MPI_Precv_init(void* buf, int partitions, MPI_Count count, MPI_Datatype data
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Precv_init, MPISCOPE__TRACE_SITE()))
         return PMPI_Precv_init(buf, partitions, count, datatype, source, tag, comm, info, request);
     c_.r->comm = MPISCOPE__H(comm);
+    c_.r->root = partitions;
     c_.r->peer = mpiscope__trace_peer(source);
     c_.r->tag = tag;
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
@@ -671,6 +677,7 @@ int MPI_Psend_init(const void* buf, int partitions, MPI_Count count, MPI_Datatyp
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Psend_init, MPISCOPE__TRACE_SITE()))
         return PMPI_Psend_init(buf, partitions, count, datatype, dest, tag, comm, info, request);
     c_.r->comm = MPISCOPE__H(comm);
+    c_.r->root = partitions;
     c_.r->peer = mpiscope__trace_peer(dest);
     c_.r->tag = tag;
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);

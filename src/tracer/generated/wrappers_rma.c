@@ -12,6 +12,8 @@ int MPI_Accumulate(const void* origin_addr, int origin_count, MPI_Datatype origi
         return PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Accumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -28,6 +30,8 @@ int MPI_Accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Dataty
         return PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Accumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -43,6 +47,8 @@ int MPI_Compare_and_swap(const void* origin_addr, const void* compare_addr, void
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Compare_and_swap, MPISCOPE__TRACE_SITE()))
         return PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Compare_and_swap(origin_addr, compare_addr, result_addr, datatype, target_rank, target_disp, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -58,6 +64,8 @@ int MPI_Fetch_and_op(const void* origin_addr, void* result_addr, MPI_Datatype da
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Fetch_and_op, MPISCOPE__TRACE_SITE()))
         return PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Fetch_and_op(origin_addr, result_addr, datatype, target_rank, target_disp, op, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -74,6 +82,8 @@ int MPI_Get(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, i
         return PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Get(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -90,6 +100,8 @@ int MPI_Get_accumulate(const void* origin_addr, int origin_count, MPI_Datatype o
         return PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Get_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -106,6 +118,8 @@ int MPI_Get_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Da
         return PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Get_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -122,6 +136,8 @@ int MPI_Get_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_dat
         return PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Get_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -138,6 +154,8 @@ int MPI_Put(const void* origin_addr, int origin_count, MPI_Datatype origin_datat
         return PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Put(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -154,6 +172,8 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
         return PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Put_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -170,6 +190,8 @@ int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype orig
         return PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Raccumulate(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -187,6 +209,8 @@ int MPI_Raccumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_Datat
         return PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Raccumulate_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -204,6 +228,8 @@ int MPI_Rget(void* origin_addr, int origin_count, MPI_Datatype origin_datatype, 
         return PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Rget(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -221,6 +247,8 @@ int MPI_Rget_accumulate(const void* origin_addr, int origin_count, MPI_Datatype 
         return PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Rget_accumulate(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -238,6 +266,8 @@ int MPI_Rget_accumulate_c(const void* origin_addr, MPI_Count origin_count, MPI_D
         return PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Rget_accumulate_c(origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -255,6 +285,8 @@ int MPI_Rget_c(void* origin_addr, MPI_Count origin_count, MPI_Datatype origin_da
         return PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Rget_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -272,6 +304,8 @@ int MPI_Rput(const void* origin_addr, int origin_count, MPI_Datatype origin_data
         return PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Rput(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -289,6 +323,8 @@ int MPI_Rput_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype ori
         return PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     c_.r->peer = mpiscope__trace_peer(target_rank);
     c_.r->bytes = mpiscope__trace_bytes(origin_count, origin_datatype);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Rput_c(origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count, target_datatype, win, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -308,6 +344,7 @@ int MPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm,
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_allocate(size, disp_unit, info, comm, baseptr, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -323,6 +360,7 @@ int MPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Com
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_allocate_c(size, disp_unit, info, comm, baseptr, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -338,6 +376,7 @@ int MPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Com
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_allocate_shared(size, disp_unit, info, comm, baseptr, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -353,6 +392,7 @@ int MPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, 
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_allocate_shared_c(size, disp_unit, info, comm, baseptr, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -364,6 +404,8 @@ int MPI_Win_attach(MPI_Win win, void* base, MPI_Aint size)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_attach, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_attach(win, base, size);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_attach(win, base, size);
     mpiscope__trace_stamp_exit(&c_);
@@ -378,6 +420,8 @@ MPI_Fint MPI_Win_c2f(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_c2f, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_c2f(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     MPI_Fint ret_ = PMPI_Win_c2f(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -392,6 +436,8 @@ int MPI_Win_call_errhandler(MPI_Win win, int errorcode)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_call_errhandler, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_call_errhandler(win, errorcode);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_call_errhandler(win, errorcode);
     mpiscope__trace_stamp_exit(&c_);
@@ -406,6 +452,8 @@ int MPI_Win_complete(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_complete, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_complete(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_complete(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -424,6 +472,7 @@ int MPI_Win_create(void* base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_create(base, size, disp_unit, info, comm, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -439,6 +488,7 @@ int MPI_Win_create_c(void* base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info inf
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_create_c(base, size, disp_unit, info, comm, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -454,6 +504,7 @@ int MPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win* win)
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_create_dynamic(info, comm, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, MPISCOPE__H(*win));
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -493,6 +544,8 @@ int MPI_Win_delete_attr(MPI_Win win, int win_keyval)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_delete_attr, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_delete_attr(win, win_keyval);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_delete_attr(win, win_keyval);
     mpiscope__trace_stamp_exit(&c_);
@@ -507,6 +560,8 @@ int MPI_Win_detach(MPI_Win win, const void* base)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_detach, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_detach(win, base);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_detach(win, base);
     mpiscope__trace_stamp_exit(&c_);
@@ -535,6 +590,8 @@ int MPI_Win_fence(int assert, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_fence, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_fence(assert, win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_fence(assert, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -549,6 +606,9 @@ int MPI_Win_flush(int rank, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_flush, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_flush(rank, win);
+    c_.r->peer = rank;
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_flush(rank, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -563,6 +623,8 @@ int MPI_Win_flush_all(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_flush_all, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_flush_all(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_flush_all(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -577,6 +639,9 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_flush_local, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_flush_local(rank, win);
+    c_.r->peer = rank;
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_flush_local(rank, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -591,6 +656,8 @@ int MPI_Win_flush_local_all(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_flush_local_all, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_flush_local_all(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_flush_local_all(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -605,6 +672,8 @@ int MPI_Win_free(MPI_Win* win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_free, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_free(win);
+    c_.r->comm = MPISCOPE__H(*win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_free(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -647,6 +716,8 @@ int MPI_Win_get_attr(MPI_Win win, int win_keyval, void* attribute_val, int* flag
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_get_attr, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_get_attr(win, win_keyval, attribute_val, flag);
     mpiscope__trace_stamp_exit(&c_);
@@ -661,6 +732,8 @@ int MPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler* errhandler)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_get_errhandler, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_get_errhandler(win, errhandler);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_get_errhandler(win, errhandler);
     mpiscope__trace_stamp_exit(&c_);
@@ -675,6 +748,8 @@ int MPI_Win_get_group(MPI_Win win, MPI_Group* group)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_get_group, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_get_group(win, group);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_get_group(win, group);
     mpiscope__trace_stamp_exit(&c_);
@@ -689,6 +764,8 @@ int MPI_Win_get_info(MPI_Win win, MPI_Info* info_used)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_get_info, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_get_info(win, info_used);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_get_info(win, info_used);
     mpiscope__trace_stamp_exit(&c_);
@@ -703,6 +780,8 @@ int MPI_Win_get_name(MPI_Win win, char* win_name, int* resultlen)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_get_name, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_get_name(win, win_name, resultlen);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_get_name(win, win_name, resultlen);
     mpiscope__trace_stamp_exit(&c_);
@@ -717,6 +796,9 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_lock, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_lock(lock_type, rank, assert, win);
+    c_.r->peer = rank;
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_lock(lock_type, rank, assert, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -731,6 +813,8 @@ int MPI_Win_lock_all(int assert, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_lock_all, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_lock_all(assert, win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_lock_all(assert, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -745,9 +829,12 @@ int MPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_post, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_post(group, assert, win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_post(group, assert, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_group(&c_, group, win);
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -759,6 +846,8 @@ int MPI_Win_set_attr(MPI_Win win, int win_keyval, void* attribute_val)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_set_attr, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_set_attr(win, win_keyval, attribute_val);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_set_attr(win, win_keyval, attribute_val);
     mpiscope__trace_stamp_exit(&c_);
@@ -773,6 +862,8 @@ int MPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_set_errhandler, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_set_errhandler(win, errhandler);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_set_errhandler(win, errhandler);
     mpiscope__trace_stamp_exit(&c_);
@@ -787,6 +878,8 @@ int MPI_Win_set_info(MPI_Win win, MPI_Info info)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_set_info, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_set_info(win, info);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_set_info(win, info);
     mpiscope__trace_stamp_exit(&c_);
@@ -801,6 +894,8 @@ int MPI_Win_set_name(MPI_Win win, const char* win_name)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_set_name, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_set_name(win, win_name);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_set_name(win, win_name);
     mpiscope__trace_stamp_exit(&c_);
@@ -815,6 +910,9 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_shared_query, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
+    c_.r->peer = rank;
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
     mpiscope__trace_stamp_exit(&c_);
@@ -829,6 +927,9 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_shared_query_c, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
+    c_.r->peer = rank;
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
     mpiscope__trace_stamp_exit(&c_);
@@ -843,9 +944,12 @@ int MPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_start, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_start(group, assert, win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_start(group, assert, win);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS) mpiscope__trace_window_group(&c_, group, win);
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -857,6 +961,8 @@ int MPI_Win_sync(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_sync, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_sync(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_sync(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -871,9 +977,12 @@ int MPI_Win_test(MPI_Win win, int* flag)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_test, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_test(win, flag);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_test(win, flag);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS && *flag) c_.r->flags |= MPISCOPE_TRACE_F_TRUE;
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -885,6 +994,8 @@ int MPI_Win_toint(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_toint, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_toint(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_toint(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -899,6 +1010,9 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_unlock, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_unlock(rank, win);
+    c_.r->peer = rank;
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_unlock(rank, win);
     mpiscope__trace_stamp_exit(&c_);
@@ -913,6 +1027,8 @@ int MPI_Win_unlock_all(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_unlock_all, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_unlock_all(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_unlock_all(win);
     mpiscope__trace_stamp_exit(&c_);
@@ -927,6 +1043,8 @@ int MPI_Win_wait(MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_wait, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_wait(win);
+    c_.r->comm = MPISCOPE__H(win);
+    c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Win_wait(win);
     mpiscope__trace_stamp_exit(&c_);
