@@ -424,6 +424,11 @@ def thread_records(raw: np.ndarray, thread: int, path: Path, nfunc: int) -> np.n
     for name in RECORD_DTYPE.names or ():
         out[name] = raw[name]
     out["thread"] = thread
+    # MPI_ANY_TAG is the MPI's own negative constant (-1 in MPICH and Open MPI),
+    # which the tracer writes as given in a posted receive: any negative tag not
+    # one of the tracer's codes is it (a real tag is >= 0).
+    tags = out["tag"]
+    out["tag"] = np.where((tags < 0) & (tags > NONE), TAG_ANY, tags)
     return out
 
 

@@ -1,0 +1,52 @@
+"""Defects found by checking traces of real programs against ground truth
+(bench/trace_truth.py pairs on the mpi4py p2p tests), on synthetic traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mpiscope.trace.merge import load
+from mpiscope.trace.reader import F_COMPLETED, F_PART, F_REQUEST_NEW, TAG_ANY, read_trace
+from mpiscope.trace.stream import open_stream
+from trace_helpers import rec, write_rank
+
+MPICH_ANY_TAG = -1  # MPI_ANY_TAG's value in MPICH and Open MPI, as the tracer wrote it
+
+
+def any_tag_trace(tmp_path: Path) -> Path:
+    """Rank 0 sends two messages of tag 0 (4 then 8 bytes); rank 1 receives
+    the first with MPI_Irecv(MPI_ANY_TAG) + MPI_Wait, the second with MPI_Recv."""
+    r0 = [rec("MPI_Send", 100, 110, peer=1, tag=0, nbytes=4),
+          rec("MPI_Send", 400, 410, peer=1, tag=0, nbytes=8)]
+    r1 = [rec("MPI_Irecv", 50, 60, peer=0, tag=MPICH_ANY_TAG, nbytes=1024, request=0xB,
+              flags=F_REQUEST_NEW),
+          rec("MPI_Wait", 120, 300),
+          rec("MPI_Wait", 120, 300, peer=0, tag=0, nbytes=4, request=0xB,
+              flags=F_PART | F_COMPLETED),
+          rec("MPI_Recv", 350, 420, peer=0, tag=0, nbytes=8)]
+    write_rank(tmp_path, 0, 2, r0)
+    write_rank(tmp_path, 1, 2, r1)
+    return tmp_path
+
+
+def test_any_tag_as_the_mpi_wrote_it_is_a_wildcard(tmp_path: Path) -> None:
+    """The tracer wrote a posted receive's tag as given, so MPICH's
+    MPI_ANY_TAG (-1) was filed as tag -1: the receive matched nothing and
+    every later message on the channel paired with the call after its own
+    (mpi4py's p2p tests: 7,670 mis-paired). A negative tag that is not one
+    of the tracer's codes is MPI_ANY_TAG (a real tag is >= 0)."""
+    trace = read_trace(any_tag_trace(tmp_path))
+    assert int(trace.ranks[1].records["tag"][0]) == TAG_ANY
+    merged = load(tmp_path)
+    assert merged.unmatched_sends == merged.unmatched_recvs == 0
+    pairs = sorted((m.bytes, merged.timelines[1].name(m.recv_index)) for m in merged.messages)
+    assert pairs == [(4, "MPI_Wait"), (8, "MPI_Recv")]
+
+
+def test_any_tag_streamed_too(tmp_path: Path) -> None:
+    """The exports and the summary (the streamed reader) pair it the same way."""
+    stream = open_stream(any_tag_trace(tmp_path))
+    calls = list(stream.calls())
+    assert (stream.unmatched_sends, stream.unmatched_recvs) == (0, 0)
+    ins = {c.name: len(c.flows_in) for c in calls if c.rank == 1}
+    assert ins == {"MPI_Irecv": 0, "MPI_Wait": 1, "MPI_Recv": 1}
