@@ -364,3 +364,33 @@ def test_real_trace_summary_and_view_carry_the_heat_map(real: Path) -> None:
         assert view_state["t1"] == pytest.approx(data["begin_ns"] + 100 * width)
     finally:
         browser.close()
+
+
+# --- damaged traces -------------------------------------------------------------
+
+def test_corrupt_traces_give_a_heat_map_or_one_error(tmp_path: Path) -> None:
+    """The corruptions of the reader's fuzz test: a heat map (finite, not
+    negative, printable) or an MpiscopeError, nothing else."""
+    import random
+
+    from test_trace_fuzz import corrupt, valid_trace
+
+    files = valid_trace(tmp_path / "t")
+    originals = [f.read_bytes() for f in files]
+    rng = random.Random(15)
+    errors = 0
+    for _ in range(200):
+        which = rng.randrange(2)
+        files[which].write_bytes(corrupt(originals[which], rng))
+        try:
+            hm = compute_heatmap(open_stream(files[0].parent), bins=16)
+        except MpiscopeError:
+            errors += 1
+        else:
+            assert np.isfinite(hm.mpi_ns).all() and np.isfinite(hm.running_ns).all()
+            assert (hm.mpi_ns >= 0).all() and (hm.selected_ns <= hm.mpi_ns + 1e-6).all()
+            render_text(hm)
+            json.dumps(heatmap_data(hm, 8, 3), allow_nan=False)
+        finally:
+            files[which].write_bytes(originals[which])
+    assert errors < 200  # most corruptions leave a readable trace

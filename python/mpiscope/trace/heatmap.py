@@ -274,6 +274,8 @@ def _find_window(stream: Stream) -> tuple[float, float] | None:
 def _window(stream: Stream, whole: bool, start_s: float | None,
             end_s: float | None) -> tuple[float, float, str]:
     run = max(stream.end_ns, 1.0)
+    if not math.isfinite(run):
+        raise MpiscopeError(f"{stream.trace.directory}: its clocks give no finite run time")
     if start_s is not None or end_s is not None:
         a = 0.0 if start_s is None else start_s * 1e9
         b = run if end_s is None else end_s * 1e9
