@@ -21,6 +21,13 @@ from mpiscope_fakes import (
 )
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """mpiscope's cache (the bench catalogues) in a directory of this test
+    session, for the tests and the commands they start, not the user's."""
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+
+
 @pytest.fixture
 def sample_doc() -> dict[str, Any]:
     doc: dict[str, Any] = json.loads(SAMPLE.read_text())

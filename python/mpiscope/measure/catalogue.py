@@ -3,12 +3,21 @@
 The catalogue comes from the bench itself (``mpiscope-bench --list-ops``
 prints a JSON array), so it is always the one of the build in use. It is
 shown by ``mpiscope list-ops`` and validates the operation names of a plan.
+
+Asking costs a start of the bench (~40 ms: loading the MPI library runs its
+constructors) before every launch, so the answer is kept in the user's
+cache directory under the identity (path, size, modification time, inode)
+of the bench and of the libmpiscope next to it: a rebuild asks again.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
@@ -41,14 +50,55 @@ class OpInfo:
 
 def query_ops(profile: MpiProfile, timeout: float = LIST_OPS_TIMEOUT) -> tuple[str, list[OpInfo]]:
     """Ask the profile's bench for its catalogue: (the JSON text, the parsed list)."""
-    argv = [profile.check_bench(), "--list-ops"]
+    bench = profile.check_bench()
+    argv = [bench, "--list-ops"]
     if profile.implementation == "smpi":  # an SMPI program runs only in the simulator
         argv = smpi_alone(profile.check_mpiexec(), argv)
+    cache = _cache_file(bench)
+    with contextlib.suppress(OSError, UnicodeDecodeError, MpiscopeError):
+        if cache is not None and cache.is_file():
+            text = cache.read_text("utf-8")
+            return text, parse_ops(text, str(cache))
     code, out, err = run_captured(argv, build_env(profile), timeout)
     if code != 0:
         last = (err.strip().splitlines() or ["no message"])[-1]
         raise RunFailedError(f"{format_command(argv)} failed with exit code {code}: {last}")
-    return out, parse_ops(out, format_command(argv))
+    ops = parse_ops(out, format_command(argv))
+    if cache is not None:
+        _keep(cache, out)
+    return out, ops
+
+
+def cache_dir() -> Path:
+    """mpiscope's cache directory: $XDG_CACHE_HOME/mpiscope, else ~/.cache/mpiscope."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "mpiscope"
+
+
+def _cache_file(program: str) -> Path | None:
+    """The cache file of the catalogue of ``program`` as built now; None when
+    it cannot be identified (then the bench is asked every time)."""
+    try:
+        exe = Path(program).resolve(strict=True)
+        files = [exe, *sorted(exe.parent.parent.joinpath("lib").glob("libmpiscope.so*"))]
+        ids = []
+        for path in files:
+            st = path.stat()
+            ids.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}")
+        key = hashlib.sha256("\n".join(ids).encode()).hexdigest()[:32]
+        return cache_dir() / f"ops-{key}.json"
+    except (OSError, RuntimeError):
+        return None
+
+
+def _keep(cache: Path, text: str) -> None:
+    """Write the cache file whole (rename); a cache that cannot be written is
+    only slower, never an error."""
+    with contextlib.suppress(OSError):
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        part = cache.with_name(f".{cache.name}.{os.getpid()}")
+        part.write_text(text, "utf-8")
+        os.replace(part, cache)
 
 
 def parse_ops(text: str, source: str = "list-ops") -> list[OpInfo]:
