@@ -102,6 +102,9 @@ def test_raw_samples_and_ring_sync(mpi: str, tmp_path: Path) -> None:
     for ok, late, over in zip(raw["valid"], raw["late"], raw["overrun"], strict=True):
         assert ok == (not late and not over)
     valid_times = sorted(t for t, ok in zip(raw["time_ns"], raw["valid"], strict=True) if ok)
+    if not valid_times:  # every launch late under a heavy load (seen in CI): no statistics
+        assert p["min_ns"] is None and p["max_ns"] is None and p["unstable"], p
+        return
     assert valid_times[0] == pytest.approx(p["min_ns"], rel=1e-9)
     assert valid_times[-1] == pytest.approx(p["max_ns"], rel=1e-9)
 
