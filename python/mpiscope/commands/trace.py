@@ -328,7 +328,7 @@ def _heatmap_picture(hm: Any, out: Path, rows: int, top: int) -> None:
     from mpiscope.reports.plots.activity import ActivityMap, render_activity
 
     fields = {f.name: data[f.name] for f in dataclasses.fields(ActivityMap)}
-    render_activity(ActivityMap(**fields), out, out.suffix.lower()[1:])
+    out.write_bytes(render_activity(ActivityMap(**fields), out.suffix.lower()[1:]))
 
 
 def _heatmap_panel(stream: Any) -> str:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
@@ -41,8 +40,8 @@ class ActivityMap:
     note: str
 
 
-def render_activity(act: ActivityMap, path: Path | None = None, fmt: str = "png") -> bytes:
-    """Draw ``act``; write it to ``path`` if given; return the file's bytes."""
+def render_activity(act: ActivityMap, fmt: str = "png") -> bytes:
+    """Draw ``act``; the file's bytes (the caller writes them)."""
     if fmt not in FORMATS:
         raise MpiscopeError(f"unknown plot format {fmt!r} (known: {', '.join(FORMATS)})")
     import io
@@ -73,13 +72,7 @@ def render_activity(act: ActivityMap, path: Path | None = None, fmt: str = "png"
         buffer = io.BytesIO()
         figure.savefig(buffer, format=fmt, dpi=110,
                        metadata={"Date": None} if fmt in ("svg", "pdf") else {})
-    data = buffer.getvalue()
-    if path is not None:
-        try:
-            path.write_bytes(data)
-        except OSError as exc:
-            raise MpiscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
-    return data
+    return buffer.getvalue()
 
 
 def _draw_map(figure: Any, ax: Any, act: ActivityMap) -> None:
