@@ -336,7 +336,11 @@ def _heatmap_panel(stream: Any) -> str:
     from mpiscope.trace.heatmap import DEFAULT_BINS, compute_heatmap, heatmap_data
     from mpiscope.trace.heatmap_html import render_heatmap_panel
 
-    data = heatmap_data(compute_heatmap(stream, DEFAULT_BINS), HEATMAP_ROWS, top=8)
+    try:
+        data = heatmap_data(compute_heatmap(stream, DEFAULT_BINS), HEATMAP_ROWS, top=8)
+    except MpiscopeError as exc:  # the timeline is still worth having
+        _say(f"mpiscope: no heat map above the timeline: {exc}")
+        return ""
     return render_heatmap_panel(data, clickable=True)
 
 
@@ -344,6 +348,9 @@ def _summary_heatmap(stream: Any, base: Path) -> str:
     """The summary's compact heat map: a line per rank (or group of ranks)."""
     from mpiscope.trace.heatmap import compute_heatmap, render_text
 
-    hm = compute_heatmap(stream, SUMMARY_BINS)
+    try:
+        hm = compute_heatmap(stream, SUMMARY_BINS)
+    except MpiscopeError as exc:  # the tables are still worth having
+        return f"\nTime in MPI over the run: no heat map ({exc})"
     return (f"\nTime in MPI over the run (more: mpiscope trace heatmap {base}, "
             "-o heatmap.png|.html)\n" + render_text(hm, SUMMARY_ROWS, top=0, title=False))
