@@ -42,7 +42,8 @@ def add_parser(commands: Any) -> None:
         "trace: 'mpiscope trace summary|export|view|heatmap TRACE'.",
         epilog="Examples: mpiscope trace -o app.trace -- mpiexec -n 4 ./app args | "
         "mpiscope trace --np 4 -o app.trace ./app | mpiscope trace summary app.trace | "
-        "mpiscope trace export app.trace --format perfetto | mpiscope trace view app.trace",
+        "mpiscope trace export app.trace --format perfetto | mpiscope trace view app.trace | "
+        "mpiscope trace heatmap app.trace [-o app.heatmap.png]",
     )
     parser.add_argument("-o", "--out", metavar="DIR", default="mpiscope.trace",
                         help="trace directory to write (default: mpiscope.trace)")
