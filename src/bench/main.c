@@ -56,6 +56,7 @@ int main(int argc, char **argv)
                   : cmd.describe ? mpiscope_describe_write(stdout, 0) : 0;
         return err ? 1 : 0;
     }
+    mpiscope_timer_prepare(); /* MPI_Init's time becomes the counter's calibration */
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
