@@ -23,10 +23,10 @@ from mpiscope.trace.heatmap import (
     NOT_IN_MPI,
     compute_heatmap,
     heatmap_data,
-    render_text,
     select_functions,
     split_time,
 )
+from mpiscope.trace.heatmap_text import render_text
 from mpiscope.trace.merge import load
 from mpiscope.trace.stream import open_stream
 from trace_helpers import build_example, mpiscope, profile_or_fail, rec, write_rank

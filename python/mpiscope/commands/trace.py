@@ -292,7 +292,8 @@ def _check_heatmap_args(args: argparse.Namespace) -> None:
 def _heatmap(stream: Any, args: argparse.Namespace) -> int:
     import shutil
 
-    from mpiscope.trace.heatmap import DEFAULT_BINS, compute_heatmap, render_text, select_functions
+    from mpiscope.trace.heatmap import DEFAULT_BINS, compute_heatmap, select_functions
+    from mpiscope.trace.heatmap_text import render_text
 
     functions = [f for text in args.function for f in text.split(",") if f.strip()]
     selection = select_functions(stream, [f.strip() for f in functions], args.classes)
@@ -347,7 +348,8 @@ def _heatmap_panel(stream: Any) -> str:
 
 def _summary_heatmap(stream: Any, base: Path) -> str:
     """The summary's compact heat map: a line per rank (or group of ranks)."""
-    from mpiscope.trace.heatmap import compute_heatmap, render_text
+    from mpiscope.trace.heatmap import compute_heatmap
+    from mpiscope.trace.heatmap_text import render_text
 
     try:
         hm = compute_heatmap(stream, SUMMARY_BINS)
