@@ -49,9 +49,11 @@ def expected_transfers(n: int) -> Counter:
     return out
 
 
-# where each transfer's arrow ends: the target's fence or wait, else the origin's closing call
-ENDS = {"fence": "MPI_Win_fence", "pscw": "MPI_Win_wait", "lock": "MPI_Win_unlock"}
-LOCK_ALL_ENDS = {"MPI_Rput": "MPI_Win_flush", "MPI_Fetch_and_op": "MPI_Win_unlock_all"}
+# where each transfer's arrow ends: the target's closing fence or wait; a
+# passive-target one at the end of the origin's flush or unlock (on the target's track)
+ENDS = {"fence": "MPI_Win_fence", "pscw": "MPI_Win_wait"}
+PASSIVE_ENDS = {"MPI_Put": "MPI_Win_unlock", "MPI_Accumulate": "MPI_Win_unlock",
+                "MPI_Rput": "MPI_Win_flush", "MPI_Fetch_and_op": "MPI_Win_unlock_all"}
 
 
 @pytest.fixture(scope="module")
@@ -68,21 +70,27 @@ def traced(exe: Path, tmp_path: Path, n: int, *args: str) -> Path:
     return tmp_path / "t"
 
 
-def streamed_links(trace: Path) -> list[tuple[Link, Call, Call]]:
-    out: list[tuple[Link, Call, Call]] = []
+Links = list[tuple[Link, Call, Call | None]]
+
+
+def streamed(trace: Path) -> tuple[Links, dict[tuple[int, float], str]]:
+    """The links, and every call's name by (rank, end)."""
+    out: Links = []
     stream = open_stream(trace)
-    for _ in stream.calls(on_link=lambda k, link, a, b: out.append((link, a, b))):
-        pass
-    return out
+    ends = {(c.rank, c.end_ns): c.name
+            for c in stream.calls(on_link=lambda k, link, a, b: out.append((link, a, b)))}
+    return out, ends
 
 
-def check_links(links: list[tuple[Link, Call, Call]], n: int) -> None:
+def check_links(trace: Path, n: int) -> Links:
+    links, ends = streamed(trace)
     coll = [x for x in links if x[0].kind == "collective"]
     rma = [x for x in links if x[0].kind == "rma"]
     # one arrow per instance to each member but the last to arrive
     per_instance = Counter((lk.name, lk.detail) for lk, _, _ in coll)
     assert per_instance == Counter({k: v * (n - 1) for k, v in expected_instances().items()})
     for lk, src, dst in coll:
+        assert dst is not None
         assert (src.rank, dst.rank) == (lk.src, lk.dst) and src.rank != dst.rank
         if lk.detail == "persistent":
             assert src.name in ("MPI_Start", "MPI_Startall") and dst.name == "MPI_Wait"
@@ -93,18 +101,19 @@ def check_links(links: list[tuple[Link, Call, Call]], n: int) -> None:
     assert Counter((lk.name, lk.src, lk.dst, lk.detail) for lk, _, _ in rma) == (
         expected_transfers(n))
     for lk, src, dst in rma:
-        assert src.name == lk.name and src.rank == lk.src
-        end = LOCK_ALL_ENDS[lk.name] if lk.detail == "lock_all" else ENDS[lk.detail]
-        assert dst.name == end
-        assert dst.rank == (lk.dst if lk.detail in ("fence", "pscw") else lk.src)
-        assert lk.dst_ns >= lk.src_ns
+        assert src.name == lk.name and src.rank == lk.src and lk.dst_ns >= lk.src_ns
+        if lk.detail in ENDS:  # complete at the origin's closing call, drawn to the target's
+            assert dst is not None and (dst.name, dst.rank) == (ENDS[lk.detail], lk.dst)
+            assert ends[(lk.src, lk.dst_ns)] == ENDS[lk.detail].replace("wait", "complete")
+        else:
+            assert dst is None and ends[(lk.src, lk.dst_ns)] == PASSIVE_ENDS[lk.name]
+    return links
 
 
 def test_two_ranks_every_kind_matched_and_the_paused_window_said(exe: Path,
                                                                  tmp_path: Path) -> None:
     trace = traced(exe, tmp_path, 2, "--paused")
-    links = streamed_links(trace)
-    check_links(links, 2)
+    links = check_links(trace, 2)
 
     merged = load(trace)  # the in-memory view: the same matcher, the same links
     assert Counter(merged.links) == Counter(lk for lk, _, _ in links)
@@ -133,12 +142,17 @@ def test_exports_draw_the_instances_and_transfers(exe: Path, tmp_path: Path) -> 
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
 
     trace = traced(exe, tmp_path, 2)
-    arrows = len(streamed_links(trace)) + 3  # and the partitioned messages
+    arrows = len(check_links(trace, 2)) + 3  # and the partitioned messages
     assert mpiscope("trace", "export", "t", "--format", "chrome", mpi=MPI,
                     cwd=tmp_path).returncode == 0
     events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
     starts = Counter(e["cat"] for e in events if e["ph"] == "s")
     assert starts == Counter({"collective": 12, "rma": 16, "message": 3})
+    marks = Counter((e["name"], e["pid"]) for e in events if e.get("cat") == "rma target")
+    assert marks == Counter({("MPI_Put from rank 0", 1): 1, ("MPI_Accumulate from rank 0", 1): 1,
+                             ("MPI_Rput from rank 0", 1): 1, ("MPI_Rput from rank 1", 0): 1,
+                             ("MPI_Fetch_and_op from rank 0", 1): 1,
+                             ("MPI_Fetch_and_op from rank 1", 0): 1})
     assert sum(e["ph"] == "f" for e in events) == arrows
     assert mpiscope("trace", "export", "t", "--format", "perfetto", mpi=MPI,
                     cwd=tmp_path).returncode == 0
@@ -152,7 +166,7 @@ def test_three_ranks_translate_targets_and_members(exe: Path, tmp_path: Path) ->
     """On 3 ranks a window of the reversed communicator has its rank 0 on
     world rank 2, and a collective instance links the last arrival to two."""
     trace = traced(exe, tmp_path, 3)
-    check_links(streamed_links(trace), 3)
+    check_links(trace, 3)
     merged = load(trace)
     assert not merged.unmatched_why
     assert merged.matched["partitioned"] == 3

@@ -75,8 +75,9 @@ class Call:
     flags: int = 0
     flows_out: list[int] = field(default_factory=list)  # messages it sends
     flows_in: list[int] = field(default_factory=list)  # messages it completes
-    links_out: list[int] = field(default_factory=list)  # other arrows it starts
-    links_in: list[int] = field(default_factory=list)  # other arrows it ends
+    # other arrows it starts and ends (rare: a list made when the first comes)
+    links_out: list[int] | tuple[()] = ()
+    links_in: list[int] | tuple[()] = ()
     pending: int = 0  # its arrows not known yet
     closed: bool = False  # every part of it seen
 
@@ -112,6 +113,6 @@ class Linker(Protocol):
 
     def release(self, call: Call) -> None: ...
 
-    def link(self, link: Link, src: Call, dst: Call) -> None: ...
+    def link(self, link: Link, src: Call, dst: Call | None) -> None: ...
 
     def not_matched(self, kind: str, why: str, count: int = 1) -> None: ...

@@ -47,14 +47,22 @@ def flow_events(k: int, m: Message, send: Call, recv: Call) -> list[dict[str, An
             {**common, "ph": "f", "pid": m.dst, "tid": recv.thread, "ts": end / 1e3}]
 
 
-def link_events(k: int, link: Link, src: Call, dst: Call) -> list[dict[str, Any]]:
-    """The two flow events of a collective instance's or a one-sided
-    transfer's arrow `k`: from the start of `src` to the end of `dst`."""
+def link_events(k: int, link: Link, src: Call, dst: Call | None) -> list[dict[str, Any]]:
+    """The flow events of a collective instance's or a one-sided transfer's
+    arrow `k`: from the start of `src` to the end of `dst`; with no `dst` (a
+    passive-target transfer) to a 1 ns mark on the target at the completion."""
     common = {"name": link.name, "cat": link.kind, "id": k, "bp": "e"}
+    label = "epoch" if link.kind == "rma" else "kind"
+    out = [{**common, "ph": "s", "pid": src.rank, "tid": src.thread, "ts": src.start_ns / 1e3,
+            "args": {"to": link.dst, label: link.detail}}]
+    if dst is None:
+        out.append({"ph": "X", "name": f"{link.name} from rank {link.src}", "cat": "rma target",
+                    "pid": link.dst, "tid": 0, "ts": link.dst_ns / 1e3, "dur": 1e-3,
+                    "args": {"epoch": link.detail, "bytes": link.bytes}})
+        return out + [{**common, "ph": "f", "pid": link.dst, "tid": 0,
+                       "ts": link.dst_ns / 1e3}]
     end = max(dst.start_ns, dst.end_ns - 1.0)
-    return [{**common, "ph": "s", "pid": src.rank, "tid": src.thread, "ts": src.start_ns / 1e3,
-             "args": {"to": link.dst, "epoch" if link.kind == "rma" else "kind": link.detail}},
-            {**common, "ph": "f", "pid": dst.rank, "tid": dst.thread, "ts": end / 1e3}]
+    return out + [{**common, "ph": "f", "pid": dst.rank, "tid": dst.thread, "ts": end / 1e3}]
 
 
 def _events(stream: Stream) -> Iterator[dict[str, Any]]:
@@ -68,7 +76,7 @@ def _events(stream: Stream) -> Iterator[dict[str, Any]]:
     def on_message(k: int, m: Message, send: Call, recv: Call) -> None:
         flows.extend(flow_events(k, m, send, recv))
 
-    def on_link(k: int, link: Link, src: Call, dst: Call) -> None:
+    def on_link(k: int, link: Link, src: Call, dst: Call | None) -> None:
         flows.extend(link_events(k, link, src, dst))
 
     for call in stream.calls(on_message=on_message, on_link=on_link):

@@ -91,8 +91,9 @@ class Collectives:
         self.names = {r.rank: r.functions for r in ranks}
         self.classes = {r.rank: r.classes for r in ranks}
         self.ranks = {r.rank: _Rank(r) for r in ranks}
-        self.interesting = {r.rank: np.array([c in CLASSES or c == "completion"
-                                              or n == "MPI_Request_free"
+        # the calls to feed always; completions and new requests only while
+        # the rank has collective requests open (``busy``)
+        self.interesting = {r.rank: np.array([c in CLASSES or n == "MPI_Request_free"
                                               for c, n in zip(r.classes, r.functions,
                                                               strict=True)])
                             for r in ranks}
@@ -162,10 +163,17 @@ class Collectives:
         elif name == "MPI_Request_free":
             if st.persistent.get(handle):
                 st.persistent[handle].popleft()
+                if not st.persistent[handle]:
+                    del st.persistent[handle]
         elif flags & F_REQUEST_NEW:
             # another kind of request took the handle: any collective one is gone
             st.open.pop(handle, None)
             st.persistent.pop(handle, None)
+
+    def busy(self, rank: int) -> bool:
+        """The rank has collective requests open: its completions matter."""
+        st = self.ranks[rank]
+        return bool(st.open or st.persistent)
 
     def _start(self, rank: int, handle: int, call: Call) -> None:
         queue = self.ranks[rank].persistent.get(handle)

@@ -226,7 +226,7 @@ def _envelope(info: _Request, status_peer: int, status_tag: int) -> tuple[int, i
 
 
 OnMessage = Callable[[int, Message, Call, Call], None]
-OnLink = Callable[[int, Link, Call, Call], None]
+OnLink = Callable[[int, Link, Call, Call | None], None]
 
 
 class Matcher:
@@ -256,6 +256,12 @@ class Matcher:
             self.scanners[r.rank] = Scanner(r.rank, r, self._on_send, self._on_recv)
         self.collectives = Collectives(self, ranks, missing_ranks)
         self.one_sided = OneSided(self, ranks, missing_ranks)
+        # per rank and function id, who reads its records: 1 the scanner,
+        # 2 the collectives, 4 the one-sided transfers (a list: fast to index)
+        self.readers = {r.rank: (self.scanners[r.rank].interesting.astype(int)
+                                 + 2 * self.collectives.interesting[r.rank]
+                                 + 4 * self.one_sided.interesting[r.rank]).tolist()
+                        for r in ranks}
 
     # -- what the trackers use
     def hold(self, call: Call) -> None:
@@ -267,11 +273,15 @@ class Matcher:
         if not call.pending and call.closed:
             self._settle(call)
 
-    def link(self, link: Link, src: Call, dst: Call) -> None:
+    def link(self, link: Link, src: Call, dst: Call | None) -> None:
+        """Arrow `link` from `src` to `dst`; to no call (``dst`` None) when
+        nothing happens on its destination rank (a passive-target transfer):
+        the exports then mark its completion there."""
         k = self.next_id
         self.next_id += 1
-        src.links_out.append(k)
-        dst.links_in.append(k)
+        src.links_out = [*src.links_out, k]
+        if dst is not None:
+            dst.links_in = [*dst.links_in, k]
         if self.on_link is not None:
             self.on_link(k, link, src, dst)
 
@@ -344,7 +354,7 @@ class Matcher:
         coll, rma = self.collectives, self.one_sided
         for row in rows:
             rank = row[14]
-            info, scanner = self.info[rank], self.scanners[rank]
+            info = self.info[rank]
             func, flags = row[9], row[10]
             i = self.index[rank]
             self.index[rank] = i + 1
@@ -359,13 +369,14 @@ class Matcher:
                     self.held[(rank, call.thread)].append(call)
                 if previous is not None:
                     self._close(previous)
-            if scanner.interesting[func]:
-                scanner.feed(i, row, row[12], row[13], not unfinished)
+            readers = self.readers[rank][func]
+            if readers & 1:
+                self.scanners[rank].feed(i, row, row[12], row[13], not unfinished)
                 if self.waiting[rank]:
                     self._release(rank)
-            if coll.interesting[rank][func] or flags & F_REQUEST_NEW:
+            if readers & 2 or (flags & (F_REQUEST_NEW | F_COMPLETED) and coll.busy(rank)):
                 coll.feed(rank, row, self.current[rank])
-            if rma.interesting[rank][func]:
+            if readers & 4:
                 rma.feed(rank, row, self.current[rank])
             if self.out:
                 yield from self.out

@@ -17,6 +17,7 @@ import struct
 from pathlib import Path
 from typing import BinaryIO
 
+from mpiscope.trace.calls import Link
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import NONE
 from mpiscope.trace.stream import Call, Stream, as_stream
@@ -24,7 +25,7 @@ from mpiscope.trace.stream import Call, Stream, as_stream
 __all__ = ["write_perfetto"]
 
 # field numbers of protos/perfetto/trace/ (trace_packet.proto, track_event.proto, ...)
-SLICE_BEGIN, SLICE_END = 1, 2
+SLICE_BEGIN, SLICE_END, SLICE_INSTANT = 1, 2, 3
 
 
 _SMALL = [bytes([v]) for v in range(128)]
@@ -72,6 +73,14 @@ class _Writer:
         desc += _bytes(3, process) if process else _bytes(4, thread)
         self.packet(_bytes(60, desc))
 
+    def mark(self, rank: int, ns: float, name: str, flow: int) -> None:
+        """An instant on `rank`'s first thread where arrow `flow` ends (a
+        passive-target transfer: the target makes no call)."""
+        event = b"".join((_int(9, SLICE_INSTANT), _int(11, ((rank + 1) << 20) + 1),
+                          _bytes(23, name.encode()), FLOW_IN + struct.pack("<Q", flow)))
+        self.packet(b"".join((TIMESTAMP, _varint(int(ns)), _int(10, rank + 1), TRACK_EVENT,
+                              _varint(len(event)), event)))
+
     def _arg(self, key: str, value: int) -> bytes:
         found = self.args.get((key, value))
         if found is None:
@@ -97,10 +106,13 @@ class _Writer:
             parts.append(self._arg("root", call.root))
         if call.bytes >= 0:
             parts.append(self._arg("bytes", call.bytes))
-        for k in (*call.flows_out, *call.links_out):
+        for k in call.flows_out:
             parts.append(FLOW_OUT + struct.pack("<Q", k))
-        for k in (*call.flows_in, *call.links_in):
+        for k in call.flows_in:
             parts.append(FLOW_IN + struct.pack("<Q", k))
+        if call.links_out or call.links_in:
+            parts += [FLOW_OUT + struct.pack("<Q", k) for k in call.links_out]
+            parts += [FLOW_IN + struct.pack("<Q", k) for k in call.links_in]
         event = b"".join(parts)
         begin = b"".join((TIMESTAMP, _varint(int(call.start_ns)), seq, TRACK_EVENT,
                           _varint(len(event)), event))
@@ -126,6 +138,11 @@ def write_perfetto(source: Stream | Merged, out: Path) -> int:
                         _int(1, pid) + _int(2, pid * 1000 + thread)
                         + _bytes(5, f"rank {rank} thread {thread}".encode()))
         seqs = {r.rank: _int(10, r.rank + 1) for r in stream.trace.ranks}
-        for call in stream.calls():
+
+        def on_link(k: int, link: Link, src: Call, dst: Call | None) -> None:
+            if dst is None:
+                w.mark(link.dst, link.dst_ns, f"{link.name} from rank {link.src}", k)
+
+        for call in stream.calls(on_link=on_link):
             w.call(call, seqs[call.rank])
     return stream.messages

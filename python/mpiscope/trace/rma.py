@@ -17,7 +17,8 @@ complete at the call that closes its epoch on the origin:
   MPI_Win_post are recorded, as ranks of the window);
 * passive target (MPI_Win_lock, MPI_Win_lock_all): the first
   MPI_Win_flush(target), MPI_Win_flush_all or unlock after it; the target
-  makes no call, so the arrow ends in that call, on the origin.
+  makes no call, so the arrow ends on the target's track at the end of that
+  call (the exports draw a mark there: the data is at the target by then).
 """
 
 from __future__ import annotations
@@ -182,8 +183,10 @@ class OneSided:
             w.pending = [op for op in w.pending if op not in taken]
         return taken
 
-    def _link(self, op: _Op, done: Call, end: Call) -> None:
-        """Transfer `op`, complete at `done` (on the origin), drawn to `end`."""
+    def _link(self, op: _Op, done: Call, end: Call | None) -> None:
+        """Transfer `op`, complete at `done` (on the origin), drawn to `end`
+        (None: to the target's track at the completion, which no call of the
+        target marks)."""
         self.m.matched["rma"] += 1
         self.m.link(Link("rma", op.name, op.call.rank, op.target, op.call.start_ns, done.end_ns,
                          op.call.bytes, op.epoch), op.call, end)
@@ -263,7 +266,7 @@ class OneSided:
     # -- passive target: complete at the origin's flush or unlock
     def _passive(self, rank: int, w: _Window, call: Call, which) -> None:
         for op in self._take(w, ("lock", "lock_all"), which):
-            self._link(op, call, call)
+            self._link(op, call, None)
 
     def _left(self, ops: list[_Op], why: str) -> None:
         for op in ops:
