@@ -17,20 +17,28 @@ match. An MPI_Isendrecv's status is not trusted (MPICH 5.0.2 leaves it
 unfilled): its receive is checked against the posted envelope.
 
 **clocks** makes two-rank traces of small real programs (examples/trace's
-late_p2p, late_collective, halo4d, an 8-byte ping-pong of bench's
-trace_overhead_app, the mpi4py ring) and prints, per trace, the arrows that
-run backwards on the global clock, the error bound the trace reports (the
-synchronisation's residual plus half its best round trip, or 0 where the
-ranks read one counter) and the error measured from the messages: on the
-global clock a message takes at least 0 ns, so with offset error e of rank 1
-against rank 0, every message 0->1 has recv - send >= -e... the smallest
-one-way slack in each direction bounds e from both sides.
+late_p2p and halo4d, bench/trace_overhead_app.c's 8-byte ping-pong, the
+mpi4py ring), a mix, and prints per trace the arrows that run backwards on
+the global clock and the clock error reported against the error measured
+from the messages themselves. On the global clock, with rank 1's times off
+by e, a message 0->1 shows recv - send = delay + e and one 1->0 shows
+delay - e; delays are >= 0, so e lies in [-min slack(1->0), min slack(0->1)]:
+the error is at least max(0, lo, -hi), whatever the synchronisation said.
+Two ranks on one host that read one invariant counter (rdtsc) need no
+estimate (the reported error is 0, and the interval must hold 0); the
+synchronisation's estimate is then also judged against that counter (its
+true error) and the traces are merged again with the estimate alone: its
+backward arrows, its reported bound (residual + half the best round trip)
+against its true and its measured error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
 import sys
+import tempfile
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +55,9 @@ from mpiscope.trace.reader import (  # noqa: E402
     F_STARTED,
     PEER_ANY_SOURCE,
     TAG_ANY,
+    read_trace,  # noqa: E402
 )
+from mpiscope.trace.record import tracer_library  # noqa: E402
 
 SYNCHRONOUS = {"MPI_Ssend", "MPI_Ssend_c"}
 
@@ -275,8 +285,8 @@ def print_pairs(res: dict, show: int) -> None:
     print(f"  unmatched by the tracer: {res['unmatched_sends']} sends, "
           f"{res['unmatched_recvs']} receives; left by this check: "
           f"{sum(res['left_sends'].values())} sends, {sum(res['left_recvs'].values())} "
-          f"receives; partitioned rounds matched {res['partitioned']} (of {res['partitioned_inits']} "
-          "MPI_Psend_init, not checked)")
+          f"receives; partitioned rounds matched {res['partitioned']} (of "
+          f"{res['partitioned_inits']} MPI_Psend_init, not checked)")
     for line in (res["bad_send"] + res["bad_recv"])[:show]:
         print("  mis-paired:", line)
     for label, left in (("send", res["left_sends"]), ("receive", res["left_recvs"])):
@@ -286,16 +296,164 @@ def print_pairs(res: dict, show: int) -> None:
         print(f"  pairs {s} -> {r}: {n}")
 
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def programs(examples: Path, app: Path) -> list[tuple[str, list[str]]]:
+    py = sys.executable
+    return [
+        ("late_p2p send", [str(examples / "late_p2p"), "--late", "send", "--delay-ms", "20",
+                           "--trials", "2", "--sizes", "8,65536"]),
+        ("late_p2p recv", [str(examples / "late_p2p"), "--late", "recv", "--delay-ms", "20",
+                           "--trials", "2", "--sizes", "8,1048576"]),
+        ("halo4d 1-D", [str(examples / "halo4d"), "--dims", "1", "--lattice", "8",
+                        "--iters", "40"]),
+        ("ping-pong 8 B", [str(app), "--mode", "pingpong", "--n", "2000", "--repeats", "1"]),
+        ("mpi4py ring", [py, str(ROOT / "examples" / "trace" / "ring_mpi4py.py")]),
+    ]
+
+
+def _slacks(merged: tmerge.Merged) -> tuple[float, float, int, int]:
+    """min(recv - send) of the messages 0->1 and 1->0 (inf when none) and their counts."""
+    d01 = [m.recv_ns - m.send_ns for m in merged.messages if (m.src, m.dst) == (0, 1)]
+    d10 = [m.recv_ns - m.send_ns for m in merged.messages if (m.src, m.dst) == (1, 0)]
+    return (min(d01, default=float("inf")), min(d10, default=float("inf")), len(d01), len(d10))
+
+
+def _at_least(s01: float, s10: float) -> float:
+    """The least |error| of rank 1's clock the slacks prove."""
+    return max(0.0, -s10, -s01)
+
+
+def _estimate_only(path: Path) -> tmerge.Merged:
+    """The trace merged with the synchronisation's estimate for every rank."""
+    shift = tmerge.counter_shift
+    tmerge.counter_shift = lambda rank, zero: None
+    try:
+        return tmerge.merge(read_trace(path))
+    finally:
+        tmerge.counter_shift = shift
+
+
+def judge_clock(path: Path) -> dict:
+    merged = tmerge.load(path)
+    r0, r1 = merged.trace.ranks[0], merged.trace.ranks[1]
+    s01, s10, n01, n10 = _slacks(merged)
+    start = r0.clocks.get(0)
+    bound = (abs(start.residual_ns[1]) + start.rtt_all_ns[1] / 2
+             if start and len(start.residual_ns) > 1 else float("nan"))
+    row = {"messages": (n01, n10), "backwards": merged.backwards, "slack": (s01, s10),
+           "exact": 1 in merged.shared_counter, "est_bound": bound}
+    row["reported"] = 0.0 if row["exact"] else bound
+    row["at_least"] = _at_least(s01, s10)
+    exact = tmerge.counter_shift(r1, r0)
+    if exact is not None:
+        # the estimate's true error at each synchronisation against that one's own bound
+        estimate = tmerge.clock_function(r1)
+        errors, bounds = [], []
+        for which, point in sorted(r1.clocks.items()):
+            at = tmerge.np.array([point.local_ns])
+            errors.append(abs(float(estimate(at)[0] - exact(at)[0])))
+            zero = r0.clocks.get(which)
+            bounds.append(abs(zero.residual_ns[1]) + zero.rtt_all_ns[1] / 2
+                          if zero and len(zero.residual_ns) > 1 else float("nan"))
+        row["est_error"] = max(errors)
+        row["est_bound"] = max(bounds)
+        row["est_over"] = any(e > b for e, b in zip(errors, bounds, strict=True))
+        est = _estimate_only(path)
+        e01, e10, _, _ = _slacks(est)
+        row["est_backwards"] = est.backwards
+        row["est_at_least"] = _at_least(e01, e10)
+    return row
+
+
+def make_traces(count: int, out: Path, examples: Path, mpi: str | None) -> list[tuple[str, Path]]:
+    profile, lib = tracer_library(mpi)
+    app = out / "trace_overhead_app"
+    if not app.exists():
+        subprocess.run([profile.mpicc, "-O2", str(ROOT / "bench" / "trace_overhead_app.c"),
+                        "-o", str(app)], check=True)
+    progs = programs(examples, app)
+    made = []
+    env = dict(os.environ, MPISCOPE_TRACE_LIB=lib)
+    for i in range(count):
+        name, argv = progs[i % len(progs)]
+        trace = out / f"t{i:02d}.trace"
+        cmd = [sys.executable, "-m", "mpiscope", "trace", "--np", "2", "--force", "-o",
+               str(trace), *(["--mpi", mpi] if mpi else []), "--", *argv]
+        proc = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300,
+                              check=False)
+        if proc.returncode != 0:
+            sys.exit(f"trace {i} ({name}) failed:\n{proc.stderr[-2000:]}")
+        made.append((name, trace))
+    return made
+
+
+def _ns(x: float) -> str:
+    return "-" if x != x or x == float("inf") else f"{x:.0f}"
+
+
+def print_clocks(rows: list[tuple[str, dict]]) -> None:
+    print(f"{'#':>2}  {'program':<14} {'msgs 0>1/1>0':>12} {'back':>4} {'clock':>8} "
+          f"{'reported':>8} {'>= |e|':>7} {'slack 0>1':>9} {'slack 1>0':>9} | "
+          f"{'est bound':>9} {'est true':>8} {'est >=':>7} {'est back':>8}")
+    for i, (name, r) in enumerate(rows):
+        n01, n10 = r["messages"]
+        print(f"{i:>2}  {name:<14} {f'{n01}/{n10}':>12} {r['backwards']:>4} "
+              f"{'counter' if r['exact'] else 'estimate':>8} {_ns(r['reported']):>8} "
+              f"{_ns(r['at_least']):>7} {_ns(r['slack'][0]):>9} {_ns(r['slack'][1]):>9} | "
+              f"{_ns(r['est_bound']):>9} {_ns(r.get('est_error', float('nan'))):>8} "
+              f"{_ns(r.get('est_at_least', float('nan'))):>7} "
+              f"{r.get('est_backwards', '-'):>8}")
+    data = [r for _, r in rows]
+    ests = [r for r in data if "est_error" in r]
+    print(f"traces {len(data)}: backward arrows {sum(r['backwards'] for r in data)} "
+          f"(in {sum(1 for r in data if r['backwards'])} traces); clock used: counter "
+          f"{sum(r['exact'] for r in data)}, estimate {sum(not r['exact'] for r in data)}; "
+          f"reported error below the measured least error in "
+          f"{sum(1 for r in data if r['reported'] < r['at_least'])} traces "
+          f"(largest measured least error {max(r['at_least'] for r in data):.0f} ns)")
+    if ests:
+        print(f"the estimate alone (as for ranks on other hosts), {len(ests)} traces: backward "
+              f"arrows {sum(r['est_backwards'] for r in ests)} (in "
+              f"{sum(1 for r in ests if r['est_backwards'])} traces); its true error (against "
+              f"the counter) max {max(r['est_error'] for r in ests):.0f} ns, median "
+              f"{sorted(r['est_error'] for r in ests)[len(ests) // 2]:.0f} ns; its bound max "
+              f"{max(r['est_bound'] for r in ests):.0f} ns, median "
+              f"{sorted(r['est_bound'] for r in ests)[len(ests) // 2]:.0f} ns; a "
+              f"synchronisation's bound below its true error in "
+              f"{sum(1 for r in ests if r['est_over'])} "
+              f"traces, below the measured least error in "
+              f"{sum(1 for r in ests if r['est_bound'] < r['est_at_least'])}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="what", required=True)
     p = sub.add_parser("pairs", help="check each matched message against MPI's own account")
     p.add_argument("traces", nargs="+", type=Path)
     p.add_argument("--show", type=int, default=8, help="examples of each kind to print")
+    c = sub.add_parser("clocks", help="backward arrows and clock error of 2-rank traces")
+    c.add_argument("--traces", type=int, default=50)
+    c.add_argument("--dir", type=Path, default=None, help="keep the traces here")
+    c.add_argument("--examples", type=Path, default=ROOT / "build" / "mpich" / "examples" /
+                   "trace", help="where examples/trace is built (late_p2p, halo4d)")
+    c.add_argument("--mpi", default=None)
+    c.add_argument("--reuse", action="store_true", help="judge the traces already in --dir")
     args = parser.parse_args(argv)
     if args.what == "pairs":
         for path in args.traces:
             print_pairs(check_pairs(path), args.show)
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        out = args.dir or Path(tmp)
+        out.mkdir(parents=True, exist_ok=True)
+        if args.reuse:
+            names = [name for name, _ in programs(args.examples, out)]
+            made = [(names[i % len(names)], out / f"t{i:02d}.trace") for i in range(args.traces)]
+        else:
+            made = make_traces(args.traces, out, args.examples, args.mpi)
+        print_clocks([(name, judge_clock(path)) for name, path in made])
     return 0
 
 
