@@ -6,7 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 from mpiscope.trace.merge import load
-from mpiscope.trace.reader import F_COMPLETED, F_PART, F_REQUEST_NEW, TAG_ANY, read_trace
+from mpiscope.trace.reader import (
+    F_COMPLETED,
+    F_PART,
+    F_REQUEST_NEW,
+    TAG_ANY,
+    check_rank_file,
+    read_rank_file,
+    read_trace,
+)
 from mpiscope.trace.stream import open_stream
 from trace_helpers import rec, write_rank
 
@@ -50,3 +58,18 @@ def test_any_tag_streamed_too(tmp_path: Path) -> None:
     assert (stream.unmatched_sends, stream.unmatched_recvs) == (0, 0)
     ins = {c.name: len(c.flows_in) for c in calls if c.rank == 1}
     assert ins == {"MPI_Irecv": 0, "MPI_Wait": 1, "MPI_Recv": 1}
+
+
+def test_overwritten_file_is_called_corrupt_in_plain_text(tmp_path: Path) -> None:
+    """A rank file another process overwrote (the full mpi4py suite: a
+    spawned job's rank 0 truncated and rewrote rank-00000.mst while the
+    parent went on writing at its offsets) was reported "cut at byte N
+    inside its \\ufffd\\ufffd\\ufffd\\ufffd chunk": bytes that are no chunk
+    header are said to be that, in plain text, by the reader and the check."""
+    path = write_rank(tmp_path, 0, 1, [rec("MPI_Send", 100, 110, peer=0, tag=0, nbytes=4)])
+    size = path.stat().st_size
+    with path.open("ab") as f:
+        f.write(b"\xf0\x9f\x8e\x00" + bytes(4) + (1 << 40).to_bytes(8, "little") + b"x" * 64)
+    why = check_rank_file(path)
+    assert why == read_rank_file(path).cut
+    assert why.startswith(f"corrupt from byte {size} ") and why.isascii()

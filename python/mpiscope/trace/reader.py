@@ -215,7 +215,10 @@ def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], 
         if at + 16 > len(data):
             cut = f"cut at byte {len(data)} inside a chunk header"
             break
-        tag = data[at:at + 4].decode("ascii", "replace")
+        tag = _tag(data[at:at + 4])
+        if not tag:
+            cut = _not_a_chunk(at)
+            break
         (size,) = struct.unpack_from("<Q", data, at + 8)
         if lazy and tag == "THRD":  # its 24-byte head only: records are read later
             head = data[at + 16:at + 16 + min(size, 24)]
@@ -234,6 +237,16 @@ def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], 
         chunks.append(_Chunk(tag, bytes(data[at + 16:at + 16 + size]), size, at))
         at += 16 + (size + 7) // 8 * 8
     return chunks, cut, holes
+
+
+def _tag(raw: bytes) -> str:
+    """A chunk's tag, "" when the 4 bytes are not one (not printable ASCII)."""
+    return raw.decode("ascii") if len(raw) == 4 and all(32 <= b < 127 for b in raw) else ""
+
+
+def _not_a_chunk(at: int) -> str:
+    return (f"corrupt from byte {at} (no chunk header there: the file was overwritten, "
+            "e.g. by another process writing the same rank file)")
 
 
 def check_rank_file(path: Path) -> str:
@@ -256,8 +269,10 @@ def check_rank_file(path: Path) -> str:
             if len(header) < 16:
                 return f"cut at byte {size} inside a chunk header"
             (length,) = struct.unpack_from("<Q", header, 8)
+            tag = _tag(header[:4])
+            if not tag:
+                return _not_a_chunk(at)
             if at + 16 + length > size:
-                tag = header[:4].decode("ascii", "replace")
                 return f"cut at byte {size} inside its {tag} chunk"
             if header[:4] == b"END ":
                 end = f.read(min(length, 40))
