@@ -1,6 +1,6 @@
 """Matching beyond point-to-point (issue 15, "also" 1): nonblocking and
 persistent collectives, one-sided transfers in their epochs and partitioned
-messages, traced for real (tests/trace/match_kinds.c, MPICH) on 2 and 3
+messages, traced for real (tests/trace/match_kinds.c, MPICH and Open MPI) on 2 and 3
 ranks and checked against what the program does: every instance, every
 transfer with its origin, target and epoch, every partitioned round, and
 the one transfer that cannot be matched, with its reason, in the summary.
@@ -21,7 +21,7 @@ from mpiscope.trace.stream import open_stream
 from trace_helpers import ROOT, build_example, mpiscope, profile_or_fail
 
 SOURCE = ROOT / "tests" / "trace" / "match_kinds.c"
-MPI = "mpich"
+MPIS = ["mpich", "openmpi"]
 NOT_IN_TRACE = "its window's creation is not in the trace"
 
 
@@ -30,7 +30,8 @@ def expected_instances() -> Counter:
     return Counter({("MPI_Ibarrier", "nonblocking"): 1, ("MPI_Bcast", "blocking"): 1,
                     ("MPI_Ibcast", "nonblocking"): 2, ("MPI_Iallreduce", "nonblocking"): 2,
                     ("MPI_Allreduce_init", "persistent"): 3, ("MPI_Barrier", "blocking"): 2,
-                    ("MPI_Allgather", "blocking"): 1})
+                    ("MPI_Allgather", "blocking"): 1,
+                    ("MPI_Ineighbor_allgather", "nonblocking"): 1})
 
 
 def expected_transfers(n: int) -> Counter:
@@ -57,13 +58,25 @@ PASSIVE_ENDS = {"MPI_Put": "MPI_Win_unlock", "MPI_Accumulate": "MPI_Win_unlock",
 
 
 @pytest.fixture(scope="module")
-def exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    profile_or_fail(MPI)
-    return build_example("match_kinds", MPI, tmp_path_factory.mktemp("bins"), SOURCE)
+def bins(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("bins")
+
+
+@pytest.fixture(params=MPIS)
+def mpi(request: pytest.FixtureRequest) -> str:
+    name: str = request.param
+    profile_or_fail(name)
+    return name
+
+
+@pytest.fixture
+def exe(mpi: str, bins: Path) -> Path:
+    return build_example("match_kinds", mpi, bins, SOURCE)
 
 
 def traced(exe: Path, tmp_path: Path, n: int, *args: str) -> Path:
-    run = mpiscope("trace", "--mpi", MPI, "--np", str(n), "-o", "t", str(exe), *args, mpi=MPI,
+    mpi = exe.name.rsplit("-", 1)[1]
+    run = mpiscope("trace", "--mpi", mpi, "--np", str(n), "-o", "t", str(exe), *args, mpi=mpi,
                    cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stdout == f"match_kinds: {n} ranks done\n"
@@ -124,11 +137,11 @@ def test_two_ranks_every_kind_matched_and_the_paused_window_said(exe: Path,
     assert [(m.src, m.dst, m.tag, m.bytes) for m in parts] == [(0, 1, 7, 4 * 8 * 8)] * 3
     assert len(merged.messages) == 3  # nothing else is point-to-point
 
-    summary = mpiscope("trace", "summary", str(trace), mpi=MPI, cwd=tmp_path)
+    summary = mpiscope("trace", "summary", str(trace), mpi="mpich", cwd=tmp_path)
     assert summary.returncode == 0, summary.stderr
     text = summary.stdout
     assert "partitioned: 3 messages matched" in text and "12 partitions readied" in text
-    assert "collectives: 12 instances matched (blocking 4, nonblocking 5, persistent 3)" in text
+    assert "collectives: 13 instances matched (blocking 4, nonblocking 6, persistent 3)" in text
     assert ("one-sided: 16 transfers matched, origin to target (by epoch: fence 8, lock 2, "
             "lock_all 4, pscw 2)") in text
     assert f"not matched, one-sided transfers: 1: {NOT_IN_TRACE}" in text
@@ -143,18 +156,18 @@ def test_exports_draw_the_instances_and_transfers(exe: Path, tmp_path: Path) -> 
 
     trace = traced(exe, tmp_path, 2)
     arrows = len(check_links(trace, 2)) + 3  # and the partitioned messages
-    assert mpiscope("trace", "export", "t", "--format", "chrome", mpi=MPI,
+    assert mpiscope("trace", "export", "t", "--format", "chrome", mpi="mpich",
                     cwd=tmp_path).returncode == 0
     events = json.loads((tmp_path / "t.json").read_text())["traceEvents"]
     starts = Counter(e["cat"] for e in events if e["ph"] == "s")
-    assert starts == Counter({"collective": 12, "rma": 16, "message": 3})
+    assert starts == Counter({"collective": 13, "rma": 16, "message": 3})
     marks = Counter((e["name"], e["pid"]) for e in events if e.get("cat") == "rma target")
     assert marks == Counter({("MPI_Put from rank 0", 1): 1, ("MPI_Accumulate from rank 0", 1): 1,
                              ("MPI_Rput from rank 0", 1): 1, ("MPI_Rput from rank 1", 0): 1,
                              ("MPI_Fetch_and_op from rank 0", 1): 1,
                              ("MPI_Fetch_and_op from rank 1", 0): 1})
     assert sum(e["ph"] == "f" for e in events) == arrows
-    assert mpiscope("trace", "export", "t", "--format", "perfetto", mpi=MPI,
+    assert mpiscope("trace", "export", "t", "--format", "perfetto", mpi="mpich",
                     cwd=tmp_path).returncode == 0
     pf = Trace.FromString((tmp_path / "t.pftrace").read_bytes())
     outs = sorted(f for p in pf.packet for f in p.track_event.flow_ids)
@@ -162,10 +175,14 @@ def test_exports_draw_the_instances_and_transfers(exe: Path, tmp_path: Path) -> 
     assert outs == ins and len(outs) == arrows == len(set(outs))
 
 
-def test_three_ranks_translate_targets_and_members(exe: Path, tmp_path: Path) -> None:
+def test_three_ranks_translate_targets_and_members(bins: Path, tmp_path: Path) -> None:
     """On 3 ranks a window of the reversed communicator has its rank 0 on
-    world rank 2, and a collective instance links the last arrival to two."""
-    trace = traced(exe, tmp_path, 3)
+    world rank 2, and a collective instance links the last arrival to two.
+    MPICH only: Open MPI 5.0.11 hangs in this program on 3 oversubscribed
+    ranks without the tracer too (its one-sided component, osc/ucx, fails
+    to initialise here)."""
+    profile_or_fail("mpich")
+    trace = traced(build_example("match_kinds", "mpich", bins, SOURCE), tmp_path, 3)
     check_links(trace, 3)
     merged = load(trace)
     assert not merged.unmatched_why

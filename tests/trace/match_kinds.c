@@ -6,6 +6,7 @@
  *   MPI_Bcast, MPI_Ibcast x2 (Waitall), MPI_Iallreduce (a Test loop),
  *   MPI_Allreduce_init started 3 times (Start, Wait; Startall, Wait);
  *   on a communicator of all ranks in reverse order: MPI_Iallreduce;
+ *   on a periodic 1-D Cartesian communicator: MPI_Ineighbor_allgather;
  * one-sided, on a window of MPI_COMM_WORLD:
  *   fence epoch: each rank puts to r+1 and gets from r-1 (2n transfers);
  *   PSCW: rank 0 puts twice to rank 1 (2);
@@ -51,6 +52,12 @@ static void collectives(int rank, int n, MPI_Comm rev)
     MPI_Request_free(&p);
     MPI_Iallreduce(&v, &sum, 1, MPI_INT, MPI_SUM, rev, &req[0]);
     MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    MPI_Comm ring;
+    int dims[1] = {n}, periods[1] = {1}, both[2];
+    MPI_Cart_create(MPI_COMM_WORLD, 1, dims, periods, 0, &ring);
+    MPI_Ineighbor_allgather(&v, 1, MPI_INT, both, 1, MPI_INT, ring, &req[0]);
+    MPI_Wait(&req[0], MPI_STATUS_IGNORE);
+    MPI_Comm_free(&ring);
 }
 
 static void one_sided(int rank, int n, MPI_Comm rev)
