@@ -87,7 +87,7 @@ class Analysis:
     backwards: int = 0  # messages received before they were sent
     links: dict[str, Counter[str]] = field(default_factory=dict)  # kind -> detail -> arrows
     partitions_readied: int = 0  # partitions marked ready (MPI_Pready, MPI_Pready_range)
-    pready_lists: int = 0  # MPI_Pready_list calls (their partitions are not recorded)
+    pready_unknown: int = 0  # MPI_Pready* calls whose partitions are not recorded
 
 
 class _Collectives:
@@ -210,8 +210,9 @@ def analyse(source: Stream | Merged) -> Analysis:
 
 def _readied(call: Call, partitions: list[int]) -> None:
     """Partitions a MPI_Pready* call marked ready (root: the partition or the
-    range's low end, tag: its high end; a list's partitions are not recorded)."""
-    if call.name == "MPI_Pready":
+    range's low end, tag: its high end; a list's partitions are not recorded,
+    nor any by a tracer older than the partitions' fields)."""
+    if call.name == "MPI_Pready" and call.root != NONE:
         partitions[0] += 1
     elif call.name == "MPI_Pready_range" and NONE not in (call.root, call.tag):
         partitions[0] += max(call.tag - call.root + 1, 0)

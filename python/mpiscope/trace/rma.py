@@ -106,6 +106,9 @@ class OneSided:
             self._created(rank, row, st)
             return
         if not flags & F_WINDOW:
+            if name in OPERATIONS:
+                self.m.not_matched("rma", "its window is not recorded (a trace of an older "
+                                   "tracer)")
             return
         w = st.windows.get(row[2])
         if name in OPERATIONS:

@@ -192,8 +192,8 @@ def _matching(a: Analysis) -> list[str]:
              f"partitioned: {st.matched.get('partitioned', 0)} messages matched "
              f"(MPI_Psend_init round to MPI_Precv_init round); {a.partitions_readied} "
              "partitions readied"
-             + (f", {a.pready_lists} MPI_Pready_list call(s) (partitions not recorded)"
-                if a.pready_lists else ""),
+             + (f", and {a.pready_unknown} MPI_Pready* call(s) whose partitions are not "
+                "recorded" if a.pready_unknown else ""),
              f"collectives: {sum(coll.values())} instances matched"
              + (f" ({_counts(coll)})" if coll else ""),
              f"one-sided: {sum(rma.values())} transfers matched, origin to target"
