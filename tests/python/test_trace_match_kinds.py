@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,7 @@ import pytest
 from mpiscope.trace.calls import Call, Link
 from mpiscope.trace.merge import load
 from mpiscope.trace.stream import open_stream
-from trace_helpers import ROOT, build_example, mpiscope, profile_or_fail
+from trace_helpers import ROOT, build_example, mpiscope
 
 SOURCE = ROOT / "tests" / "trace" / "match_kinds.c"
 MPIS = ["mpich", "openmpi"]
@@ -58,20 +59,10 @@ PASSIVE_ENDS = {"MPI_Put": "MPI_Win_unlock", "MPI_Accumulate": "MPI_Win_unlock",
 
 
 @pytest.fixture(scope="module")
-def bins(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("bins")
-
-
-@pytest.fixture(params=MPIS)
-def mpi(request: pytest.FixtureRequest) -> str:
-    name: str = request.param
-    profile_or_fail(name)
-    return name
-
-
-@pytest.fixture
-def exe(mpi: str, bins: Path) -> Path:
-    return build_example("match_kinds", mpi, bins, SOURCE)
+def build(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """The test program built with an MPI's mpicc (once per MPI)."""
+    bins = tmp_path_factory.mktemp("bins")
+    return lambda mpi: build_example("match_kinds", mpi, bins, SOURCE)
 
 
 def traced(exe: Path, tmp_path: Path, n: int, *args: str) -> Path:
@@ -123,9 +114,10 @@ def check_links(trace: Path, n: int) -> Links:
     return links
 
 
-def test_two_ranks_every_kind_matched_and_the_paused_window_said(exe: Path,
-                                                                 tmp_path: Path) -> None:
-    trace = traced(exe, tmp_path, 2, "--paused")
+@pytest.mark.parametrize("mpi", MPIS)
+def test_two_ranks_every_kind_matched_and_the_paused_window_said(
+        mpi: str, build: Callable[[str], Path], tmp_path: Path) -> None:
+    trace = traced(build(mpi), tmp_path, 2, "--paused")
     links = check_links(trace, 2)
 
     merged = load(trace)  # the in-memory view: the same matcher, the same links
@@ -151,10 +143,12 @@ def test_two_ranks_every_kind_matched_and_the_paused_window_said(exe: Path,
                     "MPI_Bcast": ["blocking", "1"]}
 
 
-def test_exports_draw_the_instances_and_transfers(exe: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("mpi", MPIS)
+def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str], Path],
+                                                  tmp_path: Path) -> None:
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
 
-    trace = traced(exe, tmp_path, 2)
+    trace = traced(build(mpi), tmp_path, 2)
     arrows = len(check_links(trace, 2)) + 3  # and the partitioned messages
     assert mpiscope("trace", "export", "t", "--format", "chrome", mpi="mpich",
                     cwd=tmp_path).returncode == 0
@@ -175,14 +169,14 @@ def test_exports_draw_the_instances_and_transfers(exe: Path, tmp_path: Path) -> 
     assert outs == ins and len(outs) == arrows == len(set(outs))
 
 
-def test_three_ranks_translate_targets_and_members(bins: Path, tmp_path: Path) -> None:
+def test_three_ranks_translate_targets_and_members(build: Callable[[str], Path],
+                                                   tmp_path: Path) -> None:
     """On 3 ranks a window of the reversed communicator has its rank 0 on
     world rank 2, and a collective instance links the last arrival to two.
     MPICH only: Open MPI 5.0.11 hangs in this program on 3 oversubscribed
     ranks without the tracer too (its one-sided component, osc/ucx, fails
     to initialise here)."""
-    profile_or_fail("mpich")
-    trace = traced(build_example("match_kinds", "mpich", bins, SOURCE), tmp_path, 3)
+    trace = traced(build("mpich"), tmp_path, 3)
     check_links(trace, 3)
     merged = load(trace)
     assert not merged.unmatched_why
