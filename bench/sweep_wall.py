@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Wall of one 1 B..1 MiB Bcast sweep at 2 ranks: the bench alone (cold
 buffers flushed per stage, and the old region mode, MPISCOPE_COLD_REGION=1),
-`mpiscope run`, and osu_bcast when OSU_BCAST names its binary; then, for
+`mpiscope run`, osu_bcast when OSU_BCAST names its binary, and the floor
+every MPI program pays (mpiexec, MPI_Init, MPI_Finalize: a program doing
+nothing else, built here with mpicc); the start-up the bench adds is its
+wall minus the floor minus its points' elapsed time. Then, for
 the last bench run, each point's elapsed time, launches, and the RSE of
 its median and trimmed mean; and the cold vs warm medians at 64 KiB in
 both cold modes (cold must stay cold).
@@ -63,6 +66,9 @@ def walls(args: argparse.Namespace, tmp: Path) -> dict[str, list[float]]:
             with_env(MPISCOPE_BENCH=args.bench),
         ),
     }  # fmt: skip
+    floor = _floor_program(args, tmp)
+    if floor is not None:
+        variants["MPI floor"] = ([args.mpiexec, "-n", "2", str(floor)], None)
     if os.environ.get("OSU_BCAST"):
         variants["osu_bcast"] = (
             [args.mpiexec, "-n", "2", os.environ["OSU_BCAST"], "-m", "1:1048576"], None)
@@ -73,6 +79,19 @@ def walls(args: argparse.Namespace, tmp: Path) -> dict[str, list[float]]:
         cmd, env = variants[name]
         result[name].append(timed(cmd, env))
     return result
+
+
+def _floor_program(args: argparse.Namespace, tmp: Path) -> Path | None:
+    """MPI_Init and MPI_Finalize alone, built with the MPI's mpicc (None without one)."""
+    mpicc = args.mpicc or str(Path(args.mpiexec).with_name("mpicc"))
+    if not Path(mpicc).exists() and not shutil.which(mpicc):
+        return None
+    source = tmp / "floor.c"
+    source.write_text("#include <mpi.h>\nint main(int c, char **v) "
+                      "{ MPI_Init(&c, &v); MPI_Finalize(); return 0; }\n")
+    program = tmp / "floor"
+    subprocess.run([mpicc, "-O2", str(source), "-o", str(program)], check=True)
+    return program
 
 
 def print_points(doc: dict[str, Any]) -> None:
@@ -116,6 +135,7 @@ def main() -> None:
     bench = os.environ.get("MPISCOPE_BENCH") or shutil.which("mpiscope-bench")
     parser.add_argument("--bench", default=bench)
     parser.add_argument("--mpiexec", default=shutil.which("mpiexec") or "mpiexec")
+    parser.add_argument("--mpicc", help="for the floor program (default: next to mpiexec)")
     args = parser.parse_args()
     if not args.bench:
         sys.exit("sweep_wall: error: no mpiscope-bench (give --bench or MPISCOPE_BENCH)")
@@ -127,7 +147,13 @@ def main() -> None:
         for name, values in result.items():
             print(f"  {name:15} min {min(values):.3f}  median {statistics.median(values):.3f}  "
                   f"max {max(values):.3f}")
-        print_points(json.loads((tmp / "sweep.json").read_text()))
+        doc = json.loads((tmp / "sweep.json").read_text())
+        print_points(doc)
+        if "MPI floor" in result:
+            points = sum(p["elapsed_ns"] for p in doc["points"]) * 1e-9
+            bench, floor = (statistics.median(result[k]) for k in ("bench (flush)", "MPI floor"))
+            print(f"bench start-up beyond MPI's floor (median bench - median floor - points): "
+                  f"{bench - floor - points:.3f} s (floor {floor:.3f} s, points {points:.3f} s)")
         cold_check(args, tmp)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
