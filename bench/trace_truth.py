@@ -45,18 +45,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 from mpiscope.trace import merge as tmerge  # noqa: E402
-from mpiscope.trace.reader import (  # noqa: E402
-    F_CANCELLED,
-    F_COMPLETED,
-    F_MESSAGE,
-    F_PART,
-    F_RECV_HALF,
-    F_REQUEST_NEW,
-    F_STARTED,
-    PEER_ANY_SOURCE,
-    TAG_ANY,
-    read_trace,  # noqa: E402
-)
+from mpiscope.trace import reader as tr  # noqa: E402
+from mpiscope.trace.calls import Comms  # noqa: E402
 from mpiscope.trace.record import tracer_library  # noqa: E402
 
 SYNCHRONOUS = {"MPI_Ssend", "MPI_Ssend_c"}
@@ -92,9 +82,7 @@ class _RankTruth:
         self.sends: dict[int, list[Env]] = defaultdict(list)
         self.recvs: dict[int, list[Env]] = defaultdict(list)
         self.partitioned = 0
-        self.by_handle: dict[int, list] = defaultdict(list)
-        for d in tl.source.comms:
-            self.by_handle[d.handle].append(d)
+        self.comms = Comms(tl.source.comms)
         self.reqs: dict[int, deque[_Req]] = defaultdict(deque)
         self.probed: dict[int, deque] = defaultdict(deque)
         src = tl.source
@@ -102,7 +90,7 @@ class _RankTruth:
         for i, r in enumerate(tl.records.tolist()):
             t_enter, t_exit, comm_h, handle, _site, nbytes, peer, tag, _root, func, flags, _th = r
             cls, name = src.classes[func], src.functions[func]
-            if flags & F_PART:
+            if flags & tr.F_PART:
                 self._part(tl, parent, r, cls)
                 continue
             parent = i
@@ -113,12 +101,12 @@ class _RankTruth:
                 made = self._env(comm, peer, tag, nbytes, name)
                 if made:
                     self.sends[i].append(made)
-            elif cls == "recv" and finished and not flags & F_CANCELLED:
+            elif cls == "recv" and finished and not flags & tr.F_CANCELLED:
                 self._add(self.recvs[i], self._env(comm, peer, tag, nbytes, name))
-            elif cls == "mrecv" and finished and flags & F_MESSAGE and self.probed.get(handle):
+            elif cls == "mrecv" and finished and flags & tr.F_MESSAGE and self.probed.get(handle):
                 self._add(self.recvs[i], self._env(self.probed[handle].popleft(), peer, tag,
                                                    nbytes, name))
-            elif cls == "probe" and flags & F_MESSAGE:
+            elif cls == "probe" and flags & tr.F_MESSAGE:
                 self.probed[handle].append(comm)
             elif cls == "start" and handle:
                 self._start(handle, i)
@@ -126,7 +114,7 @@ class _RankTruth:
                 self.partitioned += 1
             elif name == "MPI_Request_free" and self.reqs.get(handle):
                 self.reqs[handle].pop()
-            if flags & F_REQUEST_NEW:
+            if flags & tr.F_REQUEST_NEW:
                 kind = "recv" if cls in ("irecv", "recv_init", "isendrecv", "imrecv") else (
                     "send" if cls in ("isend", "send_init") else "other")
                 env = made if cls == "isend" else (
@@ -137,18 +125,14 @@ class _RankTruth:
                                               name))
 
     def _comm(self, handle: int, stamp: int):
-        found = None
-        for d in self.by_handle.get(handle, ()):
-            if d.created <= stamp:
-                found = d
-        return found
+        return self.comms.at(handle, stamp)
 
     @staticmethod
     def _env(comm, peer: int, tag: int, nbytes: int, func: str) -> Env | None:
         if comm is None:
             return None
-        if peer in (PEER_ANY_SOURCE,):
-            return Env(comm.id, PEER_ANY_SOURCE, tag, nbytes, func)
+        if peer in (tr.PEER_ANY_SOURCE,):
+            return Env(comm.id, tr.PEER_ANY_SOURCE, tag, nbytes, func)
         if peer < 0 or peer >= len(comm.members):
             return None  # MPI_PROC_NULL: no message
         return Env(comm.id, comm.members[peer], tag, nbytes, func)
@@ -171,21 +155,21 @@ class _RankTruth:
         prec = tl.records[parent]
         pcls = tl.source.classes[int(prec["func"])]
         pcomm = self._comm(int(prec["comm"]), int(prec["t_enter"])) if prec["comm"] else None
-        if flags & F_RECV_HALF and pcls == "sendrecv" and t_exit:
+        if flags & tr.F_RECV_HALF and pcls == "sendrecv" and t_exit:
             self._add(self.recvs[parent], self._env(pcomm, peer, tag, nbytes,
                                                     tl.name(parent)))
-        elif flags & F_RECV_HALF and pcls == "isendrecv":
+        elif flags & tr.F_RECV_HALF and pcls == "isendrecv":
             queue = self.reqs.get(int(prec["request"]))
             if queue and queue[-1].kind == "recv":
                 queue[-1].env = self._env(pcomm, peer, tag, nbytes, tl.name(parent))
-        elif flags & F_COMPLETED and self.reqs.get(handle):
+        elif flags & tr.F_COMPLETED and self.reqs.get(handle):
             queue = self.reqs[handle]
             req = queue[0] if queue[0].persistent else queue.popleft()
             if not queue:
                 del self.reqs[handle]
             if req.env is None:
                 return
-            if flags & F_CANCELLED:
+            if flags & tr.F_CANCELLED:
                 req.env.cancelled = req.kind == "send" and not req.persistent
                 return
             if req.kind == "recv":
@@ -196,9 +180,9 @@ class _RankTruth:
                     return
                 got = self._env(self._comm_by_id(tl, posted.comm), peer, tag, nbytes, req.func)
                 self._add(self.recvs[parent], got)
-        elif flags & F_STARTED:
+        elif flags & tr.F_STARTED:
             self._start(handle, parent)
-        elif flags & F_MESSAGE and self.probed.get(handle):
+        elif flags & tr.F_MESSAGE and self.probed.get(handle):
             queue = self.reqs.get(int(prec["request"]))
             comm = self.probed[handle].popleft()
             if queue and queue[-1].env is not None and comm is not None:
@@ -217,8 +201,8 @@ def _take(envs: list[Env], ok) -> Env | None:
 
 
 def _posted_fits(e: Env, m: tmerge.Message) -> bool:
-    return (e.comm == m.comm_id and e.peer in (m.src, PEER_ANY_SOURCE)
-            and e.tag in (m.tag, TAG_ANY) and (e.nbytes < 0 or e.nbytes >= m.bytes))
+    return (e.comm == m.comm_id and e.peer in (m.src, tr.PEER_ANY_SOURCE)
+            and e.tag in (m.tag, tr.TAG_ANY) and (e.nbytes < 0 or e.nbytes >= m.bytes))
 
 
 def check_pairs(path: Path) -> dict:
@@ -330,7 +314,7 @@ def _estimate_only(path: Path) -> tmerge.Merged:
     shift = tmerge.counter_shift
     tmerge.counter_shift = lambda rank, zero: None
     try:
-        return tmerge.merge(read_trace(path))
+        return tmerge.merge(tr.read_trace(path))
     finally:
         tmerge.counter_shift = shift
 
