@@ -215,7 +215,7 @@ def _view_command(command: list[str]) -> int:
     if name == "export":
         out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
         arrows = _writing(out, lambda: _export(stream, args.format, out))
-        _say(f"mpiscope: wrote {out} ({arrows} message arrows)")
+        _say(f"mpiscope: wrote {out} ({arrows} arrows)")
         return 0
     if name == "summary":
         from mpiscope.trace.summary import render_summary
@@ -232,7 +232,8 @@ def _view_command(command: list[str]) -> int:
 
 
 def _export(stream: Any, fmt: str, out: Path) -> int:
-    """Stream the trace into `out`; the number of message arrows."""
+    """Stream the trace into `out`; the number of arrows it holds (messages,
+    collective instances, one-sided transfers; OTF2: messages only)."""
     if fmt == "perfetto":
         from mpiscope.trace.perfetto import write_perfetto
 
@@ -244,7 +245,7 @@ def _export(stream: Any, fmt: str, out: Path) -> int:
     from mpiscope.trace.otf2 import write_otf2
 
     write_otf2(stream, out)
-    return stream.messages
+    return stream.messages + stream.matched["partitioned"]
 
 
 def _view(stream: Any, base: Path, html_out: Path | None) -> int:
