@@ -92,8 +92,8 @@ def chrome_events(source: Stream | Merged) -> list[dict[str, Any]]:
 
 
 def write_chrome(source: Stream | Merged, out: Path) -> int:
-    """Write the trace; return the number of message arrows (the other
-    arrows: ``stream.arrows``)."""
+    """Write the trace; return the number of arrows (messages, collective
+    instances, one-sided transfers)."""
     stream = as_stream(source)
     with out.open("w", encoding="utf-8") as f:
         f.write('{"displayTimeUnit": "ns", "otherData": '
@@ -104,4 +104,4 @@ def write_chrome(source: Stream | Merged, out: Path) -> int:
             f.write(sep + json.dumps(ev))
             sep = ",\n"
         f.write("\n]}\n")
-    return stream.messages
+    return stream.arrows

@@ -124,8 +124,8 @@ class _Writer:
 
 
 def write_perfetto(source: Stream | Merged, out: Path) -> int:
-    """Write the trace; return the number of message arrows (the other
-    arrows: ``stream.arrows``)."""
+    """Write the trace; return the number of arrows (messages, collective
+    instances, one-sided transfers)."""
     stream = as_stream(source)
     with out.open("wb") as f:
         w = _Writer(f)
@@ -145,4 +145,4 @@ def write_perfetto(source: Stream | Merged, out: Path) -> int:
 
         for call in stream.calls(on_link=on_link):
             w.call(call, seqs[call.rank])
-    return stream.messages
+    return stream.arrows
