@@ -12,6 +12,7 @@ import numpy as np
 from mpiscope.trace.calls import Link
 from mpiscope.trace.matching import global_rows, match_all
 from mpiscope.trace.reader import (
+    COMM_F_LOCAL,
     F_COMPLETED,
     F_GROUP,
     F_PART,
@@ -30,7 +31,7 @@ FUNCS = [("", "other"), ("MPI_Ibarrier", "icollective"), ("MPI_Wait", "completio
          ("MPI_Win_lock", "rma"), ("MPI_Win_unlock", "rma"), ("MPI_Win_start", "rma"),
          ("MPI_Win_complete", "rma")]
 FN = {name: i for i, (name, _) in enumerate(FUNCS)}
-WORLD, WIN = 0x44000000, 0xA0000000
+WORLD, SELF, WIN = 0x44000000, 0x44000001, 0xA0000000
 
 
 def rec(func: str, t: int, *, comm: int = 0, request: int = 0, peer: int = NONE,
@@ -40,7 +41,8 @@ def rec(func: str, t: int, *, comm: int = 0, request: int = 0, peer: int = NONE,
 
 def rank_trace(rank: int, records: list[tuple]) -> RankTrace:
     return RankTrace(Path(f"rank-{rank}"), {"rank": rank, "nprocs": 2}, [f for f, _ in FUNCS],
-                     [c for _, c in FUNCS], {}, [CommDef(WORLD, 1, 0, 0, (0, 1))],
+                     [c for _, c in FUNCS], {}, [CommDef(WORLD, 1, 0, 0, (0, 1)),
+                                                 CommDef(SELF, 9 + rank, 0, COMM_F_LOCAL, (rank,))],
                      np.array(records, THREAD_RECORD_DTYPE), 0, [], "finalized", 0, 0, True)
 
 
@@ -53,8 +55,8 @@ def match(per_rank: list[list[tuple]]) -> tuple[list[Link], dict[str, Counter[st
     return links, dict(m.unmatched_why)
 
 
-def window(t: int) -> tuple:
-    return rec("MPI_Win_create", t, comm=WORLD, request=WIN, flags=F_WINDOW_NEW)
+def window(t: int, comm: int = WORLD) -> tuple:
+    return rec("MPI_Win_create", t, comm=comm, request=WIN, flags=F_WINDOW_NEW)
 
 
 def test_a_collective_on_every_member_is_linked() -> None:
@@ -87,6 +89,10 @@ def test_one_sided_reasons() -> None:
     unlock = rec("MPI_Win_unlock", 40, comm=WIN, peer=1, flags=F_WINDOW)
     links, why = match([[window(1), lock, put, unlock], [window(1)]])
     assert [(lk.src, lk.dst, lk.detail) for lk in links] == [(0, 1, "lock")] and not why
+    self_lock = [rec(name, t, comm=WIN, peer=0, flags=F_WINDOW)  # a window of MPI_COMM_SELF
+                 for name, t in (("MPI_Win_lock", 20), ("MPI_Put", 30), ("MPI_Win_unlock", 40))]
+    links, why = match([[], [window(1, SELF), *self_lock]])
+    assert [(lk.src, lk.dst, lk.detail) for lk in links] == [(1, 1, "lock")] and not why
     _, why = match([[window(1), lock, put], [window(1)]])  # never unlocked
     assert why == {"rma": Counter({"no call closed its epoch on the origin (trace cut?)": 1})}
     _, why = match([[put], []])  # the window's creation is not in the trace

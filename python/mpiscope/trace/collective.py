@@ -22,7 +22,6 @@ import numpy as np
 from mpiscope.trace.calls import Call, Comms, Link, Linker
 from mpiscope.trace.reader import (
     COMM_F_INTER,
-    COMM_F_LOCAL,
     F_COMPLETED,
     F_PART,
     F_REQUEST_NEW,
@@ -110,7 +109,7 @@ class Collectives:
             why = "communicator not known (created while the tracer was paused?)"
         elif d.flags & COMM_F_INTER:
             why = "on an intercommunicator (not matched)"
-        elif d.flags & COMM_F_LOCAL or not d.members:
+        elif not d.members:  # a local id with members is MPI_COMM_SELF's
             why = "communicator without agreed members (dynamic processes)"
         elif not set(d.members) <= self.present:
             why = "a member's rank file is missing"

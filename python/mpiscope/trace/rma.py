@@ -31,7 +31,6 @@ import numpy as np
 from mpiscope.trace.calls import Call, Comms, Link, Linker
 from mpiscope.trace.reader import (
     COMM_F_INTER,
-    COMM_F_LOCAL,
     F_GROUP,
     F_PART,
     F_TRUE,
@@ -148,7 +147,7 @@ class OneSided:
         why = ""
         if d is None:
             why = "its window's communicator is not known"
-        elif d.flags & COMM_F_INTER or d.flags & COMM_F_LOCAL or not d.members:
+        elif d.flags & COMM_F_INTER or not d.members:  # MPI_COMM_SELF is local, with members
             why = "its window's communicator has no agreed members (dynamic processes)"
         cid = d.id if d is not None else -row[2]
         st.made[cid] += 1
