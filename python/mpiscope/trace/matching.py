@@ -326,7 +326,7 @@ class Matcher:
             if self.on_message is not None:
                 self.on_message(k, Message(key[1], key[2], key[0], key[3], *s, *r,
                                            partitioned=partitioned), scall, rcall)
-            for c in (scall, rcall):
+            for c in (scall,) if scall is rcall else (scall, rcall):  # a sendrecv to itself
                 if not c.pending and c.closed:
                     self._settle(c)
         if not sends and not ready:
@@ -374,10 +374,12 @@ class Matcher:
                 self.scanners[rank].feed(i, row, row[12], row[13], not unfinished)
                 if self.waiting[rank]:
                     self._release(rank)
-            if readers & 2 or (flags & (F_REQUEST_NEW | F_COMPLETED) and coll.busy(rank)):
-                coll.feed(rank, row, self.current[rank])
-            if readers & 4:
-                rma.feed(rank, row, self.current[rank])
+            current = self.current.get(rank)  # None: a part before any call (a cut file)
+            if current is not None:
+                if readers & 2 or (flags & (F_REQUEST_NEW | F_COMPLETED) and coll.busy(rank)):
+                    coll.feed(rank, row, current)
+                if readers & 4:
+                    rma.feed(rank, row, current)
             if self.out:
                 yield from self.out
                 self.out.clear()

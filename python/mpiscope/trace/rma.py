@@ -152,6 +152,9 @@ class OneSided:
         cid = d.id if d is not None else -row[2]
         st.made[cid] += 1
         members = None if why else tuple(d.members)  # type: ignore[union-attr]
+        old = st.windows.get(row[3])
+        if old is not None:  # its MPI_Win_free is not in the trace
+            self._left(old.pending, "no call closed its epoch before its window was made again")
         st.windows[row[3]] = _Window((cid, st.made[cid]), members, why)
 
     def _operation(self, rank: int, w: _Window | None, name: str, peer: int,
