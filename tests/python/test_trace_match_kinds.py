@@ -168,6 +168,22 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
     ins = sorted(f for p in pf.packet for f in p.track_event.terminating_flow_ids)
     assert outs == ins and len(outs) == arrows == len(set(outs))
 
+    import otf2
+
+    assert mpiscope("trace", "export", "t", "--format", "otf2", mpi="mpich",
+                    cwd=tmp_path).returncode == 0
+    ends: Counter = Counter()
+    with otf2.reader.open(str(tmp_path / "t.otf2" / "traces.otf2")) as archive:
+        for _, event in archive.events:
+            if type(event).__name__ == "MpiCollectiveEnd":
+                ends[(str(event.collective_op), event.communicator.name)] += 1
+            ends[type(event).__name__] += 1
+    # the blocking instances, on each of the 2 ranks; the neighbourhood and
+    # nonblocking ones are not OTF2 collective events
+    assert ends["MpiCollectiveBegin"] == ends["MpiCollectiveEnd"] == 2 * 4
+    assert ends[("CollectiveOp.BARRIER", "communicator 1")] == 4
+    assert ends["MpiSend"] == ends["MpiRecv"] == 3  # the partitioned messages
+
 
 def test_three_ranks_translate_targets_and_members(build: Callable[[str], Path],
                                                    tmp_path: Path) -> None:

@@ -3,7 +3,9 @@
 One location group per rank and a location per thread; every MPI call is a
 region entered and left; each matched message is an MpiSend event in the
 send call and an MpiRecv event at the end of the call that completed the
-receive, on one communicator of all ranks (ranks are trace ranks).
+receive, on one communicator of all ranks (ranks are trace ranks); each
+member's part of a blocking collective instance is an MpiCollectiveBegin
+and MpiCollectiveEnd in its call, on a communicator of its members.
 Timestamps are global nanoseconds (timer resolution 1e9).
 """
 
@@ -17,6 +19,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.trace.calls import Message
+from mpiscope.trace.collective import Instance
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.stream import Call, Stream, as_stream
 
@@ -75,7 +78,9 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
         everyone = defs.group("all ranks", group_type=otf2.GroupType.COMM_GROUP,
                               paradigm=otf2.Paradigm.MPI, members=list(range(len(mpi_locations))))
         comm = defs.comm("all ranks", group=everyone)
-        for call in stream.calls(ordered=True, on_message=on_message):
+        collectives = _Collectives(otf2, defs, {r: i for i, r in enumerate(ranks)})
+        for call in stream.calls(ordered=True, on_message=on_message,
+                                 on_instance=collectives.instance):
             region = regions.get(call.name)
             if region is None:
                 region = regions[call.name] = defs.region(
@@ -83,11 +88,50 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
             w = writers[(call.rank, call.thread)]
             t0, t1 = int(call.start_ns), int(call.end_ns)
             w.enter(t0, region)
+            collective = collectives.of(call)
+            if collective is not None:
+                w.mpi_collective_begin(t0)
             for k in call.flows_out:
                 m = take(k)
                 w.mpi_send(t0, m.dst, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
             for k in call.flows_in:
                 m = take(k)
                 w.mpi_recv(max(t1, t0), m.src, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
+            if collective is not None:
+                w.mpi_collective_end(max(t1, t0), *collective)
             w.leave(max(t1, t0), region)
     return out / "traces.otf2"
+
+
+class _Collectives:
+    """MpiCollectiveBegin/End of the blocking collectives' instances, on a
+    communicator defined per communicator id (its members' locations)."""
+
+    def __init__(self, otf2: Any, defs: Any, location: dict[int, int]) -> None:
+        self.otf2, self.defs, self.location = otf2, defs, location
+        self.comms: dict[int, Any] = {}
+        self.calls: dict[int, tuple[Instance, Any]] = {}  # id of a call to write -> (its, op)
+
+    def instance(self, inst: Instance) -> None:
+        op = getattr(self.otf2.CollectiveOp, inst.name[len("MPI_"):].upper(), None)
+        if inst.kind == "blocking" and op is not None:  # OTF2 has no neighbourhood ones
+            for p in inst.parts:
+                self.calls[id(p.start)] = (inst, op)
+
+    def of(self, call: Call) -> tuple | None:
+        """(op, communicator, root, bytes sent, bytes received) of a call
+        that is a member's part of a collective instance."""
+        found = self.calls.pop(id(call), None)
+        if found is None:
+            return None
+        inst, op = found
+        comm = self.comms.get(inst.comm_id)
+        if comm is None:
+            name = f"communicator {len(self.comms) + 1}"
+            group = self.defs.group(name, group_type=self.otf2.GroupType.COMM_GROUP,
+                                    paradigm=self.otf2.Paradigm.MPI,
+                                    members=[self.location[p.rank] for p in inst.parts])
+            comm = self.comms[inst.comm_id] = self.defs.comm(name, group=group)
+        root = call.root if call.root >= 0 else int(self.otf2.Undefined.UINT32.value)
+        size = max(call.bytes, 0)
+        return op, comm, root, size, size
