@@ -40,6 +40,7 @@ M=/path/to/venv/bin, each tree unpacked with `git archive COMMIT | tar -x`:
 
     OSU_BCAST=... IMB_MPI1=... REPROMPI=... MPIPERF=... \\
         .venv/bin/python bench/peers.py [--launches 8] [--seed 1] [--out peers.json]
+            [--variant "--min-point-seconds 0.001" ...]
     .venv/bin/python bench/peers.py --binding [--launches 8]
 
 --binding measures rank placement instead: `mpiscope run bcast` with the
@@ -54,6 +55,7 @@ import json
 import os
 import random
 import re
+import shlex
 import signal
 import statistics
 import subprocess
@@ -213,29 +215,36 @@ def mpiscope_run_argv(out: Path, extra: list[str], mpi: str) -> list[str]:
             SWEEP_SPEC, "--mpi", mpi, *extra, "--out", str(out), "--force", "--quiet"]
 
 
-def bench_plan(tmp: Path, mpi: str) -> Path:
-    """The plan `mpiscope run` would give the bench for the sweep (from --dry-run)."""
-    proc = subprocess.run(mpiscope_run_argv(tmp / "unused.json", ["--dry-run"], mpi),
+def bench_plan(tmp: Path, mpi: str, extra: list[str], out: Path) -> Path:
+    """The plan `mpiscope run ... EXTRA` would give the bench for the sweep
+    (from --dry-run), writing its result to ``out``."""
+    proc = subprocess.run(mpiscope_run_argv(tmp / "unused.json", ["--dry-run", *extra], mpi),
                           capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         raise ValueError(f"mpiscope run --dry-run failed: {proc.stderr.strip()}")
     plan = json.loads(proc.stdout)
-    plan.update(out=str(tmp / "bench.json"), force=True, progress=False)
-    path = tmp / "plan.json"
+    plan.update(out=str(out), force=True, progress=False)
+    path = out.with_suffix(".plan.json")
     path.write_text(json.dumps(plan))
     return path
 
 
-def make_tools(tmp: Path, mpi: str, env: Mapping[str, str]) -> tuple[list[Tool], list[str]]:
+def make_tools(tmp: Path, mpi: str, env: Mapping[str, str],
+               variants: list[str]) -> tuple[list[Tool], list[str]]:  # fmt: skip
+    """The peers found in ``env``, the bench alone, `mpiscope run`, and the
+    bench alone once more per variant (extra `mpiscope run` options)."""
     profile = select_profile(mpi)
     peers, skipped = select_peers(env)
     tools = [Tool(peer.name, peer.headline, [profile.mpiexec, "-n", str(NP), binary,
                                              *peer.arguments], peer.parse)
              for peer, binary in peers]
-    plan = bench_plan(tmp, mpi)
-    tools.append(Tool("mpiscope-bench", "median",
-                      [profile.mpiexec, "-n", str(NP), profile.bench, "--plan", str(plan)],
-                      ResultReader(tmp / "bench.json")))
+    for index, variant in enumerate(["", *variants]):
+        out = tmp / f"bench-{index}.json"
+        plan = bench_plan(tmp, mpi, shlex.split(variant), out)
+        name = f"mpiscope-bench {variant}".strip()
+        tools.append(Tool(name, "median",
+                          [profile.mpiexec, "-n", str(NP), profile.bench, "--plan", str(plan)],
+                          ResultReader(out)))
     run_out = tmp / "run.json"
     tools.append(Tool("mpiscope run", "median", mpiscope_run_argv(run_out, [], mpi),
                       ResultReader(run_out)))
@@ -379,6 +388,9 @@ def main() -> None:
     parser.add_argument("--mpi", default="mpich", help="mpiscope's MPI installation")
     parser.add_argument("--timeout", type=float, default=300.0, help="per launch, s")
     parser.add_argument("--out", type=Path, help="write the raw values as JSON here")
+    parser.add_argument("--variant", action="append", default=[], metavar="OPTIONS",
+                        help="also the bench alone with these `mpiscope run` options "
+                             "(e.g. '--min-point-seconds 0.001'), interleaved with the rest")
     parser.add_argument("--binding", action="store_true",
                         help="compare the launcher's default placement with --cpu-bind cores")
     args = parser.parse_args()
@@ -390,7 +402,7 @@ def main() -> None:
             if args.binding:
                 tools, skipped = binding_tools(Path(tmp), args.mpi), []
             else:
-                tools, skipped = make_tools(Path(tmp), args.mpi, os.environ)
+                tools, skipped = make_tools(Path(tmp), args.mpi, os.environ, args.variant)
         except (ValueError, MpiscopeError) as exc:
             sys.exit(f"peers.py: error: {exc}")
         for line in skipped:
