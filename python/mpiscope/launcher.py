@@ -25,6 +25,7 @@ import json
 import os
 import queue
 import re
+import select
 import shlex
 import signal
 import subprocess
@@ -290,10 +291,9 @@ def _follow(
         while True:
             signals.check()
             _check_deadline(deadline, timeout)
-            try:
-                return proc.wait(timeout=_POLL_SECONDS)
-            except subprocess.TimeoutExpired:
-                continue
+            code = _wait_exit(proc, _POLL_SECONDS)
+            if code is not None:
+                return code
     except BaseException:
         stop_process_group(proc)
         reader.join(timeout=KILL_GRACE_SECONDS)
@@ -377,6 +377,28 @@ def _termination_raises() -> Iterator[None]:
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
+
+
+def _wait_exit(proc: subprocess.Popen[Any], seconds: float) -> int | None:
+    """``proc``'s exit code, or None if it is still running after ``seconds``.
+    On Linux the wait wakes when the process exits (a pidfd); Popen.wait's
+    own polling sleeps up to 50 ms between looks, and a run's wall is the
+    sum of such delays."""
+    try:
+        fd = os.pidfd_open(proc.pid)
+    except (AttributeError, OSError):  # not Linux >= 5.3, or already reaped
+        try:
+            return proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            return None
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if not poller.poll(int(seconds * 1000)):
+            return None
+    finally:
+        os.close(fd)
+    return proc.wait()
 
 
 def _check_deadline(deadline: float | None, timeout: float | None) -> None:
