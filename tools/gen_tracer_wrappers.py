@@ -49,6 +49,11 @@ COLLECTIVES = {
 }
 SENDS = {"Send", "Bsend", "Ssend", "Rsend"}
 COMPLETIONS = {"Wait", "Test", "Waitall", "Testall", "Waitany", "Testany", "Waitsome", "Testsome"}
+# MPI_Request_get_status*: a completion part per request found complete, as
+# for the Test it mirrors (its status: a cancelled send is known from it),
+# though the request is not freed (docs/trace-format.md)
+GET_STATUS = {"Request_get_status": "Test", "Request_get_status_all": "Testall",
+              "Request_get_status_any": "Testany", "Request_get_status_some": "Testsome"}
 PROBES = {"Probe", "Iprobe", "Mprobe", "Improbe"}
 # Blocking communicator constructors that make an id for the new
 # communicator by a collective on it; the dup family copies its parent's.
@@ -352,12 +357,14 @@ def build_body(f: Function) -> list[str]:
     pre += _window_lines(f)
 
     status = f.first("STATUS", "out")
-    if status is not None and f.cls in ("recv", "sendrecv", "probe", "mrecv", "completion"):
+    peek = f.base in GET_STATUS
+    if status is not None and (f.cls in ("recv", "sendrecv", "probe", "mrecv", "completion")
+                               or peek):
         pre.append(f"MPI_Status st_, *{status.name}_ = "
                    f"{status.name} == MPI_STATUS_IGNORE ? &st_ : {status.name};")
         subst[status.name] = f"{status.name}_"
     statuses = f.first("STATUS", "out", scalar=False)
-    if statuses is not None and statuses.is_array and f.cls == "completion":
+    if statuses is not None and statuses.is_array and (f.cls == "completion" or peek):
         n = "incount" if f.param("incount") else "count"
         pre.append(f"MPI_Status *{statuses.name}_ = "
                    f"mpiscope__trace_statuses(&c_, {statuses.name}, {n});")
@@ -372,7 +379,8 @@ def build_body(f: Function) -> list[str]:
         pre.append("c_.r->flags |= MPISCOPE_TRACE_F_MESSAGE;")
     single_request = f.first("REQUEST", "inout") or f.first("REQUEST", "in")
     if single_request is not None and f.cls not in ("completion", "start"):
-        deref = "*" if single_request.direction == "inout" else ""
+        # MPI_Cancel's request is IN but passed by pointer: keep the handle
+        deref = "*" if "*" in single_request.decl else ""
         pre.append(f"c_.r->request = MPISCOPE__H({deref}{single_request.name});")
 
     window = f.first("WINDOW", "in") or f.first("WINDOW", "inout")
@@ -381,7 +389,7 @@ def build_body(f: Function) -> list[str]:
         post.append(f"if (ret_ == MPI_SUCCESS) mpiscope__trace_window_group(&c_, {group.name}, "
                     f"{window.name});")
     flag = f.first("LOGICAL", "out")
-    if flag is not None and f.base in ("Win_test", "Parrived"):
+    if flag is not None and f.base in ("Win_test", "Parrived", "Test_cancelled"):
         post.append(f"if (ret_ == MPI_SUCCESS && *{flag.name}) "
                     "c_.r->flags |= MPISCOPE_TRACE_F_TRUE;")
     window_out = f.first("WINDOW", "out")
@@ -389,7 +397,7 @@ def build_body(f: Function) -> list[str]:
         post.append(f"if (ret_ == MPI_SUCCESS) mpiscope__trace_window_created(&c_, "
                     f"MPISCOPE__H(*{window_out.name}));")
 
-    if f.cls == "completion":
+    if f.cls == "completion" or peek:
         pre.append(_completion_pre(f))
         post.append(_completion_post(f))
     elif f.cls == "start":
@@ -447,6 +455,8 @@ def build_body(f: Function) -> list[str]:
 
 
 def _completion_pre(f: Function) -> str:
+    if f.base == "Request_get_status":
+        return "uint64_t req_ = MPISCOPE__H(request);"
     if f.base in ("Wait", "Test"):
         return "uint64_t req_ = MPISCOPE__H(*request);"
     n = "incount" if f.param("incount") else "count"
@@ -454,7 +464,7 @@ def _completion_pre(f: Function) -> str:
 
 
 def _completion_post(f: Function) -> str:
-    b = f.base
+    b = GET_STATUS.get(f.base, f.base)
     ok = "(ret_ == MPI_SUCCESS || ret_ == MPI_ERR_IN_STATUS)"
     if b == "Wait":
         return "if (ret_ == MPI_SUCCESS) mpiscope__trace_completed(&c_, req_, status_);"

@@ -239,7 +239,7 @@ int MPI_Cancel(MPI_Request* request)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Cancel, MPISCOPE__TRACE_SITE()))
         return PMPI_Cancel(request);
-    c_.r->request = MPISCOPE__H(request);
+    c_.r->request = MPISCOPE__H(*request);
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Cancel(request);
     mpiscope__trace_stamp_exit(&c_);
@@ -1018,6 +1018,7 @@ int MPI_Test_cancelled(const MPI_Status* status, int* flag)
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Test_cancelled(status, flag);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS && *flag) c_.r->flags |= MPISCOPE_TRACE_F_TRUE;
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }

@@ -832,10 +832,13 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Request_get_status, MPISCOPE__TRACE_SITE()))
         return PMPI_Request_get_status(request, flag, status);
+    MPI_Status st_, *status_ = status == MPI_STATUS_IGNORE ? &st_ : status;
     c_.r->request = MPISCOPE__H(request);
+    uint64_t req_ = MPISCOPE__H(request);
     mpiscope__trace_stamp_enter(&c_);
-    int ret_ = PMPI_Request_get_status(request, flag, status);
+    int ret_ = PMPI_Request_get_status(request, flag, status_);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS && *flag) mpiscope__trace_completed(&c_, req_, status_);
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -847,9 +850,12 @@ int MPI_Request_get_status_all(int count, const MPI_Request array_of_requests[],
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Request_get_status_all, MPISCOPE__TRACE_SITE()))
         return PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    MPI_Status *array_of_statuses_ = mpiscope__trace_statuses(&c_, array_of_statuses, count);
+    uint64_t *reqs_ = mpiscope__trace_save_requests(&c_, count, array_of_requests);
     mpiscope__trace_stamp_enter(&c_);
-    int ret_ = PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses);
+    int ret_ = PMPI_Request_get_status_all(count, array_of_requests, flag, array_of_statuses_);
     mpiscope__trace_stamp_exit(&c_);
+    if ((ret_ == MPI_SUCCESS || ret_ == MPI_ERR_IN_STATUS) && *flag) mpiscope__trace_completed_all(&c_, count, reqs_, array_of_statuses_);
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -861,9 +867,12 @@ int MPI_Request_get_status_any(int count, const MPI_Request array_of_requests[],
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Request_get_status_any, MPISCOPE__TRACE_SITE()))
         return PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
+    MPI_Status st_, *status_ = status == MPI_STATUS_IGNORE ? &st_ : status;
+    uint64_t *reqs_ = mpiscope__trace_save_requests(&c_, count, array_of_requests);
     mpiscope__trace_stamp_enter(&c_);
-    int ret_ = PMPI_Request_get_status_any(count, array_of_requests, index, flag, status);
+    int ret_ = PMPI_Request_get_status_any(count, array_of_requests, index, flag, status_);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS && *flag) mpiscope__trace_completed_index(&c_, count, reqs_, *index, status_);
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
@@ -875,9 +884,12 @@ int MPI_Request_get_status_some(int incount, const MPI_Request array_of_requests
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Request_get_status_some, MPISCOPE__TRACE_SITE()))
         return PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    MPI_Status *array_of_statuses_ = mpiscope__trace_statuses(&c_, array_of_statuses, incount);
+    uint64_t *reqs_ = mpiscope__trace_save_requests(&c_, incount, array_of_requests);
     mpiscope__trace_stamp_enter(&c_);
-    int ret_ = PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses);
+    int ret_ = PMPI_Request_get_status_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses_);
     mpiscope__trace_stamp_exit(&c_);
+    if (ret_ == MPI_SUCCESS || ret_ == MPI_ERR_IN_STATUS) mpiscope__trace_completed_some(&c_, incount, reqs_, *outcount, array_of_indices, array_of_statuses_);
     mpiscope__trace_end(&c_, ret_ != MPI_SUCCESS);
     return ret_;
 }
