@@ -55,6 +55,12 @@ ROWS = 1024  # records turned into Python objects at a time
 P2P_CLASSES = {"send", "recv", "sendrecv", "isend", "irecv", "send_init", "recv_init", "start",
                "completion", "mrecv", "imrecv", "isendrecv", "probe"}
 PARTITIONED_INITS = {"MPI_Psend_init": "send", "MPI_Precv_init": "recv"}
+# calls that do not complete a message but say what became of a request
+OUTCOMES = {"MPI_Request_free", "MPI_Cancel", "MPI_Request_get_status",
+            "MPI_Request_get_status_all", "MPI_Request_get_status_any",
+            "MPI_Request_get_status_some"}
+CANCELLED_SEND = "a send whose MPI_Cancel succeeded: no message, left out"
+CANCELLED_RECV = "a receive whose MPI_Cancel succeeded: no message, left out"
 BLOCKING_COMPLETIONS = {"MPI_Wait", "MPI_Waitall", "MPI_Waitany", "MPI_Waitsome"}
 
 
@@ -70,6 +76,9 @@ class _Request:
     index: int
     active: bool = False  # a receive posted, not completed yet
     partitioned: bool = False
+    started: bool = False  # a persistent request's instance, not completed yet
+    sent: tuple | None = None  # the send's key and call index, while it may be cancelled
+    cancelling: bool = False  # MPI_Cancel called on it, its outcome not known yet
 
 
 Key = tuple  # (comm id, src, dst, tag), and "partitioned" for a partitioned message
@@ -82,28 +91,36 @@ class Scanner:
     (``interesting`` says which function ids to feed: the others are no
     message's). ``on_send(key, t0, (bytes, index, t0, t1, blocking))`` and
     ``on_recv(key, post, (index, post, wait, done, blocking))`` receive them;
+    ``on_cancel(key, index, outcome)`` hears of a send that MPI_Cancel may
+    have taken back (outcome None: not known yet, True: cancelled, False: sent);
     ``active`` counts the receives posted and not completed yet, by post time
     (a stream releases a completed receive once none posted before it is open)."""
 
     def __init__(self, rank: int, source: RankTrace, on_send: Callable[[Key, float, tuple], None],
-                 on_recv: Callable[[Key, float, tuple], None]) -> None:
+                 on_recv: Callable[[Key, float, tuple], None],
+                 on_cancel: Callable[[Key, int, bool | None], None] | None = None,
+                 on_cancelled_recv: Callable[[], None] | None = None) -> None:
         self.rank, self.on_send, self.on_recv = rank, on_send, on_recv
+        self.on_cancel, self.on_cancelled_recv = on_cancel, on_cancelled_recv
         self.classes, self.names = source.classes, source.functions
         self.comms = Comms(source.comms)
         self.open_reqs: dict[int, deque[_Request]] = defaultdict(deque)
         self.message_comm: dict[int, deque[CommDef | None]] = defaultdict(deque)
-        self.interesting = np.array([c in P2P_CLASSES or n == "MPI_Request_free"
+        self.interesting = np.array([c in P2P_CLASSES or n in OUTCOMES
                                      or n in PARTITIONED_INITS
                                      for c, n in zip(self.classes, self.names, strict=True)])
         self.active: dict[float, int] = defaultdict(int)
         self.parent: tuple | None = None  # the last call fed: (index, record, start)
 
     def _send(self, c: CommDef | None, peer: int, tag: int, nbytes: int, idx: int, t0: float,
-              t1: float, blocking: bool, partitioned: bool = False) -> None:
+              t1: float, blocking: bool, partitioned: bool = False) -> tuple | None:
+        """The send's key and index (None: no message: MPI_PROC_NULL, unknown)."""
         dst = Comms.translate(c, peer)
         if c is not None and dst is not None:
             key = (c.id, self.rank, dst, tag) + (("partitioned",) if partitioned else ())
             self.on_send(key, t0, (nbytes, idx, t0, t1, blocking))
+            return key, idx
+        return None
 
     def _recv(self, c: CommDef | None, peer: int, tag: int, idx: int, post: float, wait: float,
               done: float, blocking: bool, partitioned: bool = False) -> None:
@@ -143,8 +160,9 @@ class Scanner:
         self.parent = (i, r, start)
         comm = self.comms.at(r[COMM], r[T_ENTER]) if r[COMM] else None
         peer, tag, nbytes = r[PEER], r[TAG], r[BYTES]
+        sent = None
         if cls in ("send", "sendrecv", "isend", "isendrecv"):
-            self._send(comm, peer, tag, nbytes, i, start, end, cls in ("send", "sendrecv"))
+            sent = self._send(comm, peer, tag, nbytes, i, start, end, cls in ("send", "sendrecv"))
         elif cls == "recv" and finished and not flags & F_CANCELLED:
             self._recv(comm, peer, tag, i, start, start, end, True)
         elif cls == "mrecv" and finished and flags & F_MESSAGE and self.message_comm.get(handle):
@@ -154,9 +172,16 @@ class Scanner:
         elif cls == "start" and handle:
             self._start(handle, i, start)
         elif name == "MPI_Request_free" and self.open_reqs.get(handle):
-            self._unpost(self.open_reqs[handle].pop())
+            info = self.open_reqs[handle].pop()
+            self._unpost(info)
+            self._outcome(info, False)  # freed before its cancel was known: a message
             if not self.open_reqs[handle]:
                 del self.open_reqs[handle]
+        elif name == "MPI_Cancel" and self.open_reqs.get(handle):
+            info = self.open_reqs[handle][-1]
+            if info.sent is not None and self.on_cancel is not None:
+                info.cancelling = True
+                self.on_cancel(*info.sent, None)
         if flags & F_REQUEST_NEW:
             kind = "recv" if cls in ("irecv", "recv_init", "isendrecv", "imrecv") else (
                 "send" if cls in ("isend", "send_init") else PARTITIONED_INITS.get(name, "other"))
@@ -168,6 +193,7 @@ class Scanner:
                             partitioned=partitioned)
             self.open_reqs[handle].append(info)
             if not info.persistent:
+                info.sent = sent if cls == "isend" else None
                 self._post(info, start)
 
     def _part(self, r: tuple, flags: int, cls: str, handle: int, start: float, end: float,
@@ -186,8 +212,14 @@ class Scanner:
             info = queue[0] if queue[0].persistent else queue.popleft()
             if not queue:
                 del self.open_reqs[handle]  # a stream keeps only what is open
+            if info.persistent and not info.started:
+                return  # an inactive request, or one MPI_Request_get_status found done
+            info.started = False
             post = info.post_ns
             self._unpost(info)
+            self._outcome(info, bool(flags & F_CANCELLED))
+            if info.kind == "recv" and flags & F_CANCELLED and self.on_cancelled_recv:
+                self.on_cancelled_recv()
             if info.kind == "recv" and not flags & F_CANCELLED:
                 blocking = self.names[prec[FUNC]] in BLOCKING_COMPLETIONS
                 peer, tag = _envelope(info, r[PEER], r[TAG])
@@ -201,6 +233,12 @@ class Scanner:
             if created:
                 created[-1].comm = comm
 
+    def _outcome(self, info: _Request, cancelled: bool) -> None:
+        """What became of a send that a cancel may have taken back."""
+        if info.sent is not None and (info.cancelling or cancelled) and self.on_cancel:
+            self.on_cancel(*info.sent, cancelled)
+        info.sent, info.cancelling = None, False
+
     def _start(self, handle: int, index: int, start: float) -> None:
         """MPI_Start of a persistent request: a send leaves now (from the
         MPI_Start call); a receive is posted."""
@@ -208,9 +246,10 @@ class Scanner:
         if not queue:
             return
         info = queue[-1]
+        info.started = True
         if info.kind == "send":
-            self._send(info.comm, info.peer, info.tag, info.nbytes, index, start, start, False,
-                       info.partitioned)
+            info.sent = self._send(info.comm, info.peer, info.tag, info.nbytes, index, start,
+                                   start, False, info.partitioned)
         self._unpost(info)
         self._post(info, start)
         info.post_ns = start
@@ -239,6 +278,7 @@ class Matcher:
                  missing_ranks: tuple[int, ...] = ()) -> None:
         self.ordered, self.on_message, self.on_link = ordered, on_message, on_link
         self.sends: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
+        self.cancelling: set[tuple[int, int]] = set()  # (rank, index): sends a cancel may void
         self.ready: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
         self.waiting: dict[int, list[tuple[float, int, Key, tuple, Call]]] = defaultdict(list)
         self.seq = 0
@@ -253,7 +293,8 @@ class Matcher:
         self.info: dict[int, RankTrace] = {}
         for r in ranks:
             self.info[r.rank] = r
-            self.scanners[r.rank] = Scanner(r.rank, r, self._on_send, self._on_recv)
+            self.scanners[r.rank] = Scanner(r.rank, r, self._on_send, self._on_recv,
+                                            self._on_cancel, self._on_cancelled_recv)
         self.collectives = Collectives(self, ranks, missing_ranks)
         self.one_sided = OneSided(self, ranks, missing_ranks)
         # per rank and function id, who reads its records: 1 the scanner,
@@ -301,6 +342,29 @@ class Matcher:
         self.seq += 1
         heapq.heappush(self.waiting[key[2]], (post, self.seq, key, payload, call))
 
+    def _on_cancel(self, key: Key, index: int, cancelled: bool | None) -> None:
+        """A send MPI_Cancel may take back waits at the head of its channel
+        until its outcome is known; one that was cancelled leaves it."""
+        if cancelled is None:
+            self.cancelling.add((key[1], index))
+            return
+        self.cancelling.discard((key[1], index))
+        queue = self.sends.get(key)
+        if cancelled and queue:
+            entry = next((e for e in queue if e[0][1] == index), None)
+            if entry is not None:  # else paired already: MPI_Cancel did not take it back
+                queue.remove(entry)
+                self.not_matched("message", CANCELLED_SEND)
+                call = entry[1]
+                call.pending -= 1
+                if not call.pending and call.closed:
+                    self._settle(call)
+        if key in self.sends:
+            self._pair(key)
+
+    def _on_cancelled_recv(self) -> None:
+        self.not_matched("message", CANCELLED_RECV)
+
     def _release(self, rank: int, everything: bool = False) -> None:
         """Completed receives of `rank` in post order, once no receive posted
         before them is still open."""
@@ -314,6 +378,8 @@ class Matcher:
     def _pair(self, key: Key) -> None:
         sends, ready = self.sends[key], self.ready[key]
         while sends and ready:
+            if self.cancelling and (key[1], sends[0][0][1]) in self.cancelling:
+                return  # the send at the head may not be one: wait for its cancel's outcome
             (s, scall), (r, rcall) = sends.popleft(), ready.popleft()
             k = self.next_id
             self.next_id += 1

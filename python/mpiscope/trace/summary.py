@@ -57,12 +57,14 @@ def _header(a: Analysis) -> list[str]:
                      "end at the rank's last time")
     lines.append(_clock_line(merged))
     dropped = sum(r.dropped for r in trace.ranks)
+    cancelled = sum(merged.unmatched_why.get("message", {}).values())  # only cancels there
     lines.append(
         f"records: {merged.calls_total} calls, {dropped} dropped"
         + (" (the trace file could not be written)" if dropped else "")
         + f"; messages: {merged.messages} matched, {merged.unmatched_sends} sends and "
-        f"{merged.unmatched_recvs} receives unmatched, {a.backwards} arrow(s) backwards in "
-        "time")
+        f"{merged.unmatched_recvs} receives unmatched"
+        + (f", {cancelled} cancelled left out" if cancelled else "")
+        + f", {a.backwards} arrow(s) backwards in time")
     return lines
 
 
@@ -198,7 +200,8 @@ def _matching(a: Analysis) -> list[str]:
              + (f" ({_counts(coll)})" if coll else ""),
              f"one-sided: {sum(rma.values())} transfers matched, origin to target"
              + (f" (by epoch: {_counts(rma)})" if rma else "")]
-    labels = {"partitioned": "partitioned", "collective": "collectives (operations on ranks)",
+    labels = {"message": "point-to-point", "partitioned": "partitioned",
+              "collective": "collectives (operations on ranks)",
               "rma": "one-sided transfers"}
     for kind, label in labels.items():
         for reason, n in sorted(why.get(kind, {}).items(), key=lambda kv: -kv[1]):
