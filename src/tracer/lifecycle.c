@@ -52,7 +52,7 @@ static void start(void)
     PMPI_Comm_size(p->comm, &p->nprocs);
     p->started = 1;
     make_dir(p->dir);
-    snprintf(p->path, sizeof p->path, "%.1023s/rank-%05d.mst", p->dir, p->rank);
+    mpiscope__trace_world_place();
     mpiscope__trace_comms_predefined();
     mpiscope__trace_clock_sync(0);
     p->start_stamp = mpiscope__trace_stamp();

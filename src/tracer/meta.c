@@ -79,6 +79,7 @@ void mpiscope__trace_meta(void)
     add_string(&t, host, strlen(host), 255);
     add(&t, ", \"model\": \"%s\", \"thread_level\": %d, ", p->world ? "world" : "sessions",
         p->thread_level);
+    add(&t, "\"world\": %d, \"spawned\": %s, ", p->world_index, p->spawned ? "true" : "false");
     add(&t, "\"mpi_version\": \"%d.%d\", \"mpi_library\": ", version, subversion);
     add_string(&t, library, strnlen(library, sizeof library), 300);
     add(&t, ", \"timer\": {\"name\": \"%s\", \"source\": \"%s\", \"frequency_hz\": %.17g, "

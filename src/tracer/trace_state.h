@@ -98,6 +98,9 @@ typedef struct mpiscope__trace_proc {
     volatile int write_warned;
     char write_error_msg[1400];         /* prepared: said from a signal handler too */
     size_t write_error_len;
+    int spawned;            /* the world has a parent (MPI_Comm_spawn) */
+    int world_index;        /* 0: files in dir; K: in dir/world-K (worlds.c); -1: no place */
+    int path_created;       /* rank 0 created its (empty) file when claiming dir */
 } mpiscope__trace_proc_t;
 
 extern mpiscope__trace_proc_t mpiscope__trace_proc;
@@ -193,6 +196,10 @@ void mpiscope__trace_clock_sync(int which);
 
 /* Prepare the JSON header of the file (meta.c). */
 void mpiscope__trace_meta(void);
+
+/* This world's file name in p->path: dir/rank-NNNNN.mst for the first world
+ * in dir, dir/world-K/... for a later one (worlds.c; collective on p->comm). */
+void mpiscope__trace_world_place(void);
 
 /* Register the predefined communicators. */
 void mpiscope__trace_comms_predefined(void);

@@ -184,7 +184,8 @@ static void write_maps(void)
 void mpiscope__trace_stream_open(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    int fd = open(p->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    /* never over another process's file (worlds.c): rank 0 may have made its own */
+    int fd = open(p->path, O_WRONLY | O_CLOEXEC | (p->path_created ? 0 : O_CREAT | O_EXCL), 0644);
     if (fd < 0) {
         mpiscope__trace_warn("cannot write the trace file %s: %s", p->path, strerror(errno));
         return;

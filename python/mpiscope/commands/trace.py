@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _trace(args: argparse.Namespace, command: list[str]) -> int:
     from mpiscope.launcher import format_command, mpiexec_command, run_passthrough
+    from mpiscope.trace.reader import other_worlds
     from mpiscope.trace.record import prepare_dir, rank_files, traced_env, tracer_library
 
     if args.np is not None and args.np < 1:
@@ -103,7 +104,12 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
         raise RunFailedError(f"{exc}; its partial trace is kept") from None
     files = rank_files(out)
     where = f"{len(files)} rank file(s) in {args.out}"
-    short = _short_files(files)
+    worlds = other_worlds(out)  # spawned jobs (MPI_Comm_spawn): a trace each
+    world_files = [f for w in worlds for f in rank_files(w)]
+    if worlds:
+        where += (f", {len(world_files)} more in {len(worlds)} other MPI world(s) "
+                  f"({', '.join(w.name for w in worlds)}: each a trace of its own)")
+    short = _short_files(files + world_files, out)
     if code != 0:
         raise RunFailedError(f"{format_command(argv)} exited with code {code}; "
                              f"{'partial trace: ' + where if files else 'no trace written'}"
@@ -119,7 +125,7 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
     return 0
 
 
-def _short_files(files: list[Path]) -> str:
+def _short_files(files: list[Path], out: Path) -> str:
     """The rank files that lack data, with why ("" when none does)."""
     from mpiscope.trace.reader import check_rank_file
 
@@ -130,7 +136,7 @@ def _short_files(files: list[Path]) -> str:
         except OSError as exc:
             reason = f"unreadable ({exc.strerror or exc})"
         if reason:
-            short.append(f"{f.name} is short: {reason}")
+            short.append(f"{f.relative_to(out)} is short: {reason}")
     if len(short) > 3:
         short = short[:3] + [f"and {len(short) - 3} more"]
     return "; ".join(short)

@@ -157,6 +157,7 @@ class Trace:
     directory: Path
     ranks: list[RankTrace] = field(default_factory=list)
     missing_ranks: list[int] = field(default_factory=list)
+    worlds: list[Path] = field(default_factory=list)  # other_worlds(directory)
 
     @property
     def nprocs(self) -> int:
@@ -179,7 +180,17 @@ def read_trace(path: str | Path, records: bool = True) -> Trace:
         raise MpiscopeError(f"{directory}: its rank files disagree (two files of one rank, or "
                             "different numbers of ranks): not one trace")
     trace.missing_ranks = [r for r in range(trace.nprocs) if r not in have]
+    trace.worlds = other_worlds(directory)
     return trace
+
+
+def other_worlds(directory: Path) -> list[Path]:
+    """The traces of the MPI worlds after the first in a trace directory, in
+    the order they started: DIR/world-K (K from 1), each a trace of its own
+    (jobs the program started with MPI_Comm_spawn, or another run into DIR)."""
+    found = [(int(d.name[6:]), d) for d in directory.glob("world-*")
+             if d.name[6:].isdigit() and d.is_dir()]
+    return [d for _, d in sorted(found)]
 
 
 @dataclass

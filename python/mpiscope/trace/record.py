@@ -13,6 +13,7 @@ from pathlib import Path
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import build_env
 from mpiscope.mpi_profile import MpiProfile, select_profile
+from mpiscope.trace.reader import other_worlds
 
 __all__ = ["prepare_dir", "rank_files", "traced_env", "tracer_library"]
 
@@ -37,11 +38,17 @@ def prepare_dir(out: Path, force: bool) -> None:
     """Create the trace directory; an old trace in it is replaced only with ``force``."""
     if out.exists() and not out.is_dir():
         raise MpiscopeError(f"{out} exists and is not a directory")
-    old = rank_files(out)
+    worlds = other_worlds(out) if out.is_dir() else []
+    old = rank_files(out) + [f for w in worlds for f in rank_files(w)]
     if old and not force:
         raise MpiscopeError(f"{out} already holds a trace (use --force to replace it)")
     for f in old:
         f.unlink()
+    for w in worlds:  # else the next run's spawned jobs would go to world-2, ...
+        try:
+            w.rmdir()
+        except OSError:
+            pass  # something else is in it: kept, and the next world takes another number
     out.mkdir(parents=True, exist_ok=True)
 
 

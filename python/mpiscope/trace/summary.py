@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from mpiscope.errors import MpiscopeError
 from mpiscope.result.units import format_bytes, format_ns
 from mpiscope.trace.analysis import Analysis, WaitStats, analyse
 from mpiscope.trace.merge import Merged
+from mpiscope.trace.reader import Trace, read_rank_file
 from mpiscope.trace.sites import resolve_sites
 from mpiscope.trace.stream import Stream
 
@@ -55,6 +57,7 @@ def _header(a: Analysis) -> list[str]:
                         for r in trace.ranks if r.rank in incomplete)
         lines.append(f"PARTIAL: trace ended early ({how}); calls that had not returned "
                      "end at the rank's last time")
+    lines += _worlds(trace)
     lines.append(_clock_line(merged))
     dropped = sum(r.dropped for r in trace.ranks)
     cancelled = sum(merged.unmatched_why.get("message", {}).values())  # only cancels there
@@ -65,6 +68,27 @@ def _header(a: Analysis) -> list[str]:
         f"{merged.unmatched_recvs} receives unmatched"
         + (f", {cancelled} cancelled left out" if cancelled else "")
         + f", {a.backwards} arrow(s) backwards in time")
+    return lines
+
+
+def _worlds(trace: Trace) -> list[str]:
+    """Where this MPI world stands among those that wrote into the directory:
+    spawned jobs and later runs have their own traces (DIR/world-K), read
+    apart (their ranks are other processes, on a clock of their own)."""
+    lines = []
+    if trace.ranks[0].meta.get("spawned"):
+        lines.append(f"world: started by MPI_Comm_spawn (world {trace.ranks[0].meta.get('world')}"
+                     f"); its parent's trace is in {trace.directory.parent}")
+    for d in trace.worlds:
+        files = sorted(d.glob("rank-*.mst"))
+        try:
+            meta = read_rank_file(files[0], records=False).meta if files else {}
+            how = ("started by MPI_Comm_spawn" if meta.get("spawned")
+                   else "another run into this directory")
+        except MpiscopeError as exc:
+            how = f"unreadable ({exc})"
+        lines.append(f"other world {d.name}: {len(files)} rank file(s), {how}: a trace of its "
+                     f"own, not in this summary (mpiscope trace summary {d})")
     return lines
 
 
