@@ -16,7 +16,15 @@ from mpiscope.launcher import mpiexec_command
 from mpiscope.trace.merge import load
 from mpiscope.trace.reader import F_PART, check_rank_file, read_trace
 from mpiscope.trace.record import traced_env
-from trace_helpers import ROOT, build_example, mpiscope, profile_or_fail, tracer_lib
+from trace_helpers import (
+    ROOT,
+    build_example,
+    mpiscope,
+    profile_or_fail,
+    rec,
+    tracer_lib,
+    write_rank,
+)
 
 SOURCE = ROOT / "tests" / "trace" / "spawn.c"
 OUTPUT = {"spawn: parent done", "spawn: child done"}
@@ -84,3 +92,21 @@ def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(tmp_path:
                                                         "world-1"]
     check_world(trace, spawned=False, sendrecvs=15)
     check_world(trace / "world-1", spawned=True, sendrecvs=3)
+
+
+def test_many_worlds_are_said_in_one_line(tmp_path: Path) -> None:
+    """mpi4py's test_spawn started 60 worlds: one line for them all."""
+    trace = tmp_path / "t"
+    trace.mkdir()
+    calls = [rec("MPI_Init", 0, 10), rec("MPI_Finalize", 20, 30)]
+    for r in range(2):
+        write_rank(trace, r, 2, calls)
+    for k in range(1, 6):
+        (trace / f"world-{k}").mkdir()
+        write_rank(trace / f"world-{k}", 0, 1, calls,
+                   meta_extra={"world": k, "spawned": k != 3})
+    summary = mpiscope("trace", "summary", "t", mpi="mpich", cwd=tmp_path)
+    assert summary.returncode == 0, summary.stderr
+    assert ("other worlds: 5 (world-1 to world-5), 5 rank file(s), 4 started by "
+            "MPI_Comm_spawn, 1 another run into this directory: each a trace of its own, not "
+            "in this summary (mpiscope trace summary t/world-K)") in summary.stdout

@@ -108,7 +108,7 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
     world_files = [f for w in worlds for f in rank_files(w)]
     if worlds:
         where += (f", {len(world_files)} more in {len(worlds)} other MPI world(s) "
-                  f"({', '.join(w.name for w in worlds)}: each a trace of its own)")
+                  f"({_names(worlds)}: each a trace of its own)")
     short = _short_files(files + world_files, out)
     if code != 0:
         raise RunFailedError(f"{format_command(argv)} exited with code {code}; "
@@ -123,6 +123,12 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
                              f"0: {short}")
     _say(f"mpiscope: traced: {where}; next: mpiscope trace summary {args.out}")
     return 0
+
+
+def _names(worlds: list[Path]) -> str:
+    if len(worlds) > 3:
+        return f"{worlds[0].name} to {worlds[-1].name}"
+    return ", ".join(w.name for w in worlds)
 
 
 def _short_files(files: list[Path], out: Path) -> str:

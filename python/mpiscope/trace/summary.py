@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -79,6 +80,7 @@ def _worlds(trace: Trace) -> list[str]:
     if trace.ranks[0].meta.get("spawned"):
         lines.append(f"world: started by MPI_Comm_spawn (world {trace.ranks[0].meta.get('world')}"
                      f"); its parent's trace is in {trace.directory.parent}")
+    worlds = []
     for d in trace.worlds:
         files = sorted(d.glob("rank-*.mst"))
         try:
@@ -87,8 +89,17 @@ def _worlds(trace: Trace) -> list[str]:
                    else "another run into this directory")
         except MpiscopeError as exc:
             how = f"unreadable ({exc})"
-        lines.append(f"other world {d.name}: {len(files)} rank file(s), {how}: a trace of its "
-                     f"own, not in this summary (mpiscope trace summary {d})")
+        worlds.append((d, len(files), how))
+    if len(worlds) <= 3:
+        return lines + [f"other world {d.name}: {n} rank file(s), {how}: a trace of its own, "
+                        f"not in this summary (mpiscope trace summary {d})"
+                        for d, n, how in worlds]
+    hows = Counter(how for _, _, how in worlds)
+    lines.append(f"other worlds: {len(worlds)} ({worlds[0][0].name} to {worlds[-1][0].name}), "
+                 f"{sum(n for _, n, _ in worlds)} rank file(s), "
+                 + ", ".join(f"{k} {how}" for how, k in hows.most_common())
+                 + f": each a trace of its own, not in this summary (mpiscope trace summary "
+                 f"{trace.directory}/world-K)")
     return lines
 
 
