@@ -9,7 +9,11 @@
  * write (slot and fields, into the current half), the half switch with
  * the half's pwrite(2) into the file (its share per call), the argument
  * capture of a send (datatype size) and of a receive (status), a whole
- * traced MPI_Comm_rank against PMPI_Comm_rank. Each part: the best of R
+ * traced MPI_Comm_rank against PMPI_Comm_rank, and the calls of a
+ * ping-pong on MPI_COMM_SELF (an 8-byte MPI_Send to itself, an MPI_Recv;
+ * MPI_Irecv, MPI_Isend and two MPI_Wait), each traced against PMPI alone:
+ * the wrapper's whole cost for those calls, whose arguments a record
+ * keeps (datatype size, status). Each part: the best of R
  * short repeats (a shared machine only adds time; short repeats dodge its
  * preemptions); the switch: the best one over all repeats, per record of
  * a half. */
@@ -122,6 +126,75 @@ static double comm_rank(long n, int traced)
     return (now_ns() - t0) / (double)n;
 }
 
+/* 8-byte messages to itself (MPICH's MPI_Send to itself waits for its
+ * receive): a send (traced or not) to a receive posted with PMPI_Irecv,
+ * then a receive (traced or not) of a message sent with PMPI_Isend. */
+typedef int (*send_fn)(const void *, int, MPI_Datatype, int, int, MPI_Comm);
+typedef int (*recv_fn)(void *, int, MPI_Datatype, int, int, MPI_Comm, MPI_Status *);
+
+static double self_pair(long n, int traced_send, int traced_recv)
+{
+    send_fn send = traced_send ? MPI_Send : PMPI_Send;
+    recv_fn recv = traced_recv ? MPI_Recv : PMPI_Recv;
+    double out = 1, in = 0;
+    MPI_Request rq;
+    MPI_Status st;
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        PMPI_Irecv(&in, 1, MPI_DOUBLE, 0, 7, MPI_COMM_SELF, &rq);
+        send(&out, 1, MPI_DOUBLE, 0, 7, MPI_COMM_SELF);
+        PMPI_Wait(&rq, MPI_STATUS_IGNORE);
+        PMPI_Isend(&out, 1, MPI_DOUBLE, 0, 7, MPI_COMM_SELF, &rq);
+        recv(&in, 1, MPI_DOUBLE, 0, 7, MPI_COMM_SELF, &st);
+        PMPI_Wait(&rq, MPI_STATUS_IGNORE);
+    }
+    return (now_ns() - t0) / (double)n;
+}
+
+/* The nonblocking round: Irecv, Isend, Wait (send), Wait (receive). */
+static double self_nonblocking(long n, int traced)
+{
+    double out = 1, in = 0;
+    MPI_Request rr, sr;
+    MPI_Status st;
+    double t0 = now_ns();
+    for (long i = 0; i < n; i++) {
+        if (traced) {
+            MPI_Irecv(&in, 1, MPI_DOUBLE, 0, 8, MPI_COMM_SELF, &rr);
+            MPI_Isend(&out, 1, MPI_DOUBLE, 0, 8, MPI_COMM_SELF, &sr);
+            MPI_Wait(&sr, MPI_STATUS_IGNORE);
+            MPI_Wait(&rr, &st);
+        } else {
+            PMPI_Irecv(&in, 1, MPI_DOUBLE, 0, 8, MPI_COMM_SELF, &rr);
+            PMPI_Isend(&out, 1, MPI_DOUBLE, 0, 8, MPI_COMM_SELF, &sr);
+            PMPI_Wait(&sr, MPI_STATUS_IGNORE);
+            PMPI_Wait(&rr, &st);
+        }
+    }
+    return (now_ns() - t0) / (double)n;
+}
+
+/* What the fast paths capture is what MPI says: the received bytes read
+ * from the status, a predefined datatype's kept size next to a derived one. */
+static int parts_agree(const MPI_Status *st)
+{
+    mpiscope_trace_record_t r = {0};
+    mpiscope__trace_call_t c = {mpiscope__trace_self, &r};
+    mpiscope__trace_status(&c, st);
+    MPI_Count n = -1;
+    PMPI_Get_elements_x(st, MPI_BYTE, &n);
+    MPI_Datatype three;
+    PMPI_Type_contiguous(3, MPI_INT, &three);
+    PMPI_Type_commit(&three);
+    int ok = r.bytes == (int64_t)n && n == (MPI_Count)sizeof(double)
+             && mpiscope__trace_bytes(5, MPI_INT) == 5 * (int64_t)sizeof(int)
+             && mpiscope__trace_bytes(5, three) == 15 * (int64_t)sizeof(int)
+             && mpiscope__trace_bytes(5, MPI_INT) == 5 * (int64_t)sizeof(int)
+             && mpiscope__trace_bytes(2, MPI_DOUBLE) == 16;
+    PMPI_Type_free(&three);
+    return ok;
+}
+
 static void keep_min(double *best, double v)
 {
     if (v < *best)
@@ -153,9 +226,16 @@ int main(int argc, char **argv)
     double msg = 1, got = 0;
     MPI_Status st;
     PMPI_Sendrecv(&msg, 1, MPI_DOUBLE, 0, 5, &got, 1, MPI_DOUBLE, 0, 5, MPI_COMM_SELF, &st);
-    double best[8];
-    for (int k = 0; k < 8; k++)
+    if (!parts_agree(&st)) {
+        fprintf(stderr, "mpiscope-trace-parts: error: the captured sizes differ from MPI's\n");
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    enum { NPARTS = 8, NPP = 6 };
+    double best[NPARTS], pp[NPP];
+    for (int k = 0; k < NPARTS; k++)
         best[k] = 1e300;
+    for (int k = 0; k < NPP; k++)
+        pp[k] = 1e300;
     for (long r = 0; r < repeats; r++) {
         keep_min(&best[0], stamps(n));
         keep_min(&best[1], lookups(n));
@@ -164,6 +244,12 @@ int main(int argc, char **argv)
         keep_min(&best[5], recv_args(n, &st));
         keep_min(&best[6], comm_rank(n, 0));
         keep_min(&best[7], comm_rank(n, 1));
+        keep_min(&pp[0], self_pair(n, 0, 0));
+        keep_min(&pp[1], self_pair(n, 1, 0));
+        keep_min(&pp[2], self_pair(n, 0, 1));
+        keep_min(&pp[3], self_pair(n, 1, 1));
+        keep_min(&pp[4], self_nonblocking(n, 0));
+        keep_min(&pp[5], self_nonblocking(n, 1));
     }
     best[3] = best_switch / (double)mpiscope__trace_proc.records_per_thread;
     printf("tracer cost per call, by part (best of %ld repeats of %ld calls; records per half "
@@ -181,6 +267,19 @@ int main(int argc, char **argv)
     if ((uint64_t)n < mpiscope__trace_proc.records_per_thread)
         added += best[3];
     printf("%-36s %8.2f ns\n", "added per MPI_Comm_rank", added);
+    /* The self ping-pong: ns per round (one pair of calls, or four). */
+    double share = (uint64_t)n < mpiscope__trace_proc.records_per_thread ? best[3] : 0;
+    printf("ping-pong on MPI_COMM_SELF, 8 bytes, ns per round\n");
+    const char *pnames[NPP] = {"Send + Recv, PMPI", "Send traced",
+                               "Recv traced", "Send + Recv traced",
+                               "Irecv+Isend+2 Wait, PMPI", "Irecv+Isend+2 Wait, traced"};
+    for (int k = 0; k < NPP; k++)
+        printf("%-36s %8.2f ns\n", pnames[k], pp[k]);
+    printf("%-36s %8.2f ns\n", "added per MPI_Send", pp[1] - pp[0] + share);
+    printf("%-36s %8.2f ns\n", "added per MPI_Recv", pp[2] - pp[0] + share);
+    printf("%-36s %8.2f ns\n", "added per call, Send + Recv", (pp[3] - pp[0]) / 2 + share);
+    printf("%-36s %8.2f ns\n", "added per call, Irecv..Wait (4 calls)",
+           (pp[5] - pp[4]) / 4 + share);
     MPI_Finalize();
     return 0;
 }

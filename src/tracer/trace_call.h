@@ -19,7 +19,7 @@ typedef struct mpiscope__trace_call {
 
 /* Any MPI handle (an int or a pointer, by implementation) as 64 bits. */
 #define MPISCOPE__H(handle) mpiscope__trace_handle(&(handle), sizeof(handle))
-static inline uint64_t mpiscope__trace_handle(const void *handle, size_t size)
+static inline __attribute__((always_inline)) uint64_t mpiscope__trace_handle(const void *handle, size_t size)
 {
     uint64_t v = 0;
     memcpy(&v, handle, size < sizeof v ? size : sizeof v);
@@ -68,17 +68,17 @@ static inline __attribute__((always_inline)) int mpiscope__trace_begin(mpiscope_
     return 1;
 }
 
-static inline void mpiscope__trace_stamp_enter(mpiscope__trace_call_t *c)
+static inline __attribute__((always_inline)) void mpiscope__trace_stamp_enter(mpiscope__trace_call_t *c)
 {
     c->r->t_enter = mpiscope__trace_stamp();
 }
 
-static inline void mpiscope__trace_stamp_exit(mpiscope__trace_call_t *c)
+static inline __attribute__((always_inline)) void mpiscope__trace_stamp_exit(mpiscope__trace_call_t *c)
 {
     c->r->t_exit = mpiscope__trace_stamp();
 }
 
-static inline void mpiscope__trace_end(mpiscope__trace_call_t *c, int failed)
+static inline __attribute__((always_inline)) void mpiscope__trace_end(mpiscope__trace_call_t *c, int failed)
 {
     if (failed)
         c->r->flags |= MPISCOPE_TRACE_F_ERROR;
@@ -89,7 +89,7 @@ static inline void mpiscope__trace_end(mpiscope__trace_call_t *c, int failed)
         mpiscope__trace_flush_pending(c->t);
 }
 
-static inline int32_t mpiscope__trace_peer(int rank)
+static inline __attribute__((always_inline)) int32_t mpiscope__trace_peer(int rank)
 {
     if (rank >= 0)
         return rank;

@@ -115,7 +115,7 @@ extern __thread mpiscope__trace_thread_t *mpiscope__trace_self
  * rdtsc; the engine's mpiscope__tsc_read adds rdtscp+lfence): a stamp may
  * move by some tens of cycles against the instructions around it, which is
  * nothing next to an MPI call, and the read costs half as much. */
-static inline uint64_t mpiscope__trace_tsc(void)
+static inline __attribute__((always_inline)) uint64_t mpiscope__trace_tsc(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
     uint32_t lo, hi;
@@ -130,7 +130,7 @@ static inline uint64_t mpiscope__trace_tsc(void)
 #endif
 }
 
-static inline uint64_t mpiscope__trace_stamp(void)
+static inline __attribute__((always_inline)) uint64_t mpiscope__trace_stamp(void)
 {
     if (mpiscope__trace_stamp_ticks)
         return mpiscope__trace_tsc();
