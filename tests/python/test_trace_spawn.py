@@ -5,12 +5,15 @@ the first overwritten byte). Each MPI world now has files of its own: the
 first in the directory, each later one (a spawned job, another run into the
 directory) in DIR/world-K, and no file is ever created over another.
 
-tests/trace/spawn.c traced for real (MPICH, 2 ranks spawning 2); timing-free."""
+tests/trace/spawn.c traced for real (MPICH and Open MPI, 2 ranks spawning 2,
+oversubscribed); timing-free."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+
+import pytest
 
 from mpiscope.launcher import mpiexec_command
 from mpiscope.trace.merge import load
@@ -46,9 +49,13 @@ def check_world(trace: Path, spawned: bool, sendrecvs: int) -> None:
     assert merged.unmatched_sends == merged.unmatched_recvs == 0
 
 
-def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(tmp_path: Path) -> None:
-    exe = build_example("spawn", "mpich", tmp_path, SOURCE)
-    run = mpiscope("trace", "--np", "2", "-o", "t", str(exe), mpi="mpich", cwd=tmp_path)
+@pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
+def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(
+        mpi: str, tmp_path: Path) -> None:
+    exe = build_example("spawn", mpi, tmp_path, SOURCE)
+    profile = profile_or_fail(mpi)
+    launch = [*mpiexec_command(profile, 2, oversubscribe=True), str(exe)]  # room for 2 more
+    run = mpiscope("trace", "--mpi", mpi, "-o", "t", "--", *launch, mpi=mpi, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert set(run.stdout.splitlines()) == OUTPUT
     assert ("2 rank file(s) in t, 2 more in 1 other MPI world(s) (world-1: each a trace of "
@@ -59,11 +66,11 @@ def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(tmp_path:
     check_world(trace, spawned=False, sendrecvs=15)
     check_world(trace / "world-1", spawned=True, sendrecvs=3)
 
-    summary = mpiscope("trace", "summary", "t", mpi="mpich", cwd=tmp_path)
+    summary = mpiscope("trace", "summary", "t", mpi=mpi, cwd=tmp_path)
     assert summary.returncode == 0, summary.stderr
     assert ("other world world-1: 2 rank file(s), started by MPI_Comm_spawn: a trace of its "
             "own, not in this summary (mpiscope trace summary t/world-1)") in summary.stdout
-    child = mpiscope("trace", "summary", "t/world-1", mpi="mpich", cwd=tmp_path)
+    child = mpiscope("trace", "summary", "t/world-1", mpi=mpi, cwd=tmp_path)
     assert child.returncode == 0, child.stderr
     assert "world: started by MPI_Comm_spawn (world 1); its parent's trace is in t" in (
         child.stdout)
@@ -71,21 +78,20 @@ def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(tmp_path:
     # another run into the same directory, without mpiscope: its world and its
     # spawned one take the next numbers; the first trace is left as it was
     before = {p: p.read_bytes() for p in trace.rglob("*.mst")}
-    profile = profile_or_fail("mpich")
-    again = subprocess.run(mpiexec_command(profile, 2) + [str(exe)], cwd=tmp_path,
-                           env=traced_env(profile, tracer_lib("mpich"), trace, None),
+    again = subprocess.run(launch, cwd=tmp_path,
+                           env=traced_env(profile, tracer_lib(mpi), trace, None),
                            capture_output=True, text=True, timeout=240, check=False)
     assert again.returncode == 0, again.stderr
     assert set(again.stdout.splitlines()) == OUTPUT
     assert {p: p.read_bytes() for p in before} == before
     check_world(trace / "world-2", spawned=False, sendrecvs=15)
     check_world(trace / "world-3", spawned=True, sendrecvs=3)
-    summary = mpiscope("trace", "summary", "t", mpi="mpich", cwd=tmp_path)
+    summary = mpiscope("trace", "summary", "t", mpi=mpi, cwd=tmp_path)
     assert "other world world-2: 2 rank file(s), another run into this directory" in (
         summary.stdout)
 
     # --force replaces every world's files: the spawned job is world-1 again
-    forced = mpiscope("trace", "--np", "2", "--force", "-o", "t", str(exe), mpi="mpich",
+    forced = mpiscope("trace", "--mpi", mpi, "--force", "-o", "t", "--", *launch, mpi=mpi,
                       cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     assert sorted(p.name for p in trace.iterdir()) == ["rank-00000.mst", "rank-00001.mst",
