@@ -321,6 +321,11 @@ def wall_range(launches: list[dict[str, Any]]) -> str:
     return f"{min(walls):.2f}-{max(walls):.2f} s" if walls else "-"
 
 
+def wall_median(launches: list[dict[str, Any]]) -> str:
+    walls = [r["wall_s"] for r in launches if r["error"] is None]
+    return f"{statistics.median(walls):.3f} s" if walls else "-"
+
+
 def table(runs: dict[str, list[dict[str, Any]]], launches: int) -> str:
     names = list(runs)
     out = [f"Spread (max/min of each tool's headline value over {launches} launches):", "",
@@ -333,6 +338,7 @@ def table(runs: dict[str, list[dict[str, Any]]], launches: int) -> str:
         out.append(f"| {human_bytes(size)} | " + " | ".join(cells) + " |")
     out.append("| wall of one 1 B..1 MiB sweep | "
                + " | ".join(wall_range(runs[n]) for n in names) + " |")
+    out.append("| median wall | " + " | ".join(wall_median(runs[n]) for n in names) + " |")
     out += ["", "Median over the launches of each tool's headline value:", "",
             "| size | " + " | ".join(names) + " |", "| --- |" + " --- |" * len(names)]
     for size in HEADLINE_SIZES:
