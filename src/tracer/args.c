@@ -22,26 +22,21 @@ static int is_predefined(MPI_Datatype type)
     return 0;
 }
 
-/* The last predefined datatype this thread sent or received and its size:
- * a ping-pong asks for the same one at every call (MPI_Type_size_x: 3.6
- * ns per call; bench/trace_parts.c). */
-static __thread MPI_Datatype last_type __attribute__((tls_model("initial-exec")));
-static __thread int64_t last_size __attribute__((tls_model("initial-exec"))) = -1;
+__thread MPI_Datatype mpiscope__trace_last_type;
+__thread int64_t mpiscope__trace_last_size = -1;
 
-int64_t mpiscope__trace_bytes(MPI_Count count, MPI_Datatype type)
+int64_t mpiscope__trace_bytes_asked(MPI_Count count, MPI_Datatype type)
 {
     if (count == 0)
         return 0;
-    if (last_size >= 0 && type == last_type && count > 0)
-        return (int64_t)count * last_size;
     if (type == MPI_DATATYPE_NULL || count < 0)
         return -1;
     MPI_Count size;
     if (PMPI_Type_size_x(type, &size) != MPI_SUCCESS || size == MPI_UNDEFINED)
         return -1;
     if (is_predefined(type)) {
-        last_type = type;
-        last_size = (int64_t)size;
+        mpiscope__trace_last_type = type;
+        mpiscope__trace_last_size = (int64_t)size;
     }
     return (int64_t)count * (int64_t)size;
 }
