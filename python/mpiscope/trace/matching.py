@@ -278,7 +278,8 @@ class Matcher:
                  missing_ranks: tuple[int, ...] = ()) -> None:
         self.ordered, self.on_message, self.on_link = ordered, on_message, on_link
         self.sends: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
-        self.cancelling: set[tuple[int, int]] = set()  # (rank, index): sends a cancel may void
+        # sends a cancel may void, by (key, index) (an MPI_Startall starts several at one index)
+        self.cancelling: Counter[tuple[Key, int]] = Counter()
         self.ready: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
         self.waiting: dict[int, list[tuple[float, int, Key, tuple, Call]]] = defaultdict(list)
         self.seq = 0
@@ -346,9 +347,12 @@ class Matcher:
         """A send MPI_Cancel may take back waits at the head of its channel
         until its outcome is known; one that was cancelled leaves it."""
         if cancelled is None:
-            self.cancelling.add((key[1], index))
+            self.cancelling[(key, index)] += 1
             return
-        self.cancelling.discard((key[1], index))
+        if self.cancelling[(key, index)] > 1:
+            self.cancelling[(key, index)] -= 1
+        else:
+            self.cancelling.pop((key, index), None)
         queue = self.sends.get(key)
         if cancelled and queue:
             entry = next((e for e in queue if e[0][1] == index), None)
@@ -378,7 +382,7 @@ class Matcher:
     def _pair(self, key: Key) -> None:
         sends, ready = self.sends[key], self.ready[key]
         while sends and ready:
-            if self.cancelling and (key[1], sends[0][0][1]) in self.cancelling:
+            if self.cancelling and (key, sends[0][0][1]) in self.cancelling:
                 return  # the send at the head may not be one: wait for its cancel's outcome
             (s, scall), (r, rcall) = sends.popleft(), ready.popleft()
             k = self.next_id
