@@ -11,7 +11,7 @@
  * capture of a send (datatype size) and of a receive (status), a whole
  * traced MPI_Comm_rank against PMPI_Comm_rank, and the calls of a
  * ping-pong on MPI_COMM_SELF (an 8-byte MPI_Send to itself, an MPI_Recv;
- * MPI_Irecv, MPI_Isend and two MPI_Wait), each traced against PMPI alone:
+ * MPI_Irecv, MPI_Isend and two MPI_Wait) and MPI_Wtime, each traced against PMPI alone:
  * the wrapper's whole cost for those calls, whose arguments a record
  * keeps (datatype size, status). Each part: the best of R
  * short repeats (a shared machine only adds time; short repeats dodge its
@@ -195,6 +195,17 @@ static int parts_agree(const MPI_Status *st)
     return ok;
 }
 
+/* MPI_Wtime: osu_latency's rank 0 reads it twice per round trip. */
+static double wtime(long n, int traced)
+{
+    double s = 0, t0 = now_ns();
+    for (long i = 0; i < n; i++)
+        s += traced ? MPI_Wtime() : PMPI_Wtime();
+    double t = (now_ns() - t0) / (double)n;
+    sink = (uint64_t)s;
+    return t;
+}
+
 static void keep_min(double *best, double v)
 {
     if (v < *best)
@@ -230,7 +241,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mpiscope-trace-parts: error: the captured sizes differ from MPI's\n");
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    enum { NPARTS = 8, NPP = 6 };
+    enum { NPARTS = 8, NPP = 8 };
     double best[NPARTS], pp[NPP];
     for (int k = 0; k < NPARTS; k++)
         best[k] = 1e300;
@@ -250,6 +261,8 @@ int main(int argc, char **argv)
         keep_min(&pp[3], self_pair(n, 1, 1));
         keep_min(&pp[4], self_nonblocking(n, 0));
         keep_min(&pp[5], self_nonblocking(n, 1));
+        keep_min(&pp[6], wtime(n, 0));
+        keep_min(&pp[7], wtime(n, 1));
     }
     best[3] = best_switch / (double)mpiscope__trace_proc.records_per_thread;
     printf("tracer cost per call, by part (best of %ld repeats of %ld calls; records per half "
@@ -272,7 +285,8 @@ int main(int argc, char **argv)
     printf("ping-pong on MPI_COMM_SELF, 8 bytes, ns per round\n");
     const char *pnames[NPP] = {"Send + Recv, PMPI", "Send traced",
                                "Recv traced", "Send + Recv traced",
-                               "Irecv+Isend+2 Wait, PMPI", "Irecv+Isend+2 Wait, traced"};
+                               "Irecv+Isend+2 Wait, PMPI", "Irecv+Isend+2 Wait, traced",
+                               "PMPI_Wtime (per call)", "MPI_Wtime traced (per call)"};
     for (int k = 0; k < NPP; k++)
         printf("%-36s %8.2f ns\n", pnames[k], pp[k]);
     printf("%-36s %8.2f ns\n", "added per MPI_Send", pp[1] - pp[0] + share);
@@ -280,6 +294,7 @@ int main(int argc, char **argv)
     printf("%-36s %8.2f ns\n", "added per call, Send + Recv", (pp[3] - pp[0]) / 2 + share);
     printf("%-36s %8.2f ns\n", "added per call, Irecv..Wait (4 calls)",
            (pp[5] - pp[4]) / 4 + share);
+    printf("%-36s %8.2f ns\n", "added per MPI_Wtime", pp[7] - pp[6] + share);
     MPI_Finalize();
     return 0;
 }
