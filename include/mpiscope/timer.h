@@ -48,10 +48,10 @@ MPISCOPE_API void mpiscope_timer_prepare(void);
 
 /* Select and calibrate the process-wide timer. Not collective. AUTO picks
  * tsc when the counter is invariant, else monotonic. TSC calibration
- * against CLOCK_MONOTONIC_RAW spans at least 20 ms from its first pair
+ * against CLOCK_MONOTONIC_RAW spans at least 10 ms from its first pair
  * (mpiscope_timer_prepare(), else this call): it waits only for what the
  * start-up since mpiscope_timer_prepare() has not already taken, and is
- * good to a few ppm (better the longer the span). `flags` must be 0.
+ * good to ~5 ppm (better the longer the span). `flags` must be 0.
  * Returns MPISCOPE_ENOTIMER when the kind cannot be trusted here (TSC not
  * invariant, wtime before MPI_Init), MPISCOPE_EINVAL for bad arguments. */
 MPISCOPE_API int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags);

@@ -48,6 +48,8 @@ struct mpiscope__buffer_pool {
     size_t llc_bytes;
     int flush;                /* cold slots are flushed per stage, not made larger than the LLC */
     size_t stage_launches;    /* flush mode: slots per point (the largest stage) */
+    unsigned char *raw;       /* the allocation; region is its first aligned byte */
+    size_t raw_bytes;
     unsigned char *region;
     size_t capacity_bytes;
     /* Layout for the current point; slots == 0 when none was asked for. */
@@ -68,7 +70,7 @@ int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_
     *out = NULL;
     if (alignment_bytes == 0)
         alignment_bytes = POOL_DEFAULT_ALIGNMENT;
-    /* aligned_alloc needs a power of two no smaller than a pointer. */
+    /* a power of two no smaller than a pointer, as aligned_alloc would need */
     if ((alignment_bytes & (alignment_bytes - 1)) != 0 || alignment_bytes < sizeof(void *))
         return MPISCOPE_EINVAL;
     pool = calloc(1, sizeof *pool);
@@ -97,7 +99,7 @@ void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool)
 {
     if (!pool)
         return;
-    free(pool->region);
+    free(pool->raw);
     free(pool);
 }
 
@@ -158,16 +160,26 @@ static int aligned_size(const mpiscope__buffer_pool_t *pool, size_t bytes, size_
     return 0;
 }
 
+/* Grown with realloc, which keeps (and for large regions remaps, without
+ * copying) the bytes already filled: only the new tail is filled, so an
+ * ascending sweep faults each page once, not once per point. Every byte is
+ * the fill byte or a launch's data, so the region may start at another
+ * offset of the allocation after a move. */
 static int grow_region(mpiscope__buffer_pool_t *pool, size_t bytes)
 {
     if (bytes <= pool->capacity_bytes)
         return 0;
-    free(pool->region);
-    pool->capacity_bytes = 0;
-    pool->region = aligned_alloc(pool->alignment_bytes, bytes);
-    if (!pool->region)
-        return MPISCOPE_ENOMEM;
-    memset(pool->region, POOL_FILL_BYTE, bytes); /* fault every page in now */
+    size_t align = pool->alignment_bytes;
+    if (bytes > SIZE_MAX - align)
+        return MPISCOPE_ERANGE;
+    size_t want = bytes + align - 1;
+    unsigned char *raw = realloc(pool->raw, want);
+    if (!raw)
+        return MPISCOPE_ENOMEM; /* the old region stays whole */
+    memset(raw + pool->raw_bytes, POOL_FILL_BYTE, want - pool->raw_bytes); /* fault its pages in now */
+    pool->raw = raw;
+    pool->raw_bytes = want;
+    pool->region = raw + (align - (uintptr_t)raw % align) % align;
     pool->capacity_bytes = bytes;
     return 0;
 }

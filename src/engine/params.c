@@ -23,7 +23,7 @@ void mpiscope_params_default(mpiscope_params_t *p)
         .max_valid = 30,
         .max_launches = 1000,
         .max_point_seconds = 30,
-        .min_point_seconds = 0.002,
+        .min_point_seconds = 0.0005,
         .trim_fraction = 0.25,
         .confidence = 0.95,
         .cache_cold = 1,
