@@ -11,6 +11,7 @@
  *   segv       a write through a null pointer (SIGSEGV)
  *   mpi_abort  MPI_Abort(MPI_COMM_WORLD, 3)
  *   exit       exit(0) without MPI_Finalize
+ *   status     MPI_Finalize, then exit status 3 (a test program that failed)
  * and rank 0 prints "rank 0 done N" on stdout (flushed) and calls
  * MPI_Finalize. With --fsize, both ranks limit the size of the files they
  * write (RLIMIT_FSIZE, SIGXFSZ ignored) after MPI_Init: the trace file is
@@ -81,5 +82,5 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     MPI_Finalize();
-    return 0;
+    return rank == 1 && !strcmp(fault, "status") ? 3 : 0;
 }

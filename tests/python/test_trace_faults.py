@@ -66,6 +66,19 @@ def test_a_crashed_rank_leaves_every_rank_file(program: Path, tmp_path: Path, fa
     assert (tmp_path / "t.html").stat().st_size > 0
 
 
+def test_a_program_failing_after_finalize_leaves_a_whole_trace(program: Path,
+                                                               tmp_path: Path) -> None:
+    """A program's own failure (exit status 3 after MPI_Finalize, as a test
+    suite with failed tests) is mpiscope's exit 1, but its trace is whole:
+    it was called 'partial' (the full mpi4py suite, 8 failed tests)."""
+    run = run_fault(program, tmp_path, "status")
+    assert run.returncode == 1, run.stderr
+    assert "exited with code 3; its trace is whole" in run.stderr, run.stderr
+    assert "partial" not in run.stderr
+    trace = read_trace(tmp_path / "t")
+    assert all(r.complete and not r.short_reason() for r in trace.ranks)
+
+
 def test_a_correct_run_is_complete(program: Path, tmp_path: Path) -> None:
     run = run_fault(program, tmp_path, "none")
     assert run.returncode == 0, run.stderr

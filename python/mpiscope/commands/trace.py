@@ -110,10 +110,10 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
         where += (f", {len(world_files)} more in {len(worlds)} other MPI world(s) "
                   f"({_names(worlds)}: each a trace of its own)")
     short = _short_files(files + world_files, out)
-    if code != 0:
-        raise RunFailedError(f"{format_command(argv)} exited with code {code}; "
-                             f"{'partial trace: ' + where if files else 'no trace written'}"
-                             + (f"; {short}" if short else ""))
+    if code != 0:  # a program that failed after MPI_Finalize left a whole trace
+        kept = ("no trace written" if not files else f"partial trace: {where}; {short}" if short
+                else f"its trace is whole: {where}")
+        raise RunFailedError(f"{format_command(argv)} exited with code {code}; {kept}")
     if not files:
         raise RunFailedError(f"{format_command(argv)} wrote no trace: did it call MPI_Init "
                              "(or MPI_Session_init), and is it linked with the MPI of "
