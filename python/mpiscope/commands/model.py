@@ -147,8 +147,8 @@ def _run_phases(args: argparse.Namespace, plan: Any, bench: Any, experiments: li
         launches = [_launch(args, plan, bench, tmp / f"launch-{i}.json", ops, opts, root,
                             plan.sizes) for i, (ops, opts, root) in enumerate(experiments)]
         display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
-        run_launches(launches, bench, tmp, args, display, plan.out, _quiet, show_path=False,
-                     out_is_users=True)  # the path is printed once, after the summary
+        run_launches(launches, bench, tmp, args, display, plan.out, _quiet,
+                     show_path=False)  # the path is printed once, after the summary
         if args.dry_run:
             print("(then the delayed prtt, its delay measured by the prtt n=1 above)")
             return 0

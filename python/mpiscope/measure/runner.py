@@ -172,7 +172,6 @@ def run_launches(
     render: Callable[[Result], str],
     summary_seed: int | None = None,
     show_path: bool = True,
-    out_is_users: bool | None = None,
 ) -> int:
     """Run ``launches`` in turn (their plans written into ``tmp``, the run's
     private directory), write one document to ``out``, print it; with
@@ -184,8 +183,8 @@ def run_launches(
     0; raises RunFailedError (after writing and showing what exists) when a
     launch failed, KeyboardInterrupt when interrupted. ``args`` gives
     ``timeout`` and ``dry_run``. ``show_path`` prints ``out`` after the
-    document; ``out_is_users`` (default: ``show_path``) says ``out`` is the
-    user's file, named in the failure's "partial result kept in" line.
+    document; an ``out`` outside ``tmp`` is the user's file, which a
+    failure's one line names ("partial result kept in").
     """
     if getattr(args, "dry_run", False):
         plans = [launch.plan for launch in launches]
@@ -244,8 +243,8 @@ def run_launches(
     print(render(result))
     if show_path:
         print(f"\nresult: {out}")
-    users = show_path if out_is_users is None else out_is_users
-    kept = f"partial result kept in {out}" if users else "partial result shown above"
+    kept = ("partial result shown above" if out.resolve().is_relative_to(tmp.resolve())
+            else f"partial result kept in {out}")
     if interrupted:
         raise KeyboardInterrupt(kept)
     if failure is not None:
