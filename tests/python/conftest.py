@@ -23,9 +23,12 @@ from mpiscope_fakes import (
 
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """mpiscope's cache (the bench catalogues) in a directory of this test
-    session, for the tests and the commands they start, not the user's."""
+    """mpiscope's cache (the bench catalogues) and state (the launch profile)
+    in directories of this test session, for the tests and the commands they
+    start, not the user's."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("state"))
+    os.environ.pop("MPISCOPE_LAUNCH_PROFILE", None)
 
 
 @pytest.fixture

@@ -296,8 +296,8 @@ def test_readers_take_schema_1_0_and_1_1(sample_doc: dict[str, Any], tmp_path: P
     for version in ("1.0", "1.1"):
         doc = merge_documents([outcome(sample_doc), outcome(sample_doc, seed=2)])
         assert doc is not None
+        doc.update(launch_summary(doc, seed=1, resamples=100))  # says 1.5: between_rsd
         doc["schema_version"] = version
-        doc.update(launch_summary(doc, seed=1, resamples=100))
         path = tmp_path / f"v{version}.json"
         path.write_text(json.dumps(doc))
         assert load_result(path).schema_version == version

@@ -12,6 +12,7 @@ import argparse
 from dataclasses import replace
 from typing import Any
 
+from mpiscope.measure.launch_profile import ENV_VAR, profile_step
 from mpiscope.measure.options import add_measure_options
 from mpiscope.measure.plan import check_ops, plan_run
 from mpiscope.measure.runner import find_bench, measure_plan
@@ -30,6 +31,14 @@ def add_parser(commands: Any) -> None:
     )
     p.add_argument("ops", metavar="OPS", help="operations, comma-separated (see list-ops)")
     add_measure_options(p)
+    p.add_argument(
+        "--launch-profile",
+        metavar="FILE|off",
+        help="the machine's launch-to-launch variation: --launches R (R >= 3) records it here, "
+        "a single launch folds it into each point it has (the interval of what another launch "
+        f"would read); 'off': neither (default: ${ENV_VAR}, else "
+        "$XDG_STATE_HOME/mpiscope/launch-variation-HOST.json)",
+    )
     p.set_defaults(handler=run)
 
 
@@ -37,4 +46,7 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_run(args)
     bench = find_bench(args)
     plan = replace(plan, ops=check_ops(plan, bench.profile))
-    return measure_plan(args, plan, bench, lambda r: render_report(r, per_rank=args.per_rank))
+    finish = profile_step(args.launch_profile, args.launches)
+    return measure_plan(
+        args, plan, bench, lambda r: render_report(r, per_rank=args.per_rank), finish
+    )

@@ -19,10 +19,11 @@ A launch that failed keeps what it wrote, and so do the launches before it;
 the merged document is then ``failed`` with the first launch's error.
 
 :func:`launch_summary` adds, per (op, size, nprocs, method, cache), the
-statistics of :mod:`mpiscope.result.stats` over the launches' medians, and
-``modes`` where the launches fall into separate groups
-(:mod:`mpiscope.result.modes`); a point whose raw samples (``--raw``) form
-two modes gets ``modes`` too.
+statistics of :mod:`mpiscope.result.stats` over the launches' medians,
+``between_rsd`` (the launch-to-launch part beyond each launch's own error,
+:mod:`mpiscope.result.launch_variation`) and ``modes`` where the launches
+fall into separate groups (:mod:`mpiscope.result.modes`); a point whose raw
+samples (``--raw``) form two modes gets ``modes`` too.
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.result.launch_variation import between_launch, schema_version_with
 from mpiscope.result.methods import METHODS
 from mpiscope.result.modes import launch_modes, mode_records, sample_modes
 from mpiscope.result.stats import (
@@ -180,16 +182,23 @@ def launch_summary(
     """
     confidence = float(doc["method"]["confidence"])
     groups: dict[tuple[Any, ...], list[LaunchStats]] = {}
+    centers: dict[tuple[Any, ...], list[tuple[float, float | None]]] = {}
     for point in doc["points"]:
         if point.get("kind", "measure") != "measure" or point.get("median_ns") is None:
             continue
         stats = LaunchStats(point["median_ns"], point.get("q25_ns"), point.get("q75_ns"))
         groups.setdefault(summary_key(doc, point), []).append(stats)
+        if point.get("mean_ns") is not None:
+            centers.setdefault(summary_key(doc, point), []).append(
+                (point["mean_ns"], point.get("se_ns"))
+            )
     rows = []
     for key, launches in sorted(groups.items(), key=lambda item: _order(item[0])):
         s = summarize_launches(launches, confidence, seed, resamples)
         medians = [launch.median_ns for launch in launches]
         modes = launch_modes(medians, s.group_members, s.disagree_reasons)
+        means = centers.get(key, [])
+        between = between_launch([m for m, _ in means], [e for _, e in means])
         rows.append(
             {
                 **dict(zip(SUMMARY_KEYS, key, strict=True)),
@@ -201,6 +210,7 @@ def launch_summary(
                 "launch_max_ns": max(medians),
                 "within_cv": s.within_cv,
                 "between_cv": s.between_cv,
+                "between_rsd": None if between is None else between.rsd,
                 "groups": s.groups,
                 "disagree": s.disagree,
                 "disagree_reasons": list(s.disagree_reasons),
@@ -208,6 +218,7 @@ def launch_summary(
             }
         )
     return {
+        "schema_version": schema_version_with(str(doc["schema_version"])),
         "launch_summary": rows,
         "launch_statistics": {
             "seed": seed,

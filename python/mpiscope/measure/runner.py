@@ -54,9 +54,13 @@ from mpiscope.result.document import import_validator
 
 #: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
 FileId = tuple[int, int]
+#: A command's last step on the document before it is written and shown:
+#: it may add fields (then returns True) and is given where it will be written.
+Finish = Callable[[dict[str, Any], Path], bool]
 
 __all__ = [
     "Bench",
+    "Finish",
     "Launch",
     "find_bench",
     "private_dir",
@@ -139,17 +143,24 @@ def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
 
 
 def measure_plan(
-    args: argparse.Namespace, plan: RunPlan, bench: Bench, render: Callable[[Result], str]
+    args: argparse.Namespace,
+    plan: RunPlan,
+    bench: Bench,
+    render: Callable[[Result], str],
+    finish: Finish | None = None,
 ) -> int:
     """Measure ``plan``: one launch that writes ``plan.out`` itself, or with
     ``--launches R`` R launches, each with its own point order (seeds drawn
-    from ``--seed``, random when not given), merged and summarised."""
+    from ``--seed``, random when not given), merged and summarised; then
+    ``finish`` (see :func:`run_launches`)."""
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
     repeats = getattr(args, "launches", 1)
     with private_dir(plan.out) as tmp:
         if repeats == 1:
             launch = Launch(bench_plan(args, plan, bench.profile, bench.launcher))
-            return run_launches([launch], bench, Path(tmp), args, display, plan.out, render)
+            return run_launches(
+                [launch], bench, Path(tmp), args, display, plan.out, render, finish=finish
+            )
         seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
         launches = []
         for index, shuffle in enumerate(launch_seeds(seed, repeats)):
@@ -158,7 +169,8 @@ def measure_plan(
             )
             launches.append(Launch(bench_plan(args, own, bench.profile, bench.launcher), shuffle))
         return run_launches(
-            launches, bench, Path(tmp), args, display, plan.out, render, summary_seed=seed
+            launches, bench, Path(tmp), args, display, plan.out, render, summary_seed=seed,
+            finish=finish,
         )
 
 
@@ -172,6 +184,7 @@ def run_launches(
     render: Callable[[Result], str],
     summary_seed: int | None = None,
     show_path: bool = True,
+    finish: Finish | None = None,
 ) -> int:
     """Run ``launches`` in turn (their plans written into ``tmp``, the run's
     private directory), write one document to ``out``, print it; with
@@ -179,7 +192,9 @@ def run_launches(
 
     With one launch the document is the bench's own (written by the bench
     itself when the launch's ``out`` is ``out``); with several they are
-    merged, and with ``summary_seed`` the launch summary is added. Returns
+    merged, and with ``summary_seed`` the launch summary is added; then
+    ``finish(doc, out)`` may add to it (a document it changes is written
+    again, the bench's own too, and validated when read back). Returns
     0; raises RunFailedError (after writing and showing what exists) when a
     launch failed, KeyboardInterrupt when interrupted. ``args`` gives
     ``timeout`` and ``dry_run``. ``show_path`` prints ``out`` after the
@@ -234,6 +249,8 @@ def run_launches(
         raise failed(
             f"{failure}; no point was measured: the previous {out} is kept as it was"
         )  # --force replaces a result only with one that holds a point
+    if finish is not None and finish(doc, out):
+        direct = False  # the bench's document with more: written and validated again
     if not direct:
         write_document(doc, out)
     try:  # the bench's own document was validated when _read read it

@@ -17,6 +17,12 @@ from typing import Any
 from mpiscope.reports.check import check_lines
 from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
 from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, partial_lines
+from mpiscope.reports.launch_interval import (
+    between_cell,
+    has_launch_intervals,
+    interval_lines,
+    states_flag,
+)
 from mpiscope.reports.launch_report import summary_lines
 from mpiscope.reports.method_compare import comparison_lines
 from mpiscope.result import Point, Result
@@ -95,9 +101,10 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
         )
     lines.append(
         f"E: half-width of the {format_percent(result.confidence)} confidence interval of the "
-        "mean; n_t/n_c/n_s: launches / valid / kept after trimming"
+        "mean from this launch's samples (within-launch); n_t/n_c/n_s: launches / valid / kept "
+        "after trimming"
     )
-    return lines
+    return lines + interval_lines(result, format_percent(result.confidence))
 
 
 def table_cells(result: Result) -> tuple[list[str], list[str], list[list[str]]]:
@@ -125,6 +132,13 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         ),
         _Column("median", ">", lambda p: _timed(p.median_ns), lambda r: _timed(r.median_ns)),
         _Column(f"mean ± E({conf})", ">", _mean_pm, lambda r: _timed(r.mean_ns)),
+    ]
+    if has_launch_intervals(points):
+        columns += [
+            _Column("± E'", ">", _launch_pm),
+            _Column("launches ±", ">", between_cell),
+        ]
+    columns += [
         _Column("min", ">", lambda p: _timed(p.min_ns), lambda r: _timed(r.min_ns)),
         _Column("max", ">", lambda p: _timed(p.max_ns), lambda r: _timed(r.max_ns)),
         _Column("span med", ">", lambda p: _timed(_summary_median(p, "global_span"))),
@@ -207,17 +221,33 @@ def _timed(value: float | None) -> str:
 
 def _mean_pm(point: Point) -> str:
     """``mean ± E unit`` with E to 2 significant digits and the mean to the same place."""
-    mean, error = point.mean_ns, point.error_ns
-    if mean is None:
+    mean_text, error_text, name = _plus_minus(point.mean_ns, point.error_ns)
+    return MISSING if mean_text is None else f"{mean_text} ± {error_text} {name}"
+
+
+def _launch_pm(point: Point) -> str:
+    """``± E' unit``: the launch interval's half-width, in the unit and to the
+    place of the mean (``-`` for a point without one)."""
+    interval = point.get("launch_interval")
+    if not interval:
         return MISSING
+    mean_text, error_text, name = _plus_minus(point.mean_ns, interval.get("error_ns"))
+    return MISSING if mean_text is None else f"± {error_text} {name}"
+
+
+def _plus_minus(mean: float | None, error: float | None) -> tuple[str | None, str, str]:
+    """The texts of a mean and its error (2 significant digits, the mean to the
+    same place) and their unit; None for no mean."""
+    if mean is None:
+        return None, MISSING, ""
     name, scale = pick_time_unit([mean])
     if error == 0:  # every kept sample equal
-        return f"{format_number(mean / scale, 3, trim_zeros=False)} ± 0 {name}"
+        return format_number(mean / scale, 3, trim_zeros=False), "0", name
     if error is None or error < 0 or not math.isfinite(error):
-        return f"{format_number(mean / scale, 3, trim_zeros=False)} ± {MISSING} {name}"
+        return format_number(mean / scale, 3, trim_zeros=False), MISSING, name
     e = error / scale
     decimals = min(3, max(0, 1 - math.floor(math.log10(e))))
-    return f"{mean / scale:.{decimals}f} ± {e:.{decimals}f} {name}"
+    return f"{mean / scale:.{decimals}f}", f"{e:.{decimals}f}", name
 
 
 def _flags(point: Point) -> str:
@@ -228,6 +258,9 @@ def _flags(point: Point) -> str:
     modes = point_modes(point)
     if modes:
         flags.append(format_modes(modes, "samples", _timed))
+    states = states_flag(point)
+    if states:
+        flags.append(states)
     if point.oversubscribed:
         flags.append("oversubscribed")
     if point.actual_bytes is not None and point.actual_bytes != point.size_bytes:

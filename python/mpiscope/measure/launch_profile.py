@@ -1,0 +1,344 @@
+"""The per-machine profile of launch-to-launch variation, recorded and used.
+
+``mpiscope run ... --launches K`` (K >= 3) estimates per point how much
+its center varies between launches beyond each launch's own error
+(:func:`mpiscope.result.launch_variation.between_launch`) and records it
+here (:func:`record_launches`); a single-launch ``mpiscope run`` folds the
+recorded value into each point it finds (:func:`fold_profile`), which gets
+``launch_interval``: what another launch would read. docs/method.md
+section 11, docs/cli.md.
+
+The profile is one JSON file per host: ``--launch-profile FILE``, else
+``$MPISCOPE_LAUNCH_PROFILE``, else
+``$XDG_STATE_HOME/mpiscope/launch-variation-HOST.json`` (``~/.local/state``
+without XDG_STATE_HOME); ``off`` (either way) disables it. A point's
+entry is found by the exact key of :func:`profile_key` (hosts, MPI library
+and version, launcher, binding, the operation and all its parameters): no
+interpolation between sizes, whose launch-to-launch behaviour can change
+at a protocol switch. A newer measurement of a key replaces the older.
+Written atomically; a damaged file is named in one warning line and
+ignored (replaced when recording).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import statistics
+from collections.abc import Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import MpiscopeError
+from mpiscope.measure.launches import summary_key
+from mpiscope.measure.runner import Finish
+from mpiscope.result import write_document
+from mpiscope.result.launch_variation import (
+    MIN_LAUNCHES,
+    between_launch,
+    launch_interval,
+    schema_version_with,
+)
+
+__all__ = [
+    "ENV_VAR",
+    "OFF",
+    "PROFILE_KIND",
+    "Profile",
+    "default_profile_path",
+    "fold_profile",
+    "profile_key",
+    "profile_path",
+    "profile_step",
+    "read_profile",
+    "record_launches",
+]
+
+#: The environment variable naming the profile (or ``off``).
+ENV_VAR = "MPISCOPE_LAUNCH_PROFILE"
+#: The value that disables the profile.
+OFF = "off"
+PROFILE_KIND = "mpiscope-launch-variation"
+_VERSION = 1
+#: An entry's fields and their JSON types (a file whose entries lack one is damaged).
+_ENTRY_TYPES: dict[str, type | tuple[type, ...]] = {
+    "key": dict,
+    "between_rsd": (int, float),
+    "launches": int,
+    "measured_utc": str,
+    "disagree": bool,
+}
+
+
+@dataclass
+class Profile:
+    """A profile as read: its entries by key id, and why the file was
+    ignored (None: read, or absent)."""
+
+    path: Path
+    entries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    problem: str | None = None
+
+
+def default_profile_path(env: Mapping[str, str] | None = None) -> Path:
+    """``$XDG_STATE_HOME/mpiscope/launch-variation-HOST.json`` (else ~/.local/state)."""
+    env = os.environ if env is None else env
+    base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    host = "".join(c if c.isalnum() or c in "-_." else "_" for c in socket.gethostname())
+    return base / "mpiscope" / f"launch-variation-{host or 'host'}.json"
+
+
+def profile_path(option: str | None, env: Mapping[str, str] | None = None) -> Path | None:
+    """The profile to use: ``option`` (``--launch-profile``), else $MPISCOPE_LAUNCH_PROFILE,
+    else the default; None when that says ``off``."""
+    env = os.environ if env is None else env
+    chosen = option if option is not None else env.get(ENV_VAR)
+    if chosen is None or chosen == "":
+        return default_profile_path(env)
+    if chosen.strip().lower() == OFF:
+        return None
+    return Path(chosen).expanduser()
+
+
+def profile_key(doc: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What makes a point comparable between runs; None for a point that is
+    not a measurement (first-call points) or has no center."""
+    if point.get("kind", "measure") != "measure" or point.get("mean_ns") is None:
+        return None
+    env = doc.get("environment") or {}
+    library = str(env.get("mpi_library_version") or "").strip().splitlines()
+    op, size, nprocs, method, cache = summary_key(doc, point)
+    return {
+        "hosts": list(env.get("hosts") or ()),
+        "ranks_per_node": env.get("ranks_per_node"),
+        "mpi": env.get("mpi_implementation"),
+        "mpi_library": " ".join(library[0].split()) if library else None,
+        "launcher": env.get("launcher_name"),
+        "binding": env.get("binding"),
+        "op": op,
+        "size_bytes": size,
+        "nprocs": nprocs,
+        "method": method,
+        "cache": cache,
+        "root": point.get("root"),
+        "dtype": point.get("dtype"),
+        "reduce_op": point.get("reduce_op"),
+        "options": dict(point.get("options") or {}),
+        "arrival": point.get("arrival"),
+    }
+
+
+def _key_id(key: Mapping[str, Any]) -> str:
+    return json.dumps(key, sort_keys=True, separators=(",", ":"))
+
+
+def read_profile(path: Path) -> Profile:
+    """The profile at ``path``: empty when absent; empty with ``problem`` when
+    it cannot be read or is not a profile (never an exception)."""
+    profile = Profile(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return profile
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        profile.problem = f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
+        return profile
+    try:
+        entries = _parse(text)
+    except ValueError as exc:
+        profile.problem = f"is damaged ({exc})"
+        return profile
+    profile.entries = {_key_id(entry["key"]): entry for entry in entries}
+    return profile
+
+
+def _parse(text: str) -> list[dict[str, Any]]:
+    """The entries of a profile's text; ValueError saying what is wrong."""
+    try:
+        doc = json.loads(text)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        raise ValueError(f"not JSON: {exc}") from None
+    if not isinstance(doc, dict) or doc.get("kind") != PROFILE_KIND:
+        raise ValueError(f"not a {PROFILE_KIND} document")
+    if doc.get("version") != _VERSION:
+        raise ValueError(f"version {doc.get('version')!r}, this mpiscope reads {_VERSION}")
+    entries = doc.get("entries")
+    if not isinstance(entries, list):
+        raise ValueError("no entries list")
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise ValueError(f"entry {index} is not an object")
+        for name, kind in _ENTRY_TYPES.items():
+            value = entry.get(name)
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                raise ValueError(f"entry {index}: {name} is missing or of the wrong type")
+        if entry["between_rsd"] < 0 or entry["launches"] < MIN_LAUNCHES:
+            raise ValueError(f"entry {index}: between_rsd < 0 or launches < {MIN_LAUNCHES}")
+    return entries
+
+
+def _write(profile: Profile) -> None:
+    """Write ``profile`` atomically, creating its directory."""
+    try:
+        profile.path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {profile.path}: {exc.strerror or exc}") from None
+    host = socket.gethostname()
+    entries = sorted(profile.entries.values(), key=lambda e: _key_id(e["key"]))
+    write_document(
+        {"kind": PROFILE_KIND, "version": _VERSION, "host": host, "entries": entries},
+        profile.path,
+    )
+
+
+def _utc(doc: Mapping[str, Any]) -> str:
+    env = doc.get("environment") or {}
+    return str(env.get("end_time_utc") or env.get("start_time_utc") or "")
+
+
+def record_launches(doc: MutableMapping[str, Any], path: Path, document: Path) -> None:
+    """Estimate the between-launch part of every point of a merged document
+    (``run --launches``, points carrying ``launch``) measured by at least
+    :data:`MIN_LAUNCHES` launches; record it in the profile at ``path`` and
+    say so in ``doc["launch_profile"]`` (and a warning if the file was
+    damaged). ``document``: where ``doc`` is written, named in the entries."""
+    groups: dict[str, tuple[dict[str, Any], list[Mapping[str, Any]]]] = {}
+    for point in doc.get("points") or ():
+        key = profile_key(doc, point)
+        if key is not None and point.get("launch") is not None:
+            groups.setdefault(_key_id(key), (key, []))[1].append(point)
+    rows = {tuple(summary_key(doc, row)): row for row in doc.get("launch_summary") or ()}
+    profile = read_profile(path)
+    recorded = 0
+    for key_id, (key, points) in groups.items():
+        estimate = between_launch([p["mean_ns"] for p in points], [p.get("se_ns") for p in points])
+        if estimate is None:
+            continue
+        row = rows.get(tuple(summary_key(doc, points[0]))) or {}
+        profile.entries[key_id] = {
+            "key": key,
+            "between_rsd": estimate.rsd,
+            "launches": estimate.launches,
+            "observed_rsd": estimate.observed_var**0.5,
+            "within_rse": estimate.within_var**0.5,
+            "center_ns": statistics.median(p["mean_ns"] for p in points),
+            "disagree": bool(row.get("disagree")),
+            "disagree_reasons": list(row.get("disagree_reasons") or ()),
+            "modes": [
+                {"value_ns": m["value_ns"], "count": m["count"]} for m in row.get("modes") or ()
+            ],
+            "measured_utc": _utc(doc),
+            "command_line": (doc.get("environment") or {}).get("command_line"),
+            "document": str(document.resolve()),
+        }
+        recorded += 1
+    if recorded:
+        if profile.problem is not None:
+            _warn(doc, f"launch profile {path} {profile.problem}: replaced by this run's entries")
+        _write(profile)
+    doc["launch_profile"] = {"path": str(path), "action": "recorded", "points": recorded}
+    doc["schema_version"] = schema_version_with(str(doc.get("schema_version", "1.0")))
+
+
+def _warn(doc: MutableMapping[str, Any], text: str) -> None:
+    doc["warnings"] = [*(doc.get("warnings") or ()), text]
+
+
+def fold_profile(doc: MutableMapping[str, Any], path: Path) -> bool:
+    """Give each point of a single-launch ``doc`` the profile has an entry for
+    its ``launch_interval``, and ``doc["launch_profile"]``; a damaged profile
+    is one warning. Whether ``doc`` changed (nothing found: unchanged)."""
+    profile = read_profile(path)
+    if profile.problem is not None:
+        _warn(doc, f"launch profile {path} {profile.problem}: ignored")
+        return True
+    if not profile.entries:
+        return False
+    confidence = float((doc.get("method") or {}).get("confidence", 0.95))
+    folded = 0
+    for point in doc.get("points") or ():
+        key = profile_key(doc, point)
+        entry = None if key is None else profile.entries.get(_key_id(key))
+        if entry is None:
+            continue
+        interval = launch_interval(
+            point["mean_ns"], point.get("se_ns"), int(point.get("samples_used") or 0),
+            float(entry["between_rsd"]), int(entry["launches"]), confidence,
+        )  # fmt: skip
+        if interval is None:
+            continue
+        point["launch_interval"] = {
+            "confidence": confidence,
+            "low_ns": interval.low_ns,
+            "high_ns": interval.high_ns,
+            "error_ns": interval.error_ns,
+            "df": interval.df,
+            **_calibration(entry),
+        }
+        folded += 1
+    if not folded:
+        return False
+    points = sum(1 for p in doc.get("points") or () if profile_key(doc, p) is not None)
+    doc["launch_profile"] = {
+        "path": str(path),
+        "action": "used",
+        "points": folded,
+        "points_without": points - folded,
+    }
+    doc["schema_version"] = schema_version_with(str(doc.get("schema_version", "1.0")))
+    return True
+
+
+def _calibration(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """What a point keeps of the entry it was folded from."""
+    out = {
+        "between_rsd": float(entry["between_rsd"]),
+        "launches": int(entry["launches"]),
+        "measured_utc": entry["measured_utc"],
+        "command_line": entry.get("command_line"),
+        "document": entry.get("document"),
+        "disagree": entry["disagree"],
+        "disagree_reasons": [r for r in entry.get("disagree_reasons") or () if r in _REASONS],
+    }
+    modes = [m for m in entry.get("modes") or () if _mode_ok(m)]
+    if modes:
+        out["modes"] = [{"value_ns": float(m["value_ns"]), "count": int(m["count"])} for m in modes]
+    return out
+
+
+_REASONS = ("spread", "modes")
+
+
+def _mode_ok(mode: Any) -> bool:
+    return (
+        isinstance(mode, dict)
+        and isinstance(mode.get("value_ns"), (int, float))
+        and mode["value_ns"] >= 0
+        and isinstance(mode.get("count"), int)
+        and mode["count"] >= 1
+    )
+
+
+
+def profile_step(option: str | None, launches: int) -> Finish | None:
+    """The last step of ``mpiscope run`` (a :data:`mpiscope.measure.runner.Finish`):
+    with ``launches`` >= :data:`MIN_LAUNCHES` record the launches in the
+    profile, with one launch fold the profile in; None when the profile is
+    ``off`` or with 2 launches. A profile that cannot be written is a
+    warning in the result, not a failure of the run."""
+    path = profile_path(option)
+    if path is None or launches == 2:
+        return None
+
+    def finish(doc: dict[str, Any], out: Path) -> bool:
+        if launches == 1:
+            return fold_profile(doc, path)
+        try:
+            record_launches(doc, path, out)
+        except MpiscopeError as exc:
+            _warn(doc, f"the launch-to-launch variation was not recorded: {exc}")
+        return True
+
+    return finish

@@ -1,0 +1,111 @@
+"""Which interval is which, in the text and HTML reports.
+
+A point's ``E`` is its within-launch error (the engine's interval: how well
+this launch pins its own mean). With the machine's launch profile
+(:mod:`mpiscope.measure.launch_profile`) a single-launch point also has
+``launch_interval``, E': what another launch would read. This module
+gives the report its cells for that (the launch-to-launch part, the
+states flag) and its lines: where the launch-to-launch part came from,
+which points have the within-launch interval only and how to get the
+other, which points were seen in separate states between launches, and
+what a ``--launches`` run recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from mpiscope.result import Point, Result
+from mpiscope.result.modes import format_modes, modes_from_records
+from mpiscope.result.units import format_ns, format_percent
+
+__all__ = [
+    "between_cell",
+    "has_launch_intervals",
+    "interval_lines",
+    "states_flag",
+]
+
+#: Launches the advice suggests for measuring the launch-to-launch part.
+SUGGESTED_LAUNCHES = 5
+
+
+def has_launch_intervals(points: Sequence[Point]) -> bool:
+    return any(p.get("launch_interval") for p in points)
+
+
+def between_cell(point: Point) -> str:
+    """The launch-to-launch relative SD folded into the point, ``-`` without."""
+    interval = point.get("launch_interval")
+    return "-" if not interval else f"±{format_percent(float(interval['between_rsd']))}"
+
+
+def states_flag(point: Point) -> str:
+    """``STATES between launches: MODES ...`` (or ``DISAGREE``) where the
+    profile's launches of this point did not agree; empty otherwise."""
+    interval = point.get("launch_interval") or {}
+    if not interval.get("disagree"):
+        return ""
+    modes = modes_from_records(interval.get("modes"))
+    if modes:
+        return f"STATES between launches: {format_modes(modes, 'launches', format_ns)}"
+    reasons = ", ".join(interval.get("disagree_reasons") or ()) or "spread"
+    return f"launches DISAGREED ({reasons})"
+
+
+def _calibrations(intervals: Sequence[Mapping[str, Any]]) -> str:
+    """```run --launches 8` on 2026-11-24 08:40 UTC`` (ranges when they differ)."""
+    counts = sorted({int(i["launches"]) for i in intervals})
+    dates = sorted({_minute(str(i["measured_utc"])) for i in intervals})
+    count = str(counts[0]) if len(counts) == 1 else f"{counts[0]}..{counts[-1]}"
+    when = f"on {dates[0]}" if len(dates) == 1 else f"between {dates[0]} and {dates[-1]}"
+    return f"`run --launches {count}` {when}"
+
+
+def _minute(stamp: str) -> str:
+    """2026-11-24T08:40:12Z -> 2026-11-24 08:40 UTC."""
+    return f"{stamp[:10]} {stamp[11:16]} UTC" if len(stamp) >= 16 else stamp or "?"
+
+
+def interval_lines(result: Result, confidence: str) -> list[str]:
+    """The report's lines on the two intervals (empty for a document that is
+    neither a single launch nor a recording ``--launches`` run)."""
+    profile = result.data.get("launch_profile") or {}
+    if result.data.get("launches"):  # a merged document: what it recorded
+        if profile.get("action") != "recorded":
+            return []
+        return [
+            f"launch profile: the launch-to-launch part of {profile.get('points', 0)} point(s) "
+            f"recorded in {profile.get('path')}; a single `mpiscope run` of the same points "
+            "folds it into their intervals"
+        ]
+    measured = [p for p in result.points if p.get("kind", "measure") == "measure"]
+    intervals = [p["launch_interval"] for p in measured if p.get("launch_interval")]
+    lines: list[str] = []
+    if intervals:
+        rsd = sorted(float(i["between_rsd"]) for i in intervals)
+        span = (format_percent(rsd[0]) if rsd[0] == rsd[-1]
+                else f"{format_percent(rsd[0])}..{format_percent(rsd[-1])}")  # fmt: skip
+        lines.append(
+            f"E': half-width of the {confidence} interval of what another launch would read: "
+            f"E's standard error and the launch-to-launch part (±{span}, column `launches ±`) "
+            f"measured by {_calibrations(intervals)} (profile {profile.get('path', '?')})"
+        )
+    without = len(measured) - len(intervals)
+    if without:
+        which = "these points" if not intervals else f"{without} point(s) (E' `-`)"
+        lines.append(
+            f"within-launch only: no launch-to-launch part measured on this machine for {which}: "
+            "E says how well this launch pins its mean, not what another launch would read; to "
+            f"get that, run once `mpiscope run` with the same options and --launches "
+            f"{SUGGESTED_LAUNCHES}"
+        )
+    states = sum(1 for p in measured if (p.get("launch_interval") or {}).get("disagree"))
+    if states:
+        lines.append(
+            f"{states} point(s): this machine was seen in separate states between launches "
+            "(STATES, DISAGREED): this launch read one of them; E' spans their spread as if it "
+            "were one state"
+        )
+    return lines
