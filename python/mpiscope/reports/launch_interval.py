@@ -104,8 +104,8 @@ def interval_lines(result: Result, confidence: str) -> list[str]:
     states = sum(1 for p in measured if (p.get("launch_interval") or {}).get("disagree"))
     if states:
         lines.append(
-            f"{states} point(s): this machine was seen in separate states between launches "
-            "(STATES, DISAGREED): this launch read one of them; E' spans their spread as if it "
-            "were one state"
+            f"{states} point(s) (STATES, DISAGREED): this machine was seen in separate states "
+            "between launches; this launch read one of them and another launch may read "
+            "another: E' spans them, but a value between them is not typical"
         )
     return lines

@@ -71,8 +71,14 @@ def summary_lines(result: Result) -> list[str]:
     conf = f"{format_number(confidence * 100, 3)}%"
     titles = ["op", "size"] + [key for key in ("nprocs", "method", "cache") if show[key]]
     titles += ["launches", "median", f"{conf} CI (bootstrap)", "launch medians", "within CV",
-               "between CV", "flags"]  # fmt: skip
-    aligns = "<>" + "".join(">" if k == "nprocs" else "<" for k in show if show[k]) + ">>>>>><"
+               "between CV"]  # fmt: skip
+    aligns = "<>" + "".join(">" if k == "nprocs" else "<" for k in show if show[k]) + ">>>>>>"
+    beyond = any(row.get("between_rsd") is not None for row in rows)
+    if beyond:
+        titles.append("launch-to-launch")
+        aligns += ">"
+    titles.append("flags")
+    aligns += "<"
     cells = []
     for row in rows:
         line = [row["op"], format_bytes(row.get("size_bytes"))]
@@ -84,6 +90,7 @@ def summary_lines(result: Result) -> list[str]:
             f"{format_ns(row.get('launch_min_ns'))} .. {format_ns(row.get('launch_max_ns'))}",
             _percent(row.get("within_cv")),
             _percent(row.get("between_cv")),
+            *([_percent(row.get("between_rsd"))] if beyond else []),
             _flags(row),
         ]
         cells.append(line)
@@ -92,7 +99,9 @@ def summary_lines(result: Result) -> list[str]:
         "",
         f"across {launches} launches: median of the launch medians, its {conf} bootstrap "
         f"interval over launches (seed {stats.get('seed', '-')}); within CV: a launch's IQR/1.349 "
-        "over its median (median over launches); between CV: of the launch medians",
+        "over its median (median over launches); between CV: of the launch medians"
+        + ("; launch-to-launch: relative SD of the launches' means beyond their own errors "
+           "(random effects, docs/method.md section 11)" if beyond else ""),
     ]
     lines += format_table(titles, aligns, cells)
     if disagreeing:
