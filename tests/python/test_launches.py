@@ -157,13 +157,14 @@ def test_report_shows_the_summary(sample_doc: dict[str, Any]) -> None:
     assert "launch" in cells(title)  # the launch varies: a column
     start = lines.index(next(line for line in lines if line.startswith("across 3 launches")))
     assert cells(lines[start + 1]) == ["op", "size", "launches", "median", "95% CI (bootstrap)",
-        "launch medians", "within CV", "between CV", "flags"]  # fmt: skip
+        "launch medians", "within CV", "between CV", "launch-to-launch", "flags"]  # fmt: skip
     row = cells(lines[start + 3])
     assert row[:4] == ["bcast", "1 KiB", "3", "810 ns"]
     assert row[5] == "810 ns .. 8.1 us"
     assert row[6] == "2.7%"  # (830 - 800) / 1.349 / 810
     assert row[7] == "130%"  # sd 4209 / mean 3240
-    assert row[8] == "DISAGREE: spread"
+    assert row[8] == "133%"  # log means 0, 0, ln 10: sd 1.329, within (5/812.4)^2 negligible
+    assert row[9] == "DISAGREE: spread"
     assert "1 of 1 point(s) disagree across launches" in lines[start + 4]
 
 
