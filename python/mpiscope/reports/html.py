@@ -23,6 +23,7 @@ from typing import Any
 from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
+from mpiscope.reports.launch_interval import interval_lines
 from mpiscope.reports.plots.common import source_labels
 from mpiscope.reports.plots.data import plot_data
 from mpiscope.reports.plots.figure import Plot
@@ -293,9 +294,13 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
     parts.append(
         '<p class="note">Times: max over ranks of each rank\'s own duration of a launch (window '
         f"method). E: half-width of the {format_number(result.confidence * 100, 3)}% confidence "
-        "interval of the trimmed mean; n_t/n_c/n_s: launches / valid / kept after trimming. "
-        "Rows in red are unstable.</p>"
+        "interval of the trimmed mean from this launch's samples (within-launch); n_t/n_c/n_s: "
+        "launches / valid / kept after trimming. Rows in red are unstable.</p>"
     )
+    parts += [  # which interval is which (reports/launch_interval.py)
+        f'<p class="note">{_e(line)}</p>'
+        for line in interval_lines(result, f"{format_number(result.confidence * 100, 3)}%")
+    ]
     summary = result.data.get("launch_summary")
     records = result.data.get("launches")
     if summary or records:
