@@ -1,14 +1,18 @@
-/* blocks.c: a thread's full half buffer goes to the file as a THRD block.
+/* blocks.c: a thread's full half buffer goes to the file as a THRC block
+ * (packed, pack.c) or, when that is not smaller, a THRD block (raw).
  *
  * The switch (once per half, 4,096 calls by default) makes the full half
- * pending, with its range of the file reserved and its chunk header
- * written in the room before it. The owning thread writes it when the
- * call that filled it ends (after its exit stamp: in no call's time), or
- * at once when one call filled both halves. A signal handler may write the
- * same bytes at the same place again. (A writer thread, tried, cost more
- * than it saved on a node whose cores all run ranks: docs/tracer.md.) */
+ * pending, with its raw chunk header written in the room before it. The
+ * owning thread packs it, reserves its range of the file and writes it
+ * when the call that filled it ends (after its exit stamp: in no call's
+ * time), or at once when one call filled both halves. A signal handler
+ * (or another thread at the end) writes the same bytes at the same place
+ * again once they are ready, else the half raw at a place of its own.
+ * (A writer thread, tried, cost more than it saved on a node whose cores
+ * all run ranks: docs/tracer.md.) */
 #include <string.h>
 #include "trace_call.h"
+#include "trace_pack.h"
 
 typedef struct block_head {
     char tag[4];
@@ -32,34 +36,70 @@ const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, u
     return data;
 }
 
+static const char *raw_block(const mpiscope__trace_thread_t *t, unsigned which)
+{
+    return t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
+}
+
 void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
 {
     uint64_t n = __atomic_load_n(&t->pending, __ATOMIC_ACQUIRE);
     if (!n)
         return;
-    const char *block = t->half[t->pending_half] + MPISCOPE__TRACE_BLOCK_HEAD
-                        - sizeof(block_head_t);
-    if (mpiscope__trace_pwrite(block, sizeof(block_head_t) + n * sizeof(mpiscope_trace_record_t),
-                               t->pending_at) != 0)
+    if (__atomic_load_n(&t->pack_state, __ATOMIC_ACQUIRE) != MPISCOPE__TRACE_PACK_IDLE) {
+        /* a signal handler on this thread, while the thread packs or writes */
+        mpiscope__trace_flush_pending_foreign(t);
+        return;
+    }
+    __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_PACKING, __ATOMIC_SEQ_CST);
+    unsigned which = t->pending_half;
+    const mpiscope_trace_record_t *records =
+        (const mpiscope_trace_record_t *)(t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD);
+    size_t len = t->packed ? mpiscope__trace_pack(t->packed, t->capacity, records, n, t->index,
+                                                  t->pending_first)
+                           : 0;
+    const char *data = len ? t->packed : raw_block(t, which);
+    if (!len)
+        len = sizeof(block_head_t) + n * sizeof(mpiscope_trace_record_t);
+    t->pending_data = data;
+    t->pending_len = len;
+    t->pending_at = mpiscope__trace_reserve(len);
+    __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_READY, __ATOMIC_SEQ_CST);
+    if (mpiscope__trace_pwrite(data, len, t->pending_at) != 0)
         t->dropped += n;
     __atomic_store_n(&t->pending, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_IDLE, __ATOMIC_SEQ_CST);
+}
+
+void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t)
+{
+    uint64_t n = __atomic_load_n(&t->pending, __ATOMIC_ACQUIRE);
+    if (!n)
+        return;
+    if (__atomic_load_n(&t->pack_state, __ATOMIC_ACQUIRE) == MPISCOPE__TRACE_PACK_READY) {
+        (void)mpiscope__trace_pwrite(t->pending_data, t->pending_len, t->pending_at);
+        return;
+    }
+    uint64_t len = sizeof(block_head_t) + n * sizeof(mpiscope_trace_record_t);
+    if (mpiscope__trace_pwrite(raw_block(t, t->pending_half), len, mpiscope__trace_reserve(len))
+        != 0)
+        t->dropped += n;
 }
 
 /* The stores are ordered so that a signal handler arriving between any
  * two stores writes at worst a block twice (the reader keeps one copy), never a
- * record under the wrong sequence number. */
+ * record under the wrong sequence number. The block is packed and its
+ * place in the file reserved when it is written (flush_pending). */
 void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
 {
     if (t->pending) /* one call filled both halves */
         mpiscope__trace_flush_pending(t);
     uint64_t n = t->count;
     unsigned full = t->current;
-    uint64_t len = sizeof(block_head_t) + n * sizeof(mpiscope_trace_record_t);
     mpiscope__trace_block(t, full, n, t->seq);
-    int open = mpiscope__trace_proc.fd >= 0;
-    t->pending_at = open ? mpiscope__trace_reserve(len) : 0;
+    t->pending_first = t->seq;
     t->pending_half = full;
-    if (open)
+    if (mpiscope__trace_proc.fd >= 0)
         __atomic_store_n(&t->pending, n, __ATOMIC_SEQ_CST);
     else
         t->dropped += n; /* full before the file was open: not with >= 16 records */

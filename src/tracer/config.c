@@ -36,6 +36,7 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p)
     }
     strcpy(p->dir, dir);
     p->records_per_thread = env_number("MPISCOPE_TRACE_RECORDS", DEFAULT_RECORDS, 16, MAX_RECORDS);
+    p->pack = (int)env_number("MPISCOPE_TRACE_PACK", 1, 0, 1);
     p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
                                             100000);
 }

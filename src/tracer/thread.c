@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <sys/mman.h>
 #include "trace_call.h"
+#include "trace_pack.h"
 
 __thread mpiscope__trace_thread_t *mpiscope__trace_self __attribute__((tls_model("initial-exec")));
 mpiscope__trace_thread_t *volatile mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
@@ -20,13 +21,15 @@ static mpiscope__trace_thread_t *thread_new(unsigned index)
     uint64_t capacity = mpiscope__trace_proc.records_per_thread;
     size_t head = (sizeof(mpiscope__trace_thread_t) + 63) / 64 * 64;
     size_t half = MPISCOPE__TRACE_BLOCK_HEAD + (size_t)capacity * sizeof(mpiscope_trace_record_t);
-    void *mem = mmap(NULL, head + 2 * half, PROT_READ | PROT_WRITE,
+    size_t room = mpiscope__trace_proc.pack ? mpiscope__trace_pack_room(capacity) : 0;
+    void *mem = mmap(NULL, head + 2 * half + room, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
     mpiscope__trace_thread_t *t = mem;
     t->half[0] = (char *)mem + head;
     t->half[1] = t->half[0] + half;
+    t->packed = room ? t->half[1] + half : NULL;
     t->records = (mpiscope_trace_record_t *)(t->half[0] + MPISCOPE__TRACE_BLOCK_HEAD);
     t->capacity = capacity;
     t->index = index;

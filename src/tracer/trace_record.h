@@ -1,11 +1,11 @@
 /* trace_record.h (internal): one traced call, as stored in memory and in
- * the trace file (docs/trace-format.md, format version 2). */
+ * the trace file (docs/trace-format.md, format version 3). */
 #ifndef MPISCOPE_TRACE_RECORD_H
 #define MPISCOPE_TRACE_RECORD_H
 
 #include <stdint.h>
 
-#define MPISCOPE_TRACE_FORMAT_VERSION 2
+#define MPISCOPE_TRACE_FORMAT_VERSION 3
 
 /* 64 bytes, little-endian in the file (written as in memory on x86-64 and
  * aarch64). Stamps are raw counter ticks or nanoseconds (file header). */

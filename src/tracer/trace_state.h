@@ -13,6 +13,8 @@
 
 #define MPISCOPE__TRACE_MAX_THREADS 256
 
+enum { MPISCOPE__TRACE_PACK_IDLE, MPISCOPE__TRACE_PACK_PACKING, MPISCOPE__TRACE_PACK_READY };
+
 typedef struct mpiscope__trace_thread {
     /* Two buffers ("halves") of capacity records each: the calls fill the
      * current one; a full one becomes pending, with its range of the file
@@ -24,8 +26,16 @@ typedef struct mpiscope__trace_thread {
     volatile uint64_t seq;             /* this thread's sequence number of records[0] */
     unsigned current;                  /* which half records is */
     volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
-    volatile uint64_t pending_at;      /* its place in the file */
+    volatile uint64_t pending_first;   /* its first record's sequence number */
     volatile unsigned pending_half;    /* which half is pending */
+    /* The pending half's block as the owner writes it (blocks.c): packed
+     * (THRC, pack.c) or raw, its bytes and place; ready once pack_state is
+     * MPISCOPE__TRACE_PACK_READY. */
+    volatile int pack_state;
+    const char *volatile pending_data;
+    volatile uint64_t pending_len;
+    volatile uint64_t pending_at;
+    char *packed;                      /* room to pack a half (mpiscope__trace_pack_room) */
     char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
     uint64_t dropped;                  /* records lost: the file could not be written */
     int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
@@ -88,6 +98,7 @@ typedef struct mpiscope__trace_proc {
     char meta[4096];        /* JSON, prepared before it is needed */
     size_t meta_len;
     uint64_t records_per_thread;
+    int pack;               /* full halves go packed (THRC) when smaller: MPISCOPE_TRACE_PACK */
     unsigned sync_patience;
     mpiscope__trace_comm_t *comms;
     size_t ncomms, comms_cap;
@@ -159,8 +170,14 @@ void mpiscope__trace_stream_open(void);
 /* Append one communicator definition (a COMM chunk) once the file is open. */
 void mpiscope__trace_stream_comm(const mpiscope__trace_comm_t *comm);
 
-/* Write a thread's pending half now, if it has one (blocks.c). */
+/* Write the calling thread's pending half now, if it has one, packed
+ * when that is smaller (blocks.c). */
 void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
+
+/* Write thread t's pending half from another thread or a signal handler:
+ * the owner's block if it is ready (the same bytes at the same place),
+ * else the half raw (the reader keeps one copy of a record written twice). */
+void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t);
 
 /* The THRD chunk of `n` records of half `which` of `t` starting at
  * sequence number `first`, prepared in the room before the half: returns

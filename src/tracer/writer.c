@@ -217,7 +217,10 @@ static void write_threads(void)
     unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++) {
         mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
-        mpiscope__trace_flush_pending(t);
+        if (t == mpiscope__trace_self)
+            mpiscope__trace_flush_pending(t);
+        else
+            mpiscope__trace_flush_pending_foreign(t);
         uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
         if (count) {
             uint64_t len = 40 + count * sizeof(mpiscope_trace_record_t);

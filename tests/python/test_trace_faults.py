@@ -94,7 +94,7 @@ def test_a_file_size_limit_is_an_error_naming_the_short_file(program: Path,
     """A full disk (here: RLIMIT_FSIZE in the ranks) cuts the rank files:
     `mpiscope trace` fails and names them, even though the program ran."""
     run = mpiscope("trace", "--mpi", "mpich", "--np", "2", "--records", str(BUFFER), "--timeout",
-                   "60", "-o", "t", str(program), "--fault", "none", "--calls", "5000",
+                   "60", "-o", "t", str(program), "--fault", "none", "--calls", "50000",
                    "--fsize", "200000", mpi="mpich", cwd=tmp_path, timeout=120)
     assert "rank 0 done" in run.stdout
     assert run.returncode == 1, run.stderr

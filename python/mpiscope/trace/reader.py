@@ -18,7 +18,7 @@ import struct
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -36,11 +36,12 @@ __all__ = [
     "check_rank_file",
     "read_rank_file",
     "read_trace",
+    "run_records",
 ]
 
 MAGIC = b"MPISCTRC"
-FORMAT_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+FORMAT_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 BYTE_ORDER_MARK = 0x01020304
 
 RECORD_DTYPE = np.dtype([
@@ -50,6 +51,13 @@ RECORD_DTYPE = np.dtype([
 ])
 assert RECORD_DTYPE.itemsize == 64
 THREAD_RECORD_DTYPE = np.dtype(RECORD_DTYPE.descr + [("thread", "<u4")])
+#: A record after its two stamps: what a THRC block keeps once per distinct value.
+TAIL_DTYPE = np.dtype(RECORD_DTYPE.descr[2:])
+assert TAIL_DTYPE.itemsize == 48
+#: The head of a THRC block's payload: the THRD head's 24 bytes, then these.
+PACKED_HEAD = struct.Struct("<IIQQIIIIQ")
+ESCAPE = 0xFFFFFFFF
+RECORD_BLOCKS = ("THRD", "THRC")
 
 # record flags (src/tracer/trace_record.h)
 F_ERROR, F_PART, F_COMPLETED, F_RECV_HALF = 0x1, 0x2, 0x4, 0x8
@@ -123,7 +131,7 @@ class RankTrace:
     lost_records: int = 0  # records of blocks missing from the file (a gap, a hole)
     # read with records=False: per thread, the runs of records to read, in
     # sequence order (sequence number, count, file offset of the first record)
-    segments: dict[int, list[tuple[int, int, int]]] = field(default_factory=dict)
+    segments: dict[int, list[tuple[int, int, Where]]] = field(default_factory=dict)
 
     def short_reason(self) -> str:
         """Why this file lacks data the tracer meant to write ("" when it does not)."""
@@ -199,7 +207,7 @@ class _Chunk:
     payload: bytes  # shorter than size for a chunk cut by the end of the file
     size: int  # declared payload size
     at: int  # file offset of the header
-    available: int = -1  # lazy THRD: payload bytes in the file (payload holds its head)
+    available: int = -1  # lazy THRD/THRC: payload bytes in the file (payload holds its head)
 
 
 def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], str, int]:
@@ -231,11 +239,11 @@ def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], 
             cut = _not_a_chunk(at)
             break
         (size,) = struct.unpack("<Q", data[at + 8:at + 16])
-        if lazy and tag == "THRD":  # its 24-byte head only: records are read later
-            head = data[at + 16:at + 16 + min(size, 24)]
+        if lazy and tag in RECORD_BLOCKS:  # its head only: records are read later
+            head = data[at + 16:at + 16 + min(size, PACKED_HEAD.size)]
             chunks.append(_Chunk(tag, bytes(head), size, at))
             if at + 16 + size > len(data):
-                cut = f"cut at byte {len(data)} inside its THRD chunk"
+                cut = f"cut at byte {len(data)} inside its {tag} chunk"
                 chunks[-1].available = len(data) - at - 16
                 break
             chunks[-1].available = size
@@ -370,6 +378,82 @@ def _meta(payload: bytes, path: Path) -> dict[str, Any]:
     return meta
 
 
+@dataclass(frozen=True)
+class Packed:
+    """Where a THRC block's records are: its payload's offset and size in the
+    file, and how many of its records come before the run."""
+
+    offset: int
+    size: int
+    start: int = 0
+
+    def skip(self, k: int) -> Packed:
+        return Packed(self.offset, self.size, self.start + k)
+
+
+#: Where a run of records is in a file: a raw run's offset, or a packed block.
+Where = int | Packed
+
+
+def unpack_block(payload: bytes) -> np.ndarray:
+    """A THRC block's records (RECORD_DTYPE), from its payload: the 48 bytes
+    after the stamps of each distinct record once (a table), then per record
+    a 16-bit code into it, the 32-bit step from the previous record's enter
+    stamp and the 32-bit duration, each ``ESCAPE`` when it is one of the
+    exceptions kept whole after them (steps: the step; durations: the exit
+    stamp). docs/trace-format.md."""
+    (_, _, n, _, ntemplates, nenter, nexit, _, base) = PACKED_HEAD.unpack_from(payload, 0)
+    at = PACKED_HEAD.size
+    pad = lambda b: (b + 7) // 8 * 8  # noqa: E731
+    need = at + ntemplates * 48 + pad(2 * n) + 2 * pad(4 * n) + 8 * (nenter + nexit)
+    if n > 1 << 40 or ntemplates > n or need != len(payload):
+        raise ValueError(f"a THRC block of {n} records and {ntemplates} kinds in "
+                         f"{len(payload)} bytes")
+    templates = np.frombuffer(payload, TAIL_DTYPE, ntemplates, at)
+    at += ntemplates * 48
+    codes = np.frombuffer(payload, "<u2", n, at)
+    at += pad(2 * n)
+    steps = np.frombuffer(payload, "<u4", n, at).astype(np.uint64)
+    at += pad(4 * n)
+    spans = np.frombuffer(payload, "<u4", n, at).astype(np.uint64)
+    at += pad(4 * n)
+    enter_exc = np.frombuffer(payload, "<u8", nenter, at)
+    exit_exc = np.frombuffer(payload, "<u8", nexit, at + 8 * nenter)
+    if n and int(codes.max()) >= ntemplates:
+        raise ValueError(f"a THRC record names kind {int(codes.max())} of {ntemplates}")
+    out = np.empty(n, RECORD_DTYPE)
+    tails = templates[codes]
+    for name in TAIL_DTYPE.names or ():
+        out[name] = tails[name]
+    enter_escaped, exit_escaped = steps == ESCAPE, spans == ESCAPE
+    if int(enter_escaped.sum()) != nenter or int(exit_escaped.sum()) != nexit:
+        raise ValueError("a THRC block's exceptions do not match its escapes")
+    steps[enter_escaped] = enter_exc
+    with np.errstate(over="ignore"):  # stamps are modulo 2**64, as the tracer wrote them
+        out["t_enter"] = np.uint64(base) + np.cumsum(steps, dtype=np.uint64)
+        exits = out["t_enter"] + spans
+    exits[exit_escaped] = exit_exc  # the exit stamp itself (0: the call had not returned)
+    out["t_exit"] = exits
+    return out
+
+
+def run_records(f: BinaryIO, where: Where, count: int, chunk: int) -> Iterator[np.ndarray]:
+    """The ``count`` records of a run of a rank file open as ``f`` (RECORD_DTYPE,
+    at most ``chunk`` at a time), where :meth:`RankTrace.segments` says they are."""
+    if isinstance(where, Packed):
+        f.seek(where.offset)
+        try:
+            records = unpack_block(f.read(where.size))[where.start:where.start + count]
+        except CORRUPT as exc:
+            raise MpiscopeError(f"{f.name}: corrupt trace file ({exc})") from None
+        for k in range(0, count, chunk):
+            yield records[k:k + chunk]
+        return
+    for k in range(0, count, chunk):
+        f.seek(where + k * RECORD_DTYPE.itemsize)
+        yield np.fromfile(f, RECORD_DTYPE, min(chunk, count - k))
+
+
 class _Threads:
     """A thread's THRD blocks: each record once, by its sequence number; a
     record written twice (the current records before the final clock
@@ -381,17 +465,22 @@ class _Threads:
         self.missing = 0  # records a cut block announced but the file lacks
 
     def add(self, chunk: _Chunk, version: int) -> int:
-        """Add a THRD chunk; returns records the writer counted as dropped (format 1)."""
+        """Add a THRD or THRC chunk; returns records the writer counted as dropped (format 1)."""
         index, _, count, fourth = struct.unpack_from("<IIQQ", chunk.payload, 0)
         length = chunk.available if chunk.available >= 0 else len(chunk.payload)
-        n = min(count, max(0, length - 24) // RECORD_DTYPE.itemsize)
+        records: np.ndarray | int | Packed
+        if chunk.tag == "THRC":  # packed: whole, or of no use
+            n = count if length >= chunk.size else 0
+            records = (Packed(chunk.at + 16, chunk.size) if chunk.available >= 0 else
+                       unpack_block(chunk.payload[:chunk.size]) if n else np.empty(0, RECORD_DTYPE))
+        else:
+            n = min(count, max(0, length - 24) // RECORD_DTYPE.itemsize)
+            records = (chunk.at + 16 + 24 if chunk.available >= 0 else
+                       np.frombuffer(chunk.payload, RECORD_DTYPE, count=n, offset=24))
         self.missing += count - n
-        records: np.ndarray | int = (chunk.at + 16 + 24 if chunk.available >= 0 else
-                                     np.frombuffer(chunk.payload, RECORD_DTYPE, count=n,
-                                                   offset=24))
         first = fourth if version >= 2 else self.next_first.get(index, 0)
         if first > 1 << 62:
-            raise ValueError(f"a THRD block starts at record {first}")
+            raise ValueError(f"a {chunk.tag} block starts at record {first}")
         self.next_first[index] = first + n
         self.blocks.setdefault(index, []).append((first, (records, n)))
         return 0 if version >= 2 else fourth
@@ -418,12 +507,14 @@ class _Threads:
             if runs:
                 yield index, runs, runs[-1][0] + runs[-1][1] - sum(c for _, c, _ in runs)
 
-    def segments(self) -> tuple[dict[int, list[tuple[int, int, int]]], int]:
-        """Lazy blocks: per thread, (first sequence number, count, file offset)
-        runs (:meth:`_runs`); and how many sequence numbers no block holds."""
+    def segments(self) -> tuple[dict[int, list[tuple[int, int, Where]]], int]:
+        """Lazy blocks: per thread, (first sequence number, count, where in the
+        file: :func:`run_records`) runs (:meth:`_runs`); and how many sequence
+        numbers no block holds."""
         size = RECORD_DTYPE.itemsize
         out, gaps = {}, 0
-        for index, runs, missing in self._runs(lambda offset, k: offset + k * size):
+        for index, runs, missing in self._runs(
+                lambda w, k: w + k * size if isinstance(w, int) else w.skip(k)):
             out[index] = runs
             gaps += missing
         return out, gaps
@@ -513,7 +604,7 @@ def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
     end: tuple[int, ...] | None = None
     for chunk in chunks:
         tag, payload = chunk.tag, chunk.payload
-        if tag == "THRD":
+        if tag in RECORD_BLOCKS:
             dropped += threads.add(chunk, version)
             continue
         if len(payload) < chunk.size:
@@ -537,7 +628,7 @@ def _rank_trace(path: Path, version: int, chunks: list[_Chunk], cut: str,
     if any(m < 0 or m >= nprocs for c in comms for m in c.members):
         raise MpiscopeError(f"{path}: corrupt trace file (a communicator names a rank beyond "
                             f"its {nprocs})")
-    segments: dict[int, list[tuple[int, int, int]]] = {}
+    segments: dict[int, list[tuple[int, int, Where]]] = {}
     if with_records:
         records, gaps = threads.records(path, len(functions))
     else:

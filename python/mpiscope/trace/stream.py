@@ -28,10 +28,11 @@ from mpiscope.trace.matching import GLOBAL_DTYPE, Matcher, OnLink, OnMessage, gl
 from mpiscope.trace.merge import Clock, Merged, _global_clock
 from mpiscope.trace.reader import (
     F_PART,
-    RECORD_DTYPE,
     RankTrace,
     Trace,
+    Where,
     read_trace,
+    run_records,
     thread_records,
 )
 
@@ -41,15 +42,13 @@ __all__ = ["CHUNK_RECORDS", "GLOBAL_DTYPE", "Call", "Stream", "as_stream", "open
 CHUNK_RECORDS = 1 << 13
 
 
-def _thread_chunks(rank: RankTrace, runs: list[tuple[int, int, int]],
+def _thread_chunks(rank: RankTrace, runs: list[tuple[int, int, Where]],
                    thread: int) -> Iterator[np.ndarray]:
     """A thread's records (its runs of the file) in sequence order, a chunk at a time."""
     nfunc = len(rank.functions)
     with rank.path.open("rb") as f:
-        for _, count, offset in runs:
-            for k in range(0, count, CHUNK_RECORDS):
-                f.seek(offset + k * RECORD_DTYPE.itemsize)
-                raw = np.fromfile(f, RECORD_DTYPE, min(CHUNK_RECORDS, count - k))
+        for _, count, where in runs:
+            for raw in run_records(f, where, count, CHUNK_RECORDS):
                 out = thread_records(raw, thread, rank.path, nfunc)
                 # a thread's calls are stamped in order; sort a chunk anyway
                 yield out[np.argsort(out["t_enter"], kind="stable")]
