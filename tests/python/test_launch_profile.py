@@ -27,6 +27,7 @@ from mpiscope.result import Result, validate_result
 from mpiscope.result.launch_variation import between_launch, launch_interval
 from mpiscope.result.student import two_sided_t
 from mpiscope_fakes import FakeMpi, run_cli
+from real_bench import mpiscope, needs_bench_flags, read
 
 # --- the t coefficient -----------------------------------------------------------------
 
@@ -247,7 +248,8 @@ def test_states_between_launches_are_carried_and_said(
     assert [m["count"] for m in interval["modes"]] == [2, 2]
     validate_result(single)
     text = render_report(Result(single))
-    assert "STATES between launches: MODES 810 ns (2 launches) / 3.24 us (2)" in text
+    assert ("STATES between launches: MODES 810 ns (2 launches) / 3.24 us (2); "
+            "this launch: the 810 ns state") in text
     assert "this machine was seen in separate states between launches" in text
 
 
@@ -312,3 +314,28 @@ def test_a_damaged_profile_does_not_stop_a_run(fake_mpi: FakeMpi, tmp_path: Path
     assert run.code == 0, run
     assert "Traceback" not in run.stderr
     assert f"launch profile {path} is damaged" in run.stdout
+
+
+@needs_bench_flags("--plan")
+def test_a_real_run_folds_a_handwritten_entry(tmp_path: Path) -> None:
+    """The real bench: a first run gives the point's key; a profile entry
+    written by hand for it (tau 10%, 5 launches) is folded into the next."""
+    first = mpiscope("run", "bcast", "--np", "2", "--sizes", "1K", "--launch-profile", "off",
+                     "--out", "a.json", cwd=tmp_path)  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    doc = read(tmp_path / "a.json")
+    key = profile_key(doc, doc["points"][0])
+    path = tmp_path / "hand.json"
+    path.write_text(json.dumps({"kind": "mpiscope-launch-variation", "version": 1, "entries": [
+        {"key": key, "between_rsd": 0.1, "launches": 5, "measured_utc": "2026-11-24T08:00:00Z",
+         "disagree": False}]}))  # fmt: skip
+    second = mpiscope("run", "bcast", "--np", "2", "--sizes", "1K", "--launch-profile", str(path),
+                      "--out", "b.json", cwd=tmp_path)  # fmt: skip
+    assert second.returncode == 0, second.stderr
+    point = read(tmp_path / "b.json")["points"][0]
+    interval = point["launch_interval"]
+    expected = launch_interval(point["mean_ns"], point["se_ns"], point["samples_used"], 0.1, 5,
+                               point["confidence"])  # fmt: skip
+    assert expected is not None and interval["error_ns"] == pytest.approx(expected.error_ns)
+    assert interval["error_ns"] > point["error_ns"]  # the engine's own interval is kept
+    assert "measured by `run --launches 5` on 2026-11-24 08:00 UTC" in second.stdout

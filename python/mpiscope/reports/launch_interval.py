@@ -13,6 +13,7 @@ what a ``--launches`` run recorded.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -49,7 +50,12 @@ def states_flag(point: Point) -> str:
         return ""
     modes = modes_from_records(interval.get("modes"))
     if modes:
-        return f"STATES between launches: {format_modes(modes, 'launches', format_ns)}"
+        text = f"STATES between launches: {format_modes(modes, 'launches', format_ns)}"
+        mean = point.mean_ns
+        if mean is None or mean <= 0:
+            return text
+        nearest = min(modes, key=lambda m: abs(math.log(max(m.value_ns, 1e-9) / mean)))
+        return f"{text}; this launch: the {format_ns(nearest.value_ns)} state"
     reasons = ", ".join(interval.get("disagree_reasons") or ()) or "spread"
     return f"launches DISAGREED ({reasons})"
 
