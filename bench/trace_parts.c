@@ -7,8 +7,8 @@
  * (MPISCOPE_TRACE_DIR, MPISCOPE_TRACE_RECORDS as for any traced program.)
  * Prints ns per call of: the two stamps, the thread lookup, the record
  * write (slot and fields, into the current half), the half switch with
- * the half's pwrite(2) into the file (its share per call), the argument
- * capture of a send (datatype size) and of a receive (status), a whole
+ * the half packed and written with pwrite(2) (its share per call), the
+ * argument capture of a send (datatype size) and of a receive (status), a whole
  * traced MPI_Comm_rank against PMPI_Comm_rank, and the calls of a
  * ping-pong on MPI_COMM_SELF (an 8-byte MPI_Send to itself, an MPI_Recv;
  * MPI_Irecv, MPI_Isend and two MPI_Wait) and MPI_Wtime, each traced against PMPI alone:
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
            "%llu, trace in %s)\n", repeats, n,
            (unsigned long long)mpiscope__trace_proc.records_per_thread, mpiscope__trace_proc.dir);
     const char *names[8] = {"stamps (enter + exit)", "thread lookup",
-                            "record write (slot, fields)", "half switch + pwrite (amortised)",
+                            "record write (slot, fields)", "switch + pack + pwrite (amortised)",
                             "arguments: send (datatype size)", "arguments: receive (status)",
                             "PMPI_Comm_rank", "MPI_Comm_rank traced"};
     for (int k = 0; k < 8; k++)
