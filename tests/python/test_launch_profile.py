@@ -126,7 +126,8 @@ def merged(sample_doc: dict[str, Any], factors: list[float]) -> dict[str, Any]:
     for i, factor in enumerate(factors):
         doc = copy.deepcopy(sample_doc)
         for p in doc["points"]:
-            for key in ("mean_ns", "median_ns", "q25_ns", "q75_ns", "se_ns"):
+            for key in ("mean_ns", "median_ns", "q25_ns", "q75_ns", "se_ns", "error_ns",
+                        "ci_low_ns", "ci_high_ns"):
                 p[key] *= factor
         outcomes.append(LaunchOutcome("cmd", "t0", "t1", doc, None, i + 1))
     out = merge_documents(outcomes)
@@ -339,3 +340,23 @@ def test_a_real_run_folds_a_handwritten_entry(tmp_path: Path) -> None:
     assert expected is not None and interval["error_ns"] == pytest.approx(expected.error_ns)
     assert interval["error_ns"] > point["error_ns"]  # the engine's own interval is kept
     assert "measured by `run --launches 5` on 2026-11-24 08:00 UTC" in second.stdout
+
+
+def test_compare_judges_two_single_launches_on_e_prime(
+    sample_doc: dict[str, Any], tmp_path: Path
+) -> None:
+    """Two launches 8% apart: their within-launch intervals are apart (a
+    regression), their E' (tau 10%) overlap (not significant)."""
+    from mpiscope.reports.compare import compare_results
+
+    path = tmp_path / "profile.json"
+    record_launches(merged(sample_doc, [1.0, 1.1, 0.9, 1.12, 0.88]), path, tmp_path / "l.json")
+    base, new = copy.deepcopy(sample_doc), merged(sample_doc, [1.08])
+    new.pop("launches")
+    new["points"][0].pop("launch")
+    plain = compare_results(Result(base), Result(new), 0.05)
+    assert [p.test for p in plain.pairs] == ["intervals"] and plain.regressions
+    assert fold_profile(base, path) and fold_profile(new, path)
+    folded = compare_results(Result(base), Result(new), 0.05)
+    assert [p.test for p in folded.pairs] == ["profile intervals"]
+    assert not folded.regressions and not folded.pairs[0].significant

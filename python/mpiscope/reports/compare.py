@@ -11,14 +11,18 @@ significant:
   their intervals over launches (``launch_summary``), significant when
   they do not overlap - the only test here that includes launch-to-launch
   variation, so the one to gate a CI on;
+- else, both are single launches whose points carry ``launch_interval``
+  (the launch profile's measured launch-to-launch part folded in,
+  docs/method.md section 11): significant when those intervals (E') do
+  not overlap;
 - else, both points kept their raw samples: a two-sided Mann-Whitney U test
   on the valid launches' times (scipy, imported lazily), significant when
   p < alpha, alpha = 1 - the lower confidence level of the two documents;
 - otherwise the confidence intervals of the means: significant when they
   do not overlap.
 
-Single-launch judgements are marked in the summary: two runs of the same
-build often differ beyond one launch's interval.
+Single-launch judgements without E' are marked in the summary: two runs of
+the same build often differ beyond one launch's interval.
 
 A pair is a *regression* when significant and NEW/BASE > 1 + threshold, an
 *improvement* when significant and NEW/BASE < 1 - threshold. Differences
@@ -202,6 +206,10 @@ def _significance(
     if base.launches > 1 and new.launches > 1 and intervals:
         apart = new.low_ns > base.high_ns or new.high_ns < base.low_ns  # type: ignore[operator]
         return "launch intervals", None, apart
+    profiled = _profiled(base_points), _profiled(new_points)
+    if profiled[0] is not None and profiled[1] is not None:
+        (base_low, base_high), (new_low, new_high) = profiled  # type: ignore[misc]
+        return "profile intervals", None, new_low > base_high or new_high < base_low
     base_samples, new_samples = _samples(base_points), _samples(new_points)
     if (
         base_samples is not None
@@ -217,6 +225,14 @@ def _significance(
         return "", None, False
     apart = new.low_ns > base.high_ns or new.high_ns < base.low_ns  # type: ignore[operator]
     return "intervals", None, apart
+
+
+def _profiled(points: Sequence[Point]) -> tuple[float, float] | None:
+    """The launch interval (E') of a single point that has one, else None."""
+    if len(points) != 1 or not points[0].get("launch_interval"):
+        return None
+    interval = points[0]["launch_interval"]
+    return float(interval["low_ns"]), float(interval["high_ns"])
 
 
 def _samples(points: Sequence[Point]) -> list[float] | None:
@@ -352,6 +368,8 @@ def _test(pair: Pair) -> str:
         return "CIs apart" if pair.significant else "CIs overlap"
     if pair.test == "launch intervals":
         return "launch CIs apart" if pair.significant else "launch CIs overlap"
+    if pair.test == "profile intervals":
+        return "E' apart" if pair.significant else "E' overlap"
     return "-"
 
 
@@ -380,7 +398,7 @@ def _summary(comparison: Comparison) -> list[str]:
             lines.append(f"{title}: {items}")
     if any(p.base and p.base.flagged or p.new and p.new.flagged for p in comparison.pairs):
         lines.append("!: unstable point (or launches that disagree): the time is not to be trusted")
-    single = [p for p in matched if _one_launch(p)]
+    single = [p for p in matched if _one_launch(p) and p.test != "profile intervals"]
     if single:
         lines.append(
             f"note: {len(single)} point(s) were judged on single launches, whose samples and "
