@@ -208,6 +208,8 @@ def test_the_key_is_exact(sample_doc: dict[str, Any], tmp_path: Path) -> None:
         '{"kind": "something else", "version": 1, "entries": []}',
         '{"kind": "mpiscope-launch-variation", "version": 1, "entries": [{"key": {}}]}',
         '{"kind": "mpiscope-launch-variation", "version": 9, "entries": []}',
+        '{"kind": "mpiscope-launch-variation", "version": 1, "entries": [{"key": {}, '
+        '"between_rsd": NaN, "launches": 5, "measured_utc": "", "disagree": false}]}',
         "[]",
     ],
 )

@@ -23,6 +23,7 @@ ignored (replaced when recording).
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import statistics
@@ -174,8 +175,8 @@ def _parse(text: str) -> list[dict[str, Any]]:
             value = entry.get(name)
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 raise ValueError(f"entry {index}: {name} is missing or of the wrong type")
-        if entry["between_rsd"] < 0 or entry["launches"] < MIN_LAUNCHES:
-            raise ValueError(f"entry {index}: between_rsd < 0 or launches < {MIN_LAUNCHES}")
+        if not 0 <= entry["between_rsd"] < math.inf or entry["launches"] < MIN_LAUNCHES:
+            raise ValueError(f"entry {index}: between_rsd not >= 0 or launches < {MIN_LAUNCHES}")
     return entries
 
 
@@ -297,8 +298,8 @@ def _calibration(entry: Mapping[str, Any]) -> dict[str, Any]:
         "between_rsd": float(entry["between_rsd"]),
         "launches": int(entry["launches"]),
         "measured_utc": entry["measured_utc"],
-        "command_line": entry.get("command_line"),
-        "document": entry.get("document"),
+        "command_line": _text(entry.get("command_line")),
+        "document": _text(entry.get("document")),
         "disagree": entry["disagree"],
         "disagree_reasons": [r for r in entry.get("disagree_reasons") or () if r in _REASONS],
     }
@@ -309,6 +310,10 @@ def _calibration(entry: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _REASONS = ("spread", "modes")
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 def _mode_ok(mode: Any) -> bool:
