@@ -14,16 +14,8 @@
 #include "trace_call.h"
 #include "trace_pack.h"
 
-typedef struct block_head {
-    char tag[4];
-    uint32_t reserved;
-    uint64_t size;   /* payload bytes */
-    uint32_t index, reserved2;
-    uint64_t count;  /* records in this block */
-    uint64_t first;  /* the thread's sequence number of the first one */
-} block_head_t;
+typedef mpiscope__trace_block_head_t block_head_t;
 
-_Static_assert(sizeof(block_head_t) == 40, "THRD head is 40 bytes");
 _Static_assert(sizeof(block_head_t) <= MPISCOPE__TRACE_BLOCK_HEAD, "room before a half");
 
 const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n,

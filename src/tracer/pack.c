@@ -19,12 +19,7 @@
 enum { ESCAPE = 0xFFFFFFFFu, TEMPLATE_BYTES = 48, HINTS = 256 };
 
 typedef struct pack_head {
-    char tag[4];
-    uint32_t reserved;
-    uint64_t size;        /* payload bytes */
-    uint32_t index, reserved2;
-    uint64_t count;       /* records in this block */
-    uint64_t first;       /* the thread's sequence number of the first one */
+    mpiscope__trace_block_head_t block; /* tag THRC */
     uint32_t templates;   /* distinct 48-byte tails */
     uint32_t enter_exceptions;
     uint32_t exit_exceptions;
@@ -152,7 +147,7 @@ size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_
     memcpy(room + at, enter_exc, nenter * 8);
     at += nenter * 8;
     memcpy(room + at, exit_exc, nexit * 8);
-    pack_head_t head = {{'T', 'H', 'R', 'C'}, 0, size - 16, index, 0, n, first,
+    pack_head_t head = {{{'T', 'H', 'R', 'C'}, 0, size - 16, index, 0, n, first},
                         (uint32_t)ntemplates, (uint32_t)nenter, (uint32_t)nexit, 0, r[0].t_enter};
     memcpy(room, &head, sizeof head);
     return size;

@@ -25,6 +25,20 @@ typedef struct mpiscope_trace_record {
 
 _Static_assert(sizeof(mpiscope_trace_record_t) == 64, "trace records are 64 bytes");
 
+/* The head of a block of records in the file (THRD raw, THRC packed):
+ * the chunk header, then the thread and the records' place in its
+ * sequence (docs/trace-format.md). */
+typedef struct mpiscope__trace_block_head {
+    char tag[4];
+    uint32_t reserved;
+    uint64_t size;   /* payload bytes */
+    uint32_t index, reserved2;
+    uint64_t count;  /* records in this block */
+    uint64_t first;  /* the thread's sequence number of the first one */
+} mpiscope__trace_block_head_t;
+
+_Static_assert(sizeof(mpiscope__trace_block_head_t) == 40, "a block head is 40 bytes");
+
 /* peer / tag / root values that are not ranks or tags */
 #define MPISCOPE_TRACE_NONE (-1000001)
 #define MPISCOPE_TRACE_PEER_PROC_NULL (-1000002)
