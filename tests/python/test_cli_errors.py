@@ -182,3 +182,28 @@ def test_no_command() -> None:
 
 def test_unknown_command() -> None:
     assert_one_error(run_cli(["benchmark"]), "invalid choice: 'benchmark'")
+
+
+def test_a_default_name_taken_by_a_run_of_the_same_second_is_not_an_error(
+        fake_mpi: FakeMpi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs take a fraction of a second: the second of two in one second said
+    'mpiscope-...json exists (use --force ...)' for a name the user never gave."""
+    import time
+
+    from mpiscope.measure import plan
+
+    monkeypatch.chdir(tmp_path)
+    now = time.time()
+    taken = {time.strftime("mpiscope-%Y%m%d-%H%M%S.json", time.localtime(now + k))
+             for k in range(-1, 30)}  # the names of this half minute, as earlier runs left them
+    for name in taken:
+        (tmp_path / name).write_text("{}")
+    run = run_cli(["run", "bcast", "--quiet"], fake_mpi.env, tmp_path)
+    assert run.code == 0, run
+    made = {p.name for p in tmp_path.glob("mpiscope-2*.json")} - taken
+    assert len(made) == 1 and made.pop().endswith("-2.json")
+    monkeypatch.setattr(plan.time, "strftime", lambda fmt: fmt.split("-%")[0] + "-20261124-082731")
+    assert plan.fresh_name("mpiscope-a2a") == "mpiscope-a2a-20261124-082731.json"
+    (tmp_path / "mpiscope-a2a-20261124-082731.json").write_text("{}")
+    (tmp_path / "mpiscope-a2a-20261124-082731-2.json").write_text("{}")
+    assert plan.fresh_name("mpiscope-a2a") == "mpiscope-a2a-20261124-082731-3.json"

@@ -261,10 +261,10 @@ def _lab(bench: Any) -> tuple[list[Any], dict[str, set[str]]]:
     return [a for a in lab if a.op in names], names
 
 
-def _out(args: argparse.Namespace, default: str) -> Path:
+def _out(args: argparse.Namespace, prefix: str) -> Path:
     from mpiscope.measure.plan import check_out
 
-    return check_out(argparse.Namespace(out=args.out or default, force=args.force))
+    return check_out(argparse.Namespace(out=args.out, force=args.force), prefix)
 
 
 def _topology(nprocs: int, nodes: int) -> list[int]:
@@ -435,13 +435,14 @@ def _compare(args: argparse.Namespace) -> int:
     each; together the winner map of alltoall plot)."""
     if args.nprocs is None:
         return _compare_one(args)
+    from mpiscope.measure.plan import fresh_name
     from mpiscope.measure.sizes import parse_nprocs_spec
 
     counts = parse_nprocs_spec(args.nprocs)
-    base = Path(args.out or time.strftime("mpiscope-a2a-%Y%m%d-%H%M%S.json"))
+    base = Path(args.out or fresh_name("mpiscope-a2a"))
     outs = [base.with_name(f"{base.stem}-np{n}{base.suffix or '.json'}") for n in counts]
     for out in outs:
-        _out(argparse.Namespace(out=str(out), force=args.force), "")
+        _out(argparse.Namespace(out=str(out), force=args.force), "mpiscope-a2a")
     failed = []
     for n, out in zip(counts, outs, strict=True):
         print(f"=== {n} processes ===")
@@ -467,7 +468,7 @@ def _compare_one(args: argparse.Namespace) -> int:
     from mpiscope.result.document import write_document
 
     sizes = parse_size_spec(args.sizes)
-    out = _out(args, time.strftime("mpiscope-a2a-%Y%m%d-%H%M%S.json"))
+    out = _out(args, "mpiscope-a2a")
     ns = _namespace(args)
     from mpiscope.measure.plan import check_cores
 
@@ -753,7 +754,7 @@ def _contention(args: argparse.Namespace) -> int:
     from mpiscope.launcher import run_passthrough
 
     nprocs = args.nodes * args.ppn
-    out = _out(args, time.strftime("mpiscope-contention-%Y%m%d-%H%M%S.json"))
+    out = _out(args, "mpiscope-contention")
     ns = _namespace(args, np=nprocs)
     ns.oversubscribe = args.oversubscribe or _oversubscribed(ns)
     if _oversubscribed(ns):

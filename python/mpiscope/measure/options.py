@@ -204,7 +204,8 @@ def add_measure_options(
         action="store_true",
         help="check every received buffer and report the first mismatch (timings then warm)",
     )
-    add("--out", metavar="FILE", help="result file (default mpiscope-YYYYmmdd-HHMMSS.json)")
+    add("--out", metavar="FILE",
+        help="result file (default mpiscope-YYYYmmdd-HHMMSS.json; -2, -3... when taken)")
     add("--force", action="store_true", help="overwrite an existing --out file")
     add(
         "--oversubscribe",

@@ -172,10 +172,22 @@ def _check_finite(args: argparse.Namespace) -> None:
             raise MpiscopeError(f"{flag} {value}: must be a finite number")
 
 
-def check_out(args: argparse.Namespace) -> Path:
-    """The absolute ``--out`` path (default: a time-stamped name), refused when
+def fresh_name(prefix: str = "mpiscope") -> str:
+    """``PREFIX-YYYYmmdd-HHMMSS.json``, or with ``-2``, ``-3``... when that file
+    exists: a run takes a fraction of a second, and a name the user did not
+    choose must not stop the next one."""
+    stem = time.strftime(f"{prefix}-%Y%m%d-%H%M%S")
+    name, k = f"{stem}.json", 1
+    while Path(name).exists():
+        k += 1
+        name = f"{stem}-{k}.json"
+    return name
+
+
+def check_out(args: argparse.Namespace, prefix: str = "mpiscope") -> Path:
+    """The absolute ``--out`` path (default: :func:`fresh_name`), refused when
     it exists without ``--force`` or cannot be written."""
-    name = args.out or time.strftime("mpiscope-%Y%m%d-%H%M%S.json")
+    name = args.out or fresh_name(prefix)
     out = Path(name).expanduser().absolute()
     if out.is_dir():
         raise MpiscopeError(f"{name} is a directory")
