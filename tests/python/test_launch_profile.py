@@ -319,6 +319,16 @@ def test_a_damaged_profile_does_not_stop_a_run(fake_mpi: FakeMpi, tmp_path: Path
     assert f"launch profile {path} is damaged" in run.stdout
 
 
+def test_two_launches_say_they_record_nothing(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    run = run_cli(["run", "bcast", "--sizes", "8", "--launches", "2", "--quiet",
+                   "--launch-profile", str(path), "--out", "two.json"], fake_mpi.env,
+                  tmp_path)  # fmt: skip
+    assert run.code == 0, run
+    assert "--launches 2 is too few to measure the launch-to-launch part" in run.stdout
+    assert not path.exists()
+
+
 @needs_bench_flags("--plan")
 def test_a_real_run_folds_a_handwritten_entry(tmp_path: Path) -> None:
     """The real bench: a first run gives the point's key; a profile entry

@@ -330,12 +330,19 @@ def _mode_ok(mode: Any) -> bool:
 def profile_step(option: str | None, launches: int) -> Finish | None:
     """The last step of ``mpiscope run`` (a :data:`mpiscope.measure.runner.Finish`):
     with ``launches`` >= :data:`MIN_LAUNCHES` record the launches in the
-    profile, with one launch fold the profile in; None when the profile is
-    ``off`` or with 2 launches. A profile that cannot be written is a
+    profile, with one launch fold the profile in, with 2 say that they are
+    too few; None when the profile is ``off``. A profile that cannot be written is a
     warning in the result, not a failure of the run."""
     path = profile_path(option)
-    if path is None or launches == 2:
+    if path is None:
         return None
+    if launches == 2:
+        def too_few(doc: dict[str, Any], out: Path) -> bool:
+            _warn(doc, f"--launches 2 is too few to measure the launch-to-launch part "
+                       f"({MIN_LAUNCHES} or more): nothing recorded in the launch profile {path}")
+            return True
+
+        return too_few
 
     def finish(doc: dict[str, Any], out: Path) -> bool:
         if launches == 1:
