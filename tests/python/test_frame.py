@@ -152,3 +152,23 @@ def test_cache_and_kind_columns(tmp_path: Path) -> None:
     assert df.kind.tolist().count("measure") == len(data["points"]) - 1
     last = df.iloc[-1]
     assert last.kind == "firstcall" and pd.isna(last.median_ns) and pd.isna(last.unstable)
+
+
+def test_launch_interval_columns(tmp_path: Path) -> None:
+    """A single launch with the launch profile folded in: its second interval
+    (what another launch would read) is in the table, missing elsewhere."""
+    data = doc("default")
+    data["schema_version"] = "1.5"
+    point = data["points"][1]
+    point["launch_interval"] = {
+        "confidence": 0.95, "low_ns": point["mean_ns"] * 0.9, "high_ns": point["mean_ns"] * 1.1,
+        "error_ns": point["mean_ns"] * 0.1, "df": 4, "between_rsd": 0.035, "launches": 5,
+        "measured_utc": "2026-11-24T08:00:00Z", "disagree": False}  # fmt: skip
+    path = tmp_path / "r.json"
+    path.write_text(json.dumps(data))
+    df = mpiscope.load(path)
+    assert df.loc[1, "launch_error_ns"] == pytest.approx(point["mean_ns"] * 0.1)
+    assert df.loc[1, "launch_low_ns"] == point["launch_interval"]["low_ns"]
+    assert df.loc[1, "between_rsd"] == 0.035
+    assert df.attrs["units"]["launch_high_ns"] == "ns"
+    assert pd.isna(df.loc[0, "launch_error_ns"]) and pd.isna(df.loc[2, "between_rsd"])

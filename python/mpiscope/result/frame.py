@@ -76,6 +76,10 @@ POINT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("error_ns", "ns"),
     ("ci_low_ns", "ns"),
     ("ci_high_ns", "ns"),
+    ("launch_error_ns", "ns"),
+    ("launch_low_ns", "ns"),
+    ("launch_high_ns", "ns"),
+    ("between_rsd", "1"),
     ("global_span_median_ns", "ns"),
     ("global_span_max_ns", "ns"),
     ("start_skew_median_ns", "ns"),
@@ -201,6 +205,12 @@ def _point_row(result: Result, index: int, point: Point) -> dict[str, Any]:
         row[f"{key}_median_ns"] = summary.get("median_ns")
         row[f"{key}_max_ns"] = summary.get("max_ns")
     row["window_final_ns"] = (point.get("window") or {}).get("final_ns")
+    # what another launch would read: the launch profile folded in (docs/method.md 11)
+    interval = point.get("launch_interval") or {}
+    row["launch_error_ns"] = interval.get("error_ns")
+    row["launch_low_ns"] = interval.get("low_ns")
+    row["launch_high_ns"] = interval.get("high_ns")
+    row["between_rsd"] = interval.get("between_rsd")
     validation = point.get("validation")
     row["validation_failures"] = None if validation is None else validation.get("failures")
     return row
@@ -245,12 +255,12 @@ def _frame(
 
     names = [name for name, _unit in columns]
     frame = pd.DataFrame.from_records(rows, columns=names)
-    for name in names:
+    for name, unit in columns:
         if name in _INTEGER_COLUMNS:
             frame[name] = frame[name].astype("Int64")
         elif name in _BOOLEAN_COLUMNS:
             frame[name] = frame[name].astype("boolean")
-        elif name.endswith("_ns") or name in ("rse", "confidence", "invalid_fraction"):
+        elif unit in ("ns", "1"):  # times and fractions
             frame[name] = frame[name].astype("float64")
         else:
             frame[name] = frame[name].astype("string")
