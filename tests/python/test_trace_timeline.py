@@ -98,3 +98,19 @@ def test_many_calls_and_arrows_are_binned_and_bundled(chromium: Chromium,
     state = _open(chromium, tmp_path, 3000)
     assert state["arrows"] == 6000 > BUNDLE_AT
     assert 0 < state["bundles"] <= BUNDLE_AT and state["bins"] > 0 and state["bars"] == 0
+
+
+def test_collective_links_are_drawn_and_can_be_hidden(chromium: Chromium, tmp_path: Path) -> None:
+    """The closing MPI_Barrier is a collective instance: an arrow from the
+    last member to arrive to the other's completion, in its own colour, in
+    the legend, and hidden by its checkbox (it was never drawn)."""
+    state = _open(chromium, tmp_path, 3)
+    links = json.loads(chromium.evaluate("JSON.stringify(window.timeline.data.links)"))
+    assert len(links["s"]) == 1 and links["r"][0] > links["s"][0]
+    assert state["links"] == 1 and state["arrows"] == 6
+    legend = chromium.evaluate("document.getElementById('legend').textContent")
+    assert "collective: last to arrive" in legend and "one-sided" not in legend
+    chromium.evaluate("const c = document.getElementById('links'); c.checked = false; "
+                      "c.dispatchEvent(new Event('change')); 0")
+    state = _state(chromium)
+    assert state["links"] == 0 and state["arrows"] == 6

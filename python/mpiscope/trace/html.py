@@ -2,7 +2,10 @@
 
 One row per rank (and thread), a bar per MPI call coloured by kind, an
 arrow per message from the start of the send to the completion of the
-receive (red when it runs backwards in time). The page holds the calls and
+receive (red when it runs backwards in time), and in colours of their own
+an arrow per collective instance (from the last member to arrive to each
+other member's completion) and per one-sided transfer (origin to target,
+in its epoch), which a checkbox hides. The page holds the calls and
 messages as data and a canvas redrawn at every zoom (level of detail):
 
 * a call is drawn at its true width at the current zoom; where a row holds
@@ -51,13 +54,19 @@ COLOURS = {  # kind -> (legend label, colour)
     "completion": ("wait/test", "#d62728"), "probe": ("probe", "#bcbd22"),
     "collective": ("collective", "#ff7f0e"), "icollective": ("icollective", "#ffbb78"),
     "init": ("init/finalize", "#7f7f7f"), "finalize": ("init/finalize", "#7f7f7f"),
+    "rma": ("one-sided", "#8c564b"),
 }
 OTHER = ("other", "#9467bd")
+LINK_COLOURS = {  # Link.kind -> (legend label, colour)
+    "collective": ("collective: last to arrive -> each member's completion", "#c85a00"),
+    "rma": ("one-sided: origin -> target", "#e7298a"),
+}
 
 SCRIPT = r"""
 (function () {
 const D = DATA, cv = document.getElementById('tl'), ctx = cv.getContext('2d');
 const tip = document.getElementById('tip'), LEFT = 130, TOP = 34, ROW = 34, BAR = 20;
+const showLinks = document.getElementById('links');
 const W = () => cv.clientWidth - LEFT - 10;
 let t0 = D.view[0], t1 = D.view[1], drawn = {}, drag = null;
 const dpr = window.devicePixelRatio || 1;
@@ -130,48 +139,57 @@ function arrow(x0, y0, x1, y1, colour, width) {
   ctx.lineTo(x1 - h * Math.cos(ang + 0.4), y1 - h * Math.sin(ang + 0.4));
   ctx.closePath(); ctx.fill();
 }
-function drawArrows(stats) {
-  const M = D.msgs, mid = r => TOP + r * ROW + BAR / 2 + 4, vis = [];
+// One set of arrows (messages, or collective / one-sided links): each with its
+// head when few are visible, else bundled (same rows, start and end in the
+// same bin; bins widen until few). colour(i, back) for one, (g) for a bundle.
+function drawSet(M, colour, bundleColour) {
+  const mid = r => TOP + r * ROW + BAR / 2 + 4, vis = [];
   for (let i = 0; i < M.s.length; i++) {
     const a = Math.min(M.s[i], M.r[i]), b = Math.max(M.s[i], M.r[i]);
     if (b >= t0 && a <= t1) vis.push(i);
   }
-  ctx.save(); ctx.beginPath(); ctx.rect(LEFT, 0, W(), cv.height); ctx.clip();
   if (vis.length <= D.bundleAt) {
     for (const i of vis) arrow(X(M.s[i]), mid(M.a[i]), X(M.r[i]), mid(M.b[i]),
-                               M.r[i] < M.s[i] ? '#e00' : '#222', 1);
-    stats.arrows = vis.length;
-  } else {  // bundles: same rows, start and end in the same bin; bins widen until few
-    let groups = null;
-    for (let bin = 8; ; bin *= 2) {
-      groups = new Map();
-      for (const i of vis) {
-        const back = M.r[i] < M.s[i] ? 1 : 0;
-        const key = M.a[i] + ',' + M.b[i] + ',' + Math.floor(X(M.s[i]) / bin) + ',' +
-          Math.floor(X(M.r[i]) / bin) + ',' + back;
-        const g = groups.get(key);
-        if (g) { g.n++; g.xs += M.s[i]; g.xr += M.r[i]; }
-        else groups.set(key, {n: 1, xs: M.s[i], xr: M.r[i], a: M.a[i], b: M.b[i], back});
-      }
-      if (groups.size <= D.bundleAt / 2 || bin > W()) break;
-    }
-    ctx.font = '10px sans-serif';
-    const labels = groups.size <= 40;
-    for (const g of groups.values()) {
-      const x0 = X(g.xs / g.n), x1 = X(g.xr / g.n), y0 = mid(g.a), y1 = mid(g.b);
-      const colour = g.back ? 'rgba(220,0,0,0.8)' : 'rgba(30,30,30,0.7)';
-      arrow(x0, y0, x1, y1, colour, Math.min(4, 1 + Math.log2(g.n) / 3));
-      if (labels && g.n > 1) { ctx.fillStyle = '#000';
-        ctx.fillText('\u00d7' + g.n, (x0 + x1) / 2 + 4, (y0 + y1) / 2); }
-    }
-    stats.arrows = vis.length; stats.bundles = groups.size;
+                               colour(i, M.r[i] < M.s[i]), 1);
+    return [vis.length, 0];
   }
+  let groups = null;
+  for (let bin = 8; ; bin *= 2) {
+    groups = new Map();
+    for (const i of vis) {
+      const back = M.r[i] < M.s[i] ? 1 : 0, k = M.k ? M.k[i] : 0;
+      const key = M.a[i] + ',' + M.b[i] + ',' + Math.floor(X(M.s[i]) / bin) + ',' +
+        Math.floor(X(M.r[i]) / bin) + ',' + back + ',' + k;
+      const g = groups.get(key);
+      if (g) { g.n++; g.xs += M.s[i]; g.xr += M.r[i]; }
+      else groups.set(key, {n: 1, xs: M.s[i], xr: M.r[i], a: M.a[i], b: M.b[i], back, k});
+    }
+    if (groups.size <= D.bundleAt / 2 || bin > W()) break;
+  }
+  ctx.font = '10px sans-serif';
+  const labels = groups.size <= 40;
+  for (const g of groups.values()) {
+    const x0 = X(g.xs / g.n), x1 = X(g.xr / g.n), y0 = mid(g.a), y1 = mid(g.b);
+    arrow(x0, y0, x1, y1, bundleColour(g), Math.min(4, 1 + Math.log2(g.n) / 3));
+    if (labels && g.n > 1) { ctx.fillStyle = '#000';
+      ctx.fillText('\u00d7' + g.n, (x0 + x1) / 2 + 4, (y0 + y1) / 2); }
+  }
+  return [vis.length, groups.size];
+}
+function drawArrows(stats) {
+  ctx.save(); ctx.beginPath(); ctx.rect(LEFT, 0, W(), cv.height); ctx.clip();
+  if (showLinks.checked) {
+    [stats.links, stats.linkBundles] = drawSet(D.links, i => D.linkKinds[D.links.k[i]][1],
+                                                g => D.linkKinds[g.k][1]);
+  }
+  [stats.arrows, stats.bundles] = drawSet(D.msgs, (i, back) => back ? '#e00' : '#222',
+    g => g.back ? 'rgba(220,0,0,0.8)' : 'rgba(30,30,30,0.7)');
   ctx.restore();
 }
 function draw() {
   ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
   ctx.clearRect(0, 0, cv.width, cv.height);
-  const stats = {bars: 0, bins: 0, arrows: 0, bundles: 0, ticks: []};
+  const stats = {bars: 0, bins: 0, arrows: 0, bundles: 0, links: 0, linkBundles: 0, ticks: []};
   ctx.font = '12px sans-serif'; ctx.fillStyle = '#000'; ctx.textBaseline = 'middle';
   D.rows.forEach((row, r) => {
     const y = TOP + r * ROW;
@@ -223,6 +241,7 @@ cv.addEventListener('mousemove', ev => {
   tip.style.display = 'block';
 });
 document.getElementById('all').onclick = () => view(0, D.span);
+showLinks.onchange = () => draw();
 document.getElementById('comm').onclick = () => view(D.view[0], D.view[1]);
 window.addEventListener('resize', () => { size(); draw(); });
 window.timeline = {view, state: () => ({t0, t1, ...drawn}), data: D};
@@ -284,8 +303,17 @@ def _data(merged: Merged) -> dict[str, Any]:
         msgs["b"].append(rows[(m.dst, 0)])
         msgs["s"].append(round(m.send_ns, 1))
         msgs["r"].append(round(m.recv_ns, 1))
+    links: dict[str, list[Any]] = {"a": [], "b": [], "s": [], "r": [], "k": []}
+    link_kinds = list(LINK_COLOURS)
+    for link in merged.links:
+        links["a"].append(rows[(link.src, 0)])
+        links["b"].append(rows[(link.dst, 0)])
+        links["s"].append(round(link.src_ns, 1))
+        links["r"].append(round(link.dst_ns, 1))
+        links["k"].append(link_kinds.index(link.kind))
     return {"rows": out_rows, "kinds": [list(k) for k in kinds], "names": list(names),
-            "msgs": msgs, "span": max(merged.end_ns, 1.0), "view": list(_communication(merged)),
+            "msgs": msgs, "links": links, "linkKinds": [list(LINK_COLOURS[k]) for k in link_kinds],
+            "span": max(merged.end_ns, 1.0), "view": list(_communication(merged)),
             "bundleAt": BUNDLE_AT}
 
 
@@ -301,6 +329,11 @@ def render_html(merged: Merged, title: str, panel: str = "") -> str:
     legend = " ".join(f'<span style="color:{c}">&#9632;</span> {html.escape(k)}'
                       for k, c in dict(data["kinds"]).items())
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    used = set(data["links"]["k"])
+    link_legend = (" ".join(f'<span style="color:{c}">&#8594;</span> {html.escape(label)}'
+                            for i, (label, c) in enumerate(data["linkKinds"]) if i in used)
+                   + ' <label><input type="checkbox" id="links" checked> these arrows</label>'
+                   if used else '<input type="checkbox" id="links" hidden>')
     return f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>
@@ -318,7 +351,8 @@ Wheel: zoom; drag: pan; double click: the whole run.
 <button id="comm">communication</button> <button id="all">whole run</button>
 <span id="range"></span></p>
 {panel}
-<p id="legend">{legend} &#8594; message (send start to receive end)</p>
+<p id="legend">{legend} &#8594; message (send start to receive end)
+{link_legend}</p>
 <canvas id="tl"></canvas><div id="tip"></div>
 <script>const DATA = {payload};{SCRIPT}</script>
 </body></html>
