@@ -173,15 +173,27 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
     assert mpiscope("trace", "export", "t", "--format", "otf2", mpi="mpich",
                     cwd=tmp_path).returncode == 0
     ends: Counter = Counter()
+    requests: dict[int, str] = {}
     with otf2.reader.open(str(tmp_path / "t.otf2" / "traces.otf2")) as archive:
-        for _, event in archive.events:
-            if type(event).__name__ == "MpiCollectiveEnd":
-                ends[(str(event.collective_op), event.communicator.name)] += 1
-            ends[type(event).__name__] += 1
-    # the blocking instances, on each of the 2 ranks; the neighbourhood and
-    # nonblocking ones are not OTF2 collective events
+        for location, event in archive.events:
+            kind = type(event).__name__
+            if kind in ("MpiCollectiveEnd", "NonBlockingCollectiveComplete"):
+                ends[(kind, str(event.collective_op))] += 1
+            if kind == "NonBlockingCollectiveRequest":
+                requests[event.request_id] = location.name
+            if kind == "NonBlockingCollectiveComplete":  # on the member that made the request
+                assert requests.pop(event.request_id) == location.name
+            ends[kind] += 1
+    # the blocking instances, on each of the 2 ranks; the nonblocking and
+    # persistent ones as requests and completions (not the neighbourhood
+    # one: OTF2 has no such operation)
     assert ends["MpiCollectiveBegin"] == ends["MpiCollectiveEnd"] == 2 * 4
-    assert ends[("CollectiveOp.BARRIER", "communicator 1")] == 4
+    assert ends[("MpiCollectiveEnd", "CollectiveOp.BARRIER")] == 4
+    assert ends["NonBlockingCollectiveRequest"] == ends["NonBlockingCollectiveComplete"] == 2 * 8
+    assert not requests
+    assert ends[("NonBlockingCollectiveComplete", "CollectiveOp.ALLREDUCE")] == 2 * (2 + 3)
+    assert ends[("NonBlockingCollectiveComplete", "CollectiveOp.BCAST")] == 2 * 2
+    assert ends[("NonBlockingCollectiveComplete", "CollectiveOp.BARRIER")] == 2
     assert ends["MpiSend"] == ends["MpiRecv"] == 3  # the partitioned messages
 
 

@@ -5,7 +5,11 @@ region entered and left; each matched message is an MpiSend event in the
 send call and an MpiRecv event at the end of the call that completed the
 receive, on one communicator of all ranks (ranks are trace ranks); each
 member's part of a blocking collective instance is an MpiCollectiveBegin
-and MpiCollectiveEnd in its call, on a communicator of its members.
+and MpiCollectiveEnd in its call, on a communicator of its members; of a
+nonblocking or persistent one, a NonBlockingCollectiveRequest in the call
+that started it (MPI_Ibcast, MPI_Start) and a NonBlockingCollectiveComplete
+in the call that completed it (MPI_Wait...). Large-count (``_c``) calls
+are the collectives they count for; OTF2 has no neighbourhood collectives.
 Timestamps are global nanoseconds (timer resolution 1e9).
 """
 
@@ -87,44 +91,74 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
                     call.name, paradigm=otf2.Paradigm.MPI, region_role=otf2.RegionRole.FUNCTION)
             w = writers[(call.rank, call.thread)]
             t0, t1 = int(call.start_ns), int(call.end_ns)
+            t1 = max(t1, t0)
             w.enter(t0, region)
-            collective = collectives.of(call)
-            if collective is not None:
-                w.mpi_collective_begin(t0)
+            events = collectives.of(call)
+            for what, args in events:
+                if what == "begin":
+                    w.mpi_collective_begin(t0)
+                elif what == "request":
+                    w.non_blocking_collective_request(t0, *args)
             for k in call.flows_out:
                 m = take(k)
                 w.mpi_send(t0, m.dst, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
             for k in call.flows_in:
                 m = take(k)
-                w.mpi_recv(max(t1, t0), m.src, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
-            if collective is not None:
-                w.mpi_collective_end(max(t1, t0), *collective)
-            w.leave(max(t1, t0), region)
+                w.mpi_recv(t1, m.src, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
+            for what, args in events:
+                if what == "end":
+                    w.mpi_collective_end(t1, *args)
+                elif what == "complete":
+                    w.non_blocking_collective_complete(t1, *args)
+            w.leave(t1, region)
     return out / "traces.otf2"
 
 
+def collective_op(otf2: Any, name: str, kind: str) -> Any:
+    """OTF2's CollectiveOp of an instance named ``name`` (MPI_Ibcast_c: BCAST),
+    None for one OTF2 has not (the neighbourhood collectives)."""
+    base = name[len("MPI_"):].upper()
+    base = base.removesuffix("_C").removesuffix("_INIT")
+    if kind == "nonblocking" and base.startswith("I"):
+        base = base[1:]
+    return getattr(otf2.CollectiveOp, base, None)
+
+
 class _Collectives:
-    """MpiCollectiveBegin/End of the blocking collectives' instances, on a
+    """The collective events of each member's calls: MpiCollectiveBegin/End of
+    a blocking instance, NonBlockingCollectiveRequest/Complete of a
+    nonblocking or persistent one (a request id per member's part), on a
     communicator defined per communicator id (its members' locations)."""
 
     def __init__(self, otf2: Any, defs: Any, location: dict[int, int]) -> None:
         self.otf2, self.defs, self.location = otf2, defs, location
         self.comms: dict[int, Any] = {}
-        self.calls: dict[int, tuple[Instance, Any]] = {}  # id of a call to write -> (its, op)
+        self.events: dict[int, list[tuple[str, Any]]] = {}  # id of a call -> its events
+        self.requests = 0
 
     def instance(self, inst: Instance) -> None:
-        op = getattr(self.otf2.CollectiveOp, inst.name[len("MPI_"):].upper(), None)
-        if inst.kind == "blocking" and op is not None:  # OTF2 has no neighbourhood ones
-            for p in inst.parts:
-                self.calls[id(p.start)] = (inst, op)
+        op = collective_op(self.otf2, inst.name, inst.kind)
+        if op is None:
+            return
+        comm = self._comm(inst)
+        for p in inst.parts:
+            done = p.done if p.done is not None else p.start
+            root = p.start.root  # the starting call names it (MPI_Ibcast, MPI_Bcast_init)
+            end = (op, comm, root if root >= 0 else int(self.otf2.Undefined.UINT32.value),
+                   max(p.start.bytes, 0), max(p.start.bytes, 0))
+            if inst.kind == "blocking":
+                self.events.setdefault(id(p.start), []).append(("begin", ()))
+                self.events.setdefault(id(p.start), []).append(("end", end))
+                continue
+            self.requests += 1
+            self.events.setdefault(id(p.start), []).append(("request", (self.requests,)))
+            self.events.setdefault(id(done), []).append(("complete", (*end, self.requests)))
 
-    def of(self, call: Call) -> tuple | None:
-        """(op, communicator, root, bytes sent, bytes received) of a call
-        that is a member's part of a collective instance."""
-        found = self.calls.pop(id(call), None)
-        if found is None:
-            return None
-        inst, op = found
+    def of(self, call: Call) -> list[tuple[str, Any]]:
+        """The collective events of a call, in the order they happen in it."""
+        return self.events.pop(id(call), [])
+
+    def _comm(self, inst: Instance) -> Any:
         comm = self.comms.get(inst.comm_id)
         if comm is None:
             name = f"communicator {len(self.comms) + 1}"
@@ -132,6 +166,4 @@ class _Collectives:
                                     paradigm=self.otf2.Paradigm.MPI,
                                     members=[self.location[p.rank] for p in inst.parts])
             comm = self.comms[inst.comm_id] = self.defs.comm(name, group=group)
-        root = call.root if call.root >= 0 else int(self.otf2.Undefined.UINT32.value)
-        size = max(call.bytes, 0)
-        return op, comm, root, size, size
+        return comm
