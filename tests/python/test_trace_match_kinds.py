@@ -174,6 +174,7 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
                     cwd=tmp_path).returncode == 0
     ends: Counter = Counter()
     requests: dict[int, str] = {}
+    transfers: dict[int, tuple[str, int]] = {}
     with otf2.reader.open(str(tmp_path / "t.otf2" / "traces.otf2")) as archive:
         for location, event in archive.events:
             kind = type(event).__name__
@@ -183,6 +184,11 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
                 requests[event.request_id] = location.name
             if kind == "NonBlockingCollectiveComplete":  # on the member that made the request
                 assert requests.pop(event.request_id) == location.name
+            if kind in ("RmaPut", "RmaGet", "RmaAtomic"):
+                transfers[event.matching_id] = (location.name, event.time)
+            if kind == "RmaOpCompleteBlocking":  # on the origin, after the operation
+                origin, at = transfers.pop(event.matching_id)
+                assert origin == location.name and at <= event.time
             ends[kind] += 1
     # the blocking instances, on each of the 2 ranks; the nonblocking and
     # persistent ones as requests and completions (not the neighbourhood
@@ -194,6 +200,9 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
     assert ends[("NonBlockingCollectiveComplete", "CollectiveOp.ALLREDUCE")] == 2 * (2 + 3)
     assert ends[("NonBlockingCollectiveComplete", "CollectiveOp.BCAST")] == 2 * 2
     assert ends[("NonBlockingCollectiveComplete", "CollectiveOp.BARRIER")] == 2
+    # the 16 one-sided transfers (as in the links above), each completed
+    assert not transfers and ends["RmaOpCompleteBlocking"] == 16
+    assert ends["RmaPut"] + ends["RmaGet"] + ends["RmaAtomic"] == 16 and ends["RmaAtomic"] > 0
     assert ends["MpiSend"] == ends["MpiRecv"] == 3  # the partitioned messages
 
 

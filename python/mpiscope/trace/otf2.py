@@ -10,6 +10,11 @@ nonblocking or persistent one, a NonBlockingCollectiveRequest in the call
 that started it (MPI_Ibcast, MPI_Start) and a NonBlockingCollectiveComplete
 in the call that completed it (MPI_Wait...). Large-count (``_c``) calls
 are the collectives they count for; OTF2 has no neighbourhood collectives.
+A one-sided transfer is an RmaPut, RmaGet or RmaAtomic in the origin's
+operation and an RmaOpCompleteBlocking in the origin's call that completed
+it (the fence, MPI_Win_complete, unlock or flush closing its epoch), on one
+OTF2 window of all ranks standing for every MPI window (remote: the
+target's trace rank).
 Timestamps are global nanoseconds (timer resolution 1e9).
 """
 
@@ -22,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.trace.calls import Message
+from mpiscope.trace.calls import Link, Message
 from mpiscope.trace.collective import Instance
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.stream import Call, Stream, as_stream
@@ -83,8 +88,10 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
                               paradigm=otf2.Paradigm.MPI, members=list(range(len(mpi_locations))))
         comm = defs.comm("all ranks", group=everyone)
         collectives = _Collectives(otf2, defs, {r: i for i, r in enumerate(ranks)})
+        one_sided = _OneSided(otf2, defs.rma_win("MPI windows", comm),
+                              {r: i for i, r in enumerate(ranks)})
         for call in stream.calls(ordered=True, on_message=on_message,
-                                 on_instance=collectives.instance):
+                                 on_instance=collectives.instance, on_link=one_sided.link):
             region = regions.get(call.name)
             if region is None:
                 region = regions[call.name] = defs.region(
@@ -102,9 +109,11 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
             for k in call.flows_out:
                 m = take(k)
                 w.mpi_send(t0, m.dst, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
+            one_sided.operations(call, w, t0)
             for k in call.flows_in:
                 m = take(k)
                 w.mpi_recv(t1, m.src, comm, m.tag & 0xFFFFFFFF, max(m.bytes, 0))
+            one_sided.completions(call, w, t1)
             for what, args in events:
                 if what == "end":
                     w.mpi_collective_end(t1, *args)
@@ -167,3 +176,50 @@ class _Collectives:
                                     members=[self.location[p.rank] for p in inst.parts])
             comm = self.comms[inst.comm_id] = self.defs.comm(name, group=group)
         return comm
+
+
+class _OneSided:
+    """The RMA events of the one-sided transfers (the matcher's "rma" links)."""
+
+    ATOMIC = {"MPI_Fetch_and_op": "FETCH_AND_ACCUMULATE",
+              "MPI_Compare_and_swap": "COMPARE_AND_SWAP",
+              "MPI_Get_accumulate": "FETCH_AND_ACCUMULATE",
+              "MPI_Rget_accumulate": "FETCH_AND_ACCUMULATE"}
+
+    def __init__(self, otf2: Any, win: Any, location: dict[int, int]) -> None:
+        self.otf2, self.win, self.location = otf2, win, location
+        self.ops: dict[int, list[tuple[Link, int]]] = {}  # id of an origin's call -> transfers
+        self.done: dict[tuple[int, int], list[tuple[float, int]]] = {}  # (rank, thread) -> ...
+        self.next_id = 0
+
+    def link(self, k: int, link: Link, src: Call, dst: Call | None) -> None:
+        if link.kind != "rma":
+            return
+        self.next_id += 1
+        self.ops.setdefault(id(src), []).append((link, self.next_id))
+        # the origin's completing call ends at link.dst_ns, on the origin's thread
+        self.done.setdefault((src.rank, src.thread), []).append((link.dst_ns, self.next_id))
+
+    def operations(self, call: Call, w: Any, t0: int) -> None:
+        for link, mid in self.ops.pop(id(call), []):
+            remote, size = self.location[link.dst], max(link.bytes, 0)
+            name = link.name.removesuffix("_c")
+            if name in ("MPI_Put", "MPI_Rput"):
+                w.rma_put(t0, self.win, remote, size, mid)
+            elif name in ("MPI_Get", "MPI_Rget"):
+                w.rma_get(t0, self.win, remote, size, mid)
+            else:
+                kind = getattr(self.otf2.RmaAtomicType, self.ATOMIC.get(name, "ACCUMULATE"))
+                received = size if kind != self.otf2.RmaAtomicType.ACCUMULATE else 0
+                w.rma_atomic(t0, self.win, remote, kind, size, received, mid)
+
+    def completions(self, call: Call, w: Any, t1: int) -> None:
+        """The transfers this call completed (those due by its end, in order)."""
+        pending = self.done.get((call.rank, call.thread))
+        if not pending:
+            return
+        due = [p for p in pending if int(p[0]) <= t1]
+        if due:
+            self.done[(call.rank, call.thread)] = [p for p in pending if int(p[0]) > t1]
+            for _, mid in sorted(due):
+                w.rma_op_complete_blocking(t1, self.win, mid)
