@@ -17,20 +17,22 @@
 typedef mpiscope__trace_block_head_t block_head_t;
 
 _Static_assert(sizeof(block_head_t) <= MPISCOPE__TRACE_BLOCK_HEAD, "room before a half");
+_Static_assert(MPISCOPE__TRACE_RAW_BLOCK(1) == sizeof(block_head_t) + 64, "raw block bytes");
+
+/* Where half `which`'s raw block starts: its head, in the room before it. */
+static char *raw_block(const mpiscope__trace_thread_t *t, unsigned which)
+{
+    return t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
+}
 
 const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n,
                                   uint64_t first)
 {
-    char *data = t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
-    block_head_t head = {{'T', 'H', 'R', 'D'}, 0, 24 + n * sizeof(mpiscope_trace_record_t),
-                         t->index, 0, n, first};
+    char *data = raw_block(t, which);
+    block_head_t head = {{'T', 'H', 'R', 'D'}, 0, MPISCOPE__TRACE_RAW_BLOCK(n) - 16, t->index, 0,
+                         n, first};
     memcpy(data, &head, sizeof head);
     return data;
-}
-
-static const char *raw_block(const mpiscope__trace_thread_t *t, unsigned which)
-{
-    return t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
 }
 
 void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
@@ -44,15 +46,15 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
         return;
     }
     __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_PACKING, __ATOMIC_SEQ_CST);
-    unsigned which = t->pending_half;
-    const mpiscope_trace_record_t *records =
-        (const mpiscope_trace_record_t *)(t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD);
+    const char *raw = raw_block(t, t->pending_half);
+    const void *records = raw + sizeof(block_head_t);
+    uint64_t first = ((const block_head_t *)raw)->first; /* written at the switch */
     size_t len = t->packed ? mpiscope__trace_pack(t->packed, t->capacity, records, n, t->index,
-                                                  t->pending_first)
+                                                  first)
                            : 0;
-    const char *data = len ? t->packed : raw_block(t, which);
+    const char *data = len ? t->packed : raw;
     if (!len)
-        len = sizeof(block_head_t) + n * sizeof(mpiscope_trace_record_t);
+        len = MPISCOPE__TRACE_RAW_BLOCK(n);
     t->pending_data = data;
     t->pending_len = len;
     t->pending_at = mpiscope__trace_reserve(len);
@@ -72,7 +74,7 @@ void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t)
         (void)mpiscope__trace_pwrite(t->pending_data, t->pending_len, t->pending_at);
         return;
     }
-    uint64_t len = sizeof(block_head_t) + n * sizeof(mpiscope_trace_record_t);
+    uint64_t len = MPISCOPE__TRACE_RAW_BLOCK(n);
     if (mpiscope__trace_pwrite(raw_block(t, t->pending_half), len, mpiscope__trace_reserve(len))
         != 0)
         t->dropped += n;
@@ -89,7 +91,6 @@ void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
     uint64_t n = t->count;
     unsigned full = t->current;
     mpiscope__trace_block(t, full, n, t->seq);
-    t->pending_first = t->seq;
     t->pending_half = full;
     if (mpiscope__trace_proc.fd >= 0)
         __atomic_store_n(&t->pending, n, __ATOMIC_SEQ_CST);

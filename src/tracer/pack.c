@@ -49,14 +49,19 @@ static uint64_t slots_for(uint64_t templates)
     return s;
 }
 
+/* The largest block of `capacity` records: head, table, the three
+ * columns, every step and duration an exception. */
+static size_t block_room(uint64_t capacity)
+{
+    return pad8(sizeof(pack_head_t) + templates_max(capacity) * TEMPLATE_BYTES
+                + pad8(capacity * 2) + 2 * pad8(capacity * 4) + 2 * capacity * 8);
+}
+
 size_t mpiscope__trace_pack_room(uint64_t capacity)
 {
-    uint64_t t = templates_max(capacity);
-    size_t block = sizeof(pack_head_t) + t * TEMPLATE_BYTES + pad8(capacity * 2)
-                   + 2 * pad8(capacity * 4) + 2 * capacity * 8;
-    size_t scratch = slots_for(t) * sizeof(uint16_t) + HINTS * sizeof(uint16_t)
+    size_t scratch = (slots_for(templates_max(capacity)) + HINTS) * sizeof(uint16_t)
                      + capacity * 8 * 2;
-    return pad8(block) + scratch;
+    return block_room(capacity) + scratch;
 }
 
 static const char *tail(const mpiscope_trace_record_t *r)
@@ -80,23 +85,21 @@ size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_
     if (n == 0 || n > capacity)
         return 0;
     uint64_t tmax = templates_max(capacity), nslots = slots_for(tmax);
-    size_t block_room = pad8(sizeof(pack_head_t) + tmax * TEMPLATE_BYTES + pad8(capacity * 2)
-                             + 2 * pad8(capacity * 4) + 2 * capacity * 8);
+    size_t end = block_room(capacity);
     /* scratch after the block's room: hash slots (template + 1, 0 free),
      * the last template of each call site, the exceptions */
-    uint16_t *slots = (uint16_t *)(room + block_room);
+    uint16_t *slots = (uint16_t *)(room + end);
     uint16_t *hints = slots + nslots;
-    uint64_t *enter_exc = (uint64_t *)(room + block_room
-                                       + pad8((nslots + HINTS) * sizeof(uint16_t)));
+    uint64_t *enter_exc = (uint64_t *)(room + end + (nslots + HINTS) * sizeof(uint16_t));
     uint64_t *exit_exc = enter_exc + capacity;
     memset(slots, 0, (nslots + HINTS) * sizeof(uint16_t));
 
     char *templates = room + sizeof(pack_head_t);
     /* columns are placed once the table's size is known: written first to
      * the end of the room, where they fit whatever it becomes */
-    uint16_t *codes = (uint16_t *)(room + block_room - 2 * pad8(capacity * 4) - pad8(capacity * 2));
-    uint32_t *steps = (uint32_t *)(room + block_room - 2 * pad8(capacity * 4));
-    uint32_t *spans = (uint32_t *)(room + block_room - pad8(capacity * 4));
+    uint16_t *codes = (uint16_t *)(room + end - 2 * pad8(capacity * 4) - pad8(capacity * 2));
+    uint32_t *steps = (uint32_t *)(room + end - 2 * pad8(capacity * 4));
+    uint32_t *spans = (uint32_t *)(room + end - pad8(capacity * 4));
     uint64_t ntemplates = 0, nenter = 0, nexit = 0, prev = r[0].t_enter;
     for (uint64_t i = 0; i < n; i++) {
         const char *key = tail(&r[i]);

@@ -26,7 +26,6 @@ typedef struct mpiscope__trace_thread {
     volatile uint64_t seq;             /* this thread's sequence number of records[0] */
     unsigned current;                  /* which half records is */
     volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
-    volatile uint64_t pending_first;   /* its first record's sequence number */
     volatile unsigned pending_half;    /* which half is pending */
     /* The pending half's block as the owner writes it (blocks.c): packed
      * (THRC, pack.c) or raw, its bytes and place; ready once pack_state is
@@ -178,6 +177,9 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
  * the owner's block if it is ready (the same bytes at the same place),
  * else the half raw (the reader keeps one copy of a record written twice). */
 void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t);
+
+/* Bytes of a raw (THRD) block of `n` records, its head included. */
+#define MPISCOPE__TRACE_RAW_BLOCK(n) (40 + (uint64_t)(n) * sizeof(mpiscope_trace_record_t))
 
 /* The THRD chunk of `n` records of half `which` of `t` starting at
  * sequence number `first`, prepared in the room before the half: returns

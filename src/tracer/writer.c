@@ -223,7 +223,7 @@ static void write_threads(void)
             mpiscope__trace_flush_pending_foreign(t);
         uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
         if (count) {
-            uint64_t len = 40 + count * sizeof(mpiscope_trace_record_t);
+            uint64_t len = MPISCOPE__TRACE_RAW_BLOCK(count);
             if (mpiscope__trace_pwrite(mpiscope__trace_block(t, t->current, count, t->seq), len,
                                        mpiscope__trace_reserve(len)) != 0)
                 t->dropped += count;

@@ -247,15 +247,20 @@ def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], 
                 chunks[-1].available = len(data) - at - 16
                 break
             chunks[-1].available = size
-            at += 16 + (size + 7) // 8 * 8
+            at += 16 + _padded(size)
             continue
         if at + 16 + size > len(data):
             chunks.append(_Chunk(tag, bytes(data[at + 16:]), size, at))
             cut = f"cut at byte {len(data)} inside its {tag.strip()} chunk"
             break
         chunks.append(_Chunk(tag, bytes(data[at + 16:at + 16 + size]), size, at))
-        at += 16 + (size + 7) // 8 * 8
+        at += 16 + _padded(size)
     return chunks, cut, holes
+
+
+def _padded(size: int) -> int:
+    """Bytes of a payload or column of `size` bytes padded to 8, as the file has them."""
+    return (size + 7) // 8 * 8
 
 
 def _tag(raw: bytes) -> str:
@@ -295,7 +300,7 @@ def check_rank_file(path: Path) -> str:
                 return f"cut at byte {size} inside its {tag} chunk"
             if header[:4] == b"END ":
                 end = f.read(min(length, 40))
-            at += 16 + (length + 7) // 8 * 8
+            at += 16 + _padded(length)
     if holes:
         return f"{holes} bytes were never written (a write failed)"
     if not end:
@@ -307,7 +312,7 @@ def check_rank_file(path: Path) -> str:
 def _functions(payload: bytes) -> tuple[list[str], list[str]]:
     (count,) = struct.unpack_from("<I", payload, 0)
     classes_at = 8
-    names_at = classes_at + (count + 7) // 8 * 8
+    names_at = classes_at + _padded(count)
     codes = payload[classes_at:classes_at + count]
     names = payload[names_at:].split(b"\0")[:count]
     if len(codes) != count or len(names) != count:
@@ -342,7 +347,7 @@ def _comms(payload: bytes) -> list[CommDef]:
         handle, cid, created, flags, size = struct.unpack_from("<QQQII", payload, at)
         at += 32
         members = struct.unpack_from(f"<{size}i", payload, at)
-        at += (size * 4 + 7) // 8 * 8
+        at += _padded(size * 4)
         comms.append(CommDef(handle, cid, created, flags, tuple(members)))
     return comms
 
@@ -404,19 +409,18 @@ def unpack_block(payload: bytes) -> np.ndarray:
     stamp). docs/trace-format.md."""
     (_, _, n, _, ntemplates, nenter, nexit, _, base) = PACKED_HEAD.unpack_from(payload, 0)
     at = PACKED_HEAD.size
-    pad = lambda b: (b + 7) // 8 * 8  # noqa: E731
-    need = at + ntemplates * 48 + pad(2 * n) + 2 * pad(4 * n) + 8 * (nenter + nexit)
+    need = at + ntemplates * 48 + _padded(2 * n) + 2 * _padded(4 * n) + 8 * (nenter + nexit)
     if n > 1 << 40 or ntemplates > n or need != len(payload):
         raise ValueError(f"a THRC block of {n} records and {ntemplates} kinds in "
                          f"{len(payload)} bytes")
     templates = np.frombuffer(payload, TAIL_DTYPE, ntemplates, at)
     at += ntemplates * 48
     codes = np.frombuffer(payload, "<u2", n, at)
-    at += pad(2 * n)
+    at += _padded(2 * n)
     steps = np.frombuffer(payload, "<u4", n, at).astype(np.uint64)
-    at += pad(4 * n)
+    at += _padded(4 * n)
     spans = np.frombuffer(payload, "<u4", n, at).astype(np.uint64)
-    at += pad(4 * n)
+    at += _padded(4 * n)
     enter_exc = np.frombuffer(payload, "<u8", nenter, at)
     exit_exc = np.frombuffer(payload, "<u8", nexit, at + 8 * nenter)
     if n and int(codes.max()) >= ntemplates:
