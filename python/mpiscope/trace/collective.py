@@ -83,8 +83,7 @@ class _Rank:
 class Collectives:
     """The instances of a trace's collectives, found as its calls stream."""
 
-    def __init__(self, matcher: Linker, ranks: list[RankTrace],
-                 missing_ranks: tuple[int, ...] = ()) -> None:
+    def __init__(self, matcher: Linker, ranks: list[RankTrace]) -> None:
         self.m = matcher
         self.present = {r.rank for r in ranks}
         self.names = {r.rank: r.functions for r in ranks}

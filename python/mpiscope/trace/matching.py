@@ -274,8 +274,7 @@ class Matcher:
     per kind, what could not be matched and why."""
 
     def __init__(self, ranks: list[RankTrace], ordered: bool = False,
-                 on_message: OnMessage | None = None, on_link: OnLink | None = None,
-                 missing_ranks: tuple[int, ...] = ()) -> None:
+                 on_message: OnMessage | None = None, on_link: OnLink | None = None) -> None:
         self.ordered, self.on_message, self.on_link = ordered, on_message, on_link
         self.sends: dict[Key, deque[tuple[tuple, Call]]] = defaultdict(deque)
         # sends a cancel may void, by (key, index) (an MPI_Startall starts several at one index)
@@ -296,8 +295,8 @@ class Matcher:
             self.info[r.rank] = r
             self.scanners[r.rank] = Scanner(r.rank, r, self._on_send, self._on_recv,
                                             self._on_cancel, self._on_cancelled_recv)
-        self.collectives = Collectives(self, ranks, missing_ranks)
-        self.one_sided = OneSided(self, ranks, missing_ranks)
+        self.collectives = Collectives(self, ranks)
+        self.one_sided = OneSided(self, ranks)
         # per rank and function id, who reads its records: 1 the scanner,
         # 2 the collectives, 4 the one-sided transfers (a list: fast to index)
         self.readers = {r.rank: (self.scanners[r.rank].interesting.astype(int)
@@ -321,9 +320,13 @@ class Matcher:
         the exports then mark its completion there."""
         k = self.next_id
         self.next_id += 1
-        src.links_out = [*src.links_out, k]
+        if not src.links_out:
+            src.links_out = []
+        src.links_out.append(k)
         if dst is not None:
-            dst.links_in = [*dst.links_in, k]
+            if not dst.links_in:
+                dst.links_in = []
+            dst.links_in.append(k)
         if self.on_link is not None:
             self.on_link(k, link, src, dst)
 
@@ -333,13 +336,13 @@ class Matcher:
     # -- the scanners' callbacks (the call concerned is the rank's current one)
     def _on_send(self, key: Key, t0: float, payload: tuple) -> None:
         call = self.current[key[1]]
-        call.pending += 1
+        self.hold(call)
         self.sends[key].append((payload, call))
         self._pair(key)
 
     def _on_recv(self, key: Key, post: float, payload: tuple) -> None:
         call = self.current[key[2]]
-        call.pending += 1
+        self.hold(call)
         self.seq += 1
         heapq.heappush(self.waiting[key[2]], (post, self.seq, key, payload, call))
 
@@ -359,10 +362,7 @@ class Matcher:
             if entry is not None:  # else paired already: MPI_Cancel did not take it back
                 queue.remove(entry)
                 self.not_matched("message", CANCELLED_SEND)
-                call = entry[1]
-                call.pending -= 1
-                if not call.pending and call.closed:
-                    self._settle(call)
+                self.release(entry[1])
         if key in self.sends:
             self._pair(key)
 
@@ -494,9 +494,9 @@ def global_rows(rank: int, records: np.ndarray, start: np.ndarray, end: np.ndarr
 
 
 def match_all(ranks: list[RankTrace], rows: list[np.ndarray], on_message: OnMessage,
-              on_link: OnLink, missing_ranks: tuple[int, ...] = ()) -> Matcher:
+              on_link: OnLink) -> Matcher:
     """Match an in-memory trace (every rank's :func:`global_rows`) at once."""
-    match = Matcher(ranks, on_message=on_message, on_link=on_link, missing_ranks=missing_ranks)
+    match = Matcher(ranks, on_message=on_message, on_link=on_link)
     everything = np.concatenate(rows) if rows else np.empty(0, GLOBAL_DTYPE)
     for _ in match.feed(everything[np.argsort(everything["start"], kind="stable")]):
         pass

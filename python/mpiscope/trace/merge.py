@@ -164,8 +164,7 @@ def _match_messages(merged: Merged) -> None:
         merged.links.append(link)
 
     rows = [global_rows(tl.rank, tl.records, tl.start_ns, tl.end_ns) for tl in merged.timelines]
-    match = match_all(merged.trace.ranks, rows, on_message, on_link,
-                      tuple(merged.trace.missing_ranks))
+    match = match_all(merged.trace.ranks, rows, on_message, on_link)
     merged.unmatched_sends, merged.unmatched_recvs = match.unmatched()
     merged.matched = match.matched
     merged.unmatched_why = dict(match.unmatched_why)

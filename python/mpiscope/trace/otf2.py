@@ -91,7 +91,8 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
         one_sided = _OneSided(otf2, defs.rma_win("MPI windows", comm),
                               {r: i for i, r in enumerate(ranks)})
         for call in stream.calls(ordered=True, on_message=on_message,
-                                 on_instance=collectives.instance, on_link=one_sided.link):
+                                 on_instance=collectives.instance,
+                                 on_transfer=one_sided.transfer):
             region = regions.get(call.name)
             if region is None:
                 region = regions[call.name] = defs.region(
@@ -151,7 +152,6 @@ class _Collectives:
             return
         comm = self._comm(inst)
         for p in inst.parts:
-            done = p.done if p.done is not None else p.start
             root = p.start.root  # the starting call names it (MPI_Ibcast, MPI_Bcast_init)
             end = (op, comm, root if root >= 0 else int(self.otf2.Undefined.UINT32.value),
                    max(p.start.bytes, 0), max(p.start.bytes, 0))
@@ -161,7 +161,8 @@ class _Collectives:
                 continue
             self.requests += 1
             self.events.setdefault(id(p.start), []).append(("request", (self.requests,)))
-            self.events.setdefault(id(done), []).append(("complete", (*end, self.requests)))
+            assert p.done is not None  # an instance is made of completed parts
+            self.events.setdefault(id(p.done), []).append(("complete", (*end, self.requests)))
 
     def of(self, call: Call) -> list[tuple[str, Any]]:
         """The collective events of a call, in the order they happen in it."""
@@ -179,7 +180,8 @@ class _Collectives:
 
 
 class _OneSided:
-    """The RMA events of the one-sided transfers (the matcher's "rma" links)."""
+    """The RMA events of the one-sided transfers, in the calls the matcher
+    found for them: the operation and the origin's call that completed it."""
 
     ATOMIC = {"MPI_Fetch_and_op": "FETCH_AND_ACCUMULATE",
               "MPI_Compare_and_swap": "COMPARE_AND_SWAP",
@@ -188,38 +190,27 @@ class _OneSided:
 
     def __init__(self, otf2: Any, win: Any, location: dict[int, int]) -> None:
         self.otf2, self.win, self.location = otf2, win, location
-        self.ops: dict[int, list[tuple[Link, int]]] = {}  # id of an origin's call -> transfers
-        self.done: dict[tuple[int, int], list[tuple[float, int]]] = {}  # (rank, thread) -> ...
+        self.ops: dict[int, list[tuple[Link, int]]] = {}  # id of an operation's call -> ...
+        self.completed: dict[int, list[int]] = {}  # id of a completing call -> matching ids
         self.next_id = 0
 
-    def link(self, k: int, link: Link, src: Call, dst: Call | None) -> None:
-        if link.kind != "rma":
-            return
+    def transfer(self, link: Link, op: Call, done: Call) -> None:
         self.next_id += 1
-        self.ops.setdefault(id(src), []).append((link, self.next_id))
-        # the origin's completing call ends at link.dst_ns, on the origin's thread
-        self.done.setdefault((src.rank, src.thread), []).append((link.dst_ns, self.next_id))
+        self.ops.setdefault(id(op), []).append((link, self.next_id))
+        self.completed.setdefault(id(done), []).append(self.next_id)
 
     def operations(self, call: Call, w: Any, t0: int) -> None:
         for link, mid in self.ops.pop(id(call), []):
             remote, size = self.location[link.dst], max(link.bytes, 0)
-            name = link.name.removesuffix("_c")
-            if name in ("MPI_Put", "MPI_Rput"):
+            if link.name in ("MPI_Put", "MPI_Rput"):
                 w.rma_put(t0, self.win, remote, size, mid)
-            elif name in ("MPI_Get", "MPI_Rget"):
+            elif link.name in ("MPI_Get", "MPI_Rget"):
                 w.rma_get(t0, self.win, remote, size, mid)
             else:
-                kind = getattr(self.otf2.RmaAtomicType, self.ATOMIC.get(name, "ACCUMULATE"))
+                kind = getattr(self.otf2.RmaAtomicType, self.ATOMIC.get(link.name, "ACCUMULATE"))
                 received = size if kind != self.otf2.RmaAtomicType.ACCUMULATE else 0
                 w.rma_atomic(t0, self.win, remote, kind, size, received, mid)
 
     def completions(self, call: Call, w: Any, t1: int) -> None:
-        """The transfers this call completed (those due by its end, in order)."""
-        pending = self.done.get((call.rank, call.thread))
-        if not pending:
-            return
-        due = [p for p in pending if int(p[0]) <= t1]
-        if due:
-            self.done[(call.rank, call.thread)] = [p for p in pending if int(p[0]) > t1]
-            for _, mid in sorted(due):
-                w.rma_op_complete_blocking(t1, self.win, mid)
+        for mid in self.completed.pop(id(call), []):
+            w.rma_op_complete_blocking(t1, self.win, mid)

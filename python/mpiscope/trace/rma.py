@@ -24,6 +24,7 @@ complete at the call that closes its epoch on the origin:
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -82,8 +83,7 @@ class _Rank:
 class OneSided:
     """The transfers of a trace's RMA operations, found as its calls stream."""
 
-    def __init__(self, matcher: Linker, ranks: list[RankTrace],
-                 missing_ranks: tuple[int, ...] = ()) -> None:
+    def __init__(self, matcher: Linker, ranks: list[RankTrace]) -> None:
         self.m = matcher
         self.present = {r.rank for r in ranks}
         self.names = {r.rank: [_base(n) for n in r.functions] for r in ranks}
@@ -94,6 +94,9 @@ class OneSided:
         self.fence_members: dict[tuple, tuple[int, ...]] = {}
         self.access: dict[tuple, tuple[list[_Op], Call]] = {}  # PSCW origin side
         self.exposed: dict[tuple, Call] = {}  # PSCW target side: its Win_wait
+        # callables told of each transfer: (its link, the operation's call, the
+        # origin's call that completed it)
+        self.on_transfer: list[Callable[[Link, Call, Call], None]] = []
 
     def feed(self, rank: int, row: tuple, call: Call) -> None:
         flags, name, st = row[10], self.names[rank][row[9]], self.ranks[rank]
@@ -183,9 +186,11 @@ class OneSided:
         w.pending.append(_Op(call, name, target, peer, epoch))
 
     def _take(self, w: _Window, epochs: tuple[str, ...], which=lambda op: True) -> list[_Op]:
-        taken = [op for op in w.pending if op.epoch in epochs and which(op)]
+        taken, kept = [], []
+        for op in w.pending:
+            (taken if op.epoch in epochs and which(op) else kept).append(op)
         if taken:
-            w.pending = [op for op in w.pending if op not in taken]
+            w.pending = kept
         return taken
 
     def _link(self, op: _Op, done: Call, end: Call | None) -> None:
@@ -193,8 +198,11 @@ class OneSided:
         (None: to the target's track at the completion, which no call of the
         target marks)."""
         self.m.matched["rma"] += 1
-        self.m.link(Link("rma", op.name, op.call.rank, op.target, op.call.start_ns, done.end_ns,
-                         op.call.bytes, op.epoch), op.call, end)
+        link = Link("rma", op.name, op.call.rank, op.target, op.call.start_ns, done.end_ns,
+                    op.call.bytes, op.epoch)
+        self.m.link(link, op.call, end)
+        for tell in self.on_transfer:
+            tell(link, op.call, done)
         self.m.release(op.call)
 
     # -- fence epochs: the n-th fence on a window is one on every member

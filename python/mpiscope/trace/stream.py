@@ -22,7 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
-from mpiscope.trace.calls import Call
+from mpiscope.trace.calls import Call, Link
 from mpiscope.trace.collective import Instance
 from mpiscope.trace.matching import GLOBAL_DTYPE, Matcher, OnLink, OnMessage, global_rows
 from mpiscope.trace.merge import Clock, Merged, _global_clock
@@ -149,15 +149,19 @@ class Stream:
 
     def calls(self, ordered: bool = False, on_message: OnMessage | None = None,
               on_link: OnLink | None = None,
-              on_instance: Callable[[Instance], None] | None = None) -> Iterator[Call]:
+              on_instance: Callable[[Instance], None] | None = None,
+              on_transfer: Callable[[Link, Call, Call], None] | None = None) -> Iterator[Call]:
         """Every call, each once its arrows are known; ``on_message(id, message,
         send call, receive call)`` is told of each message matched,
-        ``on_link(id, link, from call, to call)`` of each other arrow and
-        ``on_instance`` of each collective instance."""
-        match = Matcher(self.trace.ranks, ordered, on_message, on_link,
-                        tuple(self.trace.missing_ranks))
+        ``on_link(id, link, from call, to call)`` of each other arrow,
+        ``on_instance`` of each collective instance and ``on_transfer(link,
+        operation's call, origin's completing call)`` of each one-sided transfer
+        (before those calls come)."""
+        match = Matcher(self.trace.ranks, ordered, on_message, on_link)
         if on_instance is not None:
             match.collectives.on_instance.append(on_instance)
+        if on_transfer is not None:
+            match.one_sided.on_transfer.append(on_transfer)
         ranks = sorted(self.trace.ranks, key=lambda r: r.rank)
         for chunk in merge_sorted([self.global_chunks(r) for r in ranks], "start"):
             yield from match.feed(chunk)
