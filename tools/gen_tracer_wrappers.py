@@ -339,7 +339,10 @@ def build_body(f: Function) -> list[str]:
     for p in f.params:
         if p.is_array or p.direction != "in":
             continue
-        if p.kind in ("RANK", "RANK_NNI") and p.name in ("dest", "target_rank"):
+        # the target of a send or one-sided call (Win_lock's, Win_flush's rank;
+        # Win_shared_query accepts MPI_PROC_NULL)
+        if p.kind in ("RANK", "RANK_NNI") and (p.name in ("dest", "target_rank")
+                                               or p.name == "rank" and f.cls == "rma"):
             pre.append(f"c_.r->peer = mpiscope__trace_peer({p.name});")
         elif p.kind in ("RANK", "RANK_NNI") and p.name == "source" and not f.param("dest"):
             pre.append(f"c_.r->peer = mpiscope__trace_peer({p.name});")
@@ -347,8 +350,6 @@ def build_body(f: Function) -> list[str]:
             pre.append(f"c_.r->root = {p.name};")
         elif p.kind == "TAG" and p.name in ("tag", "sendtag"):
             pre.append(f"c_.r->tag = {p.name};")
-        elif p.kind == "RANK_NNI" and p.name == "rank" and f.cls == "rma":
-            pre.append(f"c_.r->peer = {p.name};")  # Win_lock, Win_unlock, Win_flush: the target
         elif p.kind == "PARTITION" and p.name in ("partitions", "partition", "partition_low"):
             pre.append(f"c_.r->root = {p.name};")  # partitions of Psend_init; Pready's one
         elif p.kind == "PARTITION" and p.name == "partition_high":
@@ -378,7 +379,7 @@ def build_body(f: Function) -> list[str]:
         pre.append(f"c_.r->request = MPISCOPE__H(*{message.name});")
         pre.append("c_.r->flags |= MPISCOPE_TRACE_F_MESSAGE;")
     single_request = f.first("REQUEST", "inout") or f.first("REQUEST", "in")
-    if single_request is not None and f.cls not in ("completion", "start"):
+    if single_request is not None and f.cls not in ("completion", "start") and not peek:
         # MPI_Cancel's request is IN but passed by pointer: keep the handle
         deref = "*" if "*" in single_request.decl else ""
         pre.append(f"c_.r->request = MPISCOPE__H({deref}{single_request.name});")

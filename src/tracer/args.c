@@ -99,10 +99,11 @@ int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype t
     SUM_W(counts, types, comm);
 }
 
-/* The bytes a status says were received. MPICH and Open MPI keep them in
- * the status itself, where MPI_Get_elements_x(MPI_BYTE) reads them: read
- * there, a receive's capture costs 1 ns instead of 7 (bench/trace_parts.c);
- * any other MPI is asked. */
+/* The bytes a status says were received, and whether it says cancelled.
+ * MPICH and Open MPI keep both in the status itself, where
+ * MPI_Get_elements_x(MPI_BYTE) and MPI_Test_cancelled read them: read there,
+ * a receive's capture costs 1 ns instead of 7 (bench/trace_parts.c); any
+ * other MPI is asked. */
 static int64_t status_bytes(const MPI_Status *status)
 {
 #if defined(MPISCOPE_TRACE_STATUS_MPICH)
@@ -110,11 +111,24 @@ static int64_t status_bytes(const MPI_Status *status)
                      | (unsigned)status->count_lo);
 #elif defined(MPISCOPE_TRACE_STATUS_OMPI)
     return (int64_t)status->_ucount;
-#endif
+#else
     MPI_Count n;
     if (PMPI_Get_elements_x(status, MPI_BYTE, &n) != MPI_SUCCESS || n == MPI_UNDEFINED)
         return -1;
     return (int64_t)n;
+#endif
+}
+
+static int status_cancelled(const MPI_Status *status)
+{
+#if defined(MPISCOPE_TRACE_STATUS_MPICH)
+    return status->count_hi_and_cancelled & 1;
+#elif defined(MPISCOPE_TRACE_STATUS_OMPI)
+    return status->_cancelled != 0;
+#else
+    int cancelled = 0;
+    return PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled;
+#endif
 }
 
 /* Only a request can be cancelled: blocking receives skip the check. */
@@ -123,8 +137,7 @@ static void from_status(mpiscope_trace_record_t *r, const MPI_Status *status, in
     r->peer = mpiscope__trace_peer(status->MPI_SOURCE);
     r->tag = status->MPI_TAG == MPI_ANY_TAG ? MPISCOPE_TRACE_TAG_ANY : status->MPI_TAG;
     r->bytes = status->MPI_SOURCE == MPI_PROC_NULL ? 0 : status_bytes(status);
-    int cancelled = 0;
-    if (of_request && PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled)
+    if (of_request && status_cancelled(status))
         r->flags |= MPISCOPE_TRACE_F_CANCELLED;
 }
 

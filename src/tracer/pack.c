@@ -127,7 +127,7 @@ size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_
         } else {
             steps[i] = (uint32_t)step;
         }
-        if (span >= ESCAPE || r[i].t_exit < r[i].t_enter) {
+        if (span >= ESCAPE) { /* t_exit - t_enter modulo 2^64, as the reader adds it back */
             spans[i] = ESCAPE;
             exit_exc[nexit++] = r[i].t_exit; /* whole: 0 when the call had not returned */
         } else {
@@ -136,7 +136,7 @@ size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_
     }
     size_t at = sizeof(pack_head_t) + ntemplates * TEMPLATE_BYTES;
     size_t size = at + pad8(n * 2) + 2 * pad8(n * 4) + (nenter + nexit) * 8;
-    if (size >= 40 + n * sizeof(mpiscope_trace_record_t))
+    if (size >= MPISCOPE__TRACE_RAW_BLOCK(n))
         return 0; /* not smaller */
     memmove(room + at, codes, n * 2);
     memset(room + at + n * 2, 0, pad8(n * 2) - n * 2);

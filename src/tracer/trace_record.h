@@ -39,6 +39,10 @@ typedef struct mpiscope__trace_block_head {
 
 _Static_assert(sizeof(mpiscope__trace_block_head_t) == 40, "a block head is 40 bytes");
 
+/* Bytes of a raw (THRD) block of `n` records, its head included. */
+#define MPISCOPE__TRACE_RAW_BLOCK(n) \
+    (sizeof(mpiscope__trace_block_head_t) + (uint64_t)(n) * sizeof(mpiscope_trace_record_t))
+
 /* peer / tag / root values that are not ranks or tags */
 #define MPISCOPE_TRACE_NONE (-1000001)
 #define MPISCOPE_TRACE_PEER_PROC_NULL (-1000002)

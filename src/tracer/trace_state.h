@@ -178,9 +178,6 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t);
  * else the half raw (the reader keeps one copy of a record written twice). */
 void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t);
 
-/* Bytes of a raw (THRD) block of `n` records, its head included. */
-#define MPISCOPE__TRACE_RAW_BLOCK(n) (40 + (uint64_t)(n) * sizeof(mpiscope_trace_record_t))
-
 /* The THRD chunk of `n` records of half `which` of `t` starting at
  * sequence number `first`, prepared in the room before the half: returns
  * its bytes (40 + 64 n of them). */

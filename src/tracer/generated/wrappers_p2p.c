@@ -833,7 +833,6 @@ int MPI_Request_get_status(MPI_Request request, int* flag, MPI_Status* status)
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Request_get_status, MPISCOPE__TRACE_SITE()))
         return PMPI_Request_get_status(request, flag, status);
     MPI_Status st_, *status_ = status == MPI_STATUS_IGNORE ? &st_ : status;
-    c_.r->request = MPISCOPE__H(request);
     uint64_t req_ = MPISCOPE__H(request);
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_Request_get_status(request, flag, status_);

@@ -606,7 +606,7 @@ int MPI_Win_flush(int rank, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_flush, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_flush(rank, win);
-    c_.r->peer = rank;
+    c_.r->peer = mpiscope__trace_peer(rank);
     c_.r->comm = MPISCOPE__H(win);
     c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
@@ -639,7 +639,7 @@ int MPI_Win_flush_local(int rank, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_flush_local, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_flush_local(rank, win);
-    c_.r->peer = rank;
+    c_.r->peer = mpiscope__trace_peer(rank);
     c_.r->comm = MPISCOPE__H(win);
     c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
@@ -796,7 +796,7 @@ int MPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_lock, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_lock(lock_type, rank, assert, win);
-    c_.r->peer = rank;
+    c_.r->peer = mpiscope__trace_peer(rank);
     c_.r->comm = MPISCOPE__H(win);
     c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
@@ -910,7 +910,7 @@ int MPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint* size, int* disp_unit, 
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_shared_query, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_shared_query(win, rank, size, disp_unit, baseptr);
-    c_.r->peer = rank;
+    c_.r->peer = mpiscope__trace_peer(rank);
     c_.r->comm = MPISCOPE__H(win);
     c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
@@ -927,7 +927,7 @@ int MPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint* size, MPI_Aint* disp
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_shared_query_c, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_shared_query_c(win, rank, size, disp_unit, baseptr);
-    c_.r->peer = rank;
+    c_.r->peer = mpiscope__trace_peer(rank);
     c_.r->comm = MPISCOPE__H(win);
     c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
@@ -1010,7 +1010,7 @@ int MPI_Win_unlock(int rank, MPI_Win win)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_Win_unlock, MPISCOPE__TRACE_SITE()))
         return PMPI_Win_unlock(rank, win);
-    c_.r->peer = rank;
+    c_.r->peer = mpiscope__trace_peer(rank);
     c_.r->comm = MPISCOPE__H(win);
     c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;
     mpiscope__trace_stamp_enter(&c_);
