@@ -73,7 +73,7 @@ typedef struct mpiscope_params {
     unsigned max_valid;               /* 30 (count rule) */
     unsigned max_launches;            /* 1000 (count rule: 100) */
     double max_point_seconds;         /* 30: a point never takes longer */
-    double min_point_seconds;         /* 0.002: the error rule never stops a point sooner
+    double min_point_seconds;         /* 0.0005: the error rule never stops a point sooner
                                          (hundreds of launches for small messages) */
     double trim_fraction;             /* 0.25 from each end */
     double confidence;                /* 0.95 */

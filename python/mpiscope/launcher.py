@@ -213,15 +213,16 @@ def run_passthrough(argv: Sequence[str], env: Mapping[str, str], timeout: float 
     with _termination_raises():
         proc = _start(argv, env, stdout=None, stderr=None, stdin=None)
         try:
-            return proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            stop_process_group(proc)
-            raise RunFailedError(
-                f"the program did not finish within --timeout {timeout:g} s and was stopped"
-            ) from None
+            code = _wait_exit(proc, timeout)
         except BaseException:
             stop_process_group(proc)
             raise
+        if code is None:
+            stop_process_group(proc)
+            raise RunFailedError(
+                f"the program did not finish within --timeout {timeout:g} s and was stopped"
+            )
+        return code
 
 
 def run_streaming(
@@ -379,8 +380,9 @@ def _termination_raises() -> Iterator[None]:
             signal.signal(sig, old)
 
 
-def _wait_exit(proc: subprocess.Popen[Any], seconds: float) -> int | None:
-    """``proc``'s exit code, or None if it is still running after ``seconds``.
+def _wait_exit(proc: subprocess.Popen[Any], seconds: float | None) -> int | None:
+    """``proc``'s exit code, or None if it is still running after ``seconds``
+    (None: however long it takes).
     On Linux the wait wakes when the process exits (a pidfd); Popen.wait's
     own polling sleeps up to 50 ms between looks, and a run's wall is the
     sum of such delays."""
@@ -394,7 +396,7 @@ def _wait_exit(proc: subprocess.Popen[Any], seconds: float) -> int | None:
     try:
         poller = select.poll()
         poller.register(fd, select.POLLIN)
-        if not poller.poll(int(seconds * 1000)):
+        if not poller.poll(None if seconds is None else int(seconds * 1000)):
             return None
     finally:
         os.close(fd)

@@ -207,3 +207,7 @@ def test_a_default_name_taken_by_a_run_of_the_same_second_is_not_an_error(
     (tmp_path / "mpiscope-a2a-20261124-082731.json").write_text("{}")
     (tmp_path / "mpiscope-a2a-20261124-082731-2.json").write_text("{}")
     assert plan.fresh_name("mpiscope-a2a") == "mpiscope-a2a-20261124-082731-3.json"
+    # alltoall --nprocs 4,8 writes BASE-np4.json and BASE-np8.json: those are what must be free
+    (tmp_path / "mpiscope-a2a-20261124-082731-np8.json").write_text("{}")
+    name = plan.fresh_name("mpiscope-a2a", ["-np4", "-np8"])
+    assert name == "mpiscope-a2a-20261124-082731-2.json"

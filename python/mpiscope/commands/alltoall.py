@@ -439,7 +439,7 @@ def _compare(args: argparse.Namespace) -> int:
     from mpiscope.measure.sizes import parse_nprocs_spec
 
     counts = parse_nprocs_spec(args.nprocs)
-    base = Path(args.out or fresh_name("mpiscope-a2a"))
+    base = Path(args.out or fresh_name("mpiscope-a2a", [f"-np{n}" for n in counts]))
     outs = [base.with_name(f"{base.stem}-np{n}{base.suffix or '.json'}") for n in counts]
     for out in outs:
         _out(argparse.Namespace(out=str(out), force=args.force), "mpiscope-a2a")

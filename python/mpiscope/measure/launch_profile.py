@@ -26,7 +26,6 @@ import json
 import math
 import os
 import socket
-import statistics
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -222,9 +221,6 @@ def record_launches(doc: MutableMapping[str, Any], path: Path, document: Path) -
             "key": key,
             "between_rsd": estimate.rsd,
             "launches": estimate.launches,
-            "observed_rsd": estimate.observed_var**0.5,
-            "within_rse": estimate.within_var**0.5,
-            "center_ns": statistics.median(p["mean_ns"] for p in points),
             "disagree": bool(row.get("disagree")),
             "disagree_reasons": list(row.get("disagree_reasons") or ()),
             "modes": [
@@ -240,7 +236,6 @@ def record_launches(doc: MutableMapping[str, Any], path: Path, document: Path) -
             _warn(doc, f"launch profile {path} {profile.problem}: replaced by this run's entries")
         _write(profile)
     doc["launch_profile"] = {"path": str(path), "action": "recorded", "points": recorded}
-    doc["schema_version"] = schema_version_with(str(doc.get("schema_version", "1.0")))
 
 
 def _warn(doc: MutableMapping[str, Any], text: str) -> None:

@@ -17,6 +17,7 @@ import math
 import os
 import shlex
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -172,16 +173,17 @@ def _check_finite(args: argparse.Namespace) -> None:
             raise MpiscopeError(f"{flag} {value}: must be a finite number")
 
 
-def fresh_name(prefix: str = "mpiscope") -> str:
-    """``PREFIX-YYYYmmdd-HHMMSS.json``, or with ``-2``, ``-3``... when that file
-    exists: a run takes a fraction of a second, and a name the user did not
-    choose must not stop the next one."""
+def fresh_name(prefix: str = "mpiscope", variants: Sequence[str] = ("",)) -> str:
+    """``PREFIX-YYYYmmdd-HHMMSS.json``, or with ``-2``, ``-3``... when a file of
+    that name exists (with any of ``variants`` before ``.json``: the files a
+    command makes from one name): a run takes a fraction of a second, and a
+    name the user did not choose must not stop the next one."""
     stem = time.strftime(f"{prefix}-%Y%m%d-%H%M%S")
-    name, k = f"{stem}.json", 1
-    while Path(name).exists():
+    base, k = stem, 1
+    while any(Path(f"{base}{v}.json").exists() for v in variants):
         k += 1
-        name = f"{stem}-{k}.json"
-    return name
+        base = f"{stem}-{k}"
+    return f"{base}.json"
 
 
 def check_out(args: argparse.Namespace, prefix: str = "mpiscope") -> Path:

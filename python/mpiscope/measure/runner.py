@@ -50,7 +50,7 @@ from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.simulation import launch_platform, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
-from mpiscope.result.document import import_validator
+from mpiscope.result.document import import_validator, validate_result
 
 #: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
 FileId = tuple[int, int]
@@ -252,9 +252,16 @@ def run_launches(
     if finish is not None and finish(doc, out):
         direct = False  # the bench's document with more: written and validated again
     if not direct:
-        write_document(doc, out)
-    try:  # the bench's own document was validated when _read read it
-        result = Result(doc, out) if direct else load_result(out)
+        try:
+            write_document(doc, out)
+        except MpiscopeError as exc:
+            if failure is None:
+                raise
+            raise failed(f"{failure}; {exc}") from None  # the run's own failure first
+    try:  # the bench's own document was validated when _read read it; what Python added now
+        if not direct:
+            validate_result(doc, str(out))
+        result = Result(doc, out)
     except MpiscopeError as exc:
         raise RunFailedError(f"the result cannot be read back: {exc}") from None
     print(render(result))

@@ -7,6 +7,7 @@ jsonschema and pandas are imported inside the functions.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from importlib import resources
@@ -22,6 +23,7 @@ KINDS = ("alltoall-compare",)
 SCHEMA_MAJOR = 1
 
 
+@functools.lru_cache(maxsize=1)
 def alltoall_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the alltoall-compare document (version 1)."""
     text = resources.files("mpiscope").joinpath("schema/alltoall-v1.schema.json").read_text(

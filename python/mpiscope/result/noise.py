@@ -11,6 +11,7 @@ jsonschema and pandas are imported inside the functions.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from importlib import resources
@@ -36,6 +37,7 @@ KINDS = ("noise-run", "noise-verdict", "noise-probe", "noise-calibration")
 SCHEMA_MAJOR = 1
 
 
+@functools.lru_cache(maxsize=1)
 def noise_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the noise documents (version 1)."""
     text = resources.files("mpiscope").joinpath("schema/noise-v1.schema.json").read_text("utf-8")
