@@ -323,3 +323,14 @@ def test_check_and_firstcall_documents(name: str, title: str, row: str) -> None:
     assert f"<h3>{title}</h3>" in page
     assert row in page
     assert '<table class="points">' not in page
+
+
+def test_launch_summary_shows_the_launch_to_launch_part_as_the_text_does() -> None:
+    """The text table had gained the launch-to-launch column (between_rsd),
+    the HTML's copy of it had not: both take their cells from one place now."""
+    data = doc("launches")
+    for k, row in enumerate(data["launch_summary"]):
+        row["between_rsd"] = 0.01 * (k + 1)
+    page = render_html([as_result(data, "launches.json")])
+    assert "<th>launch-to-launch</th>" in page
+    assert f">{len(data['launch_summary'])}%<" in page  # the last row's 0.01 * n

@@ -24,6 +24,7 @@ from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
 from mpiscope.reports.launch_interval import interval_lines
+from mpiscope.reports.launch_report import has_between, summary_values
 from mpiscope.reports.plots.common import source_labels
 from mpiscope.reports.plots.data import plot_data
 from mpiscope.reports.plots.figure import Plot
@@ -393,8 +394,9 @@ def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
         "launch medians",
         "within CV",
         "between CV",
-        "agree",
     ]
+    beyond = has_between(summary)
+    titles += ["launch-to-launch"] * beyond + ["agree"]
     body = []
     for s in summary:
         size = s.get("size_bytes")
@@ -405,12 +407,7 @@ def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
             (str(s["nprocs"]), True),
             (str(s.get("method") or "window"), False),
             (str(s.get("cache") or "-"), False),
-            (str(s.get("launches")), True),
-            (format_ns(s.get("median_ns")), True),
-            (f"{format_ns(s.get('ci_low_ns'))} .. {format_ns(s.get('ci_high_ns'))}", True),
-            (f"{format_ns(s.get('launch_min_ns'))} .. {format_ns(s.get('launch_max_ns'))}", True),
-            (_percent(s.get("within_cv")), True),
-            (_percent(s.get("between_cv")), True),
+            *((value, True) for value in summary_values(s, beyond)),
             (_agree(s, reasons), False),
         ]
         css = ' class="flagged"' if s.get("disagree") else ""
@@ -427,7 +424,8 @@ def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
         f"<tbody>{''.join(body)}</tbody></table>"
         '<p class="note">median: of the launches\' medians; interval: its confidence interval '
         "over launches; within CV: a launch's own spread, typical over the launches; between "
-        "CV: the spread of the launches' medians. Launches disagree (spread) when they vary "
+        "CV: the spread of the launches' medians; launch-to-launch: the relative SD of the "
+        "launches' means beyond their own errors. Launches disagree (spread) when they vary "
         "more than their own noise explains, or (modes) when they form separate groups.</p>"
     )
 
@@ -468,10 +466,6 @@ def _launch_records_table(records: Sequence[Mapping[str, Any]]) -> str:
         f'<table class="launches"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
-
-
-def _percent(value: float | None) -> str:
-    return "-" if value is None else f"{format_number(value * 100, 3)}%"
 
 
 def _figures_html(plots: Sequence[Plot]) -> str:

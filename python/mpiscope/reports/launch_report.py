@@ -11,7 +11,7 @@ into separate groups; then each launch's median per point, in launch order.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpiscope.reports.texttable import format_table
@@ -57,6 +57,26 @@ def per_launch_lines(result: Result) -> list[str]:
     return lines + format_table(["op", "size", "np", "launch medians"], "<>><", cells)
 
 
+def summary_values(row: Mapping[str, Any], beyond: bool) -> list[str]:
+    """A summary row's launches, median, interval, launch medians, within and
+    between CV, and (``beyond``: the table has it) its launch-to-launch part:
+    the cells the text table and the HTML report share."""
+    return [
+        str(row["launches"]),
+        format_ns(row.get("median_ns")),
+        f"[{format_ns(row.get('ci_low_ns'))}, {format_ns(row.get('ci_high_ns'))}]",
+        f"{format_ns(row.get('launch_min_ns'))} .. {format_ns(row.get('launch_max_ns'))}",
+        _percent(row.get("within_cv")),
+        _percent(row.get("between_cv")),
+        *([_percent(row.get("between_rsd"))] if beyond else []),
+    ]
+
+
+def has_between(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether any row has a launch-to-launch part (its column is shown)."""
+    return any(row.get("between_rsd") is not None for row in rows)
+
+
 def summary_lines(result: Result) -> list[str]:
     """The summary table with a blank line before it; empty without a summary."""
     rows: list[Mapping[str, Any]] = result.data.get("launch_summary") or []
@@ -73,7 +93,7 @@ def summary_lines(result: Result) -> list[str]:
     titles += ["launches", "median", f"{conf} CI (bootstrap)", "launch medians", "within CV",
                "between CV"]  # fmt: skip
     aligns = "<>" + "".join(">" if k == "nprocs" else "<" for k in show if show[k]) + ">>>>>>"
-    beyond = any(row.get("between_rsd") is not None for row in rows)
+    beyond = has_between(rows)
     if beyond:
         titles.append("launch-to-launch")
         aligns += ">"
@@ -83,16 +103,7 @@ def summary_lines(result: Result) -> list[str]:
     for row in rows:
         line = [row["op"], format_bytes(row.get("size_bytes"))]
         line += [str(row.get(key) or "-") for key in ("nprocs", "method", "cache") if show[key]]
-        line += [
-            str(row["launches"]),
-            format_ns(row.get("median_ns")),
-            f"[{format_ns(row.get('ci_low_ns'))}, {format_ns(row.get('ci_high_ns'))}]",
-            f"{format_ns(row.get('launch_min_ns'))} .. {format_ns(row.get('launch_max_ns'))}",
-            _percent(row.get("within_cv")),
-            _percent(row.get("between_cv")),
-            *([_percent(row.get("between_rsd"))] if beyond else []),
-            _flags(row),
-        ]
+        line += [*summary_values(row, beyond), _flags(row)]
         cells.append(line)
     disagreeing = sum(1 for row in rows if row.get("disagree"))
     lines = [
