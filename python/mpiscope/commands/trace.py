@@ -245,7 +245,7 @@ def _view_command(command: list[str]) -> int:
 
 def _export(stream: Any, fmt: str, out: Path) -> int:
     """Stream the trace into `out`; the number of arrows it holds (messages,
-    collective instances, one-sided transfers; OTF2: messages only)."""
+    collective instances, one-sided transfers)."""
     if fmt == "perfetto":
         from mpiscope.trace.perfetto import write_perfetto
 
@@ -256,8 +256,7 @@ def _export(stream: Any, fmt: str, out: Path) -> int:
         return write_chrome(stream, out)
     from mpiscope.trace.otf2 import write_otf2
 
-    write_otf2(stream, out)
-    return stream.messages + stream.matched["partitioned"]
+    return write_otf2(stream, out)
 
 
 def _view(stream: Any, base: Path, html_out: Path | None) -> int:

@@ -44,8 +44,10 @@ def _otf2() -> Any:
     return otf2
 
 
-def write_otf2(source: Stream | Merged, out: Path) -> Path:
-    """Write the archive into directory `out`; return the anchor file (traces.otf2)."""
+def write_otf2(source: Stream | Merged, out: Path) -> int:
+    """Write the archive into directory `out` (its anchor file: traces.otf2);
+    return the number of arrows (messages, collective instances' links,
+    one-sided transfers), as the other exports do."""
     otf2 = _otf2()
     stream = as_stream(source)
     if out.exists():
@@ -121,7 +123,7 @@ def write_otf2(source: Stream | Merged, out: Path) -> Path:
                 elif what == "complete":
                     w.non_blocking_collective_complete(t1, *args)
             w.leave(t1, region)
-    return out / "traces.otf2"
+    return stream.arrows
 
 
 def collective_op(otf2: Any, name: str, kind: str) -> Any:
