@@ -24,6 +24,7 @@ from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import build_env, format_command, run_captured
 from mpiscope.measure.simulation import smpi_alone
 from mpiscope.mpi_profile import MpiProfile
+from mpiscope.result.document import write_text_atomic
 
 __all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
 
@@ -94,11 +95,9 @@ def _cache_file(program: str) -> Path | None:
 def _keep(cache: Path, text: str) -> None:
     """Write the cache file whole (rename); a cache that cannot be written is
     only slower, never an error."""
-    with contextlib.suppress(OSError):
+    with contextlib.suppress(OSError, MpiscopeError):
         cache.parent.mkdir(parents=True, exist_ok=True)
-        part = cache.with_name(f".{cache.name}.{os.getpid()}")
-        part.write_text(text, "utf-8")
-        os.replace(part, cache)
+        write_text_atomic(cache, text)
 
 
 def parse_ops(text: str, source: str = "list-ops") -> list[OpInfo]:

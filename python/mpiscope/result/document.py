@@ -41,6 +41,7 @@ __all__ = [
     "result_schema",
     "validate_result",
     "write_document",
+    "write_text_atomic",
 ]
 
 #: The major schema version this package reads.
@@ -470,12 +471,22 @@ def _reject_constant(name: str) -> Any:
 
 
 def write_document(doc: Mapping[str, Any], path: Path) -> None:
-    """Write a JSON document to ``path`` atomically (a temporary file, then
-    rename): a reader sees the old file or the new one, never half of it."""
+    """Write a JSON document to ``path`` atomically (:func:`write_text_atomic`)."""
+    try:
+        text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
+    except ValueError as exc:
+        raise MpiscopeError(f"cannot write {path}: {exc}") from None
+    write_text_atomic(path, text)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename: a
+    reader sees the old file or the new one, never half of it; a failure
+    leaves no temporary file."""
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     try:
-        tmp.write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+        tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
-    except (OSError, ValueError) as exc:
+    except OSError as exc:
         tmp.unlink(missing_ok=True)
         raise MpiscopeError(f"cannot write {path}: {exc}") from None
