@@ -93,6 +93,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         detail = f" ({exc.args[0]})" if exc.args else ""
         _print_error(f"mpiscope: interrupted{detail}")
         return EXIT_INTERRUPTED
+    except Exception as exc:
+        # Ctrl-C inside an import (the handlers import lazily) can reach us
+        # wrapped: a class body's __set_name__ turns it into a RuntimeError.
+        if not _caused_by_interrupt(exc):
+            raise
+        _print_error("mpiscope: interrupted")
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): stop quietly.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -106,6 +113,15 @@ def _interrupt_once(signum: int, frame: object) -> None:
     message (commands that must react to it install their own handler)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     raise KeyboardInterrupt
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, KeyboardInterrupt):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def _print_error(line: str) -> None:

@@ -1,4 +1,11 @@
-"""Fixtures of the Python tests: the sample result and a fake MPI."""
+"""Fixtures of the Python tests: the sample result and a fake MPI; and the
+strict mode of `make test`.
+
+Under ``MPISCOPE_TEST_STRICT=1`` (the Makefile's ``test`` target sets it) a
+test that skips fails instead, with its reason: there every part is built and
+installed, so a skip can only mean a broken part (a bench that cannot start,
+a build that is missing), and it must not pass as a quiet "s".
+"""
 
 from __future__ import annotations
 
@@ -19,6 +26,26 @@ from mpiscope_fakes import (
     FakeMpi,
     write_script,
 )
+
+STRICT = os.environ.get("MPISCOPE_TEST_STRICT") == "1"
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if STRICT and report.skipped and not hasattr(report, "wasxfail"):
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under MPISCOPE_TEST_STRICT=1 (make test): {reason}"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if STRICT and report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipped under MPISCOPE_TEST_STRICT=1 (make test): {reason}"
 
 
 @pytest.fixture(autouse=True, scope="session")

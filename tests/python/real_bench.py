@@ -1,47 +1,40 @@
-"""Whether the real mpiscope-bench (the MPICH build) takes given flags.
+"""The real command line against the real MPICH build, for tests marked
+``mpi``; and runs that are still measuring whenever a test acts on them.
 
-Tests of the timing-method issue that need the real bench are marked with
-:func:`needs_bench_flags`: they run as soon as the built bench lists the
-flags in its ``--help`` (as it does once the C side is in), and are skipped
-with the reason until then.
+A test that must act while the bench measures (a signal, a killed rank, a
+timeout) waits for an event the product emits, never for a sleep to outlast
+the work: :data:`UNENDING` measures a barrier point first (its progress line
+says the bench is measuring and the CLI is reading its lines), then a
+wait-pattern point whose every launch waits 1 s on rank 0 and 2 s on rank 1
+(wall time, on any processor), for at least ``k_init + min_valid`` launches
+and up to ten minutes: it cannot end before the test acts, however fast or
+slow the machine.
 """
 
 from __future__ import annotations
 
-import functools
 import json
+import os
 import subprocess
 import sys
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from mpiscope.mpi_profile import find_profiles
-
 REAL_MPI = "mpich"
 
+#: `mpiscope run` arguments of a run that ends its first point at once and
+#: then measures for minutes (see the module doc).
+UNENDING = ["barrier,waitpattern_up", "--np", "2", "--sizes", "1", "--option", "unit_us=1000000",
+            "--max-point-seconds", "600", "--max-launches", "1000"]  # fmt: skip
 
-@functools.lru_cache(maxsize=1)
-def bench_help() -> str:
-    profile = find_profiles().get(REAL_MPI)
-    if profile is None:
-        return ""
-    try:
-        proc = subprocess.run(
-            [profile.bench, "--help"], capture_output=True, text=True, timeout=30, check=False
-        )
-    except OSError:
-        return ""
-    return proc.stdout + proc.stderr
+#: The environment variable that tags the processes of a run (:func:`start`).
+TAG = "MPISCOPE_TEST_RUN"
+_TAGS: dict[int, str] = {}
 
-
-def needs_bench_flags(*flags: str) -> pytest.MarkDecorator:
-    missing = [flag for flag in flags if flag not in bench_help()]
-    return pytest.mark.skipif(
-        bool(missing),
-        reason=f"the built mpiscope-bench ({REAL_MPI}) does not take {', '.join(missing)} yet",
-    )
+#: The longest a test waits for an event of a real run before calling it a hang.
+HANG_SECONDS = 300
 
 
 def mpiscope(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -54,6 +47,81 @@ def mpiscope(*args: str, cwd: Path, timeout: float = 600) -> subprocess.Complete
         timeout=timeout,
         check=False,
     )
+
+
+def start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """The real command line in the background, tagged (``MPISCOPE_TEST_RUN``
+    in its environment, inherited by everything it starts) so that its
+    processes can be found: :func:`bench_ranks`, :func:`leftovers`."""
+    tag = uuid.uuid4().hex
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mpiscope", *args, "--mpi", REAL_MPI],
+        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**(os.environ if env is None else env), TAG: tag}, start_new_session=True,
+    )  # fmt: skip
+    _TAGS[proc.pid] = tag
+    return proc
+
+
+def wait_for_progress(proc: subprocess.Popen[str], points: int = 1) -> list[str]:
+    """Read the run's stderr until ``points`` progress lines have come (the
+    CLI prints one per finished point when stderr is not a terminal): the
+    bench is then measuring the next point and the CLI waits for its lines.
+    The lines read are returned; the run ending first fails the test."""
+    assert proc.stderr is not None
+    seen: list[str] = []
+    while sum(line.startswith("[") for line in seen) < points:
+        line = proc.stderr.readline()
+        if not line:
+            proc.wait(timeout=HANG_SECONDS)
+            raise AssertionError(f"the run ended (exit {proc.returncode}) before its "
+                                 f"progress line {points}: {''.join(seen)}")  # fmt: skip
+        seen.append(line)
+    return seen
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
+    """The rest of the run's stdout and stderr once it has ended."""
+    try:
+        return proc.communicate(timeout=HANG_SECONDS)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, 9)
+            proc.wait()
+
+
+def _tagged(proc: subprocess.Popen[str]) -> Iterator[tuple[int, str, list[bytes]]]:
+    """(pid, command name, environment) of every live process of a run
+    started by :func:`start`, wherever it sits in the process tree."""
+    tag = f"{TAG}={_TAGS[proc.pid]}".encode()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            environ = (entry / "environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        state = stat[stat.rindex(")") + 2 :].split()[0]
+        if tag in environ and state != "Z":
+            yield int(entry.name), stat[stat.index("(") + 1 : stat.rindex(")")], environ
+
+
+def leftovers(proc: subprocess.Popen[str]) -> list[str]:
+    """The command names of the processes of a run still alive: once a run
+    of mpiscope has ended, nothing it started may be left."""
+    return sorted(name for pid, name, _ in _tagged(proc) if pid != proc.pid)
+
+
+def bench_ranks(proc: subprocess.Popen[str]) -> dict[int, int]:
+    """The mpiscope-bench processes of a run, by MPI rank (from the PMI_RANK
+    the launcher gives each rank): rank -> pid."""
+    ranks = {}
+    for pid, name, environ in _tagged(proc):
+        for item in environ:
+            if name == "mpiscope-bench" and item.startswith(b"PMI_RANK="):
+                ranks[int(item.split(b"=", 1)[1])] = pid
+    return ranks
 
 
 def read(path: Path) -> dict[str, Any]:

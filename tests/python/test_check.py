@@ -21,7 +21,7 @@ from mpiscope.reports.check import (
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope_fakes import FAKE_CHECK, REPO, FakeMpi, run_cli
-from real_bench import mpiscope, needs_bench_flags, read
+from real_bench import mpiscope, read
 
 VERDICTS = [
     "VERDICT tsc: trusted",
@@ -191,7 +191,7 @@ def test_check_of_a_failing_bench(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     )
 
 
-@needs_bench_flags("--check", "--drift-seconds")
+@pytest.mark.mpi
 def test_real_check(tmp_path: Path) -> None:
     run = mpiscope("check", "--np", "2", "--drift-seconds", "0.5", "--out", "c.json",
                    cwd=tmp_path)  # fmt: skip

@@ -21,7 +21,7 @@ from mpiscope.parsing import Parser
 from mpiscope.reports.plots.bandwidth import BANDWIDTH_OPS
 from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
-from real_bench import REAL_MPI, needs_bench_flags
+from real_bench import REAL_MPI
 
 REGENERATE = (
     "mpiscope-bench --describe | python -m json.tool --indent 1 "
@@ -29,7 +29,7 @@ REGENERATE = (
 )
 
 
-@needs_bench_flags("--describe")
+@pytest.mark.mpi
 def test_checked_in_description_is_the_bench_output() -> None:
     bench = find_profiles()[REAL_MPI].bench
     out = subprocess.run([bench, "--describe"], capture_output=True, text=True, timeout=60,

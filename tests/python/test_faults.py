@@ -1,12 +1,15 @@
 """Faults injected into real runs (issue 13): a full file system under the
 result, a rank killed mid-run, a --force run that fails, sizes beyond the
-machine. Each test bounds the run by a timeout, and asserts what is kept
-and the one error line the user reads.
+machine, signals and a hung bench. Each test bounds the run by a timeout,
+and asserts what is kept and the one error line the user reads.
 
-The real MPICH build runs (``MPISCOPE_BENCH`` overrides its bench, as for
-every command). A full file system is a small tmpfs mounted for the test:
-that needs root (as the set-up and CI have); elsewhere those tests are
-skipped, saying why.
+Signals and kills are sent once the run has said it is measuring (its
+first progress line), to a run that cannot end first on any machine
+(real_bench.UNENDING). The real MPICH build runs (``MPISCOPE_BENCH``
+overrides its bench, as for every command). A full file system is a small
+tmpfs mounted for the test: that needs root (as the set-up and CI have);
+elsewhere those tests are skipped, saying why (and fail under
+``make test``).
 """
 
 from __future__ import annotations
@@ -17,20 +20,24 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from mpiscope.mpi_profile import find_profiles
-from real_bench import REAL_MPI
-
-#: The longest any of these runs may take before the test calls it a hang.
-HANG_SECONDS = 120
-
-pytestmark = pytest.mark.skipif(
-    REAL_MPI not in find_profiles(), reason=f"no {REAL_MPI} build (make build)"
+from real_bench import (
+    HANG_SECONDS,
+    REAL_MPI,
+    UNENDING,
+    bench_ranks,
+    finish,
+    leftovers,
+    start,
+    wait_for_progress,
 )
+
+pytestmark = pytest.mark.mpi
 
 
 def mpiscope(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -51,20 +58,27 @@ def error_line(proc: subprocess.CompletedProcess[str]) -> str:
 
 
 @pytest.fixture
-def small_fs(tmp_path: Path) -> Iterator[Path]:
-    """A 96 KiB tmpfs: room for the first points of a raw result, not all."""
+def small_fs(tmp_path: Path) -> Iterator[Callable[[int], Path]]:
+    """Mounts a tmpfs of a given size (rounded up to whole pages)."""
     mount = tmp_path / "small"
     mount.mkdir()
     if os.geteuid() != 0:
         pytest.skip("mounting a small tmpfs needs root")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=96k", "tmpfs", str(mount)],
-                          capture_output=True, text=True, check=False)  # fmt: skip
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+    mounted = []
+
+    def make(size_bytes: int) -> Path:
+        done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size_bytes}", "tmpfs",
+                               str(mount)], capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
+        mounted.append(mount)
+        return mount
+
     try:
-        yield mount
+        yield make
     finally:
-        subprocess.run(["umount", "-l", str(mount)], check=False)
+        for path in mounted:
+            subprocess.run(["umount", "-l", str(path)], check=False)
 
 
 def points(path: Path) -> list[dict[str, object]]:
@@ -74,30 +88,37 @@ def points(path: Path) -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize("profile", [False, True], ids=["", "with-a-launch-profile"])
-def test_full_disk_ends_every_rank_and_names_rank_0(small_fs: Path, tmp_path: Path,
-                                                    profile: bool) -> None:
+def test_full_disk_ends_every_rank_and_names_rank_0(small_fs: Callable[[int], Path],
+                                                    tmp_path: Path, profile: bool) -> None:
     """Defect 1: rank 0 cannot write the result; rank 1 used to spin in the
     next point's collective until the timeout. Now every rank stops at that
     point, the CLI names rank 0 and the reason, the points written stay.
     With a launch profile for the points, Python's write of the folded
     partial document also failed, and its 'cannot write' hid rank 0's line."""
-    out = small_fs / "r.json"
     sizes = ",".join(str(2**i) for i in range(16))
     common = ["barrier,bcast,allreduce", "--np", "2", "--sizes", sizes, "--raw",
-              "--min-valid", "5", "--max-valid", "10", "--min-point-seconds", "0", "--quiet",
-              "--launch-profile", str(tmp_path / "profile.json") if profile else "off"]
+              "--stop", "count", "--max-valid", "10", "--max-launches", "10", "--quiet"]
+    # every point keeps the same number of raw samples, on any machine: a
+    # file system a third of the whole document's size holds its first
+    # points (twice: the new document is renamed over the old), not all
+    whole = tmp_path / "whole.json"
+    sizing = mpiscope("run", *common, "--launch-profile", "off", "--out", str(whole),
+                      cwd=tmp_path)  # fmt: skip
+    assert sizing.returncode == 0, sizing.stderr
+    out = small_fs(whole.stat().st_size // 3) / "r.json"
+    common += ["--launch-profile", str(tmp_path / "profile.json") if profile else "off"]
     if profile:  # the same points measured in 3 launches first: the profile has them
         first = mpiscope("run", *common, "--launches", "3", "--out", str(tmp_path / "l.json"),
                          cwd=tmp_path)  # fmt: skip
         assert first.returncode == 0, first.stderr
     proc = mpiscope("run", *common, "--out", str(out), "--timeout", str(HANG_SECONDS - 20),
-                    cwd=tmp_path)  # fmt: skip  # small points: a few fit before the disk fills
+                    cwd=tmp_path)  # fmt: skip
     line = error_line(proc)
     assert proc.returncode == 1, proc.stderr
     assert "--timeout" not in line, line
     assert "rank 0" in line and "No space left on device" in line, line
     kept = points(out)
-    assert kept, "the points measured before the disk filled are kept"
+    assert 0 < len(kept) < 48, "the points measured before the disk filled are kept"
 
 
 def bench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -137,70 +158,23 @@ def test_force_replaces_the_old_result_once_a_point_is_measured(tmp_path: Path) 
 
 def test_killed_rank_ends_the_run_and_keeps_the_points(tmp_path: Path) -> None:
     """A rank killed mid-run (SIGKILL): the run ends well before its timeout,
-    says the rank was killed by SIGKILL, and the points written stay."""
+    says the rank was killed by SIGKILL, and the point written stays."""
     out = tmp_path / "r.json"
-    sizes = ",".join(str(2**i) for i in range(21))
-    cmd = [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", sizes,
-           "--min-valid", "20", "--out", str(out), "--mpi", REAL_MPI,
-           "--timeout", str(HANG_SECONDS - 20), "--quiet"]  # fmt: skip
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
+    proc = start("run", *UNENDING, "--out", str(out), "--timeout", str(HANG_SECONDS - 20),
+                 cwd=tmp_path)  # fmt: skip
     try:
-        victim = _wait_for_rank(proc, out)
-        os.kill(victim, signal.SIGKILL)
-        _, stderr = proc.communicate(timeout=HANG_SECONDS)
+        wait_for_progress(proc)
+        ranks = bench_ranks(proc)
+        assert sorted(ranks) == [0, 1], ranks
+        os.kill(ranks[1], signal.SIGKILL)
     finally:
-        if proc.poll() is None:
-            proc.kill()
-    done = subprocess.CompletedProcess(cmd, proc.returncode, "", stderr)
+        _, stderr = finish(proc)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
     line = error_line(done)
     assert proc.returncode == 1, stderr
     assert "SIGKILL" in line and "--timeout" not in line, line
-    assert points(out), "the points written before the kill are kept"
-
-
-def _wait_for_rank(proc: subprocess.Popen[str], out: Path) -> int:
-    """The pid of a bench rank that is not rank 0, once the result holds a point."""
-    deadline = time.monotonic() + HANG_SECONDS / 2
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            if points(out):
-                ranks = _bench_pids(proc.pid)
-                if len(ranks) == 2:
-                    return max(ranks)
-        except (OSError, ValueError, KeyError):
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the run never wrote a point")
-
-
-def _bench_pids(session: int) -> list[int]:
-    """The mpiscope-bench processes of a session (the CLI's children's group)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            comm = stat[stat.index("(") + 1 : stat.rindex(")")]
-        except OSError:
-            continue
-        fields = stat[stat.rindex(")") + 2 :].split()
-        if comm == "mpiscope-bench" and _in_tree(int(fields[1]), session):
-            found.append(int(entry.name))
-    return found
-
-
-def _in_tree(pid: int, ancestor: int) -> bool:
-    while pid > 1:
-        if pid == ancestor:
-            return True
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return False
-        pid = int(stat[stat.rindex(")") + 2 :].split()[1])
-    return False
+    assert [p["op"] for p in points(out)] == ["barrier"], "the point measured before the kill"
+    assert leftovers(proc) == []
 
 
 @pytest.mark.parametrize("attempt", range(5))
@@ -208,25 +182,20 @@ def test_double_ctrl_c_is_one_line(tmp_path: Path, attempt: int) -> None:
     """Defect 6: two Ctrl-C in quick succession while the bench runs used to
     end in 'RuntimeError: release unlocked lock' (the second interrupt
     landed inside the first one's unwinding of the launcher's queue wait;
-    2 of 3 attempts did before the fix)."""
+    2 of 3 attempts did before the fix). Sent once the first point's
+    progress line is out: the CLI is then waiting for the bench's lines."""
     out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", "1:1M:x2",
-           "--out", str(out), "--mpi", REAL_MPI, "--quiet",
-           "--min-point-seconds", "0.2"]  # fmt: skip  # seconds of work: not over by 0.6 s
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
+    proc = start("run", *UNENDING, "--out", str(out), cwd=tmp_path)
     try:
-        time.sleep(0.6)  # the bench is starting or measuring: the CLI waits for lines
+        wait_for_progress(proc)
         proc.send_signal(signal.SIGINT)
-        time.sleep(0)
         proc.send_signal(signal.SIGINT)
-        _, stderr = proc.communicate(timeout=HANG_SECONDS)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        _, stderr = finish(proc)
     assert "Traceback" not in stderr and "RuntimeError" not in stderr, stderr
     assert proc.returncode == 130, stderr
-    assert len(stderr.splitlines()) == 1 and stderr.startswith("mpiscope: interrupted"), stderr
+    assert stderr == f"mpiscope: interrupted (partial result kept in {out})\n", stderr
+    assert leftovers(proc) == []
 
 
 def test_ctrl_c_during_the_clean_up_is_ignored(tmp_path: Path) -> None:
@@ -236,23 +205,61 @@ def test_ctrl_c_during_the_clean_up_is_ignored(tmp_path: Path) -> None:
     deferred one never reached mpiscope's handler and the next Ctrl-C cut
     the clean-up short (the line lost its 'partial result kept')."""
     out = tmp_path / "r.json"
-    cmd = [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", "1:1M:x2",
-           "--out", str(out), "--mpi", REAL_MPI, "--quiet", "--min-point-seconds", "0.2"]
-    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)  # fmt: skip
+    proc = start("run", *UNENDING, "--out", str(out), cwd=tmp_path)
     try:
-        deadline = time.monotonic() + HANG_SECONDS
-        while not out.exists() and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)  # until the bench has written a first point
-        while proc.poll() is None and time.monotonic() < deadline:
+        wait_for_progress(proc)
+        while proc.poll() is None:
             proc.send_signal(signal.SIGINT)
-            time.sleep(0.005)
-        _, stderr = proc.communicate(timeout=HANG_SECONDS)
+            time.sleep(0.005)  # a burst of Ctrl-C, until mpiscope has ended
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        _, stderr = finish(proc)
     assert proc.returncode == 130, stderr
     assert stderr == f"mpiscope: interrupted (partial result kept in {out})\n", stderr
+
+
+@pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_ends_the_whole_run_and_keeps_the_points(tmp_path: Path,
+                                                                name: str) -> None:
+    """SIGTERM (a batch system's stop) or SIGHUP (the terminal closed) to the
+    CLI mid-sweep: one line naming the signal and the kept result, exit 1,
+    the point measured kept, and nothing it started left running."""
+    out = tmp_path / "r.json"
+    proc = start("run", *UNENDING, "--out", str(out), cwd=tmp_path)
+    try:
+        wait_for_progress(proc)
+        proc.send_signal(getattr(signal, name))
+    finally:
+        _, stderr = finish(proc)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
+    line = error_line(done)
+    assert proc.returncode == 1, stderr
+    assert f"received {name}" in line and str(out) in line, line
+    assert [p["op"] for p in points(out)] == ["barrier"]
+    assert leftovers(proc) == []
+
+
+def test_timeout_kills_a_hung_bench_and_everything_it_started(tmp_path: Path) -> None:
+    """A bench that hangs for real: rank 1 never starts MPI (a node that
+    stalls), so rank 0 waits in MPI_Init for ever. --timeout ends it: one
+    line naming --timeout, exit 1, and no process of the run left (mpiexec,
+    its proxy, both ranks)."""
+    profile = find_profiles()[REAL_MPI]
+    wrapper = tmp_path / "stalled-bench.sh"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        'if [ "$PMI_RANK" = 1 ]; then exec sleep 3600; fi\n'
+        f'exec {os.environ.get("MPISCOPE_BENCH") or profile.bench} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = dict(os.environ, MPISCOPE_BENCH=str(wrapper))
+    proc = start("run", "barrier", "--np", "2", "--sizes", "1", "--out", str(tmp_path / "r.json"),
+                 "--timeout", "5", cwd=tmp_path, env=env)  # fmt: skip
+    _, stderr = finish(proc)
+    done = subprocess.CompletedProcess(proc.args, proc.returncode, "", stderr)
+    line = error_line(done)
+    assert proc.returncode == 1, stderr
+    assert "--timeout" in line, line
+    assert leftovers(proc) == []
 
 
 def test_a_plan_one_rank_cannot_read_ends_every_rank(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from mpiscope.reports.firstcall import firstcall_rows, is_firstcall
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope_fakes import FIRSTCALL, FakeMpi, run_cli
-from real_bench import mpiscope, needs_bench_flags, read
+from real_bench import mpiscope, read
 
 
 def cells(line: str) -> list[str]:
@@ -120,7 +120,7 @@ def test_help_says_why_fresh_processes() -> None:
     assert "own bench launch - fresh processes" in " ".join(run.stdout.split())
 
 
-@needs_bench_flags("--firstcall")
+@pytest.mark.mpi
 def test_real_firstcall(tmp_path: Path) -> None:
     run = mpiscope("firstcall", "bcast,allreduce,barrier", "--np", "2", "--out", "f.json",
                    cwd=tmp_path)  # fmt: skip

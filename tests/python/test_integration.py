@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,9 @@ import pytest
 
 from mpiscope.mpi_profile import find_profiles
 from mpiscope.result import load_result
+from real_bench import UNENDING, finish, leftovers, start, wait_for_progress
+
+pytestmark = pytest.mark.mpi
 
 MPIS = ["mpich", "openmpi"]
 ALL_OPS = [
@@ -135,26 +137,20 @@ def test_varied_number_of_processes_oversubscribed(tmp_path: Path) -> None:
 
 
 def test_interrupted_run_keeps_what_it_measured(tmp_path: Path) -> None:
+    """Ctrl-C in a terminal (SIGINT to the whole foreground group: the CLI,
+    mpiexec and the ranks) once a point is measured: the document stays
+    whole and readable, with that point."""
     out = tmp_path / "partial.json"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", "1:1M:x2",
-         "--stop", "count", "--max-valid", "200", "--max-launches", "400",
-         "--out", str(out)],
-        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-        start_new_session=True,
-    )
-    deadline = time.monotonic() + 120
-    points = 0
-    while time.monotonic() < deadline and points < 2 and proc.poll() is None:
-        time.sleep(0.2)
-        if out.exists():
-            points = len(json.loads(out.read_text())["points"])
-    assert proc.poll() is None, "the run ended before it could be interrupted"
-    os.killpg(proc.pid, signal.SIGINT)
-    _, stderr = proc.communicate(timeout=60)
-    assert proc.returncode != 0
+    proc = start("run", *UNENDING, "--out", str(out), cwd=tmp_path)
+    try:
+        wait_for_progress(proc)
+        os.killpg(proc.pid, signal.SIGINT)
+    finally:
+        _, stderr = finish(proc)
+    assert proc.returncode == 130, stderr
     doc = json.loads(out.read_text())  # still a whole document
     assert doc["status"] in ("running", "failed")
-    assert len(doc["points"]) >= 2
+    assert [p["op"] for p in doc["points"]] == ["barrier"]
     load_result(out)
     assert stderr.strip().splitlines()[-1].startswith("mpiscope:")
+    assert leftovers(proc) == []

@@ -27,7 +27,7 @@ from mpiscope.result import Result, validate_result
 from mpiscope.result.launch_variation import between_launch, launch_interval
 from mpiscope.result.student import two_sided_t
 from mpiscope_fakes import FakeMpi, run_cli
-from real_bench import mpiscope, needs_bench_flags, read
+from real_bench import mpiscope, read
 
 # --- the t coefficient -----------------------------------------------------------------
 
@@ -329,7 +329,7 @@ def test_two_launches_say_they_record_nothing(fake_mpi: FakeMpi, tmp_path: Path)
     assert not path.exists()
 
 
-@needs_bench_flags("--plan")
+@pytest.mark.mpi
 def test_a_real_run_folds_a_handwritten_entry(tmp_path: Path) -> None:
     """The real bench: a first run gives the point's key; a profile entry
     written by hand for it (tau 10%, 5 launches) is folded into the next."""

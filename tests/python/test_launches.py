@@ -22,7 +22,7 @@ from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope.result.stats import IQR_PER_SIGMA, bootstrap_median_ci, cv
 from mpiscope_fakes import REPO, FakeMpi, run_cli
-from real_bench import mpiscope, needs_bench_flags, read
+from real_bench import mpiscope, read
 
 REAL_DEFAULT = REPO / "results" / "default.json"
 
@@ -272,7 +272,7 @@ def test_one_launch_is_the_plain_run(fake_mpi: FakeMpi, tmp_path: Path) -> None:
 # --- the real bench ------------------------------------------------------------------
 
 
-@needs_bench_flags("--shuffle")
+@pytest.mark.mpi
 def test_real_launches(tmp_path: Path) -> None:
     run = mpiscope("run", "bcast,allreduce", "--np", "2", "--sizes", "8,1K", "--launches", "3",
                    "--seed", "1", "--max-launches", "48", "--min-valid", "4",
