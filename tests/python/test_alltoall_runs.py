@@ -1,8 +1,6 @@
 """Real short runs of ``mpiscope alltoall`` with MPICH (2 ranks, tiny sizes):
-the tuning proof against the real library, compare, and check. Skipped
-without the MPICH build; the lab parts are skipped while its bench has no
-lab operation. No timing threshold: the assertions are about what was
-run, chosen and written."""
+the tuning proof against the real library, compare, and check. No timing
+threshold: the assertions are about what was run, chosen and written."""
 
 from __future__ import annotations
 
@@ -14,29 +12,10 @@ from pathlib import Path
 import pytest
 
 from alltoall_helpers import compare_doc
-from mpiscope.mpi_profile import find_profiles, select_profile
 from mpiscope.result.alltoall import load_alltoall
-from real_bench import REAL_MPI, mpiscope
+from real_bench import mpiscope
 
-PROFILE = find_profiles().get(REAL_MPI)
-pytestmark = pytest.mark.skipif(PROFILE is None, reason="no MPICH build of mpiscope")
-
-
-def _lab_ops() -> set[str]:
-    """The lab ops of the bench the tests run (MPISCOPE_BENCH overrides the profile's)."""
-    if PROFILE is None:
-        return set()
-    bench = select_profile(REAL_MPI).bench
-    proc = subprocess.run(
-        [bench, "--list-ops"], capture_output=True, text=True, timeout=60, check=False
-    )
-    try:
-        return {op["name"] for op in json.loads(proc.stdout) if "Alltoall lab" in op["description"]}
-    except ValueError:
-        return set()
-
-
-needs_lab = pytest.mark.skipif(not _lab_ops(), reason="the MPICH bench has no lab op yet")
+pytestmark = pytest.mark.mpi
 
 
 def test_mpich_follows_the_tuned_tree_and_a_broken_range_fails_only_there(
@@ -79,7 +58,6 @@ def test_the_proof_fails_for_a_file_the_library_does_not_follow(tmp_path: Path) 
     assert "WRONG" in proof.stdout and "does not follow" in proof.stderr
 
 
-@needs_lab
 def test_compare_two_ranks_writes_one_document(tmp_path: Path) -> None:
     out = tmp_path / "a2a.json"
     proc = mpiscope("alltoall", "compare", "--np", "2", "--sizes", "8,512", "--out", str(out),
@@ -99,7 +77,6 @@ def test_compare_two_ranks_writes_one_document(tmp_path: Path) -> None:
     assert header.split()[:2] == ["size", "native"] and header.split()[-1] == "speed-up"
 
 
-@needs_lab
 def test_check_two_ranks(tmp_path: Path) -> None:
     proc = mpiscope("alltoall", "check", "--np", "2", "--sizes", "0,7,64", "--quiet",
                     cwd=tmp_path)  # fmt: skip

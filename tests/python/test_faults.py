@@ -88,6 +88,7 @@ def points(path: Path) -> list[dict[str, object]]:
 
 
 @pytest.mark.parametrize("profile", [False, True], ids=["", "with-a-launch-profile"])
+@pytest.mark.mpi
 def test_full_disk_ends_every_rank_and_names_rank_0(small_fs: Callable[[int], Path],
                                                     tmp_path: Path, profile: bool) -> None:
     """Defect 1: rank 0 cannot write the result; rank 1 used to spin in the
@@ -130,6 +131,7 @@ def bench(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
                           check=False)  # fmt: skip
 
 
+@pytest.mark.mpi
 def test_force_keeps_the_old_result_when_nothing_is_measured(tmp_path: Path) -> None:
     """Defect 3: --force over a good result, and the run fails at its first
     point (64 GiB buffers the bench cannot allocate): the old file stays,
@@ -146,6 +148,7 @@ def test_force_keeps_the_old_result_when_nothing_is_measured(tmp_path: Path) -> 
     assert not list(tmp_path.glob("r.json.tmp*")), "a temporary file was left behind"
 
 
+@pytest.mark.mpi
 def test_force_replaces_the_old_result_once_a_point_is_measured(tmp_path: Path) -> None:
     """--force still replaces the file, as soon as the new run has a point."""
     out = tmp_path / "r.json"
@@ -156,6 +159,7 @@ def test_force_replaces_the_old_result_once_a_point_is_measured(tmp_path: Path) 
     assert len(points(out)) == 1
 
 
+@pytest.mark.mpi
 def test_killed_rank_ends_the_run_and_keeps_the_points(tmp_path: Path) -> None:
     """A rank killed mid-run (SIGKILL): the run ends well before its timeout,
     says the rank was killed by SIGKILL, and the point written stays."""
@@ -178,6 +182,7 @@ def test_killed_rank_ends_the_run_and_keeps_the_points(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("attempt", range(5))
+@pytest.mark.mpi
 def test_double_ctrl_c_is_one_line(tmp_path: Path, attempt: int) -> None:
     """Defect 6: two Ctrl-C in quick succession while the bench runs used to
     end in 'RuntimeError: release unlocked lock' (the second interrupt
@@ -198,6 +203,7 @@ def test_double_ctrl_c_is_one_line(tmp_path: Path, attempt: int) -> None:
     assert leftovers(proc) == []
 
 
+@pytest.mark.mpi
 def test_ctrl_c_during_the_clean_up_is_ignored(tmp_path: Path) -> None:
     """A Ctrl-C the launcher defers while the bench runs is mpiscope's first
     one: every later Ctrl-C (here a burst until mpiscope ends) is ignored,
@@ -218,6 +224,7 @@ def test_ctrl_c_during_the_clean_up_is_ignored(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("name", ["SIGTERM", "SIGHUP"])
+@pytest.mark.mpi
 def test_a_stop_signal_ends_the_whole_run_and_keeps_the_points(tmp_path: Path,
                                                                 name: str) -> None:
     """SIGTERM (a batch system's stop) or SIGHUP (the terminal closed) to the
@@ -238,6 +245,7 @@ def test_a_stop_signal_ends_the_whole_run_and_keeps_the_points(tmp_path: Path,
     assert leftovers(proc) == []
 
 
+@pytest.mark.mpi
 def test_timeout_kills_a_hung_bench_and_everything_it_started(tmp_path: Path) -> None:
     """A bench that hangs for real: rank 1 never starts MPI (a node that
     stalls), so rank 0 waits in MPI_Init for ever. --timeout ends it: one
@@ -262,6 +270,7 @@ def test_timeout_kills_a_hung_bench_and_everything_it_started(tmp_path: Path) ->
     assert leftovers(proc) == []
 
 
+@pytest.mark.mpi
 def test_a_plan_one_rank_cannot_read_ends_every_rank(tmp_path: Path) -> None:
     """Defect 1: an error on one rank only (its plan file missing, as on a
     node that does not see it) left the other ranks waiting in their first

@@ -4,7 +4,7 @@ Each MPI spells them its own way (MPICH's hydra ``-hosts``/``-f``, Open
 MPI's ``--host``/``--hostfile``, hostfile lines ``host:2`` vs ``host
 slots=2``): the runs below use ``localhost`` with 2 slots, and the result
 must name this machine as the node of both ranks. The Open MPI runs need
-its build (``make MPI=openmpi``) and are skipped without it. Runs on many
+its build (``make MPI=openmpi``). Runs on many
 nodes are simulated (SimGrid SMPI, ``make smpi``): each rank's node there.
 """
 
@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from mpiscope.mpi_profile import find_profiles
+from test_smpi import needs_smpi
 
 #: The hostfile of 2 slots on this machine, in each MPI's format.
 HOSTFILE = {"mpich": "localhost:2\n", "openmpi": "localhost slots=2\n"}
@@ -34,8 +35,7 @@ WORDS = {
 
 def _profile(name: str) -> Any:
     profile = find_profiles().get(name)
-    if profile is None or not os.access(profile.bench, os.X_OK):
-        pytest.skip(f"the {name} build of mpiscope-bench is missing (make MPI={name})")
+    assert profile is not None and os.access(profile.bench, os.X_OK), f"make MPI={name}"
     return profile
 
 
@@ -59,6 +59,7 @@ def _run(mpi: str, tmp_path: Path, *flags: str) -> dict[str, Any]:
     return environment
 
 
+@pytest.mark.mpi
 @pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
 def test_hosts(mpi: str, tmp_path: Path) -> None:
     _profile(mpi)
@@ -68,6 +69,7 @@ def test_hosts(mpi: str, tmp_path: Path) -> None:
     assert environment["binding"] == "launcher default"
 
 
+@pytest.mark.mpi
 @pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
 def test_hostfile_ppn_and_binding(mpi: str, tmp_path: Path) -> None:
     _profile(mpi)
@@ -84,6 +86,7 @@ def test_hostfile_ppn_and_binding(mpi: str, tmp_path: Path) -> None:
     assert environment["ranks_per_node"] == 2
 
 
+@pytest.mark.mpi
 def test_a_host_that_does_not_exist_fails(tmp_path: Path) -> None:
     """The hosts really reach mpiexec: an unknown one is a failed run."""
     _profile("mpich")
@@ -97,13 +100,7 @@ def test_a_host_that_does_not_exist_fails(tmp_path: Path) -> None:
     assert run.stderr.splitlines()[-1].startswith("mpiscope: error:")
 
 
-def _smpi_bench() -> bool:
-    profile = find_profiles().get("smpi")
-    return profile is not None and os.access(profile.bench, os.X_OK)
-
-
-@pytest.mark.skipif(not _smpi_bench(), reason="the SMPI build of mpiscope-bench is missing: "
-                    "make smpi (SimGrid: apt-get install libsimgrid-dev)")  # fmt: skip
+@needs_smpi
 @pytest.mark.parametrize(("platform", "np", "per_node"), [("cluster-8x8", 24, 8),
                                                           ("flat-1024", 32, 1)])  # fmt: skip
 def test_node_of_every_rank_on_simulated_hosts(

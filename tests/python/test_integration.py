@@ -63,6 +63,7 @@ def check_point_invariants(p: dict[str, Any], nprocs: int) -> None:
     assert p["unstable"] == bool(p["unstable_reasons"])
 
 
+@pytest.mark.mpi
 def test_every_op_runs_at_two_ranks(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "all.json"
     run = mpiscope("run", ",".join(ALL_OPS), "--mpi", mpi, "--np", "2", "--sizes", "1,1K",
@@ -85,6 +86,7 @@ def test_every_op_runs_at_two_ranks(mpi: str, tmp_path: Path) -> None:
     assert "waitpattern_up" in run.stdout  # the final table
 
 
+@pytest.mark.mpi
 def test_raw_samples_and_ring_sync(mpi: str, tmp_path: Path) -> None:
     out = tmp_path / "raw.json"
     run = mpiscope("run", "bcast", "--mpi", mpi, "--np", "2", "--sizes", "64", "--raw",
@@ -112,6 +114,7 @@ def test_raw_samples_and_ring_sync(mpi: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("timer", ["tsc", "gettimeofday", "wtime"])
+@pytest.mark.mpi
 def test_timers(timer: str, tmp_path: Path) -> None:
     out = tmp_path / "t.json"
     run = mpiscope("run", "waitpattern_null", "--np", "2", "--timer", timer, *QUICK,
@@ -122,6 +125,7 @@ def test_timers(timer: str, tmp_path: Path) -> None:
     assert t["resolution_ns"] > 0 and t["read_overhead_ns"] > 0
 
 
+@pytest.mark.mpi
 def test_varied_number_of_processes_oversubscribed(tmp_path: Path) -> None:
     out = tmp_path / "np.json"
     run = mpiscope("run", "bcast,allreduce", "--np", "3", "--oversubscribe", "--nprocs", "2,3",
@@ -136,6 +140,7 @@ def test_varied_number_of_processes_oversubscribed(tmp_path: Path) -> None:
         check_point_invariants(p, p["nprocs"])
 
 
+@pytest.mark.mpi
 def test_interrupted_run_keeps_what_it_measured(tmp_path: Path) -> None:
     """Ctrl-C in a terminal (SIGINT to the whole foreground group: the CLI,
     mpiexec and the ranks) once a point is measured: the document stays

@@ -68,6 +68,7 @@ def linked_library(binary: Path) -> Path:
 
 
 @pytest.mark.parametrize("how", ["cmake", "pkg-config"])
+@pytest.mark.mpi
 def test_examples_against_installed_library(profile: MpiProfile, how: str, tmp_path: Path) -> None:
     installed = Path(profile.prefix)
     assert (installed / "lib" / "cmake" / "mpiscope" / "mpiscopeConfig.cmake").is_file()

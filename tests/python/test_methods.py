@@ -27,7 +27,7 @@ from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
 from mpiscope.result.methods import METHODS
 from mpiscope_fakes import BARRIER_VIEWS, METHOD_FACTORS, FakeMpi, run_cli
-from real_bench import mpiscope, needs_bench_flags, read
+from real_bench import mpiscope, read
 
 ALL = list(METHODS)
 QUICK = ["--max-launches", "48", "--min-valid", "4", "--max-point-seconds", "5"]
@@ -391,7 +391,7 @@ def test_per_rank_rows_show_how_late_each_rank_started(sample_doc: dict[str, Any
 # --- the real bench --------------------------------------------------------------------
 
 
-@needs_bench_flags("--method", "--gap-ns", "--window-ns", "--arrival")
+@pytest.mark.mpi
 def test_real_methods_side_by_side(tmp_path: Path) -> None:
     run = mpiscope("methods", "bcast,barrier,allreduce", "--np", "2", "--sizes", "8,4K",
                    *QUICK, "--out", "m.json", cwd=tmp_path)  # fmt: skip
@@ -417,7 +417,7 @@ def test_real_methods_side_by_side(tmp_path: Path) -> None:
     assert "methods compared" in out and "barrier method (IMB/OSU loop)" in out
 
 
-@needs_bench_flags("--method", "--arrival", "--cache")
+@pytest.mark.mpi
 def test_real_arrival_gap_and_both_caches(tmp_path: Path) -> None:
     run = mpiscope("run", "bcast", "--np", "2", "--sizes", "64", "--method", "window,roundtime",
                    "--arrival", "late:1:20", "--gap-ns", "2000", "--cache", "cold,warm", "--raw",

@@ -113,17 +113,7 @@ def test_the_platform_runs_in_smpi_and_reproduces_the_model(tmp_path: Path) -> N
         assert point["median_ns"] / 2 == pytest.approx(expected, rel=0.05), s
 
 
-def _bench_lacks_models() -> str | None:
-    proc = subprocess.run([sys.executable, "-m", "mpiscope", "list-ops"], capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
-    if proc.returncode != 0:
-        return "no real bench: " + proc.stderr.strip()
-    if "prtt" not in proc.stdout or "overhead_recv" not in proc.stdout:
-        return "the built mpiscope-bench predates the models' ops (prtt...): rebuild it"
-    return None
-
-
-@pytest.mark.skipif(_bench_lacks_models() is not None, reason=_bench_lacks_models() or "")
+@pytest.mark.mpi
 def test_real_two_rank_measure_and_fits(tmp_path: Path) -> None:
     proc = mpiscope("model", "measure", "--np", "2", "--sizes", "1,1K,16K", "--max-launches",
                     "40", "--out", "pp.json", "--quiet", cwd=tmp_path)  # fmt: skip

@@ -47,6 +47,7 @@ def one_error_line(stderr: str) -> str:
         ("stream-ring", ["--preset", "short", "--stream-elements", "20000"]),
     ],
 )
+@pytest.mark.mpi
 def test_each_detector_runs_and_reads_back_its_binding(
     tmp_path: Path, detector: str, extra: list[str]
 ) -> None:
@@ -72,6 +73,7 @@ def test_each_detector_runs_and_reads_back_its_binding(
     assert "packets" in proc.stdout and str(out) in proc.stdout
 
 
+@pytest.mark.mpi
 def test_alternating_run_switches_the_injector_and_compares(tmp_path: Path) -> None:
     out = tmp_path / "alt.json"
     proc = mpiscope("noise", "run", "--detector", "barrier", "--np", "2", "--packet", "0.04s",
@@ -102,6 +104,7 @@ def test_alternating_run_switches_the_injector_and_compares(tmp_path: Path) -> N
     assert len(written) == 2 and all(p.stat().st_size > 1000 for p in written)
 
 
+@pytest.mark.mpi
 def test_separate_design_runs_the_baseline_work_under_the_agent(tmp_path: Path) -> None:
     base, agent = tmp_path / "base.json", tmp_path / "agent.json"
     first = mpiscope("noise", "run", "--detector", "alltoall", "--np", "2", "--packet", "0.04s",
@@ -119,6 +122,7 @@ def test_separate_design_runs_the_baseline_work_under_the_agent(tmp_path: Path) 
     assert "verdict:" in compare.stdout
 
 
+@pytest.mark.mpi
 def test_an_injector_pinned_with_at_core_keeps_its_core(tmp_path: Path) -> None:
     out = tmp_path / "at.json"
     proc = mpiscope("noise", "run", "--detector", "barrier", "--np", "2", "--layout", "C",
@@ -129,6 +133,7 @@ def test_an_injector_pinned_with_at_core_keeps_its_core(tmp_path: Path) -> None:
     assert agent["core"] == CORES[0] and agent["cpus_allowed"] == [CORES[0]]
 
 
+@pytest.mark.mpi
 def test_probe_covers_every_core_with_the_three_probes(tmp_path: Path) -> None:
     out = tmp_path / "probe.json"
     proc = mpiscope("noise", "probe", "--np", "2", "--seconds", "0.6", "--out", str(out),
@@ -142,6 +147,7 @@ def test_probe_covers_every_core_with_the_three_probes(tmp_path: Path) -> None:
     assert (tmp_path / "probe.raw").is_dir()
 
 
+@pytest.mark.mpi
 def test_inject_around_a_command_reports_what_it_burnt(tmp_path: Path) -> None:
     proc = mpiscope("noise", "inject", "--hz", "50", "--burst", "1ms", "--core", str(CORES[0]),
                     "--", "sleep", "0.3", cwd=tmp_path)

@@ -103,6 +103,7 @@ def run_validated(mpi: str, ops: list[str], extra: list[str], tmp_path: Path) ->
     return doc
 
 
+@pytest.mark.mpi
 def test_catalogue_lists_every_operation(mpi: str, tmp_path: Path) -> None:
     run = mpiscope("list-ops", "--json", "--mpi", mpi, cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -114,6 +115,7 @@ def test_catalogue_lists_every_operation(mpi: str, tmp_path: Path) -> None:
             assert option["description"], (op["name"], option["name"])
 
 
+@pytest.mark.mpi
 def test_every_operation_validates(mpi: str, tmp_path: Path) -> None:
     doc = run_validated(mpi, EXPECTED, [], tmp_path)
     sized = {p["op"] for p in doc["points"] if p["size_bytes"] == 4096}
@@ -121,6 +123,7 @@ def test_every_operation_validates(mpi: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("ops", "extra"), [v[1:] for v in VARIANTS], ids=[v[0] for v in VARIANTS])
+@pytest.mark.mpi
 def test_variant_validates(mpi: str, ops: list[str], extra: list[str], tmp_path: Path) -> None:
     doc = run_validated(mpi, ops, extra, tmp_path)
     given = dict(a.split("=", 1) for a in extra[1::2] if "=" in a)
@@ -128,12 +131,14 @@ def test_variant_validates(mpi: str, ops: list[str], extra: list[str], tmp_path:
         assert all(p["options"].get(k) == v for k, v in given.items() if k in p["options"])
 
 
+@pytest.mark.mpi
 def test_graph_topology_validates(mpi: str, tmp_path: Path) -> None:
     graph = tmp_path / "ring.graph"
     graph.write_text("# rank 0 sends twice to rank 1\n0: 1 1\n1: 0  # and back\n")
     run_validated(mpi, NEIGHBOR, ["--option", f"graph={graph}"], tmp_path)
 
 
+@pytest.mark.mpi
 def test_periodic_neighbors_of_two_ranks(mpi: str, tmp_path: Path) -> None:
     """A periodic dimension of 2 ranks: both neighbours are the same rank,
     and the standard says which block lands where. Open MPI 5.0's
@@ -154,6 +159,7 @@ def test_periodic_neighbors_of_two_ranks(mpi: str, tmp_path: Path) -> None:
     run_validated(mpi, ops, ["--option", "periodic=1"], tmp_path)
 
 
+@pytest.mark.mpi
 def test_operation_reference_is_generated(tmp_path: Path) -> None:
     run = mpiscope("list-ops", "--markdown", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
@@ -165,6 +171,7 @@ def test_operation_reference_is_generated(tmp_path: Path) -> None:
         assert f"\n### {name}\n" in checked_in
 
 
+@pytest.mark.mpi
 def test_overlap_command(tmp_path: Path) -> None:
     out = tmp_path / "ovl.json"
     run = mpiscope("overlap", "iallreduce", "--sizes", "1K", *QUICK, "--out", str(out),
@@ -190,12 +197,14 @@ def test_overlap_command(tmp_path: Path) -> None:
         (["bw", "--option", "window=2", "--option", "window=3"], "given twice"),
     ],
 )
+@pytest.mark.mpi
 def test_option_errors(args: list[str], message: str, tmp_path: Path) -> None:
     run = mpiscope("run", *args, "--out", str(tmp_path / "x.json"), cwd=tmp_path)
     assert run.returncode == 2
     assert message in run.stderr and not (tmp_path / "x.json").exists()
 
 
+@pytest.mark.mpi
 def test_unsupported_value_fails_the_run(tmp_path: Path) -> None:
     run = mpiscope("run", "pingpong", "--option", "mode=eager", "--sizes", "8", *QUICK,
                    "--out", str(tmp_path / "x.json"), cwd=tmp_path, timeout=120)  # fmt: skip

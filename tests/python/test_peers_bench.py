@@ -82,6 +82,7 @@ def test_a_variable_naming_no_executable_is_an_error(peers: ModuleType, tmp_path
             peers.select_peers({"IMB_MPI1": value})
 
 
+@pytest.mark.mpi
 def test_the_script_refuses_a_bad_binary_in_one_line(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items()
            if k not in ("OSU_BCAST", "IMB_MPI1", "REPROMPI", "MPIPERF")}

@@ -1,10 +1,11 @@
 """Simulated clusters: mpiscope under SimGrid SMPI (--launcher smpi).
 
 The runs need the SMPI build (``make smpi``; ``make test`` builds it when
-SimGrid is installed or can be, as root) and are skipped, saying why,
-without it. The simulated clock is deterministic: the same run gives the
-same times to the last digit, so a ground-truth operation is checked
-against its known true time without any host-timing tolerance.
+SimGrid is installed or can be, as root): they are marked ``smpi`` and
+skipped, saying why, without it (a failure under ``make test``). The
+simulated clock is deterministic: the same run gives the same times to
+the last digit, so a ground-truth operation is checked against its known
+true time without any host-timing tolerance.
 The error lines need no build: bad launcher flags are refused first.
 """
 
@@ -17,7 +18,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 
@@ -25,6 +26,7 @@ from mpiscope.measure.simulation import load_platform, shipped_platforms
 from mpiscope.mpi_profile import find_profiles
 
 REPO = Path(__file__).resolve().parents[2]
+T = TypeVar("T")
 
 
 def _smpi_missing() -> str | None:
@@ -36,7 +38,13 @@ def _smpi_missing() -> str | None:
     return None
 
 
-needs_smpi = pytest.mark.skipif(_smpi_missing() is not None, reason=_smpi_missing() or "")
+def needs_smpi(test: T) -> T:
+    """Marks a test ``smpi``, and skips it, saying why, where SimGrid or the
+    SMPI build is missing (a failure under ``make test``)."""
+    missing = _smpi_missing()
+    skip = pytest.mark.skipif(missing is not None, reason=missing or "")
+    marked: T = pytest.mark.smpi(skip(test))
+    return marked
 
 
 def mpiscope(

@@ -6,8 +6,8 @@ temporary directory), starts Debian's slurmctld and slurmd as root, runs
 the MPICH build of mpiscope-bench under srun (``--mpi=pmi2``: MPICH's PMI
 client speaks PMI-2 to Slurm's mpi/pmi2 plugin) and shuts Slurm down
 again. It needs root and the packages slurmctld, slurmd and slurm-client
-(``make slurm-for-tests`` installs them); without them it is skipped,
-saying why. Open MPI runs too when its build is there and Slurm's
+(``make deps`` installs them); without them it is skipped, saying why
+(a failure under ``make test``). Open MPI runs too when its build is there and Slurm's
 mpi/pmix plugin finds libpmix (Debian's libpmix-dev).
 """
 
@@ -40,7 +40,7 @@ def _missing() -> str | None:
         return "a single-node Slurm is started as root: not root"
     for program in (*DAEMONS, "srun", "sinfo", "scontrol"):
         if shutil.which(program) is None and not Path("/usr/sbin", program).is_file():
-            return (f"{program} is not installed (make slurm-for-tests: apt-get install "
+            return (f"{program} is not installed (make deps: apt-get install "
                     "slurmctld slurmd slurm-client, as root)")  # fmt: skip
     profile = find_profiles().get("mpich")
     if profile is None or not Path(profile.bench).is_file():
@@ -48,7 +48,8 @@ def _missing() -> str | None:
     return None
 
 
-pytestmark = pytest.mark.skipif(_missing() is not None, reason=_missing() or "")
+pytestmark = [pytest.mark.slurm, pytest.mark.mpi,
+              pytest.mark.skipif(_missing() is not None, reason=_missing() or "")]
 
 
 def _program(name: str) -> str:
@@ -151,10 +152,9 @@ SRUN_MPI = {"mpich": "pmi2", "openmpi": "pmix"}
 @pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
 def test_run_under_srun(mpi: str, slurm: dict[str, str], tmp_path: Path) -> None:
     profile = find_profiles().get(mpi)
-    if profile is None or not os.access(profile.bench, os.X_OK):
-        pytest.skip(f"the {mpi} build of mpiscope-bench is missing (make MPI={mpi})")
-    if mpi == "openmpi" and not Path(PMIX_LIB).is_file():
-        pytest.skip(f"Slurm's mpi/pmix needs {PMIX_LIB} (apt-get install libpmix-dev)")
+    assert profile is not None and os.access(profile.bench, os.X_OK), f"make MPI={mpi}"
+    if mpi == "openmpi":
+        assert Path(PMIX_LIB).is_file(), f"Slurm's mpi/pmix needs {PMIX_LIB} (make deps)"
     env = dict(slurm)
     if mpi != "mpich":
         env.pop("MPISCOPE_BENCH", None)  # a bench override is the MPICH build's

@@ -44,6 +44,7 @@ def build(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
 
 
 @pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
+@pytest.mark.mpi
 def test_cancelled_operations_are_left_out_and_every_message_pairs_right(
         mpi: str, build: Callable[[str], Path], tmp_path: Path) -> None:
     run = mpiscope("trace", "--mpi", mpi, "--np", "2", "-o", "t", str(build(mpi)), mpi=mpi,

@@ -40,6 +40,7 @@ def comm_rank_calls(merged, rank: int) -> int:
 
 
 @pytest.mark.parametrize("fault", ["kill", "abort", "segv", "mpi_abort", "exit"])
+@pytest.mark.mpi
 def test_a_crashed_rank_leaves_every_rank_file(program: Path, tmp_path: Path, fault: str) -> None:
     run = run_fault(program, tmp_path, fault)
     assert run.returncode != 0, run.stderr  # the run went wrong: never a silent success
@@ -66,6 +67,7 @@ def test_a_crashed_rank_leaves_every_rank_file(program: Path, tmp_path: Path, fa
     assert (tmp_path / "t.html").stat().st_size > 0
 
 
+@pytest.mark.mpi
 def test_a_program_failing_after_finalize_leaves_a_whole_trace(program: Path,
                                                                tmp_path: Path) -> None:
     """A program's own failure (exit status 3 after MPI_Finalize, as a test
@@ -79,6 +81,7 @@ def test_a_program_failing_after_finalize_leaves_a_whole_trace(program: Path,
     assert all(r.complete and not r.short_reason() for r in trace.ranks)
 
 
+@pytest.mark.mpi
 def test_a_correct_run_is_complete(program: Path, tmp_path: Path) -> None:
     run = run_fault(program, tmp_path, "none")
     assert run.returncode == 0, run.stderr
@@ -89,6 +92,7 @@ def test_a_correct_run_is_complete(program: Path, tmp_path: Path) -> None:
     assert sum(r.dropped for r in trace.ranks) == 0  # full buffers are written, not dropped
 
 
+@pytest.mark.mpi
 def test_a_file_size_limit_is_an_error_naming_the_short_file(program: Path,
                                                            tmp_path: Path) -> None:
     """A full disk (here: RLIMIT_FSIZE in the ranks) cuts the rank files:

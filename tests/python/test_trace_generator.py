@@ -55,6 +55,7 @@ def _exported(lib: str) -> set[str]:
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
+@pytest.mark.mpi
 def test_each_mpi_gets_the_functions_it_has() -> None:
     mpich, openmpi = _exported(tracer_lib("mpich")), _exported(tracer_lib("openmpi"))
     assert all(s.startswith("MPI_") for s in mpich | openmpi)  # nothing else exported

@@ -311,6 +311,7 @@ def real(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return where
 
 
+@pytest.mark.mpi
 def test_real_trace_bins_sum_to_the_calls(real: Path) -> None:
     trace = real / "t"
     hm = compute_heatmap(open_stream(trace), bins=50, whole=True)
@@ -332,6 +333,8 @@ def test_real_trace_bins_sum_to_the_calls(real: Path) -> None:
     assert hm.functions["MPI_Recv"].sum() > 2 * 0.05e9
 
 
+@pytest.mark.mpi
+@pytest.mark.browser
 def test_real_trace_summary_and_view_carry_the_heat_map(real: Path) -> None:
     summary = _cli("summary", "t", cwd=real)
     assert summary.returncode == 0, summary.stderr

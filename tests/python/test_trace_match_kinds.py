@@ -115,6 +115,7 @@ def check_links(trace: Path, n: int) -> Links:
 
 
 @pytest.mark.parametrize("mpi", MPIS)
+@pytest.mark.mpi
 def test_two_ranks_every_kind_matched_and_the_paused_window_said(
         mpi: str, build: Callable[[str], Path], tmp_path: Path) -> None:
     trace = traced(build(mpi), tmp_path, 2, "--paused")
@@ -144,6 +145,7 @@ def test_two_ranks_every_kind_matched_and_the_paused_window_said(
 
 
 @pytest.mark.parametrize("mpi", MPIS)
+@pytest.mark.mpi
 def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str], Path],
                                                   tmp_path: Path) -> None:
     from perfetto.protos.perfetto.trace.perfetto_trace_pb2 import Trace
@@ -206,6 +208,7 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
     assert ends["MpiSend"] == ends["MpiRecv"] == 3  # the partitioned messages
 
 
+@pytest.mark.mpi
 def test_three_ranks_translate_targets_and_members(build: Callable[[str], Path],
                                                    tmp_path: Path) -> None:
     """On 3 ranks a window of the reversed communicator has its rank 0 on

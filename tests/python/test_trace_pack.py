@@ -138,6 +138,7 @@ def _trace(tmp_path: Path, exe: Path, name: str, pack: str) -> Path:
     return tmp_path / name
 
 
+@pytest.mark.mpi
 def test_a_program_traced_packed_and_raw_gives_the_same_calls(tmp_path: Path) -> None:
     """halo4d with 16-record halves (most blocks fill): packed and raw traces of
     the same program hold the same calls with the same arguments (all but

@@ -46,6 +46,7 @@ def traced(mpi: str, tmp_path: Path, argv: list[str], np_: int = 2, name: str = 
     return tmp_path / name
 
 
+@pytest.mark.mpi
 def test_late_sender_found_and_output_unchanged(mpi: str, bins: Path, tmp_path: Path) -> None:
     exe = build_example("late_p2p", mpi, bins)
     trace = traced(mpi, tmp_path, [str(exe), "--late", "send", "--delay-ms", "150",
@@ -62,6 +63,7 @@ def test_late_sender_found_and_output_unchanged(mpi: str, bins: Path, tmp_path: 
     assert "late_p2p.c:" in summary.stdout  # call sites resolved to file:line
 
 
+@pytest.mark.mpi
 def test_launcher_form_and_every_view(mpi: str, bins: Path, tmp_path: Path) -> None:
     exe = build_example("late_p2p", mpi, bins)
     profile = profile_or_fail(mpi)
@@ -111,6 +113,7 @@ def test_launcher_form_and_every_view(mpi: str, bins: Path, tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize("op", ["barrier", "bcast", "reduce"])
+@pytest.mark.mpi
 def test_collective_waits_for_late_rank_0(op: str, bins: Path, tmp_path: Path) -> None:
     exe = build_example("late_collective", "mpich", bins)
     merged = load(traced("mpich", tmp_path, [str(exe), "--op", op, "--late-ms", "100",
@@ -125,6 +128,7 @@ def test_collective_waits_for_late_rank_0(op: str, bins: Path, tmp_path: Path) -
     assert late.early_wait_ns > 0
 
 
+@pytest.mark.mpi
 def test_collectives_on_time_open_mpi(bins: Path, tmp_path: Path) -> None:
     exe = build_example("late_collective", "openmpi", bins)
     merged = load(traced("openmpi", tmp_path, [str(exe), "--op", "reduce", "--loops", "2",
@@ -134,6 +138,7 @@ def test_collectives_on_time_open_mpi(bins: Path, tmp_path: Path) -> None:
     assert stats["MPI_Reduce"].instances == 3 and stats["MPI_Barrier"].instances == 2
 
 
+@pytest.mark.mpi
 def test_halo_exchange_two_ranks(mpi: str, bins: Path, tmp_path: Path) -> None:
     exe = build_example("halo4d", mpi, bins)
     merged = load(traced(mpi, tmp_path, [str(exe), "--dims", "1", "--lattice", "4",
@@ -144,6 +149,7 @@ def test_halo_exchange_two_ranks(mpi: str, bins: Path, tmp_path: Path) -> None:
     assert {m.bytes for m in merged.messages} == {4 * 4 * 4 * 2 * 8}
 
 
+@pytest.mark.mpi
 def test_halo_exchange_more_dimensions_smaller_messages(bins: Path, tmp_path: Path) -> None:
     """The seed's QCD finding, on 4 ranks: a 2-D decomposition (2x2x1x1)
     sends twice as many messages as a 1-D one (4x1x1x1), each half as big."""
@@ -162,6 +168,7 @@ def test_halo_exchange_more_dimensions_smaller_messages(bins: Path, tmp_path: Pa
     assert shapes[2] == (4 * 2 * 4, 32 * 8)
 
 
+@pytest.mark.mpi
 def test_sessions_program_is_traced(mpi: str, bins: Path, tmp_path: Path) -> None:
     exe = build_example("sessions", mpi, bins)
     merged = load(traced(mpi, tmp_path, [str(exe)]))
@@ -171,6 +178,7 @@ def test_sessions_program_is_traced(mpi: str, bins: Path, tmp_path: Path) -> Non
     assert {"MPI_Session_init", "MPI_Comm_create_from_group", "MPI_Session_finalize"} <= names
 
 
+@pytest.mark.mpi
 def test_mpi4py_script(tmp_path: Path) -> None:
     pytest.importorskip("mpi4py")
     merged = load(traced("mpich", tmp_path, [sys.executable, str(EXAMPLES / "ring_mpi4py.py")]))
@@ -179,6 +187,7 @@ def test_mpi4py_script(tmp_path: Path) -> None:
     assert merged.unmatched_sends == 0
 
 
+@pytest.mark.mpi
 def test_killed_program_leaves_partial_trace(mpi: str, bins: Path, tmp_path: Path) -> None:
     exe = build_example("late_p2p", mpi, bins)
     run = mpiscope("trace", "--mpi", mpi, "--np", "2", *SMALL, "--timeout", "4", "-o", "t",
@@ -201,6 +210,7 @@ def test_killed_program_leaves_partial_trace(mpi: str, bins: Path, tmp_path: Pat
     assert summary.returncode == 0 and "PARTIAL" in summary.stdout
 
 
+@pytest.mark.mpi
 def test_isendrecv_then_send_all_paired(bins: Path, tmp_path: Path) -> None:
     """Issue 15, defect 1: after an MPI_Isendrecv (whose status MPICH leaves
     unfilled) the next message on the channel was paired with the wrong

@@ -50,6 +50,7 @@ def check_world(trace: Path, spawned: bool, sendrecvs: int) -> None:
 
 
 @pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
+@pytest.mark.mpi
 def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(
         mpi: str, tmp_path: Path) -> None:
     exe = build_example("spawn", mpi, tmp_path, SOURCE)
@@ -100,6 +101,7 @@ def test_a_spawned_job_writes_its_own_files_and_the_parents_stay_whole(
     check_world(trace / "world-1", spawned=True, sendrecvs=3)
 
 
+@pytest.mark.mpi
 def test_many_worlds_are_said_in_one_line(tmp_path: Path) -> None:
     """mpi4py's test_spawn started 60 worlds: one line for them all."""
     trace = tmp_path / "t"
