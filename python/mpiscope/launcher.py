@@ -232,8 +232,13 @@ def run_streaming(
     on_event: Callable[[Event], None],
     idle_timeout: Callable[[], float | None] | None = None,
     errors: list[str] | None = None,
+    given_timeout: float | None = None,
 ) -> int:
     """Run the bench, feeding each stdout line to ``on_event``; return its exit code.
+
+    ``timeout`` is the time left (seconds); ``given_timeout``, when the caller
+    runs a series under one --timeout, the user's value, which the error
+    line names (else ``timeout``).
 
     ``idle_timeout``, when given, is asked for the longest silence allowed
     (seconds; None: any): a program whose pace is known only once it runs
@@ -255,17 +260,19 @@ def run_streaming(
         proc = _start(argv, env, stdout=subprocess.PIPE,
                       stderr=subprocess.PIPE if collect else None)  # fmt: skip
         signals.proc = proc
-        return _follow(proc, signals, timeout, on_event, idle_timeout, errors)
+        said = timeout if given_timeout is None else given_timeout
+        return _follow(proc, signals, (timeout, said), on_event, idle_timeout, errors)
 
 
 def _follow(
     proc: subprocess.Popen[str],
     signals: _DeferredSignals,
-    timeout: float | None,
+    timeouts: tuple[float | None, float | None],
     on_event: Callable[[Event], None],
     idle_timeout: Callable[[], float | None] | None,
     errors: list[str] | None,
 ) -> int:
+    timeout, said = timeouts
     lines: queue.Queue[str | None] = queue.Queue()
     assert proc.stdout is not None
     banner = _Banner(errors) if errors is not None else None
@@ -278,7 +285,7 @@ def _follow(
     try:
         while True:
             signals.check()
-            _check_deadline(deadline, timeout)
+            _check_deadline(deadline, said)
             try:
                 line = lines.get(timeout=_POLL_SECONDS)
             except queue.Empty:
@@ -291,7 +298,7 @@ def _follow(
                 on_event(parse_line(line))
         while True:
             signals.check()
-            _check_deadline(deadline, timeout)
+            _check_deadline(deadline, said)
             code = _wait_exit(proc, _POLL_SECONDS)
             if code is not None:
                 return code

@@ -219,7 +219,8 @@ def run_launches(
         for index, (launch, command) in enumerate(zip(launches, commands, strict=True)):
             remaining = None if deadline is None else deadline - time.monotonic()
             progress = _Renumbered(display, index, len(launches))
-            outcome, stopped = _run_one(launch, command, env, remaining, progress, before)
+            outcome, stopped = _run_one(launch, command, env, (remaining, args.timeout),
+                                        progress, before)
             outcomes.append(outcome)
             if outcome.error is not None:
                 break
@@ -309,11 +310,13 @@ def _run_one(
     launch: Launch,
     command: list[str],
     env: Mapping[str, str],
-    timeout: float | None,
+    timeouts: tuple[float | None, float | None],
     progress: _Renumbered,
     before: FileId | None,
 ) -> tuple[LaunchOutcome, bool]:
-    """The launch's outcome, and whether mpiscope was told to stop during it."""
+    """The launch's outcome, and whether mpiscope was told to stop during it
+    (``timeouts``: the time left of the --timeout, and the --timeout)."""
+    timeout, given = timeouts
     start = _utc_now()
     error: str | None = None
     stopped = False
@@ -322,7 +325,8 @@ def _run_one(
     else:
         said: list[str] = []  # the bench's own error lines: the one line says them
         try:
-            code = run_streaming(command, env, timeout, progress, errors=said)
+            code = run_streaming(command, env, timeout, progress, errors=said,
+                                 given_timeout=given)
             if code != 0:
                 why = "; ".join(dict.fromkeys(said))
                 error = (f"mpiscope-bench failed: {why}" if why
