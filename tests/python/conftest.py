@@ -9,7 +9,6 @@ a build that is missing), and it must not pass as a quiet "s".
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 from collections.abc import Iterator
@@ -22,10 +21,16 @@ from mpiscope_fakes import (
     FAKE_BENCH,
     FAKE_MPIEXEC,
     FAKE_OPS,
-    SAMPLE,
     FakeMpi,
+    sample,
     write_script,
 )
+
+
+def write_sample(path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(sample()))
+    return path
 
 STRICT = os.environ.get("MPISCOPE_TEST_STRICT") == "1"
 
@@ -74,8 +79,8 @@ def _own_state_dir(tmp_path_factory: pytest.TempPathFactory,
 
 @pytest.fixture
 def sample_doc() -> dict[str, Any]:
-    doc: dict[str, Any] = json.loads(SAMPLE.read_text())
-    return copy.deepcopy(doc)
+    """A real run's document with known statistics (mpiscope_fakes.sample)."""
+    return sample()
 
 
 @pytest.fixture
@@ -94,7 +99,7 @@ def fake_mpi(tmp_path: Path) -> Iterator[FakeMpi]:
     }
     env.update(
         MPISCOPE_PROFILE_DIR=str(profile_dir),
-        FAKE_BENCH_SAMPLE=str(SAMPLE),
+        FAKE_BENCH_SAMPLE=str(write_sample(root / "sample.json")),
         FAKE_BENCH_LOG=str(root / "bench-args.json"),
         FAKE_MPIEXEC_LOG=str(root / "mpiexec-call.json"),
     )

@@ -8,7 +8,12 @@ describe (python/mpiscope/result/describe.json ``plan_parameters``), or a
 value not of the field's JSON type, is refused as the real bench refuses it
 (``mpiscope-bench: error: plan field ...``, exit code 2). Then it behaves
 like mpiscope-bench: progress and warning lines on stdout, a result
-document (built from tests/data/sample-result.json) at the plan's ``out``.
+document at the plan's ``out``, built from :func:`sample`: the document a real
+run of the MPICH bench wrote (tests/data/sample-result.json, recorded by
+tests/data/record.py; test_fixture_shapes.py fails when the real bench's
+documents and the fake's differ in shape) with round statistics
+(:data:`KNOWN_POINT`) in place of the measured ones, so that tests can say
+what a view shows.
 FAKE_BENCH_MODE selects "ok", "fail" (a partial result, exit code 3),
 "crash" (no result, exit code 4), "garbage" (a truncated file, exit code 5)
 or "hang". The fake mpiexec strips ``-n N [--oversubscribe]`` and execs the
@@ -30,6 +35,7 @@ by METHOD_FACTORS (warm: x0.5), with ``gap`` and, for barrier, ``views``;
 
 from __future__ import annotations
 
+import copy
 import json
 import subprocess
 import sys
@@ -40,7 +46,34 @@ from typing import Any
 from mpiscope.result.describe import description
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLE = REPO / "tests" / "data" / "sample-result.json"
+DATA = REPO / "tests" / "data"
+SAMPLE = DATA / "sample-result.json"
+
+#: The statistics of the sample's one point (bcast 1 KiB, 2 ranks) as the
+#: tests know them: set on the recorded document by :func:`sample`.
+KNOWN_POINT: dict[str, Any] = {
+    "launches_total": 40, "launches_valid": 30, "samples_used": 16, "samples": 30,
+    "mean_ns": 812.4, "stddev_ns": 20.1, "se_ns": 5.0, "rse": 0.0062, "median_rse": 0.0062,
+    "median_ns": 810.0, "min_ns": 790.0, "max_ns": 5400.0, "trimmed_min_ns": 795.0,
+    "trimmed_max_ns": 840.0, "q25_ns": 800.0, "q75_ns": 830.0, "confidence": 0.95,
+    "error_ns": 10.7, "ci_low_ns": 801.7, "ci_high_ns": 823.1,
+    "intervals": {"0.90": [803.6, 821.2], "0.95": [801.7, 823.1], "0.99": [797.7, 827.1]},
+    "global_span": {"median_ns": 900.0, "mean_ns": 910.0, "max_ns": 5600.0},
+    "start_skew": {"median_ns": 40.0, "mean_ns": 45.0, "max_ns": 300.0},
+    "gap": {"median_ns": 400.0, "min_ns": 100.0},
+    "per_rank": [{"rank": 0, "median_ns": 700.0, "mean_ns": 705.0, "min_ns": 690.0,
+                  "max_ns": 900.0},
+                 {"rank": 1, "median_ns": 810.0, "mean_ns": 812.0, "min_ns": 790.0,
+                  "max_ns": 5400.0}],
+    "unstable": False, "unstable_reasons": [],
+}  # fmt: skip
+
+
+def sample() -> dict[str, Any]:
+    """The recorded sample with :data:`KNOWN_POINT`'s statistics."""
+    doc: dict[str, Any] = json.loads(SAMPLE.read_text())
+    doc["points"][0].update(copy.deepcopy(KNOWN_POINT))
+    return doc
 
 FAKE_OPS = [
     {
@@ -55,6 +88,20 @@ FAKE_OPS = [
         "description": "MPI_Allreduce",
         "size_meaning": "bytes per rank",
         "flags": ["size", "reduction"],
+        "options": [],
+    },
+    {
+        "name": "barrier",
+        "description": "MPI_Barrier: no rank leaves before all have entered",
+        "size_meaning": "not used",
+        "flags": ["synchronizing"],
+        "options": [],
+    },
+    {
+        "name": "reduce",
+        "description": "MPI_Reduce",
+        "size_meaning": "bytes of the reduced vector",
+        "flags": ["size", "root", "reduction"],
         "options": [],
     },
     {
@@ -81,12 +128,16 @@ FIRSTCALL = {
     "bcast": ([6178000.0, 5000.0], [1000.0, 1250.0]),
     "allreduce": ([11710.0, 40000.0], [1000.0, 2000.0]),
     "waitpattern_up": ([1000.0, 2000.0], [1000.0, 2000.0]),
+    "reduce": ([9000.0, 30000.0], [900.0, 1800.0]),
+    "barrier": ([4000.0, 4100.0], [800.0, 820.0]),
 }
-#: --check: the machine check section (timers and sync algorithms), 2 ranks.
-FAKE_CHECK: dict[str, Any] = {
+#: --check: the timers and sync algorithms of the machine check section (2
+#: ranks) as the tests know them, set on the recorded check-result.json by
+#: :func:`_fake_check` (which keeps every other field the real bench writes).
+_KNOWN_CHECK: dict[str, Any] = {
     "timers": [
         {
-            "name": "tsc", "available": True, "why_unavailable": None, "resolution_ns": 0.4,
+            "name": "tsc", "available": True, "resolution_ns": 0.4,
             "read_overhead_ns": 18.0, "reads": 4000000, "monotonic_violations": 0,
             "invariant": True, "frequency_hz": 2.6e9, "frequency_error_ppm": 1.5,
             "wtime_is_global": None,
@@ -103,8 +154,8 @@ FAKE_CHECK: dict[str, Any] = {
             ],
         },
         {
-            "name": "monotonic", "available": True, "why_unavailable": None,
-            "resolution_ns": 25.0, "read_overhead_ns": 24.0, "reads": 4000000,
+            "name": "monotonic", "available": True, "resolution_ns": 25.0,
+            "read_overhead_ns": 24.0, "reads": 4000000,
             "monotonic_violations": 0, "invariant": None, "frequency_hz": None,
             "frequency_error_ppm": None, "wtime_is_global": None,
             "waitpatterns": [
@@ -117,8 +168,8 @@ FAKE_CHECK: dict[str, Any] = {
             ],
         },
         {
-            "name": "gettimeofday", "available": True, "why_unavailable": None,
-            "resolution_ns": 1000.0, "read_overhead_ns": 20.0, "reads": 4000000,
+            "name": "gettimeofday", "available": True, "resolution_ns": 1000.0,
+            "read_overhead_ns": 20.0, "reads": 4000000,
             "monotonic_violations": 3, "invariant": None, "frequency_hz": None,
             "frequency_error_ppm": None, "wtime_is_global": None,
             "waitpatterns": [
@@ -129,18 +180,39 @@ FAKE_CHECK: dict[str, Any] = {
         },
         {
             "name": "wtime", "available": False, "why_unavailable": "MPI_Wtime is gettimeofday",
-            "resolution_ns": None, "read_overhead_ns": None, "reads": 0,
-            "monotonic_violations": 0, "invariant": None, "frequency_hz": None,
-            "frequency_error_ppm": None, "wtime_is_global": False, "waitpatterns": [],
         },
     ],
     "sync": [
-        {"algorithm": "linear", "duration_ns": 2.0e6, "max_abs_residual_ns": 40.0,
+        {"algorithm": "linear", "duration_ns": 2.0e6, "exchanges": 400, "fitpoints": 1,
+         "max_error_ns": 45.0, "max_abs_residual_ns": 40.0,
          "after_seconds": 2.0, "max_abs_residual_after_ns": 46.0, "drift_ppm": 0.003},
-        {"algorithm": "ring", "duration_ns": 1.0e6, "max_abs_residual_ns": 1500.0,
+        {"algorithm": "ring", "duration_ns": 1.0e6, "exchanges": 300, "fitpoints": 1,
+         "max_error_ns": 1600.0, "max_abs_residual_ns": 1500.0,
          "after_seconds": 2.0, "max_abs_residual_after_ns": 51500.0, "drift_ppm": 25.0},
     ],
+    "states": {
+        "op": "bcast", "method": "barrier-each", "size_bytes": 1048576, "gap_seconds": 0.25,
+        "runs": [{"at_ns": i * 250e6, "median_ns": m, "q25_ns": 0.99 * m, "q75_ns": 1.01 * m,
+                  "launches_valid": 50} for i, m in enumerate((500e3, 505e3, 495e3, 500e3))],
+    },
 }  # fmt: skip
+
+
+def _fake_check() -> dict[str, Any]:
+    """The recorded check section with the known timers and sync entries: an
+    available timer keeps what the real one writes besides the known values,
+    an unavailable one is its name and why (as the engine writes it)."""
+    check: dict[str, Any] = json.loads((DATA / "check-result.json").read_text())["check"]
+    timers = {t["name"]: t for t in check["timers"] if t["available"]}
+    syncs = {s["algorithm"]: s for s in check["sync"]}
+    check["timers"] = [{**timers[t["name"]], **t} if t["available"] else t
+                       for t in _KNOWN_CHECK["timers"]]  # fmt: skip
+    check["sync"] = [{**syncs[s["algorithm"]], **s} for s in _KNOWN_CHECK["sync"]]
+    check["states"] = {**check["states"], **_KNOWN_CHECK["states"]}
+    return check
+
+
+FAKE_CHECK = _fake_check()
 
 #: The plan's fields and the JSON type of each, as the engine describes them.
 PLAN_FIELDS = {p["name"]: p["type"] for p in description()["plan_parameters"]}
