@@ -584,6 +584,30 @@ def _diff(name: str, old: str, new: str) -> Iterable[str]:
                                 lineterm="", n=1)
 
 
+def write_or_check(prog: str, files: dict[str, str], out: Path, check: bool) -> int:
+    """Write `files` (name -> text) into `out`, or with `check` compare them
+    with what is there (a file missing, differing or left over in `out` is
+    stale): 0, or 1 with the differences on stderr."""
+    if check:
+        stale = []
+        for name, text in files.items():
+            path = out / name
+            old = path.read_text(encoding="utf-8") if path.exists() else ""
+            if old != text:
+                stale.append(name)
+                print("\n".join(list(_diff(name, old, text))[:40]), file=sys.stderr)
+        extra = sorted(p.name for p in out.glob("*.[ch]") if p.name not in files)
+        if stale or extra:
+            print(f"{prog}: error: out of date: {', '.join(stale + extra)}", file=sys.stderr)
+            return 1
+        return 0
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    print(f"{prog}: wrote {len(files)} files to {out}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
@@ -596,25 +620,7 @@ def main(argv: list[str] | None = None) -> int:
         print("gen_tracer_wrappers: error: pympistandard is not installed "
               "(pip install -e '.[dev]')", file=sys.stderr)
         return 2
-    if args.check:
-        stale = []
-        for name, text in files.items():
-            path = args.out / name
-            old = path.read_text(encoding="utf-8") if path.exists() else ""
-            if old != text:
-                stale.append(name)
-                print("\n".join(list(_diff(name, old, text))[:40]), file=sys.stderr)
-        extra = sorted(p.name for p in args.out.glob("*.[ch]") if p.name not in files)
-        if stale or extra:
-            print(f"gen_tracer_wrappers: error: out of date: {', '.join(stale + extra)}",
-                  file=sys.stderr)
-            return 1
-        return 0
-    args.out.mkdir(parents=True, exist_ok=True)
-    for name, text in files.items():
-        (args.out / name).write_text(text, encoding="utf-8")
-    print(f"gen_tracer_wrappers: wrote {len(files)} files to {args.out}")
-    return 0
+    return write_or_check("gen_tracer_wrappers", files, args.out, args.check)
 
 
 if __name__ == "__main__":
