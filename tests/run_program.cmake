@@ -6,7 +6,7 @@
 #                    (anchored at the line start) and how many
 #   EXPECT_ERR_LINES the same for stderr lines
 #   EXPECT_STDERR    text that must open the one and only stderr line
-#   EXPECT_FILES     a glob that must match at least one file
+#   EXPECT_FILES     globs ("|" between them) that must each match a file
 #   CLEAN_DIR        removed before the run, so that EXPECT_FILES can only be
 #                    met by files this run wrote (the noise probe accepts an
 #                    existing directory)
@@ -61,12 +61,13 @@ if(EXPECT_STDERR)
     string(APPEND failed "stderr should be one line opening with '${EXPECT_STDERR}'\n")
   endif()
 endif()
-if(EXPECT_FILES)
-  file(GLOB found "${EXPECT_FILES}")
+string(REPLACE "|" ";" globs "${EXPECT_FILES}")
+foreach(glob ${globs})
+  file(GLOB found "${glob}")
   if(NOT found)
-    string(APPEND failed "no file matches ${EXPECT_FILES}\n")
+    string(APPEND failed "no file matches ${glob}\n")
   endif()
-endif()
+endforeach()
 if(failed)
   message(FATAL_ERROR "${failed}--- command: ${command}\n--- stdout:\n${out}--- stderr:\n${err}")
 endif()
