@@ -21,12 +21,11 @@ writing: a test runs it).
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-from gen_tracer_wrappers import load_functions, signature, write_or_check
+from gen_tracer_wrappers import generator_main, load_functions, signature
 
 ROOT = Path(__file__).resolve().parent.parent
 SERIAL = ROOT / "tests" / "serial_mpi"
@@ -107,21 +106,7 @@ def render_all() -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
-    parser.add_argument("--check", action="store_true",
-                        help="compare with the files in --out instead of writing them")
-    args = parser.parse_args(argv)
-    try:
-        files = render_all()
-    except ImportError:
-        print("gen_serial_mpi: error: pympistandard is not installed (pip install -e '.[dev]')",
-              file=sys.stderr)
-        return 2
-    except ValueError as e:
-        print(f"gen_serial_mpi: error: {e}", file=sys.stderr)
-        return 2
-    return write_or_check("gen_serial_mpi", files, args.out, args.check)
+    return generator_main("gen_serial_mpi", __doc__, DEFAULT_OUT, render_all, argv)
 
 
 if __name__ == "__main__":

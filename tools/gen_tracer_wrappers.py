@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -608,19 +608,29 @@ def write_or_check(prog: str, files: dict[str, str], out: Path, check: bool) -> 
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
+def generator_main(prog: str, doc: str, default_out: Path,
+                   render: Callable[[], dict[str, str]], argv: list[str] | None) -> int:
+    """The command line of a generator: [--out DIR] [--check]; render()'s
+    ValueError is a one-line error (exit 2)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=default_out, help="output directory")
     parser.add_argument("--check", action="store_true",
                         help="compare with the files in --out instead of writing them")
     args = parser.parse_args(argv)
     try:
-        files = render_all()
+        files = render()
     except ImportError:
-        print("gen_tracer_wrappers: error: pympistandard is not installed "
-              "(pip install -e '.[dev]')", file=sys.stderr)
+        print(f"{prog}: error: pympistandard is not installed (pip install -e '.[dev]')",
+              file=sys.stderr)
         return 2
-    return write_or_check("gen_tracer_wrappers", files, args.out, args.check)
+    except ValueError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    return write_or_check(prog, files, args.out, args.check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main("gen_tracer_wrappers", __doc__, DEFAULT_OUT, render_all, argv)
 
 
 if __name__ == "__main__":
