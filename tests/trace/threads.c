@@ -1,6 +1,6 @@
 /* threads.c: an MPI_THREAD_MULTIPLE program for the tracer's threads
  * (tests/CMakeLists.txt runs it traced; `make test-sanitize` under
- * ThreadSanitizer). On each of 2 ranks, THREADS threads exchange ROUNDS
+ * ThreadSanitizer). On each of 2 ranks, threads 1..3 exchange ROUNDS
  * messages with the same thread of the other rank, each on a communicator
  * of its own that it duplicates itself (the tracer registers communicators
  * from several threads at once), while thread 0 pauses and resumes the
@@ -16,7 +16,7 @@
 #include <pthread.h>
 #include <stdio.h>
 
-enum { THREADS = 4, ROUNDS = 500 };
+enum { THREADS = 4, ROUNDS = 500, PAUSES = 200 };
 
 typedef struct worker {
     int index, rank, peer;
@@ -24,21 +24,40 @@ typedef struct worker {
     int errors;
 } worker_t;
 
-static void *run(void *arg)
+/* Thread 0 of each rank: pauses and resumes tracing, calling only
+ * functions that take no lock of the MPI library's (MPICH's MPI_Pcontrol
+ * and MPI_Comm_rank): nothing but the tracer's own atomics orders its
+ * MPI_Pcontrol with the flag the other threads' calls read. */
+static void *control(void *arg)
+{
+    worker_t *w = arg;
+    int me = -1;
+    for (int i = 0; i < PAUSES; i++) {
+        MPI_Pcontrol(0); /* the calls of every thread go unrecorded until ... */
+        for (int k = 0; k < 8; k++)
+            MPI_Comm_rank(w->comm, &me);
+        MPI_Pcontrol(1); /* ... here */
+        for (int k = 0; k < 8; k++)
+            MPI_Comm_rank(w->comm, &me);
+    }
+    w->errors += me != w->rank;
+    return NULL;
+}
+
+/* Threads 1..: ROUNDS messages with the same thread of the other rank. */
+static void *exchange(void *arg)
 {
     worker_t *w = arg;
     MPI_Comm mine;
     MPI_Comm_dup(w->comm, &mine); /* collective on w->comm: one thread per rank calls it */
     for (int i = 0; i < ROUNDS; i++) {
-        if (w->index == 0 && i % 100 == 50)
-            MPI_Pcontrol(0); /* calls of every thread go unrecorded until ... */
-        if (w->index == 0 && i % 100 == 60)
-            MPI_Pcontrol(1); /* ... here */
+        int me = -1;
+        for (int k = 0; k < 4; k++)
+            MPI_Comm_rank(mine, &me);
         int out = w->rank * 1000000 + w->index * 10000 + i, in = -1;
         MPI_Sendrecv(&out, 1, MPI_INT, w->peer, i, &in, 1, MPI_INT, w->peer, i, mine,
                      MPI_STATUS_IGNORE);
-        if (in != w->peer * 1000000 + w->index * 10000 + i)
-            w->errors++;
+        w->errors += me != w->rank || in != w->peer * 1000000 + w->index * 10000 + i;
     }
     MPI_Comm_free(&mine);
     return NULL;
@@ -64,7 +83,7 @@ int main(int argc, char **argv)
         MPI_Comm_dup(MPI_COMM_WORLD, &w[t].comm);
     }
     for (int t = 0; t < THREADS; t++)
-        if (pthread_create(&tid[t], NULL, run, &w[t]) != 0) {
+        if (pthread_create(&tid[t], NULL, t == 0 ? control : exchange, &w[t]) != 0) {
             fprintf(stderr, "threads: error: cannot start thread %d\n", t);
             MPI_Abort(MPI_COMM_WORLD, 1);
         }
