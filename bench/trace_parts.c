@@ -36,7 +36,7 @@ static volatile uint64_t sink;
 /* The lookup every wrapper makes before it records. */
 static __attribute__((noinline)) int lookup(void)
 {
-    if (__builtin_expect(!mpiscope__trace_active, 0))
+    if (__builtin_expect(!atomic_load_explicit(&mpiscope__trace_active, memory_order_relaxed), 0))
         return 0;
     mpiscope__trace_thread_t *t = mpiscope__trace_self;
     return t != NULL && !t->depth;
@@ -76,7 +76,8 @@ static double records(long n)
     double sw = 0, t0 = now_ns();
     for (long i = 0; i < n; i++) {
         mpiscope__trace_thread_t *t = mpiscope__trace_self;
-        if (__builtin_expect(t->count >= t->capacity, 0)) {
+        if (__builtin_expect(atomic_load_explicit(&t->count, memory_order_relaxed) >= t->capacity,
+                             0)) {
             double s0 = now_ns();
             mpiscope__trace_begin(&c, MPISCOPE_TRACE_FN_MPI_Comm_rank, MPISCOPE__TRACE_SITE());
             c.r->t_enter = c.r->t_exit = 1;
@@ -230,7 +231,7 @@ int main(int argc, char **argv)
         return 2;
     }
     MPI_Init(&argc, &argv);
-    if (!mpiscope__trace_active || !mpiscope__trace_self || mpiscope__trace_proc.fd < 0) {
+    if (!atomic_load(&mpiscope__trace_active) || !mpiscope__trace_self || mpiscope__trace_proc.fd < 0) {
         fprintf(stderr, "mpiscope-trace-parts: error: the tracer is not recording\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }

@@ -25,7 +25,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -584,37 +584,53 @@ def _diff(name: str, old: str, new: str) -> Iterable[str]:
                                 lineterm="", n=1)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory")
-    parser.add_argument("--check", action="store_true",
-                        help="compare with the files in --out instead of writing them")
-    args = parser.parse_args(argv)
-    try:
-        files = render_all()
-    except ImportError:
-        print("gen_tracer_wrappers: error: pympistandard is not installed "
-              "(pip install -e '.[dev]')", file=sys.stderr)
-        return 2
-    if args.check:
+def write_or_check(prog: str, files: dict[str, str], out: Path, check: bool) -> int:
+    """Write `files` (name -> text) into `out`, or with `check` compare them
+    with what is there (a file missing, differing or left over in `out` is
+    stale): 0, or 1 with the differences on stderr."""
+    if check:
         stale = []
         for name, text in files.items():
-            path = args.out / name
+            path = out / name
             old = path.read_text(encoding="utf-8") if path.exists() else ""
             if old != text:
                 stale.append(name)
                 print("\n".join(list(_diff(name, old, text))[:40]), file=sys.stderr)
-        extra = sorted(p.name for p in args.out.glob("*.[ch]") if p.name not in files)
+        extra = sorted(p.name for p in out.glob("*.[ch]") if p.name not in files)
         if stale or extra:
-            print(f"gen_tracer_wrappers: error: out of date: {', '.join(stale + extra)}",
-                  file=sys.stderr)
+            print(f"{prog}: error: out of date: {', '.join(stale + extra)}", file=sys.stderr)
             return 1
         return 0
-    args.out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     for name, text in files.items():
-        (args.out / name).write_text(text, encoding="utf-8")
-    print(f"gen_tracer_wrappers: wrote {len(files)} files to {args.out}")
+        (out / name).write_text(text, encoding="utf-8")
+    print(f"{prog}: wrote {len(files)} files to {out}")
     return 0
+
+
+def generator_main(prog: str, doc: str, default_out: Path,
+                   render: Callable[[], dict[str, str]], argv: list[str] | None) -> int:
+    """The command line of a generator: [--out DIR] [--check]; render()'s
+    ValueError is a one-line error (exit 2)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=default_out, help="output directory")
+    parser.add_argument("--check", action="store_true",
+                        help="compare with the files in --out instead of writing them")
+    args = parser.parse_args(argv)
+    try:
+        files = render()
+    except ImportError:
+        print(f"{prog}: error: pympistandard is not installed (pip install -e '.[dev]')",
+              file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return 2
+    return write_or_check(prog, files, args.out, args.check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return generator_main("gen_tracer_wrappers", __doc__, DEFAULT_OUT, render_all, argv)
 
 
 if __name__ == "__main__":

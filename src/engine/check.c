@@ -12,6 +12,7 @@
 #include "mpiscope/check.h"
 #include "mpiscope/error.h"
 #include "clock_setup.h"
+#include "timer_read.h"
 #include "sync_report.h"
 #include "util.h"
 
@@ -38,22 +39,20 @@ static void pause_seconds(double seconds)
     nanosleep(&wait, NULL);
 }
 
+static double timer_now_ns(void *ctx)
+{
+    (void)ctx;
+    return mpiscope__now_ns();
+}
+
 /* Reads going backwards (all ranks), smallest step, mean cost. */
 static void read_checks(MPI_Comm comm, mpiscope_check_timer_t *t)
 {
-    unsigned long backwards = 0;
-    double prev = mpiscope_timer_now_ns(), first = prev, step = INFINITY;
-    for (int i = 0; i < READS; i++) {
-        double now = mpiscope_timer_now_ns();
-        backwards += now < prev;
-        if (now > prev && now - prev < step)
-            step = now - prev;
-        prev = now;
-    }
-    MPI_Allreduce(&backwards, &t->monotonic_violations, 1, MPI_UNSIGNED_LONG, MPI_SUM, comm);
+    mpiscope__timer_reads_t r = mpiscope__timer_reads(timer_now_ns, NULL, READS);
+    MPI_Allreduce(&r.backwards, &t->monotonic_violations, 1, MPI_UNSIGNED_LONG, MPI_SUM, comm);
     t->reads = READS;
-    t->resolution_ns = step;
-    t->read_overhead_ns = (prev - first) / READS;
+    t->resolution_ns = r.resolution_ns;
+    t->read_overhead_ns = r.overhead_ns;
 }
 
 /* The timer's rate against CLOCK_MONOTONIC_RAW over half a second, in ppm

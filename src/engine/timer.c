@@ -162,18 +162,18 @@ void mpiscope_timer_prepare(void)
 #endif
 }
 
+static double engine_now_ns(void *ctx)
+{
+    (void)ctx;
+    return mpiscope__now_ns();
+}
+
 /* Smallest non-zero step and mean cost of a read, over `reads` reads. */
 static void characterise(int reads, double *resolution_ns, double *overhead_ns)
 {
-    double prev = mpiscope__now_ns(), first = prev, step = INFINITY;
-    for (int i = 0; i < reads; i++) {
-        double t = mpiscope__now_ns();
-        if (t > prev && t - prev < step)
-            step = t - prev;
-        prev = t;
-    }
-    *overhead_ns = (prev - first) / reads;
-    *resolution_ns = step;
+    mpiscope__timer_reads_t r = mpiscope__timer_reads(engine_now_ns, NULL, reads);
+    *overhead_ns = r.overhead_ns;
+    *resolution_ns = r.resolution_ns;
 }
 
 static int wtime_available(void)

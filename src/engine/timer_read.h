@@ -93,4 +93,31 @@ static inline double mpiscope__now_ns(void)
     return __builtin_expect(mpiscope__timer.transformed, 0) ? mpiscope__timer_transform(t) : t;
 }
 
+/* What `reads` successive reads of a clock show. */
+typedef struct mpiscope__timer_reads {
+    unsigned long backwards;  /* reads earlier than the one before */
+    double resolution_ns;     /* smallest step forward (INFINITY: none) */
+    double overhead_ns;       /* mean time from one read to the next */
+} mpiscope__timer_reads_t;
+
+/* `reads` reads of now(ctx) after a first one: the timer's characterisation
+ * at init and the machine check's (check.c) count, both unit-tested with a
+ * clock of the test's own. Inline: with a known `now` the reads are inlined
+ * and their cost is what is measured. */
+static inline __attribute__((always_inline)) mpiscope__timer_reads_t
+mpiscope__timer_reads(double (*now)(void *ctx), void *ctx, long reads)
+{
+    mpiscope__timer_reads_t r = {0, __builtin_inf(), 0};
+    double prev = now(ctx), first = prev;
+    for (long i = 0; i < reads; i++) {
+        double t = now(ctx);
+        r.backwards += t < prev;
+        if (t > prev && t - prev < r.resolution_ns)
+            r.resolution_ns = t - prev;
+        prev = t;
+    }
+    r.overhead_ns = reads > 0 ? (prev - first) / (double)reads : 0;
+    return r;
+}
+
 #endif

@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,10 @@
 #include "mpiscope/error.h"
 #include "agent.h"
 
-static volatile sig_atomic_t agent_pgid; /* 0: none */
+/* 0: none. Read by the signal handler, which in an MPI process may run on
+ * a thread of the MPI library's: a lock-free atomic, not volatile. */
+static atomic_int agent_pgid;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "read by a signal handler");
 
 /* Signals after which the agent must run again; faults re-fault into the
  * previous handler (e.g. the sanitizer's) once ours has resumed the agent. */
@@ -21,8 +25,9 @@ static struct sigaction previous[N_SIGNALS];
 void mpiscope__agent_release(void)
 {
     int saved = errno;
-    if (agent_pgid > 0)
-        kill(-(pid_t)agent_pgid, SIGCONT);
+    int pgid = atomic_load(&agent_pgid);
+    if (pgid > 0)
+        kill(-(pid_t)pgid, SIGCONT);
     errno = saved;
 }
 
@@ -101,8 +106,9 @@ int mpiscope__agent_attach(long pgid, char *err, size_t errlen)
                  strerror(errno));
         return MPISCOPE_EINVAL;
     }
-    if (agent_pgid) {
-        snprintf(err, errlen, "an agent is already attached (group %ld)", (long)agent_pgid);
+    int attached = atomic_load(&agent_pgid);
+    if (attached) {
+        snprintf(err, errlen, "an agent is already attached (group %ld)", (long)attached);
         return MPISCOPE_EINVAL;
     }
     if (start_watchdog((pid_t)pgid) != 0) {
@@ -111,13 +117,14 @@ int mpiscope__agent_attach(long pgid, char *err, size_t errlen)
         return MPISCOPE_EINVAL;
     }
     install();
-    agent_pgid = (sig_atomic_t)pgid;
+    atomic_store(&agent_pgid, (int)pgid);
     return 0;
 }
 
 int mpiscope__agent_set(int on)
 {
-    if (agent_pgid <= 0 || kill(-(pid_t)agent_pgid, on ? SIGCONT : SIGSTOP) != 0)
+    int pgid = atomic_load(&agent_pgid);
+    if (pgid <= 0 || kill(-(pid_t)pgid, on ? SIGCONT : SIGSTOP) != 0)
         return MPISCOPE_EINVAL;
     return 0;
 }

@@ -4,6 +4,7 @@
  * every other time reading is the engine timer. */
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -14,12 +15,20 @@
 #include "inject_options.h"
 #include "inject_schedule.h"
 
-static volatile sig_atomic_t stop_requested;
+/* Set by the signal handler: a lock-free atomic (C11 allows no other
+ * object shared with a handler, beside volatile sig_atomic_t). */
+static atomic_int stop_requested;
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "set by a signal handler");
 
 static void on_stop(int sig)
 {
     (void)sig;
-    stop_requested = 1;
+    atomic_store_explicit(&stop_requested, 1, memory_order_relaxed);
+}
+
+static int stopping(void)
+{
+    return atomic_load_explicit(&stop_requested, memory_order_relaxed);
 }
 
 typedef struct injector {
@@ -41,7 +50,7 @@ static int sleep_until(const injector_t *in, double t_ns)
     long long ns = (long long)t_ns + in->mono0.tv_nsec;
     struct timespec at = {.tv_sec = in->mono0.tv_sec + (time_t)(ns / 1000000000LL),
                           .tv_nsec = (long)(ns % 1000000000LL)};
-    while (!stop_requested) {
+    while (!stopping()) {
         int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &at, NULL);
         if (rc == 0)
             return 0;
@@ -62,7 +71,7 @@ static double thread_cpu_ns(void)
 static double burn(double burst_ns)
 {
     double c0 = thread_cpu_ns(), c = c0;
-    while (c - c0 < burst_ns && !stop_requested)
+    while (c - c0 < burst_ns && !stopping())
         c = thread_cpu_ns();
     return c - c0;
 }
@@ -70,7 +79,7 @@ static double burn(double burst_ns)
 static void run(const mpiscope__inject_options_t *o, injector_t *in, mpiscope__inject_schedule_t *s)
 {
     const double end_ns = o->seconds > 0 ? o->seconds * 1e9 : -1;
-    while (!stop_requested) {
+    while (!stopping()) {
         if (end_ns >= 0 && s->deadline_ns >= end_ns) {
             sleep_until(in, end_ns);
             break;

@@ -2,6 +2,7 @@
  * on pinned threads of one process (--threads). */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +17,7 @@ typedef struct thread_team {
     pthread_barrier_t barrier;
     const mpiscope__probe_options_t *options;
     mpiscope__probe_worker_t *workers;
-    int failed;   /* written before the first barrier, read after it */
+    atomic_int failed; /* set before the first barrier, read after it */
 } thread_team_t;
 
 typedef struct thread_arg {
@@ -40,9 +41,9 @@ static void *thread_main(void *p)
     thread_team_t *team = a->team;
     mpiscope__probe_worker_t *w = &team->workers[a->index];
     if (mpiscope__probe_worker_prepare(team->options, w) != 0)
-        __atomic_store_n(&team->failed, 1, __ATOMIC_SEQ_CST);
+        atomic_store(&team->failed, 1);
     pthread_barrier_wait(&team->barrier);
-    if (!__atomic_load_n(&team->failed, __ATOMIC_SEQ_CST))
+    if (!atomic_load(&team->failed))
         mpiscope__probe_worker_run(team->options, w);
     return NULL;
 }

@@ -6,8 +6,11 @@
 
 /* Keep the work from being optimised away: the start value is unknown to
  * the compiler (else it folds the loop: 1.0 is a fixed point of it) and
- * the result is stored. */
-static volatile double probe_sink, probe_seed = 0.5;
+ * the result is stored. The store goes to the thread's own sink: probe
+ * threads (--threads) sharing one would race (ThreadSanitizer saw it) and
+ * bounce its cache line between their cores after every work quantum. */
+static volatile const double probe_seed = 0.5;
+static _Thread_local volatile double probe_sink;
 
 int mpiscope__probe_records_init(mpiscope__probe_records_t *r, size_t capacity)
 {

@@ -37,16 +37,16 @@ const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, u
 
 void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
 {
-    uint64_t n = __atomic_load_n(&t->pending, __ATOMIC_ACQUIRE);
+    uint64_t n = atomic_load_explicit(&t->pending, memory_order_acquire);
     if (!n)
         return;
-    if (__atomic_load_n(&t->pack_state, __ATOMIC_ACQUIRE) != MPISCOPE__TRACE_PACK_IDLE) {
+    if (atomic_load_explicit(&t->pack_state, memory_order_acquire) != MPISCOPE__TRACE_PACK_IDLE) {
         /* a signal handler on this thread, while the thread packs or writes */
         mpiscope__trace_flush_pending_foreign(t);
         return;
     }
-    __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_PACKING, __ATOMIC_SEQ_CST);
-    const char *raw = raw_block(t, t->pending_half);
+    atomic_store(&t->pack_state, MPISCOPE__TRACE_PACK_PACKING);
+    const char *raw = raw_block(t, atomic_load_explicit(&t->pending_half, memory_order_relaxed));
     const void *records = raw + sizeof(block_head_t);
     uint64_t first = ((const block_head_t *)raw)->first; /* written at the switch */
     size_t len = t->packed ? mpiscope__trace_pack(t->packed, t->capacity, records, n, t->index,
@@ -55,29 +55,32 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
     const char *data = len ? t->packed : raw;
     if (!len)
         len = MPISCOPE__TRACE_RAW_BLOCK(n);
-    t->pending_data = data;
-    t->pending_len = len;
-    t->pending_at = mpiscope__trace_reserve(len);
-    __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_READY, __ATOMIC_SEQ_CST);
-    if (mpiscope__trace_pwrite(data, len, t->pending_at) != 0)
-        t->dropped += n;
-    __atomic_store_n(&t->pending, 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_IDLE, __ATOMIC_SEQ_CST);
+    uint64_t at = mpiscope__trace_reserve(len);
+    atomic_store_explicit(&t->pending_data, data, memory_order_relaxed);
+    atomic_store_explicit(&t->pending_len, len, memory_order_relaxed);
+    atomic_store_explicit(&t->pending_at, at, memory_order_relaxed);
+    atomic_store(&t->pack_state, MPISCOPE__TRACE_PACK_READY); /* publishes the three */
+    if (mpiscope__trace_pwrite(data, len, at) != 0)
+        atomic_fetch_add_explicit(&t->dropped, n, memory_order_relaxed);
+    atomic_store(&t->pending, 0);
+    atomic_store(&t->pack_state, MPISCOPE__TRACE_PACK_IDLE);
 }
 
 void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t)
 {
-    uint64_t n = __atomic_load_n(&t->pending, __ATOMIC_ACQUIRE);
+    uint64_t n = atomic_load_explicit(&t->pending, memory_order_acquire);
     if (!n)
         return;
-    if (__atomic_load_n(&t->pack_state, __ATOMIC_ACQUIRE) == MPISCOPE__TRACE_PACK_READY) {
-        (void)mpiscope__trace_pwrite(t->pending_data, t->pending_len, t->pending_at);
+    if (atomic_load_explicit(&t->pack_state, memory_order_acquire) == MPISCOPE__TRACE_PACK_READY) {
+        (void)mpiscope__trace_pwrite(atomic_load_explicit(&t->pending_data, memory_order_relaxed),
+                                     atomic_load_explicit(&t->pending_len, memory_order_relaxed),
+                                     atomic_load_explicit(&t->pending_at, memory_order_relaxed));
         return;
     }
     uint64_t len = MPISCOPE__TRACE_RAW_BLOCK(n);
-    if (mpiscope__trace_pwrite(raw_block(t, t->pending_half), len, mpiscope__trace_reserve(len))
-        != 0)
-        t->dropped += n;
+    unsigned half = atomic_load_explicit(&t->pending_half, memory_order_relaxed);
+    if (mpiscope__trace_pwrite(raw_block(t, half), len, mpiscope__trace_reserve(len)) != 0)
+        atomic_fetch_add_explicit(&t->dropped, n, memory_order_relaxed);
 }
 
 /* The stores are ordered so that a signal handler arriving between any
@@ -86,18 +89,19 @@ void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t)
  * place in the file reserved when it is written (flush_pending). */
 void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
 {
-    if (t->pending) /* one call filled both halves */
+    if (atomic_load_explicit(&t->pending, memory_order_relaxed)) /* one call filled both halves */
         mpiscope__trace_flush_pending(t);
-    uint64_t n = t->count;
-    unsigned full = t->current;
-    mpiscope__trace_block(t, full, n, t->seq);
-    t->pending_half = full;
+    uint64_t n = atomic_load_explicit(&t->count, memory_order_relaxed);
+    uint64_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
+    unsigned full = atomic_load_explicit(&t->current, memory_order_relaxed);
+    mpiscope__trace_block(t, full, n, seq);
+    atomic_store(&t->pending_half, full);
     if (mpiscope__trace_proc.fd >= 0)
-        __atomic_store_n(&t->pending, n, __ATOMIC_SEQ_CST);
-    else
-        t->dropped += n; /* full before the file was open: not with >= 16 records */
-    __atomic_store_n(&t->count, 0, __ATOMIC_SEQ_CST);
-    __atomic_store_n(&t->seq, t->seq + n, __ATOMIC_SEQ_CST);
-    t->current = full ^ 1u;
+        atomic_store(&t->pending, n);
+    else /* full before the file was open: not with >= 16 records */
+        atomic_fetch_add_explicit(&t->dropped, n, memory_order_relaxed);
+    atomic_store(&t->count, 0);
+    atomic_store(&t->seq, seq + n);
+    atomic_store(&t->current, full ^ 1u);
     t->records = (mpiscope_trace_record_t *)(t->half[full ^ 1u] + MPISCOPE__TRACE_BLOCK_HEAD);
 }

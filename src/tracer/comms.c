@@ -26,7 +26,8 @@ static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t fl
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
     pthread_mutex_lock(&comms_lock);
-    if (p->ncomms == p->comms_cap) {
+    size_t n_before = atomic_load_explicit(&p->ncomms, memory_order_relaxed);
+    if (n_before == p->comms_cap) {
         size_t cap = p->comms_cap ? 2 * p->comms_cap : 16;
         mpiscope__trace_comm_t *grown = realloc(p->comms, cap * sizeof *grown);
         if (!grown) {
@@ -38,11 +39,11 @@ static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t fl
         p->comms = grown;
         p->comms_cap = cap;
     }
-    p->comms[p->ncomms] = (mpiscope__trace_comm_t){.handle = handle, .id = id, .created = created,
-                                                   .flags = flags, .size = (uint32_t)n,
-                                                   .members = members};
-    __atomic_store_n(&p->ncomms, p->ncomms + 1, __ATOMIC_RELEASE);
-    mpiscope__trace_stream_comm(&p->comms[p->ncomms - 1]);
+    p->comms[n_before] = (mpiscope__trace_comm_t){.handle = handle, .id = id, .created = created,
+                                                  .flags = flags, .size = (uint32_t)n,
+                                                  .members = members};
+    atomic_store_explicit(&p->ncomms, n_before + 1, memory_order_release);
+    mpiscope__trace_stream_comm(&p->comms[n_before]);
     pthread_mutex_unlock(&comms_lock);
 }
 
@@ -50,7 +51,7 @@ static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t fl
 static mpiscope__trace_comm_t *find_comm(uint64_t handle)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    for (size_t i = p->ncomms; i-- > 0;)
+    for (size_t i = atomic_load_explicit(&p->ncomms, memory_order_relaxed); i-- > 0;)
         if (p->comms[i].handle == handle)
             return &p->comms[i];
     return NULL;
@@ -85,7 +86,8 @@ static void agree(uint64_t handle, uint64_t created, MPI_Comm comm)
         PMPI_Comm_remote_size(comm, &n);
     else
         PMPI_Comm_size(comm, &n);
-    int32_t counter = (int32_t)__atomic_add_fetch(&p->comm_counter, 1, __ATOMIC_RELAXED);
+    int32_t counter = (int32_t)(atomic_fetch_add_explicit(&p->comm_counter, 1,
+                                                          memory_order_relaxed) + 1);
     int32_t mine[2] = {p->rank, counter};
     int32_t *pairs = gather_pairs(comm, n, mine);
     if (!pairs) {
@@ -144,7 +146,8 @@ void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm p
         return;
     }
     uint64_t id = mix(((uint64_t)p->rank << 32)
-                      | (uint32_t)__atomic_add_fetch(&p->comm_counter, 1, __ATOMIC_RELAXED)) | 1;
+                      | (uint32_t)(atomic_fetch_add_explicit(&p->comm_counter, 1,
+                                                           memory_order_relaxed) + 1)) | 1;
     add_comm(handle, id, created, MPISCOPE__TRACE_COMM_F_LOCAL, 0, NULL);
 }
 

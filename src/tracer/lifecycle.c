@@ -12,10 +12,11 @@
 
 mpiscope__trace_proc_t mpiscope__trace_proc = {.comm = MPI_COMM_NULL, .thread_level = -1,
                                               .fd = -1};
-volatile int mpiscope__trace_active;
+_Atomic int mpiscope__trace_active;
 int mpiscope__trace_stamp_ticks;
 
-static int configured, paused, ending;
+static int configured, ending;
+static _Atomic int paused; /* MPI_Pcontrol may come from any thread */
 static mpiscope__trace_thread_t fallback_thread; /* capacity 0: its records are dropped */
 
 void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *site)
@@ -29,7 +30,7 @@ void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *
         mpiscope_timer_info_t info;
         mpiscope__trace_stamp_ticks = mpiscope_timer_info(&info) == 0
                                       && info.kind == MPISCOPE_TIMER_TSC;
-        mpiscope__trace_active = !paused;
+        atomic_store(&mpiscope__trace_active, !atomic_load(&paused));
     }
     if (!mpiscope__trace_begin(c, func, site)) {
         fallback_thread.depth = 1;
@@ -73,7 +74,7 @@ void mpiscope__trace_world_started(mpiscope__trace_call_t *c, int ret, int threa
         return;
     if (PMPI_Comm_dup(MPI_COMM_WORLD, &p->comm) != MPI_SUCCESS) {
         mpiscope__trace_warn("cannot duplicate MPI_COMM_WORLD: not tracing");
-        mpiscope__trace_active = 0;
+        atomic_store(&mpiscope__trace_active, 0);
         return;
     }
     start();
@@ -94,7 +95,7 @@ void mpiscope__trace_session_started(mpiscope__trace_call_t *c, int ret)
         || PMPI_Comm_create_from_group(group, "org.mpiscope.trace", MPI_INFO_NULL,
                                        MPI_ERRORS_RETURN, &p->comm) != MPI_SUCCESS) {
         mpiscope__trace_warn("cannot make a communicator of mpi://WORLD: not tracing");
-        mpiscope__trace_active = 0;
+        atomic_store(&mpiscope__trace_active, 0);
         return;
     }
     PMPI_Group_free(&group);
@@ -106,7 +107,7 @@ void mpiscope__trace_session_started(mpiscope__trace_call_t *c, int ret)
 static void stopping(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    if (!p->started || ending || p->written)
+    if (!p->started || ending || atomic_load(&p->written))
         return;
     ending = 1;
     mpiscope__trace_write_current();
@@ -133,14 +134,15 @@ void mpiscope__trace_session_stopping(void)
 
 void mpiscope__trace_stopped(void)
 {
-    if (!ending || mpiscope__trace_proc.written)
+    if (!ending || atomic_load(&mpiscope__trace_proc.written))
         return;
     mpiscope__trace_write(MPISCOPE__TRACE_END_FINALIZED, 0);
-    unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
+    unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_acquire);
     uint64_t dropped = 0;
     for (unsigned i = 0; i < n; i++) {
-        mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
-        dropped += t->dropped;
+        mpiscope__trace_thread_t *t = atomic_load_explicit(&mpiscope__trace_threads[i],
+                                                           memory_order_relaxed);
+        dropped += atomic_load_explicit(&t->dropped, memory_order_relaxed);
         /* The scratch arrays hang off the thread's mmap'd block, where no
          * leak checker looks: give them back (a later call grows them anew). */
         free(t->statuses);
@@ -152,9 +154,10 @@ void mpiscope__trace_stopped(void)
     if (dropped)
         mpiscope__trace_warn("%llu records lost: the trace file could not be written",
                              (unsigned long long)dropped);
-    if (mpiscope__trace_lost_calls)
+    uint64_t lost = atomic_load_explicit(&mpiscope__trace_lost_calls, memory_order_relaxed);
+    if (lost)
         mpiscope__trace_warn("%llu calls not recorded: more than %d threads called MPI",
-                             (unsigned long long)mpiscope__trace_lost_calls,
+                             (unsigned long long)lost,
                              MPISCOPE__TRACE_MAX_THREADS);
 }
 
@@ -166,7 +169,7 @@ void mpiscope__trace_abort(mpiscope__trace_call_t *c, int errorcode)
 
 void mpiscope__trace_pcontrol(int level)
 {
-    paused = level == 0;
-    if (configured && !mpiscope__trace_proc.written)
-        mpiscope__trace_active = !paused;
+    atomic_store(&paused, level == 0);
+    if (configured && !atomic_load(&mpiscope__trace_proc.written))
+        atomic_store(&mpiscope__trace_active, level != 0);
 }

@@ -5,9 +5,9 @@
 #include "trace_pack.h"
 
 __thread mpiscope__trace_thread_t *mpiscope__trace_self __attribute__((tls_model("initial-exec")));
-mpiscope__trace_thread_t *volatile mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
-volatile unsigned mpiscope__trace_nthreads;
-volatile uint64_t mpiscope__trace_lost_calls;
+mpiscope__trace_thread_t *_Atomic mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
+_Atomic unsigned mpiscope__trace_nthreads;
+_Atomic uint64_t mpiscope__trace_lost_calls;
 
 static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -40,12 +40,12 @@ mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void)
 {
     pthread_mutex_lock(&attach_lock);
     mpiscope__trace_thread_t *t = NULL;
-    unsigned n = mpiscope__trace_nthreads;
+    unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_relaxed);
     if (n < MPISCOPE__TRACE_MAX_THREADS && (t = thread_new(n)) != NULL) {
-        mpiscope__trace_threads[n] = t;
-        __atomic_store_n(&mpiscope__trace_nthreads, n + 1, __ATOMIC_RELEASE);
+        atomic_store_explicit(&mpiscope__trace_threads[n], t, memory_order_relaxed);
+        atomic_store_explicit(&mpiscope__trace_nthreads, n + 1, memory_order_release);
     } else {
-        __atomic_add_fetch(&mpiscope__trace_lost_calls, 1, __ATOMIC_RELAXED);
+        atomic_fetch_add_explicit(&mpiscope__trace_lost_calls, 1, memory_order_relaxed);
     }
     pthread_mutex_unlock(&attach_lock);
     mpiscope__trace_self = t;
@@ -64,13 +64,15 @@ mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_
 {
     mpiscope__trace_thread_t *t = c->t;
     if (c->r == &t->spill) {
-        t->dropped++;
+        atomic_fetch_add_explicit(&t->dropped, 1, memory_order_relaxed);
         return NULL;
     }
     /* This call's parts filled both halves (a completion of more requests
      * than a half holds): its own record is written with the other half
      * and kept on in `held` (a flag set after this is not in the file). */
-    if (t->count >= t->capacity && t->pending && in_half(t, t->pending_half, c->r)) {
+    if (atomic_load_explicit(&t->count, memory_order_relaxed) >= t->capacity
+        && atomic_load_explicit(&t->pending, memory_order_relaxed)
+        && in_half(t, atomic_load_explicit(&t->pending_half, memory_order_relaxed), c->r)) {
         t->held = *c->r;
         c->r = &t->held;
     }

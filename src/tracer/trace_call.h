@@ -26,15 +26,20 @@ static inline __attribute__((always_inline)) uint64_t mpiscope__trace_handle(con
     return v;
 }
 
+/* The owner alone changes count: a relaxed load and a release store, no
+ * read-modify-write. */
 static inline __attribute__((always_inline)) mpiscope_trace_record_t *
 mpiscope__trace_slot(mpiscope__trace_thread_t *t)
 {
-    if (__builtin_expect(t->count >= t->capacity, 0))
+    uint64_t n = atomic_load_explicit(&t->count, memory_order_relaxed);
+    if (__builtin_expect(n >= t->capacity, 0)) {
         mpiscope__trace_switch(t);
-    mpiscope_trace_record_t *r = &t->records[t->count];
+        n = atomic_load_explicit(&t->count, memory_order_relaxed);
+    }
+    mpiscope_trace_record_t *r = &t->records[n];
     r->t_enter = 0;
-    __asm__ volatile("" ::: "memory"); /* a signal flush sees t_enter 0: not started */
-    t->count++;
+    /* released with the count: a flush that sees the record sees t_enter 0 (not started) */
+    atomic_store_explicit(&t->count, n + 1, memory_order_release);
     return r;
 }
 
@@ -44,7 +49,7 @@ mpiscope__trace_slot(mpiscope__trace_thread_t *t)
 static inline __attribute__((always_inline)) int mpiscope__trace_begin(mpiscope__trace_call_t *c,
                                                                      unsigned func, void *site)
 {
-    if (__builtin_expect(!mpiscope__trace_active, 0))
+    if (__builtin_expect(!atomic_load_explicit(&mpiscope__trace_active, memory_order_relaxed), 0))
         return 0;
     mpiscope__trace_thread_t *t = mpiscope__trace_self;
     if (__builtin_expect(t == NULL, 0) && (t = mpiscope__trace_thread_attach()) == NULL)
@@ -85,7 +90,7 @@ static inline __attribute__((always_inline)) void mpiscope__trace_end(mpiscope__
     c->t->depth = 0;
     /* A half filled during this call is written now, after its exit stamp
      * and last part: in no call's time. */
-    if (__builtin_expect(c->t->pending != 0, 0))
+    if (__builtin_expect(atomic_load_explicit(&c->t->pending, memory_order_relaxed) != 0, 0))
         mpiscope__trace_flush_pending(c->t);
 }
 

@@ -4,6 +4,7 @@
 #ifndef MPISCOPE_TRACE_STATE_H
 #define MPISCOPE_TRACE_STATE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <mpi.h>
@@ -12,6 +13,15 @@
 #include "trace_record.h"
 
 #define MPISCOPE__TRACE_MAX_THREADS 256
+
+/* What one thread's calls write and another thread, or a signal handler on
+ * any thread, reads (the end of the file, a flush) is atomic (C11), never
+ * merely volatile. The owner's hot path uses relaxed loads and release
+ * stores: plain moves on x86-64 and AArch64. A signal handler may only
+ * touch lock-free atomics (it could interrupt a lock's holder). */
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2
+               && ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2,
+               "the tracer's signal handlers need lock-free atomics");
 
 enum { MPISCOPE__TRACE_PACK_IDLE, MPISCOPE__TRACE_PACK_PACKING, MPISCOPE__TRACE_PACK_READY };
 
@@ -22,21 +32,21 @@ typedef struct mpiscope__trace_thread {
      * (blocks.c). */
     mpiscope_trace_record_t *records;  /* the current half */
     uint64_t capacity;                 /* records per half */
-    volatile uint64_t count;           /* records taken in the current half */
-    volatile uint64_t seq;             /* this thread's sequence number of records[0] */
-    unsigned current;                  /* which half records is */
-    volatile uint64_t pending;         /* records of the other half not written yet, 0: none */
-    volatile unsigned pending_half;    /* which half is pending */
+    _Atomic uint64_t count;            /* records taken in the current half */
+    _Atomic uint64_t seq;              /* this thread's sequence number of records[0] */
+    _Atomic unsigned current;          /* which half records is */
+    _Atomic uint64_t pending;          /* records of the other half not written yet, 0: none */
+    _Atomic unsigned pending_half;     /* which half is pending */
     /* The pending half's block as the owner writes it (blocks.c): packed
      * (THRC, pack.c) or raw, its bytes and place; ready once pack_state is
      * MPISCOPE__TRACE_PACK_READY. */
-    volatile int pack_state;
-    const char *volatile pending_data;
-    volatile uint64_t pending_len;
-    volatile uint64_t pending_at;
+    _Atomic int pack_state;
+    const char *_Atomic pending_data;
+    _Atomic uint64_t pending_len;
+    _Atomic uint64_t pending_at;
     char *packed;                      /* room to pack a half (mpiscope__trace_pack_room) */
     char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
-    uint64_t dropped;                  /* records lost: the file could not be written */
+    _Atomic uint64_t dropped;          /* records lost: the file could not be written */
     int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
     unsigned index;                    /* thread number in this process, from 0 */
     uint64_t *handles;                 /* scratch: request handles saved before a completion */
@@ -90,7 +100,7 @@ typedef struct mpiscope__trace_proc {
     MPI_Session session;    /* private session (session model only) */
     int own_session;
     uint64_t start_stamp;
-    uint64_t comm_counter;  /* communicators registered here */
+    _Atomic uint64_t comm_counter; /* communicators registered here */
     mpiscope__trace_clock_t clock[2]; /* at start, at the end */
     char dir[1024];
     char path[1152];
@@ -100,12 +110,13 @@ typedef struct mpiscope__trace_proc {
     int pack;               /* full halves go packed (THRC) when smaller: MPISCOPE_TRACE_PACK */
     unsigned sync_patience;
     mpiscope__trace_comm_t *comms;
-    size_t ncomms, comms_cap;
-    volatile int written;   /* the end of the file has been written (once) */
+    _Atomic size_t ncomms;  /* comms: changed under a lock, read by the end */
+    size_t comms_cap;
+    _Atomic int written;    /* the end of the file has been written (once) */
     int fd;                 /* the rank file, open from the start of tracing; -1 before */
-    volatile uint64_t file_end;        /* bytes reserved in the file so far */
-    volatile uint64_t write_failures;  /* writes that failed (disk full, file size limit) */
-    volatile int write_warned;
+    _Atomic uint64_t file_end;         /* bytes reserved in the file so far */
+    _Atomic uint64_t write_failures;   /* writes that failed (disk full, file size limit) */
+    _Atomic int write_warned;
     char write_error_msg[1400];         /* prepared: said from a signal handler too */
     size_t write_error_len;
     int spawned;            /* the world has a parent (MPI_Comm_spawn) */
@@ -114,10 +125,11 @@ typedef struct mpiscope__trace_proc {
 } mpiscope__trace_proc_t;
 
 extern mpiscope__trace_proc_t mpiscope__trace_proc;
-extern volatile int mpiscope__trace_active;  /* record calls now */
+extern _Atomic int mpiscope__trace_active;  /* record calls now */
 extern int mpiscope__trace_stamp_ticks;      /* stamps are raw counter ticks */
-extern mpiscope__trace_thread_t *volatile mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
-extern volatile unsigned mpiscope__trace_nthreads;
+/* The threads' buffers: nthreads is stored (release) after the entry. */
+extern mpiscope__trace_thread_t *_Atomic mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
+extern _Atomic unsigned mpiscope__trace_nthreads;
 extern __thread mpiscope__trace_thread_t *mpiscope__trace_self
     __attribute__((tls_model("initial-exec")));
 
@@ -151,7 +163,7 @@ static inline __attribute__((always_inline)) uint64_t mpiscope__trace_stamp(void
  * thread table is full: the thread's calls are then counted as dropped in
  * mpiscope__trace_lost_threads). */
 mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void);
-extern volatile uint64_t mpiscope__trace_lost_calls;
+extern _Atomic uint64_t mpiscope__trace_lost_calls;
 
 /* Reads the MPISCOPE_TRACE_* environment (docs/tracer.md). */
 void mpiscope__trace_config(mpiscope__trace_proc_t *p);

@@ -39,8 +39,8 @@ static uint64_t padded(uint64_t size)
 static void note_failure(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    __atomic_add_fetch(&p->write_failures, 1, __ATOMIC_RELAXED);
-    if (!__atomic_exchange_n(&p->write_warned, 1, __ATOMIC_ACQ_REL) && p->write_error_len)
+    atomic_fetch_add_explicit(&p->write_failures, 1, memory_order_relaxed);
+    if (!atomic_exchange(&p->write_warned, 1) && p->write_error_len)
         (void)!write(2, p->write_error_msg, p->write_error_len);
 }
 
@@ -62,7 +62,7 @@ static int pwrite_all(int fd, const void *data, size_t n, uint64_t at)
 
 uint64_t mpiscope__trace_reserve(uint64_t len)
 {
-    return __atomic_fetch_add(&mpiscope__trace_proc.file_end, len, __ATOMIC_RELAXED);
+    return atomic_fetch_add_explicit(&mpiscope__trace_proc.file_end, len, memory_order_relaxed);
 }
 
 int mpiscope__trace_pwrite(const void *data, size_t n, uint64_t at)
@@ -194,7 +194,7 @@ void mpiscope__trace_stream_open(void)
                      "mpiscope-trace[rank %d]: error: cannot write %s (disk full or file size "
                      "limit?): this rank's trace is short\n", p->rank, p->path);
     p->write_error_len = n > 0 && (size_t)n < sizeof p->write_error_msg ? (size_t)n : 0;
-    p->file_end = 16;
+    atomic_store_explicit(&p->file_end, 16, memory_order_relaxed);
     p->fd = fd;
     static const char magic[8] = {'M', 'P', 'I', 'S', 'C', 'T', 'R', 'C'};
     uint32_t version[2] = {MPISCOPE_TRACE_FORMAT_VERSION, 0x01020304u};
@@ -204,7 +204,7 @@ void mpiscope__trace_stream_open(void)
     chunk("META", p->meta, p->meta_len);
     write_functions();
     write_clock(0);
-    size_t ncomms = __atomic_load_n(&p->ncomms, __ATOMIC_ACQUIRE);
+    size_t ncomms = atomic_load_explicit(&p->ncomms, memory_order_acquire);
     for (size_t i = 0; i < ncomms; i++)
         mpiscope__trace_stream_comm(&p->comms[i]);
     write_maps();
@@ -214,50 +214,55 @@ void mpiscope__trace_stream_open(void)
  * place) and the records of its current half. */
 static void write_threads(void)
 {
-    unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
+    unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_acquire);
     for (unsigned i = 0; i < n; i++) {
-        mpiscope__trace_thread_t *t = mpiscope__trace_threads[i];
+        mpiscope__trace_thread_t *t = atomic_load_explicit(&mpiscope__trace_threads[i],
+                                                           memory_order_relaxed);
         if (t == mpiscope__trace_self)
             mpiscope__trace_flush_pending(t);
         else
             mpiscope__trace_flush_pending_foreign(t);
-        uint64_t count = __atomic_load_n(&t->count, __ATOMIC_SEQ_CST);
+        uint64_t count = atomic_load_explicit(&t->count, memory_order_acquire);
         if (count) {
             uint64_t len = MPISCOPE__TRACE_RAW_BLOCK(count);
-            if (mpiscope__trace_pwrite(mpiscope__trace_block(t, t->current, count, t->seq), len,
-                                       mpiscope__trace_reserve(len)) != 0)
-                t->dropped += count;
+            const char *block = mpiscope__trace_block(t, atomic_load(&t->current), count,
+                                                      atomic_load(&t->seq));
+            if (mpiscope__trace_pwrite(block, len, mpiscope__trace_reserve(len)) != 0)
+                atomic_fetch_add_explicit(&t->dropped, count, memory_order_relaxed);
         }
     }
 }
 
 void mpiscope__trace_write_current(void)
 {
-    if (mpiscope__trace_proc.fd >= 0 && !mpiscope__trace_proc.written)
+    if (mpiscope__trace_proc.fd >= 0 && !atomic_load(&mpiscope__trace_proc.written))
         write_threads();
 }
 
 static void write_end(int status, int code)
 {
     uint64_t dropped = 0;
-    unsigned n = __atomic_load_n(&mpiscope__trace_nthreads, __ATOMIC_ACQUIRE);
+    unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_acquire);
     for (unsigned i = 0; i < n; i++)
-        dropped += mpiscope__trace_threads[i]->dropped;
+        dropped += atomic_load_explicit(&atomic_load_explicit(&mpiscope__trace_threads[i],
+                                                              memory_order_relaxed)->dropped,
+                                        memory_order_relaxed);
     struct {
         uint32_t status;
         int32_t code;
         uint64_t stamp, dropped, lost_calls, write_failures;
-    } end = {(uint32_t)status, code, mpiscope__trace_stamp(), dropped, mpiscope__trace_lost_calls,
-             __atomic_load_n(&mpiscope__trace_proc.write_failures, __ATOMIC_RELAXED)};
+    } end = {(uint32_t)status, code, mpiscope__trace_stamp(), dropped,
+             atomic_load_explicit(&mpiscope__trace_lost_calls, memory_order_relaxed),
+             atomic_load_explicit(&mpiscope__trace_proc.write_failures, memory_order_relaxed)};
     chunk("END ", &end, sizeof end);
 }
 
 void mpiscope__trace_write(int end_status, int end_code)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
-    if (!p->started || __atomic_exchange_n(&p->written, 1, __ATOMIC_ACQ_REL))
+    if (!p->started || atomic_exchange(&p->written, 1))
         return;
-    mpiscope__trace_active = 0;
+    atomic_store(&mpiscope__trace_active, 0);
     if (p->fd < 0)
         return; /* said when the file could not be opened */
     int saved = errno;
