@@ -38,8 +38,8 @@ endif
 
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
-.PHONY: all build run test check check-c check-python deps test-c test-sanitize test-python \
-  test-openmpi lint bench clean distclean smpi simgrid mpi4py
+.PHONY: all build run test check check-c check-python deps test-c test-sanitize test-tsan \
+  test-python test-openmpi lint bench clean distclean smpi simgrid mpi4py
 
 all: build
 
@@ -115,16 +115,18 @@ test:
 # few MPI calls of the engine), Python without MPI, SimGrid, Slurm or a browser.
 check: check-c check-python
 
+SERIAL_CC ?= cc
 check-c:
 	@mkdir -p build
-	cmake -S . -B $(CURDIR)/build/serial -DMPISCOPE_SERIAL=ON -DCMAKE_BUILD_TYPE=Debug \
-	  > $(CURDIR)/build/serial.log 2>&1 || { cat $(CURDIR)/build/serial.log; exit 1; }
+	CC=$(SERIAL_CC) cmake -S . -B $(CURDIR)/build/serial -DMPISCOPE_SERIAL=ON \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo > $(CURDIR)/build/serial.log 2>&1 \
+	  || { cat $(CURDIR)/build/serial.log; exit 1; }
 	cmake --build $(CURDIR)/build/serial -j $(JOBS)
-	cd $(CURDIR)/build/serial && ctest --output-on-failure -L unit
+	cd $(CURDIR)/build/serial && ctest --output-on-failure -L unit -j $(JOBS)
 
-check-python: $(VENV)/.python-installed
+check-python: $(VENV)/.python-installed check-c
 	MPISCOPE_LIB=$(CURDIR)/build/serial/libmpiscope.so MPISCOPE_PROFILE_DIR=$(CURDIR)/build/no-mpi \
-	  $(PYTEST) -m "not ($(REAL_TESTS))" tests/python
+	  $(PYTEST) -n $(JOBS) -m "not ($(REAL_TESTS))" tests/python
 
 test-c: build
 	cd $(BUILD) && ctest --output-on-failure
@@ -166,6 +168,32 @@ test-sanitize: build
 	  -o halo.trace ../examples/trace/halo4d --lattice 8 --iters 4 > /dev/null
 	cd $(CURDIR)/build/sanitize/traced && $(VENV)/bin/mpiscope trace summary late.trace > /dev/null \
 	  && $(VENV)/bin/mpiscope trace summary halo.trace > /dev/null
+	$(MAKE) --no-print-directory test-tsan
+
+# ThreadSanitizer: the tracer (its writer thread, signal handlers, several
+# threads calling MPI) and the noise probes' threads. UCX's mmap hook in the
+# MPICH wheel crashes TSan when a thread exits: it is turned off, which
+# changes nothing of ours.
+TSAN_ENV := TSAN_OPTIONS=halt_on_error=1 UCX_MEM_MMAP_HOOK_MODE=none \
+  MPISCOPE_TRACE_LIB=$(CURDIR)/build/tsan/src/tracer/libmpiscope-trace.so
+TSAN_TRACED := $(CURDIR)/build/tsan/traced
+test-tsan: build
+	CC=$(MPICC) cmake -S . -B $(CURDIR)/build/tsan -DMPISCOPE_SANITIZE=thread -DCMAKE_BUILD_TYPE=Debug \
+	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) > $(CURDIR)/build/tsan.log 2>&1 || { cat $(CURDIR)/build/tsan.log; exit 1; }
+	cmake --build $(CURDIR)/build/tsan -j $(JOBS)
+	cd $(CURDIR)/build/tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure \
+	  -R '^(trace_threads|noise_probe_threads)$$'
+	rm -rf $(TSAN_TRACED) && mkdir -p $(TSAN_TRACED)
+	cd $(TSAN_TRACED) && $(TSAN_ENV) $(VENV)/bin/mpiscope trace --mpi $(MPI) --np 2 \
+	  --records 64 -o late.trace ../examples/trace/late_p2p --delay-ms 20 --sizes 8,65536 > /dev/null
+	cd $(TSAN_TRACED) && $(TSAN_ENV) $(VENV)/bin/mpiscope trace --mpi $(MPI) --np 2 \
+	  -o halo.trace ../examples/trace/halo4d --lattice 8 --iters 4 > /dev/null
+	cd $(TSAN_TRACED) && $(TSAN_ENV) $(VENV)/bin/mpiscope trace --mpi $(MPI) --np 2 \
+	  --records 64 -o threads.trace ../tests/trace_threads > /dev/null
+	cd $(TSAN_TRACED) && for t in late halo threads; do \
+	  $(VENV)/bin/mpiscope trace summary $$t.trace > /dev/null || exit 1; done
+	$(TSAN_ENV) $(CURDIR)/build/tsan/src/noise/mpiscope-noise probe --seconds 0.2 \
+	  --kinds fwq,ftq,selfish --threads 0,0 --out-dir $(TSAN_TRACED)/probe > /dev/null
 
 # The system packages the real tests need (tools/install-deps says which),
 # installed once, before any test runs.
