@@ -27,11 +27,11 @@ TOLERANCE = 0.01  # relative; the simulator reads within 0.3% at n = 4
 
 def test_the_formula_by_hand() -> None:
     assert linear_loop_ratio(4, 4, 1) == 2.5  # the seed's example
+    assert LOOP_BIAS["linear_bcast"](4, 4, 1) == 2.5  # the op's registered loop bias
     assert linear_loop_ratio(4, 4, 2) == pytest.approx(11 / 8)
     assert linear_loop_ratio(16, 2, 3) == pytest.approx(18 / 6)
     assert all(linear_loop_ratio(64, 1, i) == 1 for i in range(1, 64))  # one launch: no bias
     assert all(linear_loop_ratio(n, k, n - 1) == 1 for n in (2, 4, 64) for k in (1, 5))
-    assert LOOP_BIAS["linear_bcast"] is linear_loop_ratio
     for bad in ((4, 4, 0), (4, 4, 4), (4, 0, 1)):
         with pytest.raises(ValueError):
             linear_loop_ratio(*bad)

@@ -49,12 +49,13 @@ def reasons(timer: dict[str, Any]) -> tuple[str, ...]:
 
 
 def test_the_criteria_table() -> None:
-    assert [c.name for c in TIMER_CRITERIA] == [
-        "available", "monotonic", "resolution", "invariant", "frequency", "wait patterns",
-    ]  # fmt: skip
-    assert [c.name for c in SYNC_CRITERIA] == ["residual", "drift", "recovered"]
-    assert (MAX_RESOLUTION_NS, MAX_FREQUENCY_ERROR_PPM, MAX_SYNC_RESIDUAL_NS, MAX_DRIFT_PPM) == (
-        100.0, 10.0, 1000.0, 10.0)  # fmt: skip
+    """Each criterion's rule states the limit the verdicts apply, and the
+    table is documented as it is."""
+    rules = {c.name: c.rule for c in TIMER_CRITERIA + SYNC_CRITERIA}
+    assert f"<= {MAX_RESOLUTION_NS:g} ns" in rules["resolution"]
+    assert f"±{MAX_FREQUENCY_ERROR_PPM:g} ppm" in rules["frequency"]
+    assert f"below {MAX_SYNC_RESIDUAL_NS:g} ns" in rules["residual"]
+    assert f"below {MAX_DRIFT_PPM:g} ppm" in rules["drift"]
     doc = (REPO / "docs" / "cli.md").read_text()
     for criterion in TIMER_CRITERIA + SYNC_CRITERIA:
         assert criterion.rule in doc, criterion.rule  # the table is documented as it is

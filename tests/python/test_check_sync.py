@@ -12,7 +12,8 @@ from mpiscope.reports.check import SYNC_CRITERIA, check_lines, verdicts
 from mpiscope.result import Result
 from mpiscope_fakes import FAKE_CHECK, run_cli
 
-#: What the bench writes for one algorithm against an injected transform.
+#: What the bench writes for one algorithm against an injected transform
+#: (test_fixture_shapes.py checks its fields against a real `check --sync`).
 TREE: dict[str, Any] = {
     "algorithm": "tree", "duration_ns": 3.28e8, "max_abs_residual_ns": 0.4,
     "after_seconds": 1, "max_abs_residual_after_ns": 2.5, "drift_ppm": 0.002,

@@ -141,3 +141,18 @@ def test_the_fake_bench_writes_what_the_real_one_writes(
     assert run.code == 0, run
     fake = json.loads((tmp_path / "fake.json").read_text())
     assert_same_shape(real_runs[name], fake, f"the fake bench's document for {' '.join(args)}")
+
+
+@pytest.mark.mpi
+def test_the_sync_entry_of_the_sync_tests_is_what_the_bench_writes(tmp_path: Path) -> None:
+    """test_check_sync.py's TREE: one algorithm against an injected transform
+    with a fitted drift, as `check --sync` writes it."""
+    from test_check_sync import TREE
+
+    proc = mpiscope("check", "--sync", "tree", "--clock-transform", "all:offset=1e6,drift=20",
+                    "--sync-fitpoints", "4", "--sync-fit-gap-ns", "1e7", "--drift-seconds", "1",
+                    "--out", "c.json", "--quiet", cwd=tmp_path)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    syncs = json.loads((tmp_path / "c.json").read_text())["check"]["sync"]
+    real = next(s for s in syncs if s["algorithm"] == "tree")
+    assert_same_shape(real, TREE, "test_check_sync.TREE")

@@ -17,6 +17,16 @@ from mpiscope.result.noise import load_noise, noise_frame, validate
 from test_noise_probes import write_probe_dir
 
 
+def accepted(doc: dict[str, Any]) -> bool:
+    """Whether the noise schema accepts a document (False: it names why)."""
+    try:
+        validate(doc)
+    except MpiscopeError:
+        return False
+    return True
+
+
+
 def make_run(design: str = "alternate", packets: int = 8) -> dict[str, Any]:
     """A noise-run as the lead's session writes it (design document, noise-run)."""
     rng = np.random.default_rng(0)
@@ -103,16 +113,16 @@ def probe(tmp_path: Path) -> dict[str, Any]:
 
 def test_the_three_kinds_validate(probe: dict[str, Any]) -> None:
     for doc in (make_run(), make_run("separate"), make_verdict(), probe):
-        validate(doc)
+        assert accepted(doc)
 
 
 def test_a_run_before_its_setup_line_validates() -> None:
     run = make_run()
     run.update(status="running", packets=[], binding=[], agent=None)
     run["detector"] = {"name": "barrier", "packet_seconds": 1.0, "packets": 30}
-    validate(run)
+    assert accepted(run)
     run["status"], run["error"], run["detector"] = "failed", "mpiexec ended with 1", None
-    validate(run)
+    assert accepted(run)
 
 
 def test_load_noise_round_trip(tmp_path: Path, probe: dict[str, Any]) -> None:
@@ -126,7 +136,7 @@ def test_unknown_fields_are_allowed() -> None:
     doc = make_verdict()
     doc["from_the_future"] = {"x": 1}
     doc["criteria"]["ks"] = {"p_value": 0.5}
-    validate(doc)
+    assert accepted(doc)
 
 
 def _edit(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
