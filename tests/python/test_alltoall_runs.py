@@ -89,3 +89,42 @@ def test_the_command_is_registered() -> None:
     proc = subprocess.run([sys.executable, "-m", "mpiscope", "alltoall", "--help"],
                           capture_output=True, text=True, timeout=60)  # fmt: skip
     assert proc.returncode == 0 and "compare" in proc.stdout
+
+
+def _openmpi(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "mpiscope", *args, "--mpi", "openmpi"], cwd=cwd,
+                          capture_output=True, text=True, timeout=timeout, check=False)  # fmt: skip
+
+
+def test_open_mpi_follows_a_rules_file_of_two_ranges(tmp_path: Path) -> None:
+    """Open MPI itself proves it reads the rules file mpiscope writes (not our
+    parser: the library runs the algorithm of each range, and the one a
+    broken range names fails there only): algorithm 3 up to 64 B per
+    destination, 2 above, for 2 ranks."""
+    from mpiscope.alltoall import tune
+
+    rules = tmp_path / "rules.txt"
+    rules.write_text(tune.openmpi_rules({2: [(64, "3"), (None, "2")]}))
+    proof = _openmpi("alltoall", "tune", "--check", str(rules), cwd=tmp_path)
+    assert proof.returncode == 0, proof.stdout + proof.stderr
+    written = [line for line in proof.stdout.splitlines() if "as written" in line]
+    assert [line.split()[1] for line in written] == ["64", "65"]  # one size inside each range
+    assert all(" ok " in line for line in written)
+    assert proof.stdout.count(" ok ") == 2 + 2 * 2 and "WRONG" not in proof.stdout
+    assert "MPI_ERR_ARG" in proof.stdout  # the broken range failed, in Open MPI's words
+
+
+def test_compare_tune_and_proof_on_open_mpi(tmp_path: Path) -> None:
+    """What a user of Open MPI does: compare its algorithms, write the rules
+    file for the winners, and let Open MPI prove it follows it."""
+    compare = _openmpi("alltoall", "compare", "--np", "2", "--sizes", "8,4096",
+                       "--max-point-seconds", "1", "--out", "a2a.json", "--quiet",
+                       cwd=tmp_path)  # fmt: skip
+    assert compare.returncode == 0, compare.stderr
+    made = _openmpi("alltoall", "tune", "a2a.json", "--format", "openmpi", "-o", "rules.txt",
+                    cwd=tmp_path)  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    assert (tmp_path / "rules.txt").read_text().startswith("rule-file-version-2\n")
+    proof = _openmpi("alltoall", "tune", "--check", "rules.txt", cwd=tmp_path)
+    assert proof.returncode == 0, proof.stdout + proof.stderr
+    assert "proved: openmpi reads rules.txt" in proof.stdout and "WRONG" not in proof.stdout

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -302,3 +304,43 @@ def test_readers_take_schema_1_0_and_1_1(sample_doc: dict[str, Any], tmp_path: P
         path = tmp_path / f"v{version}.json"
         path.write_text(json.dumps(doc))
         assert load_result(path).schema_version == version
+
+
+@pytest.mark.mpi
+def test_a_real_series_with_a_failed_launch(tmp_path: Path) -> None:
+    """Three real launches; in the second, rank 1 cannot read its plan (a node
+    that does not see the file): every rank of that launch stops, the series
+    stops there, the first launch's points are kept with the failed launch
+    recorded, and the one line says which launch failed and why."""
+    import os
+
+    from mpiscope.mpi_profile import find_profiles
+
+    bench = os.environ.get("MPISCOPE_BENCH") or find_profiles()["mpich"].bench
+    calls = tmp_path / "rank-1-calls"
+    wrapper = tmp_path / "bench.sh"
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$PMI_RANK" = 1 ]; then echo x >> {calls}; '
+        f'if [ "$(wc -l < {calls})" = 2 ]; then exec {bench} --plan /nonexistent/plan.json; fi; '
+        "fi\n"
+        f'exec {bench} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    env = dict(os.environ, MPISCOPE_BENCH=str(wrapper))
+    out = tmp_path / "l.json"
+    proc = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--sizes", "8,1K",
+         "--launches", "3", "--launch-profile", "off", "--mpi", "mpich", "--quiet",
+         "--out", str(out), "--timeout", "500"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600, check=False)
+    assert proc.returncode == 1, proc.stderr
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("mpiscope: error: launch 1 of 3: ") and f"kept in {out}" in line, line
+    assert "rank 1: /nonexistent/plan.json" in line, line
+    doc = load_result(out).data
+    assert doc["status"] == "failed" and doc["error"].startswith("launch 1 of 3: ")
+    assert [r["status"] for r in doc["launches"]] == ["complete", "failed"]  # 3rd never started
+    assert {p["launch"] for p in doc["points"]} == {0}
+    assert sorted(p["size_bytes"] for p in doc["points"]) == [8, 1024]
+    assert calls.read_text().count("x") == 2
