@@ -13,7 +13,7 @@ enum {
     OPT_K, OPT_K_INIT, OPT_GAMMA, OPT_INVALID_THRESHOLD, OPT_OUT, OPT_FORCE, OPT_RAW,
     OPT_OVERSUBSCRIBED, OPT_META, OPT_OP_OPTION, OPT_PROGRESS, OPT_LIST_OPS, OPT_HELP,
     OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC, OPT_METHOD, OPT_GAP, OPT_WINDOW, OPT_ARRIVAL,
-    OPT_SHUFFLE, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE
+    OPT_SHUFFLE, OPT_RANKS, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE
 };
 
 static const struct option long_options[] = {
@@ -51,6 +51,7 @@ static const struct option long_options[] = {
     {"window-ns", required_argument, 0, OPT_WINDOW},
     {"arrival", required_argument, 0, OPT_ARRIVAL},
     {"shuffle", required_argument, 0, OPT_SHUFFLE},
+    {"ranks", required_argument, 0, OPT_RANKS},
     {"firstcall", no_argument, 0, OPT_FIRSTCALL},
     {"check", no_argument, 0, OPT_CHECK},
     {"drift-seconds", required_argument, 0, OPT_DRIFT_SECONDS},
@@ -78,7 +79,7 @@ void bench_options_usage(void)
          "  --cache cold|warm --align BYTES --root R --dtype NAME --reduce-op NAME\n"
          "  --window-min-ns NS --k N --k-init N --gamma G --invalid-threshold F\n"
          "  --op-option NAME=VALUE --meta KEY=VALUE --raw --validate --resync --force\n"
-         "  --oversubscribed --progress\n"
+         "  --oversubscribed --progress --ranks N (the ranks asked for: another number is an error)\n"
          "  --method M[,M...] (window roundtime barrier barrier-each none root max global\n"
          "  bcast-supinski) --gap-ns NS --window-ns NS --cache cold,warm --shuffle SEED\n"
          "  --arrival none|late:RANK:US|linear:US|random:US[:SEED]\n"
@@ -97,6 +98,7 @@ static const struct { int code; const char *field; } flag_fields[] = {
     {OPT_INVALID_THRESHOLD, "invalid_threshold"}, {OPT_OUT, "out"}, {OPT_FORCE, "force"},
     {OPT_RAW, "raw"}, {OPT_VALIDATE, "validate"}, {OPT_RESYNC, "resync"}, {OPT_METHOD, "methods"},
     {OPT_GAP, "gap_ns"}, {OPT_WINDOW, "window_ns"}, {OPT_ARRIVAL, "arrival"}, {OPT_SHUFFLE, "shuffle"},
+    {OPT_RANKS, "ranks"},
     {OPT_FIRSTCALL, "firstcall"}, {OPT_CHECK, "check"}, {OPT_DRIFT_SECONDS, "drift_seconds"},
     {OPT_OVERSUBSCRIBED, "oversubscribed"}, {OPT_META, "meta"}, {OPT_OP_OPTION, "op_options"},
     {OPT_PROGRESS, "progress"},

@@ -2,6 +2,7 @@
  * one place, whether it came from a plan file or from command-line flags
  * (which mpiscope-bench translates into the same JSON document). */
 #include <ctype.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -267,6 +268,10 @@ static int set_scalar(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
         if (integer_in(w, v, f->min, f->max, &x))
             return MPISCOPE_EINVAL;
         p->shuffle_seed = x;
+    } else if (strcmp(f->name, "ranks") == 0) {
+        if (integer_in(w, v, f->min, f->max, &x))
+            return MPISCOPE_EINVAL;
+        p->ranks = (int)x;
     } else {
         if (want(w, v, MPISCOPE__JV_NUMBER))
             return MPISCOPE_EINVAL;
@@ -333,6 +338,9 @@ static const field_entry_t fields[] = {
       "SELECTOR:KEY=VALUE,...;... with SELECTOR all, N, N-M or random (seed=S)"),
     F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, INFINITY, set_scalar,
       "seed of a shuffled point order (0: plan order)"),
+    F("ranks", MPISCOPE__FIELD_INTEGER, "integer", "0", "ranks", 0, INT_MAX, set_scalar,
+      "the ranks the launcher was asked to start (0: any): a run with another number stops at "
+      "once, on every rank (srun without PMI starts one MPI job per task)"),
     F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, INFINITY, set_scalar,
       "check: wait before measuring the clock drift"),
     F("meta", MPISCOPE__FIELD_MAP, "object of name: value", "{}", "", 0, 0, set_map,

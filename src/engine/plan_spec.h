@@ -65,6 +65,7 @@ typedef struct mpiscope_plan {
     int caches[2];                         /* cache modes: 1 cold, 0 warm */
     int n_caches;
     unsigned long long shuffle_seed;       /* 0: plan order */
+    int ranks;                             /* ranks the launcher was asked for (0: any) */
     mpiscope__arrival_t arrival;
     double drift_seconds;                  /* check: wait before measuring the drift */
     const char *opt_names[MPISCOPE__PLAN_MAX_OPTS], *opt_values[MPISCOPE__PLAN_MAX_OPTS];

@@ -182,16 +182,18 @@ def test_run_under_srun(mpi: str, slurm: dict[str, str], tmp_path: Path) -> None
 
 
 def test_srun_without_pmi_is_two_singletons(slurm: dict[str, str], tmp_path: Path) -> None:
-    """--srun-mpi none: each task is an MPI job of its own; the bench sees one
-    rank where two were asked for and the run fails (so the test above can)."""
+    """--srun-mpi none: each task is an MPI job of its own (rank 0 of 1); the
+    bench sees one rank where two were asked for and stops before writing
+    anything (so the test above can fail). Before, each singleton measured
+    alone and raced for the one result file: a 1-rank document was kept."""
     run = subprocess.run(
         [sys.executable, "-m", "mpiscope", "run", "bcast", "--np", "2", "--launcher", "srun",
          "--srun-mpi", "none", "--sizes", "8", "--stop", "count", "--max-launches", "20",
          "--mpi", "mpich", "--quiet", "--out", str(tmp_path / "none.json")],
         env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
-    if run.returncode == 0:
-        environment = json.loads((tmp_path / "none.json").read_text())["environment"]
-        assert environment["ranks"] == 1  # two singletons racing for one file
-    else:
-        assert run.stderr.splitlines()[-1].startswith("mpiscope: error:")
+    assert run.returncode == 1, run.stderr
+    line = run.stderr.splitlines()[-1]
+    assert line.startswith("mpiscope: error: mpiscope-bench failed: "), line
+    assert "1 rank started where 2 were asked for" in line and "give srun --mpi" in line, line
+    assert not (tmp_path / "none.json").exists()

@@ -285,5 +285,6 @@ def _plan_end(
         "out": str(out),
         "force": args.force,
         "oversubscribed": oversubscribed,
+        "ranks": args.np,
         "progress": True,
     }
