@@ -149,3 +149,18 @@ def test_stream_memory_does_not_grow_with_the_trace(tmp_path: Path,
     n_large, peak_large = _peak(large)
     assert n_large > 9 * n_small
     assert peak_large < 1.5 * peak_small, (peak_small, peak_large)
+
+
+def test_the_merge_ends_on_chunks_out_of_order() -> None:
+    """A corrupt trace's clock can make a rank's times run backwards or NaN:
+    the merge must still end, with every record (it looped for ever)."""
+    import numpy as np
+
+    def chunks(*times: list[float]) -> list[np.ndarray]:
+        return [np.array([(t,) for t in ts], dtype=[("t", "f8")]) for ts in times]
+
+    merged = list(stream_module.merge_sorted(
+        [iter(chunks([1.0, 5.0, 0.0], [6.0, float("nan")])), iter(chunks([2.0, 4.0]))], "t"))
+    out = np.concatenate(merged)["t"]
+    assert len(out) == 7
+    assert sorted(out[~np.isnan(out)].tolist()) == [0.0, 1.0, 2.0, 4.0, 5.0, 6.0]

@@ -56,13 +56,21 @@ def _thread_chunks(rank: RankTrace, runs: list[tuple[int, int, Where]],
 
 def merge_sorted(sources: list[Iterator[np.ndarray]], key: str) -> Iterator[np.ndarray]:
     """k-way merge of sources of sorted chunks into sorted chunks; equal keys
-    keep the sources' order (then each source's)."""
+    keep the sources' order (then each source's). Each chunk is sorted as it
+    comes: a corrupt trace's clock can make a source's times run backwards,
+    and an unsorted chunk would never pass the horizon (the merge looped
+    for ever on one such trace)."""
     its = list(sources)
-    bufs: list[np.ndarray | None] = [next(it, None) for it in its]
+
+    def pull(k: int) -> np.ndarray | None:
+        b = next(its[k], None)
+        return None if b is None else b[np.argsort(b[key], kind="stable")]
+
+    bufs: list[np.ndarray | None] = [pull(k) for k in range(len(its))]
     while True:
         for k, b in enumerate(bufs):
             while b is not None and not len(b):
-                b = bufs[k] = next(its[k], None)
+                b = bufs[k] = pull(k)
         live = [b for b in bufs if b is not None]
         if not live:
             return
