@@ -47,6 +47,22 @@ static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_o
     return mpiscope__op_ctx_init(op_ctx, comm, spec->size_bytes, spec->root, types.dtype, types.reduce_op, engine);
 }
 
+/* The lead of the next stage's start (scheduled methods): t_bcast, or
+ * twice what the first launch of this stage started late on its worst
+ * rank, when more. A rank that gets tau late (a vCPU woken after ms, seen
+ * on a 2-core VM: one rank 2.1 ms late at the first launch of every stage)
+ * starts each launch of the stage behind its slot, chasing a schedule it
+ * cannot catch within k launches: not one launch was valid in 40. A later
+ * launch says nothing of tau: it may be late for its own reasons. */
+static double next_lead(double base, const double *start, const double *slot, const double *arrival,
+                        int n, unsigned k)
+{
+    double late = 0;
+    for (int r = 0; r < n; r++)
+        late = fmax(late, start[(size_t)r * k] - slot[0] - (arrival ? arrival[r] : 0));
+    return fmax(base, 2 * late);
+}
+
 /* The stage loop of every method. Collective over comm; rank 0 plans and
  * judges, every rank runs its part of each stage. */
 static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, mpiscope__stage_env_t *env,
@@ -66,7 +82,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             err = MPISCOPE_ENOMEM;
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, env->comm);
-    double t_begin = mpiscope__now_ns();
+    double t_begin = mpiscope__now_ns(), lead = ctx->params.t_bcast_ns;
     while (!err) {
         mpiscope__stage_msg_t m = {0};
         /* cold: the stage's buffers leave every cache before rank 0 reads the
@@ -76,7 +92,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             MPI_Barrier(env->comm);
         if (rank == 0) {
             method->plan(st, &m);
-            m.tau_ns = mpiscope__global_now(env) + ctx->params.t_bcast_ns;
+            m.tau_ns = mpiscope__global_now(env) + lead;
         }
         MPI_Bcast(&m, (int)(sizeof m / sizeof(double)), MPI_DOUBLE, 0, env->comm);
         unsigned k = (unsigned)m.k;
@@ -102,6 +118,8 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
                 memcpy(done_at + (size_t)r * k, from + 2 * k, k * sizeof(double));
             }
             done = method->judge(st, &m, start, end, done_at, slot, mpiscope__now_ns() - t_begin);
+            if (method->scheduled)
+                lead = next_lead(ctx->params.t_bcast_ns, start, slot, st->arrival_ns, n, k);
         }
         MPI_Bcast(&done, 1, MPI_INT, 0, env->comm);
         if (done)
