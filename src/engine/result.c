@@ -330,6 +330,14 @@ int mpiscope_result_warn(mpiscope_result_t *res, const char *text)
     return res->warnings.failed ? MPISCOPE_ENOMEM : 0;
 }
 
+void mpiscope__result_point_json(const mpiscope_result_t *res, const mpiscope_op_t *op,
+                                 const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
+                                 mpiscope__json_t *j)
+{
+    if (res && res->is_writer && point->participated)
+        mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, j);
+}
+
 int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
                               const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point)
 {
