@@ -145,10 +145,14 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
 }
 
 /* A document worth replacing an old file with (--force): one that holds a
- * point or a section, or that says the run completed. */
+ * point or a section (the floor, measured before any point, is not one),
+ * or that says the run completed. */
 static int has_content(const mpiscope_result_t *res, const char *status)
 {
-    return (res->points.buf && res->points.buf[0]) || res->n_sections || strcmp(status, "complete") == 0;
+    int sections = 0;
+    for (int i = 0; i < res->n_sections; i++)
+        sections += strcmp(res->section_keys[i], "floor") != 0;
+    return (res->points.buf && res->points.buf[0]) || sections || strcmp(status, "complete") == 0;
 }
 
 /* `text` into res->path through a temporary file and a rename: readers
