@@ -330,7 +330,9 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
     out->stop_reason = s->stop_reason;
     if (s->total && out->invalid_fraction > 0.5)
         out->unstable |= MPISCOPE_UNSTABLE_INVALID_FRACTION;
-    if (s->n_samples >= 4 && out->stats.q75 - out->stats.q25 > 0.5 * out->stats.median)
+    /* (an interquartile range of one clock step is the clock's, not the operation's:
+     * a floor-subtracted WaitPatternNull has median 0 and steps 0 / 10 ns) */
+    if (s->n_samples >= 4 && out->stats.q75 - out->stats.q25 > fmax(0.5 * out->stats.median, s->resolution_ns))
         out->unstable |= MPISCOPE_UNSTABLE_SPREAD;
     if (p->stop_rule == MPISCOPE_STOP_ERROR && s->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR
         && s->stop_reason != MPISCOPE_STOPPED_RESOLUTION)

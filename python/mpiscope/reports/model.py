@@ -111,6 +111,14 @@ def render_check(rows: Sequence[CheckRow]) -> str:
         out += [f"{op}: predicted vs measured (error = (predicted - measured) / measured)"]
         out += format_table(titles, ">" * len(titles), table)
         out.append("")
+    if all(len(r.predicted_ns) == 1 for r in rows):  # a direct model: one fit per op
+        for op in dict.fromkeys(r.op for r in rows):
+            mine = [r for r in rows if r.op == op]
+            worst = max(mine, key=lambda r: abs(r.error(next(iter(r.predicted_ns)))))
+            error = worst.error(next(iter(worst.predicted_ns)))
+            out.append(f"{op}: largest |error| {abs(error) * 100:.0f}% (at "
+                       f"{format_bytes(worst.size_bytes)}) over {len(mine)} sizes")
+        return "\n".join(out).rstrip()
     runs = seems_to_use(rows)
     for op, p, lo, hi, name in runs:
         span = format_bytes(lo) if lo == hi else f"{format_bytes(lo)} .. {format_bytes(hi)}"
