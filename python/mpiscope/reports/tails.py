@@ -39,9 +39,11 @@ def floor_line(result: Result) -> str | None:
             f"timed region")  # fmt: skip
     if floor.get("at_resolution"):
         text += ", at the clock's resolution"
-    ranks = floor.get("per_rank_median_ns") or []
-    if ranks:
+    ranks = [v for v in floor.get("per_rank_median_ns") or [] if v is not None]
+    if 0 < len(ranks) <= 4:
         text += "; per rank " + " / ".join(format_ns(v) for v in ranks)
+    elif ranks:
+        text += f"; per rank {format_ns(min(ranks))} .. {format_ns(max(ranks))} over {len(ranks)}"
     text += ")"
     return text + ("; SUBTRACTED from every time" if floor.get("subtracted")
                    else "; not subtracted (--floor subtract)")  # fmt: skip
