@@ -20,7 +20,7 @@ typedef struct mpiscope_stats {
     double mean;          /* T: mean of the trimmed sample */
     double stddev;        /* unbiased std. deviation of the trimmed sample; NAN if n_used < 2 */
     double se;            /* stddev / sqrt(n_used); NAN if n_used < 2 */
-    double rse;           /* se / mean; NAN if undefined */
+    double rse;           /* se / |mean|; NAN if undefined */
     double median;        /* of all Q samples */
     double min, max;      /* of all Q samples (the true extremes) */
     double trimmed_min, trimmed_max; /* extremes of the trimmed sample */
@@ -77,7 +77,8 @@ MPISCOPE_API int mpiscope_stats_compute(const double *samples, size_t n, double 
  * steps (resolution_ns), the quantisation error of their mean does not
  * average out, so error_floor_ns = resolution_ns / 2 and error (and the
  * interval) is at least that; at_resolution is set when that floor
- * widened it. resolution_ns <= 0 or NAN, or no kept sample: nothing
+ * widened it. The tails' bounds (order statistics: readings of the clock)
+ * are moved to at least half a step from their quantile. resolution_ns <= 0 or NAN, or no kept sample: nothing
  * changes but resolution_ns is recorded. Not collective, no allocation. */
 MPISCOPE_API void mpiscope_stats_apply_resolution(mpiscope_stats_t *stats, double resolution_ns);
 

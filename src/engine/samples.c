@@ -220,7 +220,7 @@ int mpiscope__samples_stats(const mpiscope__samples_t *s, mpiscope_stats_t *st)
         return err;
     if (p->floor_ns > 0 && st->n_used >= 2) { /* net of the floor: its own uncertainty too */
         st->se = sqrt(st->se * st->se + p->floor_se_ns * p->floor_se_ns);
-        st->rse = st->mean != 0.0 ? st->se / st->mean : NAN;
+        st->rse = st->mean != 0.0 ? st->se / fabs(st->mean) : NAN;
         st->error = st->t_quantile * st->se;
         st->ci_low = st->mean - st->error;
         st->ci_high = st->mean + st->error;

@@ -423,6 +423,15 @@ size_t mpiscope_stats_tail_min_samples(double q, double confidence)
     return m < 1 ? 1 : m;
 }
 
+/* A quantile's bound at least half a step from it (a NAN bound stays NAN). */
+static void widen_bounds(double value, double half, double *low, double *high)
+{
+    if (!isnan(*low))
+        *low = fmin(*low, value - half);
+    if (!isnan(*high))
+        *high = fmax(*high, value + half);
+}
+
 void mpiscope_stats_apply_resolution(mpiscope_stats_t *s, double resolution_ns)
 {
     if (s == NULL)
@@ -430,6 +439,10 @@ void mpiscope_stats_apply_resolution(mpiscope_stats_t *s, double resolution_ns)
     s->resolution_ns = resolution_ns > 0.0 ? resolution_ns : 0.0;
     s->at_resolution = 0;
     s->error_floor_ns = 0.0;
+    if (resolution_ns > 0.0) { /* order statistics on one clock step: the step's width at least */
+        widen_bounds(s->p90, 0.5 * resolution_ns, &s->p90_low, &s->p90_high);
+        widen_bounds(s->p99, 0.5 * resolution_ns, &s->p99_low, &s->p99_high);
+    }
     if (!(resolution_ns > 0.0) || s->n_used == 0
         || s->trimmed_max - s->trimmed_min > MPISCOPE_STATS_DITHER_STEPS * resolution_ns)
         return;
@@ -465,7 +478,7 @@ static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
     if (m < 2)
         return;
     out->se = out->stddev / sqrt((double)m);
-    out->rse = out->mean != 0.0 ? out->se / out->mean : NAN;
+    out->rse = out->mean != 0.0 ? out->se / fabs(out->mean) : NAN; /* a floor-subtracted mean may be < 0 */
     /* t_{(1+p)/2} = -t_{(1-p)/2}: the latter argument is exact */
     out->t_quantile = -mpiscope_student_t_quantile(0.5 * (1.0 - confidence), (double)(m - 1));
     out->error = out->t_quantile * out->se;

@@ -302,6 +302,7 @@ static void test_resolution_floor(void)
     mpiscope_stats_apply_resolution(&s, 20.0);
     CHECK(s.at_resolution == 1 && s.error == 10.0 && s.error_floor_ns == 10.0);
     CHECK(s.ci_low == 40.0 && s.ci_high == 60.0);
+    CHECK(s.p90_low == 40.0 && s.p90_high == 60.0 && s.p99_low == 40.0 && isnan(s.p99_high));
     for (int i = 0; i < 40; i++) /* two adjacent readings: still no dither */
         x[i] = i % 3 ? 50.0 : 70.0;
     CHECK_INT_EQ(mpiscope_stats_compute(x, 40, 0.25, 0.95, &s), 0);

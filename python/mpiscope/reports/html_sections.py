@@ -7,10 +7,10 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from mpiscope.reports.ledger import TITLES, ledger_rows, point_title
+from mpiscope.reports.ledger import TITLES, ledger_rows, point_title, result_ledgers
 from mpiscope.reports.tails import TAIL_TITLES, tail_note, tail_rows
 from mpiscope.result import Result
-from mpiscope.result.ledger import has_ledger, ledger_of
+from mpiscope.result.ledger import has_ledger
 from mpiscope.result.units import format_percent
 
 __all__ = ["ledger_html", "table_html", "tails_html"]
@@ -49,8 +49,6 @@ def ledger_html(result: Result) -> str:
     points = [p for p in result.points if has_ledger(p.data)]
     if not points:
         return ""
-    floor = result.data.get("floor") or {}
-    floor_ns = float(floor.get("median_ns") or 0.0) if floor.get("subtracted") else 0.0
     parts = ["<h3>Against OSU and IMB (the bias ledger)</h3>",
              '<p class="note">Why mpiscope\'s number differs from what OSU and IMB print here, '
              "part by part; each part measured in this run by the point's companions (the same "
@@ -58,7 +56,7 @@ def ledger_html(result: Result) -> str:
              f"back); intervals: {format_percent(result.confidence)} bootstrap over the launches "
              "(docs/method.md section 12).</p>"]  # fmt: skip
     for point in points:
-        for ledger in ledger_of(point.data, result.confidence, floor_ns=floor_ns):
+        for ledger in result_ledgers(result, point):
             parts.append(f"<h4>{_e(point_title(point))} vs {_e(ledger.suite)} "
                          f"({_e(ledger.reads)})</h4>")  # fmt: skip
             parts.append(table_html([f"{ledger.suite} path", *TITLES[1:]], "<>>>",

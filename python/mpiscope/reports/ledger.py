@@ -12,7 +12,7 @@ from mpiscope.result import Point, Result
 from mpiscope.result.ledger import Ledger, has_ledger, ledger_of, missing
 from mpiscope.result.units import format_bytes, format_ns, format_percent
 
-__all__ = ["closing_lines", "explain_lines", "ledger_rows", "point_title"]
+__all__ = ["closing_lines", "explain_lines", "ledger_rows", "point_title", "result_ledgers"]
 
 #: The columns of one ledger table (text and HTML).
 TITLES = ("", "ns", "share", "interval (ns)")
@@ -44,10 +44,15 @@ def ledger_rows(ledger: Ledger) -> list[list[str]]:
     return rows
 
 
-def _floor_ns(result: Result) -> float:
-    """The floor subtracted from the points (0 when it was only reported)."""
+def result_ledgers(result: Result, point: Point, resamples: int | None = None) -> list[Ledger]:
+    """A point's ledgers with the result's floor (when subtracted) and its
+    timer's step (the least half-width of an interval)."""
     floor = result.data.get("floor") or {}
-    return float(floor.get("median_ns") or 0.0) if floor.get("subtracted") else 0.0
+    floor_ns = float(floor.get("median_ns") or 0.0) if floor.get("subtracted") else 0.0
+    step = float(result.environment["timer"].get("resolution_ns") or 0.0)
+    extra = {} if resamples is None else {"resamples": resamples}
+    return ledger_of(point.data, result.confidence, floor_ns=floor_ns, resolution_ns=step,
+                     **extra)  # fmt: skip
 
 
 def explain_lines(result: Result, suites: Sequence[str] | None = None) -> list[str]:
@@ -55,7 +60,6 @@ def explain_lines(result: Result, suites: Sequence[str] | None = None) -> list[s
     points = [p for p in result.points if has_ledger(p.data)]
     if not points:
         return [_no_ledger(result)]
-    floor = _floor_ns(result)
     lines = [
         "Why mpiscope's numbers differ from the classic suites' on this machine: each part is "
         "measured in this run",
@@ -66,7 +70,7 @@ def explain_lines(result: Result, suites: Sequence[str] | None = None) -> list[s
         lines += ["", f"{point_title(point)} (median of {point.launches_valid} launches)"]
         if missing(point.data):
             lines.append(f"  {_missing_text(point)}")
-        for ledger in ledger_of(point.data, result.confidence, floor_ns=floor):
+        for ledger in result_ledgers(result, point):
             if suites and ledger.suite not in suites:
                 continue
             lines.append(f"  vs {ledger.suite} ({ledger.reads}):")
@@ -90,14 +94,13 @@ def closing_lines(result: Result) -> list[str]:
             by_op.setdefault(point.op, []).append(point)
     if not by_op:
         return []
-    floor = _floor_ns(result)
     lines = ["", "vs OSU (measured parts; `mpiscope explain RESULT` for every point, IMB and "
                  "the intervals):"]  # fmt: skip
     for points in by_op.values():
         ends = sorted(points, key=lambda p: p.size_bytes or 0)
         for point in ends[:1] + ends[1:][-1:]:
-            osu = next((x for x in ledger_of(point.data, result.confidence, resamples=0,
-                                             floor_ns=floor) if x.suite == "OSU"), None)
+            osu = next((x for x in result_ledgers(result, point, resamples=0)
+                        if x.suite == "OSU"), None)
             text = _short(osu) if osu is not None else _missing_text(point)
             lines.append(f"  {point_title(point)}: {text}")
     return lines

@@ -188,12 +188,15 @@ def _statistic(values: Any, statistic: str, axis: int | None = None) -> Any:
 
 def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,
               resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
-              floor_ns: float = 0.0) -> list[Ledger]:  # fmt: skip
+              floor_ns: float = 0.0, resolution_ns: float = 0.0) -> list[Ledger]:  # fmt: skip
     """Every suite's ledger of a point with companions (none without, or when
     a companion a path needs is missing). ``floor_ns``: the floor the run
     subtracted (``--floor subtract``); the suites' figures hold their own
     timer reads, so it is added back as a last part. ``resamples`` 0: no
-    intervals (NaN)."""
+    intervals (NaN). An interval is at least half a timer step
+    (``resolution_ns``) either side of its value where a series behind it
+    does not dither (its interquartile range within 1.25 steps, as the
+    engine's rule for a point: docs/method.md section 4)."""
     import numpy as np
 
     if not has_ledger(point):
@@ -206,6 +209,7 @@ def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,
         if any(v is None for v in values):
             continue
         points, boot = [], []
+        steady = [_steady(v, resolution_ns) for v in values]
         for link, v in zip(path.links, values, strict=True):
             key = (link.companion, link.back_to_back)
             if key not in draws:
@@ -217,34 +221,49 @@ def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,
         if floor_ns > 0:
             points.append(points[-1] + floor_ns)
             boot.append(boot[-1] + floor_ns)
+            steady.append(steady[-1])
             names.append(("net of the floor -> with the timer's own reads (as the suites time)",
                           "floor"))
         counts = {link.companion: len(v) for link, v in zip(path.links, values, strict=True)}
-        ledgers.append(_ledger(point, path, names, points, boot, confidence, counts))
+        ledgers.append(_ledger(point, path, names, points, boot, confidence, counts,
+                               [0.5 * resolution_ns * s for s in steady]))  # fmt: skip
     return ledgers
 
 
-def _interval(values: Any, confidence: float) -> tuple[float, float]:
+def _steady(values: Any, resolution_ns: float) -> bool:
+    """The series does not dither: its middle half within 1.25 clock steps."""
+    import numpy as np
+
+    if resolution_ns <= 0:
+        return False
+    q25, q75 = np.percentile(values, [25, 75])
+    return bool(q75 - q25 <= 1.25 * resolution_ns)
+
+
+def _interval(values: Any, confidence: float, center: float,
+              half_step: float) -> tuple[float, float]:  # fmt: skip
     import numpy as np
 
     if not np.all(np.isfinite(values)):
         return float("nan"), float("nan")
-    return (float(np.percentile(values, 50 * (1 - confidence))),
-            float(np.percentile(values, 50 * (1 + confidence))))  # fmt: skip
+    return (min(float(np.percentile(values, 50 * (1 - confidence))), center - half_step),
+            max(float(np.percentile(values, 50 * (1 + confidence))), center + half_step))
 
 
 def _ledger(point: Mapping[str, Any], path: Path, names: Sequence[tuple[str, str]],
             points: Sequence[float], boot: Sequence[Any], confidence: float,
-            counts: Mapping[str, int]) -> Ledger:  # fmt: skip
+            counts: Mapping[str, int], half_steps: Sequence[float]) -> Ledger:  # fmt: skip
     top = points[0]
     parts = []
     for i, (name, short) in enumerate(names):
         ns = points[i] - points[i + 1]
         parts.append(LedgerPart(name, short, ns, ns / top if top else float("nan"),
-                                *_interval(boot[i] - boot[i + 1], confidence)))
+                                *_interval(boot[i] - boot[i + 1], confidence, ns,
+                                           max(half_steps[i], half_steps[i + 1]))))
     size = point.get("size_bytes") or 0
     skips = (OSU_SKIP_LARGE if size > OSU_LARGE_BYTES else OSU_SKIP_SMALL) \
         if path.suite == "OSU" else None
     first = point["ledger"]["main"].get("first_launch_ns")
     return Ledger(path.suite, path.reads, top, tuple(parts), points[-1],
-                  *_interval(boot[-1], confidence), confidence, first, skips, counts)
+                  *_interval(boot[-1], confidence, points[-1], half_steps[-1]), confidence, first,
+                  skips, counts)
