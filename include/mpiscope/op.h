@@ -111,6 +111,10 @@ typedef struct mpiscope_op_ctx {
     void *state;              /* private to the op: set in initialize, freed in finalize */
     void *engine;             /* private to the engine */
     const mpiscope_op_t *op;  /* the descriptor being measured (its user_data, options) */
+    double launch_start_ns;   /* this rank's clock (mpiscope_timer_now_ns()) read by the engine
+                                 just before it called execute: the start of the timed launch;
+                                 NAN outside a timed launch. An op that waits a known time
+                                 counts from it, so its own clock read is not in the launch */
 } mpiscope_op_ctx_t;
 
 struct mpiscope_op {

@@ -33,6 +33,7 @@ COMMAND_MODULES = (
     "firstcall",
     "check",
     "report",
+    "explain",
     "list_ops",
     "plot",
     "html",

@@ -250,7 +250,14 @@ static void plan_parameters(mpiscope__json_t *j, const mpiscope_params_t *defaul
             mpiscope__json_raw(j, "min", "null");
             mpiscope__json_raw(j, "max", "null");
         }
-        mpiscope__json_raw(j, "choices", "null");
+        if (f->choices) {
+            mpiscope__json_array(j, "choices");
+            for (const char *const *c = f->choices; *c; c++)
+                mpiscope__json_string(j, NULL, *c);
+            mpiscope__json_end(j);
+        } else {
+            mpiscope__json_raw(j, "choices", "null");
+        }
         mpiscope__json_string(j, "help", f->help);
         mpiscope__json_end(j);
     }

@@ -145,10 +145,14 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
 }
 
 /* A document worth replacing an old file with (--force): one that holds a
- * point or a section, or that says the run completed. */
+ * point or a section (the floor, measured before any point, is not one),
+ * or that says the run completed. */
 static int has_content(const mpiscope_result_t *res, const char *status)
 {
-    return (res->points.buf && res->points.buf[0]) || res->n_sections || strcmp(status, "complete") == 0;
+    int sections = 0;
+    for (int i = 0; i < res->n_sections; i++)
+        sections += strcmp(res->section_keys[i], "floor") != 0;
+    return (res->points.buf && res->points.buf[0]) || sections || strcmp(status, "complete") == 0;
 }
 
 /* `text` into res->path through a temporary file and a rename: readers
@@ -328,6 +332,14 @@ int mpiscope_result_warn(mpiscope_result_t *res, const char *text)
     mpiscope__json_list_append(&res->warnings, item.buf);
     mpiscope__json_free(&item);
     return res->warnings.failed ? MPISCOPE_ENOMEM : 0;
+}
+
+void mpiscope__result_point_json(const mpiscope_result_t *res, const mpiscope_op_t *op,
+                                 const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
+                                 mpiscope__json_t *j)
+{
+    if (res && res->is_writer && point->participated)
+        mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, j);
 }
 
 int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,

@@ -262,6 +262,7 @@ def fold_profile(doc: MutableMapping[str, Any], path: Path) -> bool:
         interval = launch_interval(
             point["mean_ns"], point.get("se_ns"), int(point.get("samples_used") or 0),
             float(entry["between_rsd"]), int(entry["launches"]), confidence,
+            float(point.get("error_floor_ns") or 0.0),
         )  # fmt: skip
         if interval is None:
             continue

@@ -246,7 +246,8 @@ def bench_plan(
     if getattr(args, "clock_transform", None):
         doc["clock_transform"] = args.clock_transform
     doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
-    doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall)
+    doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall,
+               ledger=getattr(args, "ledger", "off") == "on" and not firstcall)
     return doc
 
 
