@@ -69,10 +69,23 @@ KNOWN_POINT: dict[str, Any] = {
 }  # fmt: skip
 
 
+#: A fine timer and a tight clock sync, as the tests know them: the recorded
+#: machine's (a 20 ns timer step, a sync residual of 100 ns or more) would
+#: put the clock's limit and sync warnings into every view.
+KNOWN_TIMER = {"resolution_ns": 0.4, "read_overhead_ns": 18.2}
+KNOWN_RESIDUAL_NS = 3.1
+
+
 def sample() -> dict[str, Any]:
-    """The recorded sample with :data:`KNOWN_POINT`'s statistics."""
+    """The recorded sample with :data:`KNOWN_POINT`'s statistics and the
+    known timer and clock sync."""
     doc: dict[str, Any] = json.loads(SAMPLE.read_text())
     doc["points"][0].update(copy.deepcopy(KNOWN_POINT))
+    env = doc["environment"]
+    env["timer"].update(KNOWN_TIMER)
+    sync = env["clock_sync"]
+    sync["max_abs_residual_ns"] = KNOWN_RESIDUAL_NS
+    sync["residual_ns"] = [0.0] + [KNOWN_RESIDUAL_NS] * (len(sync["residual_ns"]) - 1)
     return doc
 
 FAKE_OPS = [

@@ -109,7 +109,7 @@ def test_the_run_closes_with_the_short_form_and_html_has_the_sections() -> None:
 
 def test_a_1_6_document_validates_and_an_old_one_still_reads() -> None:
     validate_result(json.loads(RUN.read_text()), str(RUN))
-    old = load_result(Path(__file__).resolve().parents[1] / "data" / "golden" / "default.json")
+    old = load_result(Path(__file__).resolve().parents[1] / "data" / "compat" / "result-1.0.json")
     assert "floor" not in render_report(old).split("\n\n")[0]
     assert explain_lines(old)[0].startswith("no point of this result has the ledger")
 

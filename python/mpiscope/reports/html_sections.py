@@ -40,7 +40,7 @@ def tails_html(result: Result) -> str:
     note = tail_note(result)
     return ("<h3>Tails</h3>" + f'<p class="note">p90, p99 and max of the valid launches; '
             f"{format_percent(result.confidence)} distribution-free intervals (order statistics "
-            "of the binomial).</p>" + table_html(TAIL_TITLES, "<>>>>>>>>", rows)
+            "of the binomial).</p>" + table_html(TAIL_TITLES, "<>>>>>>>>", rows, css="tails")
             + (f'<p class="note">{_e(note)}</p>' if note else ""))  # fmt: skip
 
 
@@ -60,6 +60,6 @@ def ledger_html(result: Result) -> str:
             parts.append(f"<h4>{_e(point_title(point))} vs {_e(ledger.suite)} "
                          f"({_e(ledger.reads)})</h4>")  # fmt: skip
             parts.append(table_html([f"{ledger.suite} path", *TITLES[1:]], "<>>>",
-                                    ledger_rows(ledger)))  # fmt: skip
+                                    ledger_rows(ledger), css="ledger"))  # fmt: skip
             parts.append(f'<p class="note">{_e(ledger.first_call_note)}</p>')
     return "\n".join(parts)
