@@ -24,8 +24,10 @@ from PIL import Image
 
 from browser import Chromium
 from mpiscope.reports.html import render_html, result_warnings, write_html
+from mpiscope.reports.ledger import result_ledgers
 from mpiscope.reports.plots.data import plot_data
 from mpiscope.reports.report import table_cells
+from mpiscope.reports.tails import tail_rows
 from mpiscope.result import Result, load_result, parse_result
 from mpiscope_fakes import run_cli
 
@@ -237,13 +239,25 @@ def assert_plots_drawn(browser: Chromium, images: list[dict[str, Any]]) -> None:
         assert coloured > MIN_COLOURED, (image["id"], coloured)
 
 
+def expected_tables(result: Result) -> list[str]:
+    """The tables of one result's section, in page order, from its document:
+    a tails table when the points have tails, one ledger table per point and
+    suite, the launch tables when there are launches."""
+    tables = ["environment", "points"]
+    tables += ["tails"] * bool(tail_rows(result))
+    tables += ["ledger"] * sum(len(result_ledgers(result, p)) for p in result.points)
+    tables += ["launches", "launch-summary"] * bool(result.data.get("launch_summary"))
+    return tables
+
+
 def test_report_in_a_browser(chromium: Chromium, tmp_path: Path) -> None:
     result = load_result(GOLDEN / "default.json")
     path = tmp_path / "report.html"
     write_html([result], path)
     facts = open_report(chromium, path)
     tables = {t["cls"]: t for t in facts["tables"]}
-    assert set(tables) == {"environment", "points"}
+    assert [t["cls"] for t in facts["tables"]] == expected_tables(result)
+    assert {"environment", "points", "tails", "ledger"} <= set(tables)
     titles, _aligns, rows = table_cells(result)
     assert tables["points"]["heads"] == titles
     assert tables["points"]["rows"] == len(rows)
@@ -260,14 +274,8 @@ def test_report_of_several_results_in_a_browser(chromium: Chromium, tmp_path: Pa
     write_html(results, path)
     facts = open_report(chromium, path)
     classes = [t["cls"] for t in facts["tables"]]
-    assert classes == [
-        "environment",
-        "points",
-        "launches",
-        "launch-summary",
-        "environment",
-        "points",
-    ]
+    assert classes == expected_tables(results[0]) + expected_tables(results[1])
+    assert classes.count("launch-summary") == 1
     summary = next(t for t in facts["tables"] if t["cls"] == "launch-summary")
     assert summary["rows"] == len(doc("launches")["launch_summary"])
     ids = [i["id"] for i in facts["images"]]
