@@ -169,6 +169,11 @@ int mpiscope_plan_run(MPI_Comm comm, const mpiscope_plan_t *plan, mpiscope_plan_
         snprintf(err, err_size, "plan: no plan or no communicator");
         return MPISCOPE_EINVAL;
     }
+    int nprocs;
+    MPI_Comm_size(comm, &nprocs);
+    int bad = mpiscope_plan_check(plan, nprocs, err, err_size);
+    if (bad)
+        return bad;
     if (plan->check)
         return mpiscope__plan_run_check(comm, plan, err, err_size);
     if (plan->firstcall)
