@@ -65,6 +65,21 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
     __atomic_store_n(&t->pack_state, MPISCOPE__TRACE_PACK_IDLE, __ATOMIC_SEQ_CST);
 }
 
+void mpiscope__trace_write_early(mpiscope__trace_thread_t *t, uint64_t now)
+{
+    uint64_t count = t->count, from = t->early;
+    t->early_at = now;
+    if (count <= from || mpiscope__trace_proc.fd < 0)
+        return;
+    uint64_t n = count - from, len = MPISCOPE__TRACE_RAW_BLOCK(n);
+    block_head_t head = {{'T', 'H', 'R', 'D'}, 0, len - 16, t->index, 0, n, t->seq + from};
+    uint64_t at = mpiscope__trace_reserve(len);
+    if (mpiscope__trace_pwrite(&head, sizeof head, at) == 0)
+        (void)mpiscope__trace_pwrite(t->records + from, (size_t)n * sizeof *t->records,
+                                     at + sizeof head);
+    t->early = count;
+}
+
 void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t)
 {
     uint64_t n = __atomic_load_n(&t->pending, __ATOMIC_ACQUIRE);
@@ -97,6 +112,7 @@ void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
     else
         t->dropped += n; /* full before the file was open: not with >= 16 records */
     __atomic_store_n(&t->count, 0, __ATOMIC_SEQ_CST);
+    t->early = 0;
     __atomic_store_n(&t->seq, t->seq + n, __ATOMIC_SEQ_CST);
     t->current = full ^ 1u;
     t->records = (mpiscope_trace_record_t *)(t->half[full ^ 1u] + MPISCOPE__TRACE_BLOCK_HEAD);

@@ -29,6 +29,11 @@ void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *
         mpiscope_timer_info_t info;
         mpiscope__trace_stamp_ticks = mpiscope_timer_info(&info) == 0
                                       && info.kind == MPISCOPE_TIMER_TSC;
+        if (p->early_stamps) { /* milliseconds (config.c) into stamps */
+            double ns = (double)p->early_stamps * 1e6;
+            p->early_stamps = (uint64_t)(mpiscope__trace_stamp_ticks ? ns / mpiscope__timer.ns_per_tick : ns);
+            p->early_stamps += !p->early_stamps;
+        }
         mpiscope__trace_active = !paused;
     }
     if (!mpiscope__trace_begin(c, func, site)) {
