@@ -15,8 +15,9 @@ import signal
 import sys
 from collections.abc import Sequence
 
-from mpiscope import __version__
+from mpiscope import __version__, standard_output
 from mpiscope.errors import MpiscopeError
+from mpiscope.outputs import release_all
 from mpiscope.parsing import Parser
 
 __all__ = ["build_parser", "main"]
@@ -77,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the program itself, not a caller's test: own the main thread's SIGINT
         signal.signal(signal.SIGINT, _interrupt_once)
+    # mpiscope writes figures to files only: never an interactive backend (nor a
+    # misspelt one, which matplotlib would refuse with a traceback)
+    os.environ["MPLBACKEND"] = "Agg"
+    real = standard_output.watch()
     try:
         args = build_parser(_command_of(args_list)).parse_args(args_list)
         if args.command is None:
@@ -85,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         args.argv = args_list
         code: int = args.handler(args)
+        sys.stdout.flush()  # a full disk or a closed descriptor says so now, in one line
         return code
     except MpiscopeError as exc:
         _print_error(f"mpiscope: error: {exc}")
@@ -95,9 +101,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        standard_output.discard()
         return 1
+    except RecursionError:  # the readers bound nesting; this is the net under them
+        _print_error("mpiscope: error: an input is nested too deeply to be read")
+        return 2
+    finally:
+        standard_output.restore(real)
+        release_all()
 
 
 def _interrupt_once(signum: int, frame: object) -> None:
@@ -109,7 +120,10 @@ def _interrupt_once(signum: int, frame: object) -> None:
 
 
 def _print_error(line: str) -> None:
-    sys.stdout.flush()
+    try:
+        sys.stdout.flush()
+    except (OSError, MpiscopeError):  # said in the line itself, or not worth a second line
+        standard_output.discard()
     print(" ".join(line.split()), file=sys.stderr)
 
 
