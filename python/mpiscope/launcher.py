@@ -188,12 +188,15 @@ def format_command(argv: Sequence[str]) -> str:
 
 
 def run_captured(
-    argv: Sequence[str], env: Mapping[str, str], timeout: float | None
-) -> tuple[int, str, str]:
-    """Run a short command to completion; return (exit code, stdout, stderr)."""
-    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv: Sequence[str], env: Mapping[str, str], timeout: float | None,
+    stdin_text: str | None = None,
+) -> tuple[int, str, str]:  # fmt: skip
+    """Run a short command to completion (``stdin_text`` on its standard
+    input); return (exit code, stdout, stderr)."""
+    stdin = subprocess.DEVNULL if stdin_text is None else subprocess.PIPE
+    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=stdin)
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        stdout, stderr = proc.communicate(input=stdin_text, timeout=timeout)
     except subprocess.TimeoutExpired:
         stop_process_group(proc)
         proc.communicate()

@@ -27,6 +27,9 @@ def parse_op_option(text: str) -> tuple[str, str]:
     name = name.strip()
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {text!r}")
+    if not value.strip():
+        raise argparse.ArgumentTypeError(f"{name}: empty value (leave the option out for its "
+                                         "default)")
     if name in ENGINE_OPTIONS:
         raise argparse.ArgumentTypeError(
             f"{name} is set with {ENGINE_OPTIONS[name]}, not with --option"
