@@ -81,9 +81,11 @@ def output_name(name: str | Path, what: str = "") -> Path:
 
 def _target(path: Path) -> Path:
     """The file a write of ``path`` replaces: a symbolic link's target."""
-    if path.is_symlink():
-        return Path(os.path.realpath(path))
-    return path
+    try:
+        link = stat.S_ISLNK(os.lstat(path).st_mode)
+    except OSError:  # absent, or a name the checks that follow refuse
+        return path
+    return Path(os.path.realpath(path)) if link else path
 
 
 def _check_existing(target: Path, shown: str, inputs: Iterable[str | Path]) -> bool:
@@ -163,10 +165,10 @@ def check_output(
     shown = _shown(name, what)
     target = _target(path)
     exists = _check_existing(target, shown, inputs)
+    _check_directory(target.parent, shown)
+    _claim(target, shown)  # first: a file another run is writing is that run's, --force or not
     if exists and force is False:
         raise MpiscopeError(f"{shown} exists (use --force to overwrite)")
-    _check_directory(target.parent, shown)
-    _claim(target, shown)
     _checked.add(str(target))
     return path
 

@@ -390,7 +390,6 @@ def _predict(args: argparse.Namespace) -> int:
     from mpiscope.reports.model import render_predictions
     from mpiscope.result.model import load_model
 
-    model = model_of(load_model(args.model))
     names = list(COLLECTIVES) if args.algorithms == "all" else \
         [n.strip() for n in args.algorithms.split(",")]
     if not all(names):
@@ -398,6 +397,7 @@ def _predict(args: argparse.Namespace) -> int:
     if args.ranks_per_node is not None:
         _check_nodes(args.np, args.ranks_per_node, names)
     sizes = parse_size_spec(args.sizes)
+    model = model_of(load_model(args.model))
     predictors = _predictors(names, args.np, args.ranks_per_node)
     table = {n: [float(cost(s, model)) for s in sizes] for n, (_, cost) in predictors.items()}
     print(render_predictions(args.np, sizes, table, {n: f for n, (f, _) in predictors.items()}))
