@@ -64,7 +64,7 @@ KILL_GRACE_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _NONFINITE_RE = re.compile(r"([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
 #: ``mpiscope-bench: error: text`` (any program's own error line).
-_ERROR_LINE_RE = re.compile(r"^[\w.+-]+: error: (.*)$")
+_ERROR_LINE_RE = re.compile(r"^[\w.+-]+: (?:error|fatal): (.*)$")
 #: MPICH's (hydra's) report of a rank that died, between two rules of '='.
 _BANNER_RULE_RE = re.compile(r"^={20,}$")
 _BANNER_SIGNAL_RE = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
