@@ -41,6 +41,7 @@ from mpiscope.inputs import file_kind, is_input
 __all__ = [
     "check_output",
     "check_output_dir",
+    "check_parent",
     "output_name",
     "release_all",
     "replacing",
@@ -59,11 +60,17 @@ def _shown(path: str | Path, what: str) -> str:
     return f"{what} {path}" if what else str(path)
 
 
+def _bare(shown: str) -> str:
+    """The file of ``--out FILE`` (a write's failure names the file alone)."""
+    first, _, rest = shown.partition(" ")
+    return rest if rest and first.startswith(("-", "$")) else shown
+
+
 def _failure(path: str | Path, what: str, exc: OSError) -> MpiscopeError:
     reason = exc.strerror or str(exc)
     if exc.errno == errno.ENOENT:
         reason = "no such directory"
-    return MpiscopeError(f"cannot write {_shown(path, what)}: {reason}")
+    return MpiscopeError(f"cannot write {_bare(_shown(path, what))}: {reason}")
 
 
 def output_name(name: str | Path, what: str = "") -> Path:
@@ -97,10 +104,11 @@ def _check_existing(target: Path, shown: str, inputs: Iterable[str | Path]) -> b
         return False
     except OSError as exc:
         if exc.errno == errno.ENOTDIR:
-            raise MpiscopeError(f"cannot write {shown}: a part of its path is not a directory"
-                                ) from None  # fmt: skip
+            raise MpiscopeError(
+                f"cannot write {_bare(shown)}: a part of its path is not a directory"
+            ) from None
         if exc.errno == errno.ENAMETOOLONG:
-            raise MpiscopeError(f"cannot write {shown}: file name too long") from None
+            raise MpiscopeError(f"cannot write {_bare(shown)}: file name too long") from None
         return False
     if not stat.S_ISREG(st.st_mode):
         raise MpiscopeError(f"{shown} is {file_kind(st.st_mode)}: an output must be a regular "
@@ -139,14 +147,14 @@ def _check_directory(directory: Path, shown: str) -> None:
     try:
         st = os.stat(directory)
     except FileNotFoundError:
-        raise MpiscopeError(f"cannot write {shown}: directory {directory} does not exist"
+        raise MpiscopeError(f"cannot write {_bare(shown)}: directory {directory} does not exist"
                             ) from None  # fmt: skip
     except OSError as exc:
         raise _failure(shown, "", exc) from None
     if not stat.S_ISDIR(st.st_mode):
-        raise MpiscopeError(f"cannot write {shown}: {directory} is not a directory")
+        raise MpiscopeError(f"cannot write {_bare(shown)}: {directory} is not a directory")
     if not os.access(directory, os.W_OK | os.X_OK):
-        raise MpiscopeError(f"cannot write {shown}: directory {directory} is not writable")
+        raise MpiscopeError(f"cannot write {_bare(shown)}: directory {directory} is not writable")
 
 
 def check_output(
@@ -173,6 +181,14 @@ def check_output(
     return path
 
 
+def check_parent(name: str | Path, what: str = "") -> Path:
+    """The absolute ``name`` of an output another writer makes (an OTF2
+    archive), after checking that its directory exists and is writable."""
+    path = output_name(name, what)
+    _check_directory(path.parent, _shown(name, what))
+    return path
+
+
 def check_output_dir(name: str | Path, what: str = "", create: bool = True) -> Path:
     """Check that the directory output ``name`` is a directory or can be one
     (its parent exists), and with ``create`` make it; its absolute path."""
@@ -196,7 +212,7 @@ def check_output_dir(name: str | Path, what: str = "", create: bool = True) -> P
         raise MpiscopeError(f"{shown} is {file_kind(st.st_mode) if not stat.S_ISREG(st.st_mode) else 'a file'}"  # noqa: E501
                             ": a directory is needed")
     if not os.access(path, os.W_OK | os.X_OK):
-        raise MpiscopeError(f"cannot write {shown}: directory {path} is not writable")
+        raise MpiscopeError(f"cannot write {_bare(shown)}: directory {path} is not writable")
     return path
 
 
@@ -233,7 +249,7 @@ def _claim(target: Path, shown: str) -> None:
             _held[key] = (fd, lock)
             return
         os.close(fd)
-    raise MpiscopeError(f"cannot write {shown}: its lock file {lock} keeps changing")
+    raise MpiscopeError(f"cannot write {_bare(shown)}: its lock file {lock} keeps changing")
 
 
 def _holder(fd: int) -> str:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.outputs import check_output_dir
+from mpiscope.outputs import check_parent
 from mpiscope.trace.calls import Link, Message
 from mpiscope.trace.collective import Instance
 from mpiscope.trace.merge import Merged
@@ -53,7 +53,7 @@ def write_otf2(source: Stream | Merged, out: Path) -> int:
         raise MpiscopeError(f"{out} exists and is not an OTF2 archive: not replaced")
     # the OTF2 library prints its own errors and raises its own type: say
     # first why the archive's directory cannot be made
-    check_output_dir(out.parent, "-o", create=False)
+    check_parent(out)
     if out.exists():
         shutil.rmtree(out)
     messages: dict[int, list] = {}  # id -> [message, ends still to write]
