@@ -216,11 +216,12 @@ def check_output_dir(name: str | Path, what: str = "", create: bool = True) -> P
     return path
 
 
-def _claim(target: Path, shown: str) -> None:
-    """Take the lock of ``target`` (once per process)."""
+def _claim(target: Path, shown: str) -> bool:
+    """Take the lock of ``target`` (once per process); whether it was taken
+    now (False: this process held it already)."""
     key = str(target)
     if key in _held:
-        return
+        return False
     lock = target.with_name(f".{target.name}.lock")
     for _ in range(20):  # a holder that ends unlinks the file: lock a file that is still there
         try:
@@ -247,7 +248,7 @@ def _claim(target: Path, shown: str) -> None:
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             _held[key] = (fd, lock)
-            return
+            return True
         os.close(fd)
     raise MpiscopeError(f"cannot write {_bare(shown)}: its lock file {lock} keeps changing")
 
@@ -263,11 +264,15 @@ def release_all() -> None:
     """Give up every output lock this process holds (lock files removed)."""
     _checked.clear()
     for key in list(_held):
-        fd, lock = _held.pop(key)
-        with contextlib.suppress(OSError):
-            os.unlink(lock)
-        with contextlib.suppress(OSError):
-            os.close(fd)
+        _release(key)
+
+
+def _release(key: str) -> None:
+    fd, lock = _held.pop(key)
+    with contextlib.suppress(OSError):
+        os.unlink(lock)  # while holding it: a waiter then locks a file that is gone and retries
+    with contextlib.suppress(OSError):
+        os.close(fd)
 
 
 atexit.register(release_all)
@@ -295,7 +300,18 @@ def replacing(name: str | Path, what: str = "", update: bool = False) -> Iterato
         _check_kind(target, shown)
     else:
         _check_existing(target, shown, ())
-    _claim(target, shown)
+    claimed = _claim(target, shown)  # for this write alone unless checked before
+    try:
+        with _written(target, shown, update) as file:
+            yield file
+    finally:
+        if claimed:
+            _release(str(target))
+
+
+@contextlib.contextmanager
+def _written(target: Path, shown: str, update: bool) -> Iterator[IO[bytes]]:
+    """The temporary file of ``target``, renamed over it on success."""
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     except OSError as exc:

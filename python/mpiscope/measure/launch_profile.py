@@ -163,13 +163,13 @@ def read_profile(path: Path) -> Profile:
     if not path.exists():
         return profile
     try:
-        doc = inputs.read_json(path, limit=MAX_PROFILE_BYTES)
+        data = inputs.read_bytes(path, limit=MAX_PROFILE_BYTES)
     except MpiscopeError as exc:
         profile.problem = f"cannot be read ({exc})"
         return profile
     try:
-        entries = _parse(doc)
-    except ValueError as exc:
+        entries = _parse(inputs.parse_json(data, str(path)))
+    except (MpiscopeError, ValueError) as exc:
         profile.problem = f"is damaged ({exc})"
         return profile
     profile.entries = {_key_id(entry["key"]): entry for entry in entries}
