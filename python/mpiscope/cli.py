@@ -8,17 +8,15 @@ imported here, so ``mpiscope --help`` is instant.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import os
 import signal
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from mpiscope import __version__, standard_output
 from mpiscope.errors import MpiscopeError
-from mpiscope.outputs import release_all
-from mpiscope.parsing import Parser
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["build_parser", "main"]
 
@@ -50,6 +48,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only`` (a command's name), with that
     command alone: the other command modules are not imported (a run's
     start should not wait for fifteen modules it does not use)."""
+    import importlib
+
+    from mpiscope import __version__
+    from mpiscope.parsing import Parser
+
     parser = Parser(
         prog="mpiscope",
         description="Precise MPI benchmarking: synchronized clocks, synchronized launches, "
@@ -75,9 +78,17 @@ def _command_of(args: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the program itself, not a caller's test: own the main thread's SIGINT
-        signal.signal(signal.SIGINT, _interrupt_once)
+        signal.signal(signal.SIGINT, _interrupt_once)  # first: a Ctrl-C while importing is one line
+    try:
+        import os
+
+        from mpiscope import standard_output
+        from mpiscope.outputs import release_all
+    except KeyboardInterrupt:
+        print("mpiscope: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    args_list = list(sys.argv[1:] if argv is None else argv)
     # mpiscope writes figures to files only: never an interactive backend (nor a
     # misspelt one, which matplotlib would refuse with a traceback)
     os.environ["MPLBACKEND"] = "Agg"
@@ -120,6 +131,8 @@ def _interrupt_once(signum: int, frame: object) -> None:
 
 
 def _print_error(line: str) -> None:
+    from mpiscope import standard_output
+
     try:
         sys.stdout.flush()
     except (OSError, MpiscopeError):  # said in the line itself, or not worth a second line

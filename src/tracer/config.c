@@ -42,6 +42,7 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p)
     p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
                                             100000);
     p->early_stamps = env_number("MPISCOPE_TRACE_FLUSH_MS", DEFAULT_FLUSH_MS, 0, MAX_FLUSH_MS);
+    p->quiet = (int)env_number("MPISCOPE_TRACE_QUIET", 0, 0, 1);
     /* milliseconds for now: made stamps once the timer is known (mpiscope__trace_early_stamps) */
 }
 

@@ -154,7 +154,7 @@ void mpiscope__trace_stopped(void)
         t->handles = NULL;
         t->statuses_cap = t->handles_cap = 0;
     }
-    if (dropped)
+    if (dropped && !mpiscope__trace_proc.quiet) /* quiet: the END chunk counts them */
         mpiscope__trace_warn("%llu records lost: the trace file could not be written",
                              (unsigned long long)dropped);
     if (mpiscope__trace_lost_calls)

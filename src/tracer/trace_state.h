@@ -102,6 +102,8 @@ typedef struct mpiscope__trace_proc {
     int pack;               /* full halves go packed (THRC) when smaller: MPISCOPE_TRACE_PACK */
     unsigned sync_patience;
     uint64_t early_stamps;  /* a half's records are written after this long (stamps); 0: not */
+    int quiet;              /* MPISCOPE_TRACE_QUIET: failed writes are not said (the caller
+                               reads them from the file: mpiscope trace says them in its line) */
     mpiscope__trace_comm_t *comms;
     size_t ncomms, comms_cap;
     volatile int written;   /* the end of the file has been written (once) */

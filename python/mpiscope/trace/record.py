@@ -96,6 +96,7 @@ def traced_env(profile: MpiProfile, lib: str, out: Path, records: int | None) ->
     env = build_env(profile)
     env["LD_PRELOAD"] = lib + (":" + env["LD_PRELOAD"] if env.get("LD_PRELOAD") else "")
     env["MPISCOPE_TRACE_DIR"] = str(out)
+    env["MPISCOPE_TRACE_QUIET"] = "1"  # a rank's failed writes: said once, in mpiscope's line
     if records is not None:
         env["MPISCOPE_TRACE_RECORDS"] = str(records)
     return env
