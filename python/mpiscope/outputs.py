@@ -176,7 +176,7 @@ def check_output(
     _check_directory(target.parent, shown)
     _claim(target, shown)  # first: a file another run is writing is that run's, --force or not
     if exists and force is False:
-        raise MpiscopeError(f"{shown} exists (use --force to overwrite)")
+        raise MpiscopeError(f"{_bare(shown)} exists (use --force to overwrite)")
     _checked.add(str(target))
     return path
 

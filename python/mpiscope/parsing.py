@@ -122,7 +122,11 @@ class Integer(Ranged):
         self.power_of_two = power_of_two
 
     def __call__(self, text: str) -> int:
-        value: int = super().__call__(text)
+        value = int(self.parse(text))
+        if value < self.low:
+            raise argparse.ArgumentTypeError(f"must be at least {self.low}, not {value}")
+        if value > self.high:
+            raise argparse.ArgumentTypeError(f"must be at most {self.high}, not {value}")
         if self.power_of_two and value & (value - 1):
             raise argparse.ArgumentTypeError(f"must be a power of two, not {value}")
         return value

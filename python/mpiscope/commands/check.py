@@ -23,7 +23,7 @@ from mpiscope.measure.options import SYNC_ALGORITHMS, SYNC_PARAMETERS, add_measu
 from mpiscope.measure.plan import check_cores, check_out, check_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
-from mpiscope.parsing import float_in, name_list
+from mpiscope.parsing import float_in
 from mpiscope.reports.check import verdict_lines
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result
@@ -42,7 +42,15 @@ def _syncs(text: str) -> tuple[str, ...]:
     """``all`` or algorithm names, comma-separated: the ones to show."""
     if text == "all":
         return SYNC_ALGORITHMS
-    return tuple(name_list(text, SYNC_ALGORITHMS, "clock sync algorithm"))
+    chosen = tuple(part.strip() for part in text.split(","))
+    for name in chosen:
+        if name not in SYNC_ALGORITHMS:
+            raise argparse.ArgumentTypeError(
+                f"unknown clock sync algorithm {name!r} (all, {', '.join(SYNC_ALGORITHMS)})"
+            )
+    if len(set(chosen)) != len(chosen):
+        raise argparse.ArgumentTypeError(f"bad list {text!r}: an algorithm appears twice")
+    return chosen
 
 
 def add_parser(commands: Any) -> None:
