@@ -8,15 +8,15 @@ imported here, so ``mpiscope --help`` is instant.
 
 from __future__ import annotations
 
-import signal
+import _signal  # signal itself first imports enum: milliseconds a Ctrl-C could land in
 import sys
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from mpiscope.errors import MpiscopeError
 
+TYPE_CHECKING = False  # typing is not imported at run time (see mpiscope/__init__.py)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
@@ -79,7 +79,7 @@ def _command_of(args: Sequence[str]) -> str | None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
     if argv is None:  # the program itself, not a caller's test: own the main thread's SIGINT
-        signal.signal(signal.SIGINT, _interrupt_once)  # first: a Ctrl-C while importing is one line
+        _signal.signal(_signal.SIGINT, _interrupt_once)  # before importing the rest
     try:
         import os
 
@@ -126,7 +126,7 @@ def _interrupt_once(signum: int, frame: object) -> None:
     """The first Ctrl-C raises KeyboardInterrupt; later ones are ignored, so
     that a second one cannot interrupt the first one's clean-up or its
     message (commands that must react to it install their own handler)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
