@@ -113,6 +113,7 @@ void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
         t->dropped += n; /* full before the file was open: not with >= 16 records */
     __atomic_store_n(&t->count, 0, __ATOMIC_SEQ_CST);
     t->early = 0;
+    t->early_at = mpiscope__trace_stamp(); /* a half that fills in time is never written early */
     __atomic_store_n(&t->seq, t->seq + n, __ATOMIC_SEQ_CST);
     t->current = full ^ 1u;
     t->records = (mpiscope_trace_record_t *)(t->half[full ^ 1u] + MPISCOPE__TRACE_BLOCK_HEAD);
