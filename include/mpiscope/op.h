@@ -68,8 +68,10 @@ enum {
                                              validation the engine checks it on the global clock */
     MPISCOPE_OP_BROADCAST      = 1u << 5, /* execute is one broadcast from ctx->root: methods that
                                              time the root's data reaching each rank apply */
-    MPISCOPE_OP_BANDWIDTH      = 1u << 6  /* size / time is a bandwidth (the size is data each rank
+    MPISCOPE_OP_BANDWIDTH      = 1u << 6, /* size / time is a bandwidth (the size is data each rank
                                              sends or receives; nccl-tests' algorithm bandwidth) */
+    MPISCOPE_OP_PAIRS          = 1u << 7  /* messages between ranks: needs 2 ranks at least (front
+                                             ends refuse fewer before launching) */
 };
 
 /* Phases of the validate hook. */

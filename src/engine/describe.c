@@ -18,7 +18,7 @@ static const struct { unsigned bit; const char *name; } op_flags[] = {
     {MPISCOPE_OP_USES_SIZE, "size"},         {MPISCOPE_OP_USES_ROOT, "root"},
     {MPISCOPE_OP_USES_REDUCTION, "reduction"}, {MPISCOPE_OP_GROUND_TRUTH, "ground_truth"},
     {MPISCOPE_OP_SYNCHRONIZING, "synchronizing"}, {MPISCOPE_OP_BROADCAST, "broadcast"},
-    {MPISCOPE_OP_BANDWIDTH, "bandwidth"},
+    {MPISCOPE_OP_BANDWIDTH, "bandwidth"},    {MPISCOPE_OP_PAIRS, "pairs"},
 };
 
 static void bound(mpiscope__json_t *j, const char *key, double v)

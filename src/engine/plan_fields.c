@@ -285,8 +285,8 @@ static int set_scalar(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
     } else {
         if (want(w, v, MPISCOPE__JV_NUMBER))
             return MPISCOPE_EINVAL;
-        if (!(v->number >= f->min))
-            return bad(w, "must be a number >= %g", f->min);
+        if (!(v->number >= f->min && v->number <= f->max))
+            return bad(w, "must be a number in [%g, %g]", f->min, f->max);
         p->drift_seconds = v->number;
     }
     return 0;
@@ -349,12 +349,12 @@ static const field_entry_t fields[] = {
     F("clock_transform", MPISCOPE__FIELD_STRING, "clock transform", "\"\"", "", 0, 0, set_clock_transform,
       "inject a per-rank clock offset (ns), drift (ppm) and jitter (ns) to test clock sync: "
       "SELECTOR:KEY=VALUE,...;... with SELECTOR all, N, N-M or random (seed=S)"),
-    F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, INFINITY, set_scalar,
+    F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, 9007199254740991.0, set_scalar,
       "seed of a shuffled point order (0: plan order)"),
     F("ranks", MPISCOPE__FIELD_INTEGER, "integer", "0", "ranks", 0, INT_MAX, set_scalar,
       "the ranks the launcher was asked to start (0: any): a run with another number stops at "
       "once, on every rank (srun without PMI starts one MPI job per task)"),
-    F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, INFINITY, set_scalar,
+    F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, 1e6, set_scalar,
       "check: wait before measuring the clock drift"),
     F("meta", MPISCOPE__FIELD_MAP, "object of name: value", "{}", "", 0, 0, set_map,
       "environment entries of the result document (flag --meta KEY=VALUE)"),

@@ -284,14 +284,17 @@ int mpiscope_plan_run(MPI_Comm comm, const mpiscope_plan_t *plan, mpiscope_plan_
         snprintf(err, err_size, "plan: no plan or no communicator");
         return MPISCOPE_EINVAL;
     }
-    int launched;
-    MPI_Comm_size(comm, &launched);
-    if (plan->ranks && launched != plan->ranks) {
+    int nprocs;
+    MPI_Comm_size(comm, &nprocs);
+    if (plan->ranks && nprocs != plan->ranks) {
         snprintf(err, err_size, "%d rank%s started where %d were asked for (with srun, each task "
-                 "is then an MPI job of its own: give srun --mpi)", launched, launched == 1 ? "" : "s",
+                 "is then an MPI job of its own: give srun --mpi)", nprocs, nprocs == 1 ? "" : "s",
                  plan->ranks);
         return MPISCOPE_ERANGE;
     }
+    int bad = mpiscope_plan_check(plan, nprocs, err, err_size);
+    if (bad)
+        return bad;
     if (plan->check)
         return mpiscope__plan_run_check(comm, plan, err, err_size);
     if (plan->firstcall)

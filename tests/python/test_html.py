@@ -178,7 +178,7 @@ def test_cli_default_output_and_refusals(tmp_path: Path) -> None:
     assert run.code == 0 and run.stdout.strip() == str(tmp_path / "r.html")
     run = run_cli(["html", str(source), "-o", str(source)])
     assert run.code == 2 and len(run.err_lines) == 1
-    assert "is one of the result documents" in run.err_lines[0]
+    assert "is one of the inputs" in run.err_lines[0]
     run = run_cli(["html", str(tmp_path / "none.json")])
     assert run.code == 2 and "no such file" in run.err_lines[0]
 

@@ -58,7 +58,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     plan = plan_run(args)
     bench = find_bench(args)
-    plan = replace(plan, ops=check_ops(plan, bench.profile))
+    plan = replace(plan, ops=check_ops(plan, bench.profile, args.timeout))
     finish = profile_step(args.launch_profile, args.launches)
     return measure_plan(args, plan, bench, lambda r: _render(r, args.per_rank), finish)
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope import __version__
+from mpiscope import __version__, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
 from mpiscope.reports.html_sections import ledger_html, tails_html
@@ -263,11 +263,7 @@ def render_html(results: Sequence[Result], labels: Sequence[str] | None = None) 
 
 def write_html(results: Sequence[Result], path: Path) -> None:
     """Write the report of ``results`` to ``path`` (replaced if it exists)."""
-    text = render_html(results)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
+    outputs.write_text(path, render_html(results))
 
 
 def _e(text: object) -> str:
