@@ -60,7 +60,7 @@ PACKED_HEAD = struct.Struct("<IIQQIIIIQ")
 ESCAPE = 0xFFFFFFFF
 RECORD_BLOCKS = ("THRD", "THRC")
 
-# record flags (src/tracer/trace_record.h)
+# record flags (src/tracer/trace_record.h, the source: test_trace_constants.py compares)
 F_ERROR, F_PART, F_COMPLETED, F_RECV_HALF = 0x1, 0x2, 0x4, 0x8
 F_REQUEST_NEW, F_STARTED, F_MESSAGE, F_CANCELLED = 0x10, 0x20, 0x40, 0x80
 F_WINDOW, F_WINDOW_NEW, F_GROUP, F_TRUE = 0x100, 0x200, 0x400, 0x800
