@@ -228,6 +228,8 @@ simgrid:
 
 lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench tools
+	$(VENV)/bin/codespell python src include tests docs tools bench examples README.md \
+	  CONTRIBUTING.md CHANGELOG.md
 
 bench: build
 	$(VPY) bench/bench_engine.py --mpi $(MPI)
