@@ -232,6 +232,7 @@ MAX_PY_LINES := 126
 MAX_PY_BRANCHES := 68
 lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench tools
+	$(VENV)/bin/mypy
 	$(VENV)/bin/codespell python src include tests docs tools bench examples README.md \
 	  CONTRIBUTING.md CHANGELOG.md
 	@# function size and branching held at today's largest (lines of code, cyclomatic)
