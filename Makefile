@@ -55,9 +55,11 @@ $(VENV)/.mpich-installed: $(VENV)/.python-installed
 	touch $@
 
 # mpi4py (for the tracer's tests on real Python MPI programs), built from
-# source against the default MPI: a binary wheel would bring its own.
+# source against the default MPI: a binary wheel would bring its own. Not
+# from pip's cache: a wheel built there for another checkout links that
+# checkout's libmpi by its path (RUNPATH), which a fresh clone lacks.
 $(VENV)/.mpi4py-installed: $(VENV)/.mpich-installed
-	MPICC=$(VENV)/bin/mpicc $(VPY) -m pip install --quiet --no-binary=mpi4py mpi4py
+	MPICC=$(VENV)/bin/mpicc $(VPY) -m pip install --quiet --no-cache-dir --no-binary=mpi4py mpi4py
 	touch $@
 mpi4py: $(VENV)/.mpi4py-installed
 
