@@ -123,6 +123,22 @@ def test_truncated_file_is_partial(tmp_path: Path) -> None:
     assert "PARTIAL" in render_summary(merged)
 
 
+def test_a_file_cut_at_any_byte_after_its_header_is_partial(tmp_path: Path) -> None:
+    """A full disk cuts a rank file wherever the limit falls, which depends on
+    how well the records packed (on the machine's speed): at any byte after
+    the header chunks the file reads as partial, never as corrupt (a THRD
+    chunk cut right after its 16-byte chunk header failed in CI)."""
+    records = [rec("MPI_Init", 10, 20)] + [rec("MPI_Barrier", 100 + 10 * i, 105 + 10 * i)
+                                           for i in range(6)]
+    whole = write_rank(tmp_path, 0, 1, records, block=2).read_bytes()
+    header = whole.index(b"THRD")
+    for size in range(header, len(whole)):
+        (tmp_path / "rank-00000.mst").write_bytes(whole[:size])
+        for with_records in (True, False):
+            (rank,) = read_trace(tmp_path, records=with_records).ranks
+            assert not rank.complete, size
+
+
 def test_not_a_trace(tmp_path: Path) -> None:
     (tmp_path / "rank-00000.mst").write_bytes(b"garbage" * 10)
     with pytest.raises(MpiscopeError, match="not an mpiscope trace file"):

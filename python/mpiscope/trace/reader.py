@@ -59,6 +59,7 @@ assert TAIL_DTYPE.itemsize == 48
 PACKED_HEAD = struct.Struct("<IIQQIIIIQ")
 ESCAPE = 0xFFFFFFFF
 RECORD_BLOCKS = ("THRD", "THRC")
+BLOCK_HEAD = struct.Struct("<IIQQ")  # thread index, 0, records, first sequence number
 
 # record flags (src/tracer/trace_record.h, the source: test_trace_constants.py compares)
 F_ERROR, F_PART, F_COMPLETED, F_RECV_HALF = 0x1, 0x2, 0x4, 0x8
@@ -473,7 +474,9 @@ class _Threads:
 
     def add(self, chunk: _Chunk, version: int) -> int:
         """Add a THRD or THRC chunk; returns records the writer counted as dropped (format 1)."""
-        index, _, count, fourth = struct.unpack_from("<IIQQ", chunk.payload, 0)
+        if len(chunk.payload) < BLOCK_HEAD.size:
+            return 0  # cut before it says what it holds (a full disk): the file is partial
+        index, _, count, fourth = BLOCK_HEAD.unpack_from(chunk.payload, 0)
         length = chunk.available if chunk.available >= 0 else len(chunk.payload)
         records: np.ndarray | int | Packed
         if chunk.tag == "THRC":  # packed: whole, or of no use
@@ -481,9 +484,9 @@ class _Threads:
             records = (Packed(chunk.at + 16, chunk.size) if chunk.available >= 0 else
                        unpack_block(chunk.payload[:chunk.size]) if n else np.empty(0, RECORD_DTYPE))
         else:
-            n = min(count, max(0, length - 24) // RECORD_DTYPE.itemsize)
-            records = (chunk.at + 16 + 24 if chunk.available >= 0 else
-                       np.frombuffer(chunk.payload, RECORD_DTYPE, count=n, offset=24))
+            n = min(count, max(0, length - BLOCK_HEAD.size) // RECORD_DTYPE.itemsize)
+            records = (chunk.at + 16 + BLOCK_HEAD.size if chunk.available >= 0 else
+                       np.frombuffer(chunk.payload, RECORD_DTYPE, count=n, offset=BLOCK_HEAD.size))
         self.missing += count - n
         first = fourth if version >= 2 else self.next_first.get(index, 0)
         if first > 1 << 62:
