@@ -13,7 +13,10 @@ it back to the point table.
 
 Naming: ``launch`` is the bench launch a point came from (``mpiscope run
 --launches R`` merges R of them; missing for a single launch), while
-``launch_index`` counts the timed launches inside one point (the samples).
+``launch_index`` counts the timed launches inside one point (the samples);
+``op_launch`` is the operation's own number of the launch (schema 1.6: the
+launches of stage 0 counted too), which says which round of a ``pairs``
+schedule it ran.
 
 pandas is imported inside the functions, so importing this module is cheap.
 """
@@ -103,6 +106,7 @@ RAW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("size_bytes", "bytes"),
     ("nprocs", "count"),
     ("launch_index", ""),
+    ("op_launch", ""),
     ("valid", ""),
     ("late", ""),
     ("overrun", ""),
@@ -127,6 +131,7 @@ _INTEGER_COLUMNS = (
     "samples_used",
     "validation_failures",
     "launch_index",
+    "op_launch",
     "rank",
 )
 _BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
@@ -232,6 +237,7 @@ def _raw_rows(result: Result, index: int, point: Point) -> Iterator[dict[str, An
         row = dict(base)
         row.update(
             launch_index=i,
+            op_launch=_at(raw.get("launch"), i),
             valid=_at(raw.get("valid"), i),
             late=_at(raw.get("late"), i),
             overrun=_at(raw.get("overrun"), i),
