@@ -123,7 +123,9 @@ def _add_probe(sub: Any) -> None:
     p.add_argument("--cores", metavar="LIST", help="which logical CPUs (default: the first --np)")
     p.add_argument("--seconds", default="9", metavar="S",
                    help="total probing time, shared by the kinds (default 9)")
-    p.add_argument("--kinds", default="fwq,ftq,selfish", help="probes to run (default all)")
+    p.add_argument("--kinds", default="fwq,ftq,selfish",
+                   help="probes to run: fwq, ftq, selfish, triad (STREAM memory bandwidth) "
+                   "(default fwq,ftq,selfish)")
     p.add_argument("--alone", action="store_true", help="threads in one process, no MPI")
     p.add_argument("--ftq-quantum", metavar="DUR", help="FTQ quantum (default 1ms)")
     p.add_argument("--fwq-work", metavar="DUR", help="FWQ work unit (default 100us)")
