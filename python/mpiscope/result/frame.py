@@ -140,7 +140,9 @@ _BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
 def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     """Read a result document (validated) as a DataFrame.
 
-    A noise document (``kind`` noise-run, noise-probe, noise-verdict or
+    A health document (``mpiscope health``) gives one row per measured pair
+    of its link matrix (:func:`mpiscope.health.document.health_frame`). A
+    noise document (``kind`` noise-run, noise-probe, noise-verdict or
     noise-calibration) gives its own frame (see
     :func:`mpiscope.result.noise.noise_frame`), and so does an
     alltoall-compare document (:func:`mpiscope.result.alltoall.alltoall_frame`)
@@ -154,6 +156,12 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     is missing or not a valid result document.
     """
     kind = document_kind(path)
+    if kind == "health":
+        from mpiscope.health.document import health_frame, load_health
+
+        if raw:
+            raise MpiscopeError(f"{path} is a health document: its launches are in its raw_dir")
+        return health_frame(load_health(path))
     if kind == "model":
         from mpiscope.result.model import load_model, model_frame
 
