@@ -13,7 +13,10 @@ the *disturbed quanta*: FTQ quanta whose work fell below 90% of the core's
   5 cores or more, beyond ``z`` robust deviations of all cores), and
 * its disturbed quanta are more than chance allows against the other cores
   pooled: the binomial tail of its count at their rate (with one added to
-  each side), times the number of cores, below ``alpha`` ("how sure").
+  each side), times the number of cores, below ``alpha`` ("how sure"),
+  and their odds at least ``odds`` (2) times the other cores' (two cores of
+  a machine whose other work lands more on one of them differ
+  significantly, but rarely by that much).
 
 Its frequency is the strongest FTQ peak no other core shows (within 10%),
 else its detours' regular period. Two cores of one VM under someone else's
@@ -49,6 +52,7 @@ class FingerprintRule:
     core_rel: float = 0.5
     z: float = 5.0
     alpha: float = 1e-3
+    odds: float = 2.0
     node_rel: float = 0.25  # triad bandwidth below the median by this fraction
     clock_floor_ns: float = 1000.0
 
@@ -107,9 +111,11 @@ def analyse_cores(
         k, n = disturbed[i]
         k_o = sum(d[0] for j, d in enumerate(disturbed) if j != i)
         n_o = sum(d[1] for j, d in enumerate(disturbed) if j != i)
-        p_value = None
+        p_value, odds = None, None
         if n and n_o:
-            p_value = min(1.0, binomial_tail(k, n, (k_o + 1) / (n_o + 2)) * len(workers))
+            rate = (k_o + 1) / (n_o + 2)
+            p_value = min(1.0, binomial_tail(k, n, rate) * len(workers))
+            odds = (k + 0.5) / (n - k + 0.5) / (rate / (1.0 - rate))
         share = shares[i]
         margin = (
             None
@@ -124,6 +130,8 @@ def analyse_cores(
             and share > ref + margin
             and p_value is not None
             and p_value < rule.alpha
+            and odds is not None
+            and odds >= rule.odds
         )
         cores.append(
             {
@@ -142,6 +150,7 @@ def analyse_cores(
                 "disturbed_quanta": k,
                 "quanta": n,
                 "p_value": p_value,
+                "odds_ratio": odds,
                 "stands_out": stands_out,
                 "triad_bytes_per_s": (w.get("triad") or {}).get("bandwidth_bytes_per_s"),
             }
@@ -154,6 +163,7 @@ def analyse_cores(
             "core_rel": rule.core_rel,
             "z": rule.z,
             "alpha": rule.alpha,
+            "odds": rule.odds,
         },
     }
 

@@ -21,6 +21,10 @@ all along:
   with probability 1/p when no rank stands out; the rank's count k has
   the binomial tail P(X >= k) (p-value), multiplied by p (one test per
   rank) and below ``alpha``;
+* effect: its odds of being the last, k / (E - k), at least ``odds``
+  (2) times chance's, 1 / (p - 1): with 2 ranks, two events in three; a
+  machine whose other work happens to land more on one core than the other
+  makes a count significant long before it makes it that lopsided;
 * consistency: it caused the most events in at least 3 of the 4 quarters
   of the run (a burst of load on one core for a second is not a straggler);
 * at least ``min_events`` events.
@@ -33,6 +37,7 @@ the question "who makes the collective wait" has an answer.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +54,7 @@ QUARTERS = 4
 @dataclass(frozen=True)
 class StragglerRule:
     alpha: float = 1e-3
+    odds: float = 2.0
     min_events: int = 5
     quarters_needed: int = 3
     floor_ns: float = 1000.0
@@ -152,6 +158,7 @@ def analyse_stragglers(
         "named_nodes": named_nodes,
         "rule": {
             "alpha": rule.alpha,
+            "odds": rule.odds,
             "min_events": rule.min_events,
             "quarters_needed": rule.quarters_needed,
             "floor_ns": rule.floor_ns,
@@ -185,7 +192,9 @@ def _judge(
             for q in per_quarter
             if q[g] > 0 and q[g] > max((c for o, c in enumerate(q) if o != g), default=0)
         )
-        if p_value < rule.alpha and quarters >= rule.quarters_needed:
+        others = total - counts[g]
+        odds = math.inf if others == 0 else counts[g] / others / (share / (1.0 - share))
+        if p_value < rule.alpha and quarters >= rule.quarters_needed and odds >= rule.odds:
             named.append(
                 {
                     "group": g,
@@ -195,6 +204,7 @@ def _judge(
                     "expected": total * share,
                     "p_value": p_value,
                     "quarters": quarters,
+                    "odds_ratio": None if math.isinf(odds) else odds,
                 }
             )
     return named

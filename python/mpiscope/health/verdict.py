@@ -196,19 +196,28 @@ def _suspects_of_links(state: RunState, analysis: LinkAnalysis | None) -> list[d
     return out
 
 
+def _where(rank: int, env: Mapping[str, Any]) -> str:
+    """``vm, core 1`` (the core when the binding left the rank one), or ``vm``."""
+    hosts, nodes = env.get("hosts") or [], env.get("rank_nodes") or []
+    cpus = env.get("rank_cpus") or []
+    host = hosts[nodes[rank]] if rank < len(nodes) and nodes[rank] < len(hosts) else "?"
+    cpu = cpus[rank] if rank < len(cpus) else None
+    return f"{host}, core {cpu}" if cpu is not None and cpu.isdigit() else host
+
+
 def _suspects_of_stragglers(
-    section: Mapping[str, Any], hosts: Sequence[str], rank_nodes: Sequence[int]
+    section: Mapping[str, Any], env: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
+    hosts = env.get("hosts") or []
     out = []
     for entry in section["named_ranks"]:
         rank = entry["rank"]
-        host = hosts[rank_nodes[rank]] if rank < len(rank_nodes) else "?"
         leads = [r for op in section["ops"] for r in op["ranks"] if r["rank"] == rank]
         worst = max((r["max_lead_ns"] for r in leads), default=None)
         out.append(
             {
                 "kind": "rank",
-                "name": f"rank {rank} ({host})",
+                "name": f"rank {rank} ({_where(rank, env)})",
                 "evidence": f"arrived last, late beyond the floor, in {entry['events']} of "
                 f"{entry['of']} delayed launches (chance: {entry['expected']:.1f}); "
                 f"the most in {entry['quarters']} of 4 quarters of the run; "
@@ -320,7 +329,7 @@ def _status(state: RunState, final: bool) -> str:
 def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
     """The health document (docs/health.md) of what ``state`` holds."""
     env = _environment(state)
-    hosts, rank_nodes = env.get("hosts") or [], env.get("rank_nodes") or []
+    rank_nodes = env.get("rank_nodes") or []
     links = None
     present = {m: state.docs[f"links-{m}"] for m in METRICS if f"links-{m}" in state.docs}
     if present and state.unit_ranks:
@@ -349,7 +358,7 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
     suspects = (
         _suspects_of_failures(state.failed)
         + _suspects_of_links(state, links)
-        + (_suspects_of_stragglers(stragglers, hosts, rank_nodes) if stragglers else [])
+        + (_suspects_of_stragglers(stragglers, env) if stragglers else [])
         + _suspects_of_fingerprint(cores, triad, clocks)
     )
     from mpiscope import __version__
