@@ -11,6 +11,7 @@ the probability of a count under a null that says "nothing stands out".
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 
@@ -43,6 +44,19 @@ def binomial_tail(k: int, n: int, p: float) -> float:
     return min(1.0, math.exp(top) * sum(math.exp(t - top) for t in terms))
 
 
+@functools.lru_cache(maxsize=256)
+def _lower_rank(n: int, confidence: float) -> int:
+    """The largest l whose order statistics x_(l), x_(n+1-l) cover the
+    median with ``confidence`` (1 when none does)."""
+    lower = 1
+    for cand in range(1, n // 2 + 1):
+        below = 1.0 - binomial_tail(cand, n, 0.5)  # P(X <= cand - 1)
+        if 1.0 - 2.0 * below < confidence:
+            break
+        lower = cand
+    return lower
+
+
 def median_interval(
     values: Sequence[float], confidence: float = 0.95
 ) -> tuple[float | None, float | None]:
@@ -52,17 +66,10 @@ def median_interval(
     the 2nd and 9th values, 97.9%). With too few values for the confidence
     (n < 6 at 95%) the whole range, which covers less: (min, max)."""
     xs = sorted(values)
-    n = len(xs)
-    if n == 0:
+    if not xs:
         return None, None
-    lower = 1
-    for cand in range(1, n // 2 + 1):
-        below = 1.0 - binomial_tail(cand, n, 0.5)  # P(X <= cand - 1)
-        if 1.0 - 2.0 * below >= confidence:
-            lower = cand
-        else:
-            break
-    return xs[lower - 1], xs[n - lower]
+    lower = _lower_rank(len(xs), confidence)
+    return xs[lower - 1], xs[len(xs) - lower]
 
 
 def mad_sigma(values: Sequence[float]) -> float | None:

@@ -17,6 +17,7 @@ text it is given, and the analysis (:mod:`mpiscope.health.links`) asks
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 __all__ = ["Schedule", "round_robin"]
@@ -47,7 +48,7 @@ class Schedule:
     ranks: tuple[int, ...]
     both_ways: bool = False
 
-    @property
+    @functools.cached_property
     def rounds(self) -> list[list[tuple[int, int]]]:
         """Every round, with the turned-round ones after (``both_ways``):
         (first, second) in units, the first one starting."""
