@@ -68,8 +68,10 @@ enum {
                                              validation the engine checks it on the global clock */
     MPISCOPE_OP_BROADCAST      = 1u << 5, /* execute is one broadcast from ctx->root: methods that
                                              time the root's data reaching each rank apply */
-    MPISCOPE_OP_BANDWIDTH      = 1u << 6  /* size / time is a bandwidth (the size is data each rank
+    MPISCOPE_OP_BANDWIDTH      = 1u << 6, /* size / time is a bandwidth (the size is data each rank
                                              sends or receives; nccl-tests' algorithm bandwidth) */
+    MPISCOPE_OP_PAIRS          = 1u << 7  /* messages between ranks: needs 2 ranks at least (front
+                                             ends refuse fewer before launching) */
 };
 
 /* Phases of the validate hook. */
@@ -111,6 +113,10 @@ typedef struct mpiscope_op_ctx {
     void *state;              /* private to the op: set in initialize, freed in finalize */
     void *engine;             /* private to the engine */
     const mpiscope_op_t *op;  /* the descriptor being measured (its user_data, options) */
+    double launch_start_ns;   /* this rank's clock (mpiscope_timer_now_ns()) read by the engine
+                                 just before it called execute: the start of the timed launch;
+                                 NAN outside a timed launch. An op that waits a known time
+                                 counts from it, so its own clock read is not in the launch */
 } mpiscope_op_ctx_t;
 
 struct mpiscope_op {

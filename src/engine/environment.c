@@ -299,7 +299,7 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
         mpiscope__json_raw(j, "rank_nodes", env->rank_nodes);
     if (env->rank_cpus)
         mpiscope__json_raw(j, "rank_cpus", env->rank_cpus);
-    if (env->rank_pids) { /* 1.6 */
+    if (env->rank_pids) { /* 1.7 */
         mpiscope__json_array(j, "rank_pids");
         for (int r = 0; r < env->ranks; r++)
             mpiscope__json_integer(j, NULL, env->rank_pids[r]);

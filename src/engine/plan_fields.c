@@ -200,11 +200,21 @@ static int set_map(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const m
     return 0;
 }
 
+const char *const mpiscope__floor_modes[] = {"report", "subtract", NULL};
+
 static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
 {
     if (want(w, v, MPISCOPE__JV_STRING))
         return MPISCOPE_EINVAL;
     const char *s = v->string;
+    if (f->choices) {
+        for (int i = 0; f->choices[i]; i++)
+            if (strcmp(s, f->choices[i]) == 0) {
+                p->floor = (mpiscope__floor_mode_t)i; /* the one choice field */
+                return 0;
+            }
+        return bad(w, "'%s' is not one of: %s, %s", s, f->choices[0], f->choices[1]);
+    }
     if (strcmp(f->name, "out") == 0) {
         if (!s[0])
             return bad(w, "must not be empty");
@@ -275,8 +285,8 @@ static int set_scalar(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
     } else {
         if (want(w, v, MPISCOPE__JV_NUMBER))
             return MPISCOPE_EINVAL;
-        if (!(v->number >= f->min))
-            return bad(w, "must be a number >= %g", f->min);
+        if (!(v->number >= f->min && v->number <= f->max))
+            return bad(w, "must be a number in [%g, %g]", f->min, f->max);
         p->drift_seconds = v->number;
     }
     return 0;
@@ -289,7 +299,7 @@ int *mpiscope__plan_bool(mpiscope__plan_t *p, const char *name)
         {"validate", offsetof(mpiscope__plan_t, validate)}, {"resync", offsetof(mpiscope__plan_t, resync)},
         {"oversubscribed", offsetof(mpiscope__plan_t, oversubscribed)},
         {"progress", offsetof(mpiscope__plan_t, progress)}, {"firstcall", offsetof(mpiscope__plan_t, firstcall)},
-        {"check", offsetof(mpiscope__plan_t, check)},
+        {"check", offsetof(mpiscope__plan_t, check)}, {"ledger", offsetof(mpiscope__plan_t, ledger)},
     };
     for (size_t i = 0; name && i < sizeof flags / sizeof *flags; i++)
         if (strcmp(flags[i].name, name) == 0)
@@ -312,6 +322,9 @@ typedef struct field_entry {
 
 #define F(nm, k, ty, dflt, un, lo, hi, fn, hlp) \
     {{.name = nm, .kind = k, .type = ty, .default_text = dflt, .unit = un, .min = lo, .max = hi, .help = hlp}, fn}
+#define CHOICES(nm, list, dflt, fn, hlp) \
+    {{.name = nm, .kind = MPISCOPE__FIELD_STRING, .type = "choice", .default_text = dflt, .unit = "", \
+      .help = hlp, .choices = list}, fn}
 static const field_entry_t fields[] = {
     F("ops", MPISCOPE__FIELD_LIST, "array of operation names", NULL, "", 0, 0, set_ops,
       "the operations to measure (required unless check)"),
@@ -336,12 +349,12 @@ static const field_entry_t fields[] = {
     F("clock_transform", MPISCOPE__FIELD_STRING, "clock transform", "\"\"", "", 0, 0, set_clock_transform,
       "inject a per-rank clock offset (ns), drift (ppm) and jitter (ns) to test clock sync: "
       "SELECTOR:KEY=VALUE,...;... with SELECTOR all, N, N-M or random (seed=S)"),
-    F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, INFINITY, set_scalar,
+    F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, 9007199254740991.0, set_scalar,
       "seed of a shuffled point order (0: plan order)"),
     F("ranks", MPISCOPE__FIELD_INTEGER, "integer", "0", "ranks", 0, INT_MAX, set_scalar,
       "the ranks the launcher was asked to start (0: any): a run with another number stops at "
       "once, on every rank (srun without PMI starts one MPI job per task)"),
-    F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, INFINITY, set_scalar,
+    F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, 1e6, set_scalar,
       "check: wait before measuring the clock drift"),
     F("meta", MPISCOPE__FIELD_MAP, "object of name: value", "{}", "", 0, 0, set_map,
       "environment entries of the result document (flag --meta KEY=VALUE)"),
@@ -360,8 +373,15 @@ static const field_entry_t fields[] = {
     F("firstcall", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
       "measure the first call against the second instead"),
     F("check", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "run the machine check instead"),
+    CHOICES("floor", mpiscope__floor_modes, "\"report\"", set_string,
+            "the measurement floor (WaitPatternNull's median, measured first): report it, or "
+            "subtract it from every launch time (intervals then include its own)"),
+    F("ledger", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
+      "after each window point, its bias-ledger companions: window warm, barrier-each warm and "
+      "back-to-back warm, with per-launch series (mpiscope explain)"),
 };
 #undef F
+#undef CHOICES
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
 /* The measurement parameters follow the plan's own fields. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
+#include "mpiscope/timer.h"
 #include "plan_spec.h"
 
 /* The plan, or NULL with err set; err may be NULL. */
@@ -98,6 +99,17 @@ int mpiscope_plan_get_bool(const mpiscope_plan_t *p, const char *field, int *val
         return MPISCOPE_EINVAL;
     *value = *flag;
     return 0;
+}
+
+int mpiscope_plan_check(const mpiscope_plan_t *p, int nprocs, char *err, size_t err_size)
+{
+    char why[256] = "";
+    int rc = !p || nprocs < 1 ? MPISCOPE_EINVAL
+                              : mpiscope_clock_transform_check(p->params.sync.clock_transform, nprocs, why,
+                                                               sizeof why);
+    if (rc && err && err_size)
+        snprintf(err, err_size, "plan field 'clock_transform': %s", why[0] ? why : "bad arguments");
+    return rc;
 }
 
 void mpiscope_plan_free(mpiscope_plan_t *p)

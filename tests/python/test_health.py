@@ -17,7 +17,7 @@ import pytest
 
 from health_fakes import collective_doc, link_doc, probe_doc, state
 from mpiscope.errors import MpiscopeError
-from mpiscope.health.document import health_frame, load_health, validate_health, write_health
+from mpiscope.result.health import health_frame, load_health, validate_health, write_health
 from mpiscope.health.fingerprint import analyse_clocks, analyse_cores, analyse_triad
 from mpiscope.health.links import METRICS, MIN_UNITS, analyse_links, pair_samples
 from mpiscope.health.platform import cluster_spec, degraded_platform

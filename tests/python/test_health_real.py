@@ -123,7 +123,8 @@ def test_a_killed_rank_is_named_and_the_measurements_kept(tmp_path: Path) -> Non
     assert doc["status"] == "failed"
     phases = {p["name"]: p["status"] for p in doc["phases"]}
     assert phases == {"collectives": "complete", "links-latency": "complete",
-                      "links-bandwidth": "failed", "probe": "skipped", "check": "skipped"}  # fmt: skip
+                      "links-bandwidth": "failed", "probe": "skipped",
+                      "check": "skipped"}  # fmt: skip
     failed = [s for s in doc["suspects"] if s["kind"] == "failed"]
     assert [s["name"] for s in failed] == [f"rank 1 ({os.uname().nodename})"]
     assert "SIGKILL" in failed[0]["evidence"] and "links-bandwidth" in failed[0]["evidence"]

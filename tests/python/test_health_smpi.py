@@ -29,7 +29,8 @@ BAD_NODE = {16: 12, 64: 37}
 
 def _health(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mpiscope", "health", *args, "--quiet"],
-                          cwd=cwd, capture_output=True, text=True, timeout=900, check=False)  # fmt: skip
+                          cwd=cwd, capture_output=True, text=True, timeout=900,
+                          check=False)  # fmt: skip
 
 
 def _run(tmp_path: Path, nodes: int, faults: bool) -> tuple[subprocess.CompletedProcess[str], Any]:

@@ -15,9 +15,20 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.parsing import float_in, int_at_least
+from mpiscope.parsing import float_in, int_in
+from mpiscope.result.describe import parameter
 
 __all__ = ["add_parser"]
+
+#: The most launches of one point (the engine's ``max_launches`` range):
+#: a link phase makes samples x rounds of them, the straggler run one a ms.
+MAX_POINT_LAUNCHES = int(parameter("max_launches")["max"])
+#: The largest --window: the bandwidth operations' own bound (``window``
+#: of bw, bibw and mbw_mr, src/ops/bandwidth.c), which their option
+#: description does not carry.
+MAX_WINDOW = 4096
+#: The longest probe of each kind (``noise probe --seconds``: a day).
+MAX_PROBE_SECONDS = 86400.0
 
 _OPTIONS = (
     "--np",
@@ -73,11 +84,11 @@ def add_parser(commands: Any) -> None:
     )
     g.add_argument(
         "--samples",
-        type=int_at_least(2),
+        type=int_in(2, MAX_POINT_LAUNCHES),
         default=10,
         metavar="N",
         help="samples of every pair, in launches spread over the run (bandwidth: "
-        "half each way; default 10)",
+        "half each way; default 10; samples x rounds at most the engine's max_launches)",
     )
     g.add_argument(
         "--latency-size",
@@ -93,24 +104,25 @@ def add_parser(commands: Any) -> None:
     )
     g.add_argument(
         "--window",
-        type=int_at_least(1),
+        type=int_in(1, MAX_WINDOW),
         default=16,
         metavar="W",
-        help="messages in flight per bandwidth sample (default 16)",
+        help=f"messages in flight per bandwidth sample, 1 to {MAX_WINDOW} (default 16)",
     )
     g.add_argument(
         "--seconds",
-        type=float_in(0, None, True, True),
+        type=float_in(0, MAX_POINT_LAUNCHES / 1000, low_open=True),
         default=3.0,
         metavar="S",
-        help="real runs: length of each collective's straggler run (default 3)",
+        help="real runs: length of each collective's straggler run, a launch a ms, "
+        f"at most {MAX_POINT_LAUNCHES / 1000:g} (default 3)",
     )
     g.add_argument(
         "--probe-seconds",
-        type=float_in(0, None, True, True),
+        type=float_in(0, MAX_PROBE_SECONDS, low_open=True),
         default=1.0,
         metavar="S",
-        help="real runs: length of each noise probe (default 1)",
+        help="real runs: length of each noise probe, at most a day (default 1)",
     )
     g.add_argument(
         "--no-check",
@@ -119,10 +131,11 @@ def add_parser(commands: Any) -> None:
     )
     g.add_argument(
         "--threshold",
-        type=float_in(0, None, True, True),
+        type=float_in(0, 100, low_open=True),
         default=0.25,
         metavar="F",
-        help="a link is slow when worse than typical by this fraction at least (default 0.25)",
+        help="a link is slow when worse than typical by this fraction at least, "
+        "(0, 100] (default 0.25)",
     )
     p.set_defaults(handler=run)
 
@@ -130,7 +143,7 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.what:
         return _report(args.what)
-    from mpiscope.health.document import write_health
+    from mpiscope.result.health import write_health
     from mpiscope.health.session import RunState, run_health
     from mpiscope.health.text import format_health
     from mpiscope.health.verdict import exit_code, health_document
@@ -146,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(what: list[str]) -> int:
-    from mpiscope.health.document import load_health
+    from mpiscope.result.health import load_health
     from mpiscope.health.text import format_health
     from mpiscope.health.verdict import exit_code
 
@@ -186,6 +199,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
             f"--np {args.np} ranks do not fill --nodes {args.srun_nodes} evenly "
             f"({args.np / args.srun_nodes:.3g} a node)"
         )
+    _check_link_launches(args)
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip())
     if not ops:
         raise MpiscopeError(f"--ops {args.ops!r}: no operation")
@@ -214,6 +228,23 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
     if not args.quiet:
         print(f"health: {args.np} ranks; its launches go to {plan.raw_dir}", file=sys.stderr)
     return plan, simulated
+
+
+def _check_link_launches(args: argparse.Namespace) -> None:
+    """A link phase makes ``--samples`` launches of each round, and a round
+    set has p - 1 rounds (p even; p odd: p) for p units, each way for the
+    bandwidth: at most the engine's launches of one point. p is the nodes
+    when known, else the ranks (the most units there can be)."""
+    nodes = args.srun_nodes if args.links == "nodes" else None
+    units = nodes or args.np
+    rounds = units - 1 + units % 2
+    launches = args.samples * rounds
+    if launches > MAX_POINT_LAUNCHES:
+        raise MpiscopeError(
+            f"--samples {args.samples}: {launches} launches for the {rounds} rounds of "
+            f"{units} {'nodes' if nodes else 'ranks'}, more than the engine's "
+            f"{MAX_POINT_LAUNCHES} of one point"
+        )
 
 
 def _simulated_nodes(args: argparse.Namespace) -> None:

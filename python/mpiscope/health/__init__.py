@@ -6,7 +6,7 @@ of disjoint pairs), :mod:`~mpiscope.health.session` (the launches),
 :mod:`~mpiscope.health.stragglers` (who arrives last in collectives),
 :mod:`~mpiscope.health.fingerprint` (per-core detours, STREAM triad,
 clocks), :mod:`~mpiscope.health.verdict` (the suspects and the document),
-:mod:`~mpiscope.health.document` (schema, loading, the pandas frame),
+:mod:`~mpiscope.result.health` (schema, loading, the pandas frame),
 :mod:`~mpiscope.health.text` and :mod:`~mpiscope.health.html` (the
 reports), :mod:`~mpiscope.health.platform` (simulated clusters with known
 faults) and :mod:`~mpiscope.health.robust` (the statistics).

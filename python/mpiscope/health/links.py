@@ -124,7 +124,7 @@ def pair_samples(
     launches = raw.get("launch")
     if launches is None:
         raise MpiscopeError(
-            f"the {metric.op} point has no raw.launch (a bench older than schema 1.6): "
+            f"the {metric.op} point has no raw.launch (a bench older than schema 1.7): "
             "rebuild mpiscope"
         )
     tolerance = float((doc.get("method") or {}).get("late_tolerance_ns") or 0.0)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import RunFailedError
+from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import (
     OutputEvent,
     WarningEvent,
@@ -27,8 +27,9 @@ from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import Agent, AgentSpec
 from mpiscope.noise.probes import KINDS
 from mpiscope.noise.session import noise_programs
+from mpiscope.outputs import check_output_dir
 
-__all__ = ["DEFAULT_KINDS", "PROBE_KINDS", "ProbePlan", "run_probe"]
+__all__ = ["DEFAULT_KINDS", "PROBE_KINDS", "ProbePlan", "read_partial", "run_probe"]
 
 PROBE_KINDS = KINDS
 #: What ``mpiscope noise probe`` runs unless told (the triad is on request).
@@ -76,7 +77,7 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
 
     programs = noise_programs(profile)
     env = build_env(profile)
-    raw_dir.mkdir(parents=True, exist_ok=True)
+    check_output_dir(raw_dir, "--raw-dir")
     argv = probe_argv(plan, programs.detect, raw_dir)
     if plan.launcher is not None:
         argv = [*plan.launcher, *argv]
@@ -115,4 +116,18 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
     doc["mode"] = "threads" if plan.alone else "mpi"
     if warnings:
         doc.setdefault("warnings", []).extend(warnings)
+    return doc
+
+
+def read_partial(raw_dir: Path) -> dict[str, Any] | None:
+    """The probe document of what an interrupted run finished (the probes
+    run one kind after the other), or None when no probe finished."""
+    from mpiscope.noise.probes import read_probe_dir  # lazy: numpy
+
+    try:
+        doc = read_probe_dir(raw_dir, finished_only=True)
+    except MpiscopeError:
+        return None
+    doc["warnings"] = [*doc.get("warnings", []), "interrupted: the probes that had not "
+                       "finished are missing"]  # fmt: skip
     return doc

@@ -14,7 +14,7 @@ it back to the point table.
 Naming: ``launch`` is the bench launch a point came from (``mpiscope run
 --launches R`` merges R of them; missing for a single launch), while
 ``launch_index`` counts the timed launches inside one point (the samples);
-``op_launch`` is the operation's own number of the launch (schema 1.6: the
+``op_launch`` is the operation's own number of the launch (schema 1.7: the
 launches of stage 0 counted too), which says which round of a ``pairs``
 schedule it ran.
 
@@ -141,7 +141,7 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     """Read a result document (validated) as a DataFrame.
 
     A health document (``mpiscope health``) gives one row per measured pair
-    of its link matrix (:func:`mpiscope.health.document.health_frame`). A
+    of its link matrix (:func:`mpiscope.result.health.health_frame`). A
     noise document (``kind`` noise-run, noise-probe, noise-verdict or
     noise-calibration) gives its own frame (see
     :func:`mpiscope.result.noise.noise_frame`), and so does an
@@ -157,7 +157,7 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     """
     kind = document_kind(path)
     if kind == "health":
-        from mpiscope.health.document import health_frame, load_health
+        from mpiscope.result.health import health_frame, load_health
 
         if raw:
             raise MpiscopeError(f"{path} is a health document: its launches are in its raw_dir")
