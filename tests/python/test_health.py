@@ -17,15 +17,15 @@ import pytest
 
 from health_fakes import collective_doc, link_doc, probe_doc, state
 from mpiscope.errors import MpiscopeError
-from mpiscope.result.health import health_frame, load_health, validate_health, write_health
 from mpiscope.health.fingerprint import analyse_clocks, analyse_cores, analyse_triad
 from mpiscope.health.links import METRICS, MIN_UNITS, analyse_links, pair_samples
-from mpiscope.health.platform import cluster_spec, degraded_platform
+from mpiscope.health.platform import SHIPPED, cluster_spec, degraded_platform
 from mpiscope.health.robust import binomial_tail, mad_sigma, median_interval
 from mpiscope.health.schedule import Schedule, round_robin
 from mpiscope.health.session import failed_ranks
 from mpiscope.health.stragglers import analyse_stragglers
 from mpiscope.health.verdict import exit_code, health_document
+from mpiscope.result.health import health_frame, load_health, validate_health, write_health
 
 REPO = Path(__file__).resolve().parents[2]
 BASE_NS = 10_000.0
@@ -318,6 +318,21 @@ def test_a_degraded_platform_from_a_shipped_one() -> None:
     assert [(r.get("src"), r.get("dst")) for r in slow] == [("node-3.c8x8", "node-9.c8x8")]
     with pytest.raises(MpiscopeError, match="two nodes"):
         degraded_platform(spec, 4, [(3, 9, 4.0)])
+
+
+def test_the_shipped_degraded_platforms_are_the_generator_s() -> None:
+    """platforms/faulty-*.xml are what tools/degraded_platform.py writes from
+    mpiscope.health.platform.SHIPPED: the tests' ground truth is the file's."""
+    run = subprocess.run([sys.executable, str(REPO / "tools" / "degraded_platform.py"),
+                          "--shipped", "--check"], capture_output=True, text=True, timeout=60,
+                         check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    for name, faults in SHIPPED.items():
+        root = ET.fromstring((REPO / "platforms" / f"{name}.xml").read_bytes())
+        assert len(list(root.iter("host"))) == faults.nodes
+        (a, b, _), = faults.slow_links
+        assert [link.get("id") for link in root.iter("link") if link.get("id", "").startswith(
+            "slow-")] == [f"slow-{a}-{b}"]  # fmt: skip
 
 
 # --- the command's bad input -------------------------------------------------------------------

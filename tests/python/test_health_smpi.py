@@ -1,11 +1,12 @@
 """The ground truth of ``mpiscope health`` on simulated clusters.
 
-Each test writes a platform from the shipped cluster-8x8 (its per-node
-links, backbone and loopback; mpiscope.health.platform) with 16 or 64
-nodes, one link whose bandwidth is divided by 4 and one node whose link
-is 2 times narrower and slower, runs ``mpiscope health`` on 8 ranks a node
-and checks that it names exactly that node and that link, nothing else,
-and exits 1; the same platform without faults names nothing and exits 0.
+The shipped platforms faulty-16x8 and faulty-64x8 (the network of
+cluster-8x8 for 16 and 64 nodes, one link whose bandwidth is divided by 4
+and one node whose link is 2 times narrower and slower:
+mpiscope.health.platform.SHIPPED) are checked as a user would, with
+``mpiscope health --launcher smpi --platform faulty-16x8 --np 128``: it
+names exactly that node and that link, nothing else, and exits 1; the same
+network without faults names nothing and exits 0.
 The simulation is deterministic, so nothing here depends on this
 machine's speed. The HTML page is opened in Chromium (marked browser).
 """
@@ -20,11 +21,12 @@ from typing import Any
 
 import pytest
 
-from mpiscope.health.platform import write_degraded_platform
+from mpiscope.health.platform import SHIPPED, write_degraded_platform
 from test_smpi import needs_smpi
 
-BAD_LINK = {16: (3, 9), 64: (21, 50)}
-BAD_NODE = {16: 12, 64: 37}
+FAULTS = {faults.nodes: (name, faults) for name, faults in SHIPPED.items()}
+BAD_LINK = {n: f.slow_links[0][:2] for n, (_, f) in FAULTS.items()}
+BAD_NODE = {n: f.slow_nodes[0][0] for n, (_, f) in FAULTS.items()}
 
 
 def _health(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -34,13 +36,12 @@ def _health(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _run(tmp_path: Path, nodes: int, faults: bool) -> tuple[subprocess.CompletedProcess[str], Any]:
-    platform = tmp_path / f"c{nodes}.xml"
-    a, b = BAD_LINK[nodes]
-    write_degraded_platform("cluster-8x8", nodes, platform,
-                            [(a, b, 4.0)] if faults else [],
-                            [(BAD_NODE[nodes], 2.0)] if faults else [])  # fmt: skip
-    run = _health(tmp_path, "--launcher", "smpi", "--platform", str(platform), "--nodes",
-                  str(nodes), "--np", str(8 * nodes), "--out", "h.json")  # fmt: skip
+    if faults:  # the shipped platform, by its name
+        platform = FAULTS[nodes][0]
+    else:
+        platform = str(write_degraded_platform("cluster-8x8", nodes, tmp_path / "ok.xml"))
+    run = _health(tmp_path, "--launcher", "smpi", "--platform", platform, "--np", str(8 * nodes),
+                  "--out", "h.json")  # fmt: skip
     doc = json.loads((tmp_path / "h.json").read_text()) if (tmp_path / "h.json").exists() else None
     return run, doc
 

@@ -143,10 +143,10 @@ def add_parser(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.what:
         return _report(args.what)
-    from mpiscope.result.health import write_health
     from mpiscope.health.session import RunState, run_health
     from mpiscope.health.text import format_health
     from mpiscope.health.verdict import exit_code, health_document
+    from mpiscope.result.health import write_health
 
     plan, simulated = _plan(args)
     state = RunState(plan=plan, args=args, simulated=simulated)
@@ -159,9 +159,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _report(what: list[str]) -> int:
-    from mpiscope.result.health import load_health
     from mpiscope.health.text import format_health
     from mpiscope.health.verdict import exit_code
+    from mpiscope.result.health import load_health
 
     if what[0] != "report" or len(what) != 2:
         raise MpiscopeError(

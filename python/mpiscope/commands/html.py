@@ -42,8 +42,8 @@ def run(args: argparse.Namespace) -> int:
                        what="-o" if args.out else "")  # fmt: skip
     kinds = [document_kind(path) or "" for path in inputs]
     if "health" in kinds:
-        from mpiscope.result.health import load_health
         from mpiscope.health.html import write_health_html
+        from mpiscope.result.health import load_health
 
         if any(kind != "health" for kind in kinds):
             raise MpiscopeError("give health documents or other documents, not both in one page")

@@ -9,8 +9,10 @@ and b by f (one more link on their route alone, f times narrower than the
 node links, no latency), a slow node (n, f) divides the bandwidth of its
 own node link by f and multiplies its latency by f, so every route of the
 node is slower. The ground truth of ``mpiscope health`` (docs/health.md)
-and its bench are such platforms; ``tools/degraded_platform.py`` writes
-one from the command line.
+and its bench are such platforms: two are shipped (:data:`SHIPPED`,
+platforms/faulty-16x8.xml and faulty-64x8.xml), and
+``tools/degraded_platform.py`` writes them again (a test compares) or any
+other from the command line.
 
 SimGrid's ``<cluster>`` routes every pair through the same two node links
 and the backbone, so one pair cannot be made slower there: the routes are
@@ -28,7 +30,14 @@ from pathlib import Path
 
 from mpiscope.errors import MpiscopeError
 
-__all__ = ["ClusterSpec", "cluster_spec", "degraded_platform", "write_degraded_platform"]
+__all__ = [
+    "SHIPPED",
+    "ClusterSpec",
+    "Faults",
+    "cluster_spec",
+    "degraded_platform",
+    "write_degraded_platform",
+]
 
 _UNITS = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9, "t": 1e12}
 
@@ -48,6 +57,26 @@ class ClusterSpec:
     bb_lat: float
     lo_bw: float
     lo_lat: float
+
+
+@dataclass(frozen=True)
+class Faults:
+    """A degraded platform: the base cluster, its nodes, the slow links
+    (a, b, bandwidth divisor) and the slow nodes (n, factor)."""
+
+    base: str
+    nodes: int
+    slow_links: tuple[tuple[int, int, float], ...] = ()
+    slow_nodes: tuple[tuple[int, float], ...] = ()
+
+
+#: The shipped degraded platforms (platforms/NAME.xml): 8 cores a node as
+#: cluster-8x8, one link at a quarter of its bandwidth, one node at half
+#: its bandwidth and twice its latency on every link.
+SHIPPED: dict[str, Faults] = {
+    "faulty-16x8": Faults("cluster-8x8", 16, ((3, 9, 4.0),), ((12, 2.0),)),
+    "faulty-64x8": Faults("cluster-8x8", 64, ((21, 50, 4.0),), ((37, 2.0),)),
+}
 
 
 def _rate(text: str, where: str) -> float:
