@@ -53,14 +53,18 @@ def _value(metric: str, value: float | None) -> str:
     return f"{value / 1e9:.3g} GB/s" if metric == "bandwidth" else format_ns(value)
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[object]], left: int = 1) -> str:
-    head = "".join(
-        f"<th{' class=l' if i < left else ''}>{_e(h)}</th>" for i, h in enumerate(header)
-    )
+def _table(
+    header: Sequence[str], rows: Sequence[Sequence[object]], left: int = 1, last_left: bool = False
+) -> str:
+    """A table, its first ``left`` columns (and the last one, with
+    ``last_left``: a sentence) aligned left, the numbers right."""
+
+    def cls(i: int) -> str:
+        return " class=l" if i < left or (last_left and i == len(header) - 1) else ""
+
+    head = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(header))
     body = "".join(
-        "<tr>"
-        + "".join(f"<td{' class=l' if i < left else ''}>{_e(v)}</td>" for i, v in enumerate(row))
-        + "</tr>"
+        "<tr>" + "".join(f"<td{cls(i)}>{_e(v)}</td>" for i, v in enumerate(row)) + "</tr>"
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -329,7 +333,9 @@ def _phases(doc: Mapping[str, Any]) -> str:
         )
         for p in doc.get("phases") or []
     ]
-    return "<h2>Phases</h2>" + _table(["phase", "status", "ranks", "seconds", ""], rows, left=2)
+    return "<h2>Phases</h2>" + _table(
+        ["phase", "status", "ranks", "seconds", ""], rows, left=2, last_left=True
+    )
 
 
 def render_health_html(docs: Sequence[Mapping[str, Any]], sources: Sequence[str]) -> str:

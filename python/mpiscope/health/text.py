@@ -151,7 +151,7 @@ def _stragglers(doc: Mapping[str, Any]) -> list[str]:
     section = doc.get("stragglers")
     if not section:
         return ["STRAGGLERS not measured"]
-    lines = [f"STRAGGLERS {section['events']} delayed launche(s) in all"]
+    lines = [f"STRAGGLERS {section['events']} delayed launch(es) in all"]
     for op in section["ops"]:
         lines.append(
             f"  {op['op']} {format_bytes(op['size_bytes'])}: {op['launches']} launches, "
@@ -235,7 +235,8 @@ def _fingerprint(doc: Mapping[str, Any]) -> list[str]:
 
 
 def _phases(doc: Mapping[str, Any]) -> list[str]:
-    rows = [("phase", "status", "ranks", "seconds", "")]
+    rows = [("phase", "status", "ranks", "seconds")]
+    why = [""]
     for p in doc.get("phases") or []:
         rows.append(
             (
@@ -243,10 +244,14 @@ def _phases(doc: Mapping[str, Any]) -> list[str]:
                 p["status"],
                 str(p.get("ranks") or "-"),
                 "-" if p.get("seconds") is None else f"{p['seconds']:.1f}",
-                p.get("error") or p.get("reason") or "",
             )
         )
-    return ["PHASES"] + ["  " + line for line in _table(rows)]
+        why.append(p.get("error") or p.get("reason") or "")
+    table = _table(rows)
+    width = max(len(line) for line in table)
+    return ["PHASES"] + [
+        f"  {line.ljust(width)}  {reason}".rstrip() for line, reason in zip(table, why, strict=True)
+    ]
 
 
 def format_health(doc: Mapping[str, Any]) -> str:
