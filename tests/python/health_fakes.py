@@ -79,14 +79,17 @@ def collective_doc(
             leave = max(start) + 1000.0
             starts.append(start)
             ends.append([leave + rng.uniform(0, 20) for _ in range(nprocs)])
-        points.append({"op": op, "size_bytes": 8, "raw": {"start_ns": starts, "end_ns": ends}})
+        slots = [1e9 + i * 1e6 for i in range(launches)]
+        points.append({"op": op, "size_bytes": 8,
+                       "raw": {"start_ns": starts, "end_ns": ends, "slot_ns": slots}})  # fmt: skip
     environment = {
         "hosts": ["vm"], "rank_nodes": [0] * nprocs, "ranks": nprocs, "nodes": 1,
         "rank_cpus": [str(r) for r in range(nprocs)],
         "clock_sync": {"algorithm": "linear", "max_abs_residual_ns": 5.0,
                        "residual_ns": [0.0] * nprocs, "end_residual_ns": [1.0] * nprocs},
     }  # fmt: skip
-    return {"environment": environment, "points": points}
+    return {"environment": environment, "points": points,
+            "method": {"name": "window", "late_tolerance_ns": TOLERANCE_NS}}  # fmt: skip
 
 
 def write_ftq(

@@ -170,6 +170,23 @@ def test_lopsided_but_not_twice_chance_names_nobody() -> None:
     assert counts == [400, 600]  # 3:2 per op
 
 
+def test_launches_behind_schedule_are_not_judged() -> None:
+    """Every launch starts 2 ms after its slot (a run that fell behind) and
+    rank 1 always enters 3 us after rank 0, as the previous launch let it
+    out: not a straggler, the launches are counted as behind. Where one
+    launch in five is on time, rank 1 is 3 ms late in one in four of those:
+    they count."""
+    behind = collective_doc(2, 2000, lambda i, r: 2e6 + (3e3 if r == 1 else 0.0))
+    section = analyse_stragglers(behind, [0, 0])
+    assert section["events"] == 0 and section["named_ranks"] == []
+    assert [op["behind"] for op in section["ops"]] == [2000, 2000]
+    mixed = collective_doc(2, 2000, lambda i, r: (0.0 if i % 5 == 0 else 2e6) + (
+        3e6 if r == 1 and i % 20 == 0 else 3e3 if r == 1 else 0.0))  # fmt: skip
+    section = analyse_stragglers(mixed, [0, 0])
+    assert [op["behind"] for op in section["ops"]] == [1600, 1600]
+    assert section["events"] == 200 and [n["rank"] for n in section["named_ranks"]] == [1]
+
+
 def test_a_burst_in_one_quarter_is_not_a_straggler() -> None:
     doc = collective_doc(2, 4000, lambda i, r: 2e6 if r == 0 and i < 900 and i % 5 == 0 else 0.0)
     section = analyse_stragglers(doc, [0, 0])
@@ -256,6 +273,25 @@ def test_the_document_names_the_faults_and_validates(tmp_path: Path) -> None:
     path = tmp_path / "h.json"
     write_health(doc, path)
     assert load_health(path)["suspects"] == doc["suspects"]
+
+
+def test_a_pair_without_any_sample_is_said(tmp_path: Path) -> None:
+    """A pair none of whose launches had every rank on time leaves the
+    matrix: the document says so instead of judging the rest in silence."""
+    units = 6
+    schedule = Schedule(units, tuple(range(units)))
+    doc = link_doc(schedule, "latency", lambda a, b: BASE_NS,
+                   late=lambda n, u: u == 5 and (0, 5) in schedule.pairs_of(n))  # fmt: skip
+    run = state(tmp_path, collectives=collective_doc(units, 40, lambda i, r: 0.0))
+    run.docs["links-latency"], run.schedules = doc, {"latency": schedule}
+    run.unit_ranks = [[u] for u in range(units)]
+    run.unit_names = [f"node-{u}" for u in range(units)]
+    health = health_document(run)
+    assert len(health["links"]["metrics"]["latency"]["pairs"]["a"]) == 14
+    assert health["warnings"] == [
+        "latency: 1 of 15 pairs have no sample (no launch of theirs had every rank on time), "
+        "e.g. node-0 - node-5: not in the matrix"
+    ]
 
 
 def test_the_frame_has_a_row_per_pair(tmp_path: Path) -> None:

@@ -15,14 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.health import MAX_POINT_LAUNCHES
 from mpiscope.parsing import float_in, int_in
-from mpiscope.result.describe import parameter
 
 __all__ = ["add_parser"]
 
-#: The most launches of one point (the engine's ``max_launches`` range):
-#: a link phase makes samples x rounds of them, the straggler run one a ms.
-MAX_POINT_LAUNCHES = int(parameter("max_launches")["max"])
 #: The largest --window: the bandwidth operations' own bound (``window``
 #: of bw, bibw and mbw_mr, src/ops/bandwidth.c), which their option
 #: description does not carry.
@@ -44,6 +41,7 @@ _OPTIONS = (
     "--sync-fitpoints",
     "--sync-fit-gap-ns",
     "--sync-node-leaders",
+    "--option",
 )
 
 
@@ -80,7 +78,8 @@ def add_parser(commands: Any) -> None:
         "--ops",
         default="allreduce,barrier",
         metavar="OPS",
-        help="the collectives whose stragglers are looked for (default allreduce,barrier)",
+        help="the collectives whose stragglers are looked for (default allreduce,barrier; "
+        "their options: --option)",
     )
     g.add_argument(
         "--samples",
@@ -207,7 +206,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
     out = check_out(args, prefix="health")
     check_cores(args)
     bench = find_bench(args)  # the launcher flags together, and the build
-    probe = RunPlan(list(ops), [8], None, out, False, 1)
+    probe = RunPlan(list(ops), [8], None, out, False, 1, options=tuple(args.option))
     ops = tuple(check_ops(probe, bench.profile))
     plan = HealthPlan(
         out=out,
@@ -218,6 +217,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
         bandwidth_window=args.window,
         samples=args.samples,
         ops=ops,
+        op_options=tuple(args.option),
         straggler_seconds=args.seconds,
         probe_seconds=args.probe_seconds,
         check=not args.no_check,

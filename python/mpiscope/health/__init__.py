@@ -14,4 +14,10 @@ faults) and :mod:`~mpiscope.health.robust` (the statistics).
 
 from __future__ import annotations
 
-__all__: list[str] = []
+from mpiscope.result.describe import parameter
+
+__all__ = ["MAX_POINT_LAUNCHES"]
+
+#: The most launches of one point (the engine's ``max_launches`` range): a
+#: link phase makes samples x rounds of them, a straggler run one a ms.
+MAX_POINT_LAUNCHES = int(parameter("max_launches")["max"])

@@ -244,6 +244,12 @@ def _timeline(op: Mapping[str, Any]) -> str:
         f"<h3>{_e(op['op'])}: {op['events']} of {op['launches']} launches delayed by more than "
         f"{_e(format_ns(op['delta_ns']))}</h3>"
     )
+    if op.get("behind"):
+        head += (
+            f"<p class=note>{op['behind']} launches behind schedule (the first rank already "
+            "late for its slot): their order of arrival is the previous launch's order of "
+            "exit, not judged</p>"
+        )
     if not events:
         return head + "<p class=note>no delayed launch</p>"
     width, height, left, bottom = 640, 200, 60, 24

@@ -44,12 +44,17 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.health import MAX_POINT_LAUNCHES
 from mpiscope.health.fingerprint import FingerprintRule
 from mpiscope.health.links import METRICS, LinkRule
 from mpiscope.health.schedule import Schedule
 from mpiscope.health.stragglers import StragglerRule
 
 __all__ = ["HealthPlan", "Phase", "RunState", "failed_ranks", "run_health"]
+
+#: A link phase makes up for late launches with up to this many times the
+#: launches its samples need (on a quiet machine it needs none more).
+LATE_ALLOWANCE = 4
 
 #: The probe kinds of the fingerprint.
 PROBE_KINDS = ("fwq", "ftq", "selfish", "triad")
@@ -67,6 +72,7 @@ class HealthPlan:
     bandwidth_window: int = 16
     samples: int = 10  # of every pair (bandwidth: half in each direction)
     ops: tuple[str, ...] = ("allreduce", "barrier")
+    op_options: tuple[tuple[str, str], ...] = ()  # --option: of the collectives
     collective_bytes: int = 8
     straggler_seconds: float = 3.0  # real runs
     straggler_window_ns: float = 1e6  # real runs: a launch every ms
@@ -286,7 +292,7 @@ class _Runner:
             cache=["warm"],
             **timing,
         )
-        run_plan = self._run_plan(ns, plan.ops, plan.collective_bytes, (), launches)
+        run_plan = self._run_plan(ns, plan.ops, plan.collective_bytes, plan.op_options, launches)
         doc = self._bench_phase(phase, ns, run_plan)
         if doc is not None:
             self.state.docs["collectives"] = doc
@@ -330,13 +336,17 @@ class _Runner:
             self.state.schedules[metric] = schedule
             cycles = math.ceil(self.plan.samples / 2) if both else self.plan.samples
             launches = cycles * len(schedule.rounds)
+            # valid launches (every rank on time) are what the pairs' samples
+            # come from: a busy machine makes some late, and the point goes on
+            # for up to LATE_ALLOWANCE times as many launches to make them up
+            most = min(LATE_ALLOWANCE * launches, max(MAX_POINT_LAUNCHES, launches))
             phase = self._begin(f"links-{metric}")
             ns = _phase_args(
                 self.state.args,
                 np=units,
                 raw=True,
                 stop="count",
-                max_launches=launches,
+                max_launches=most,
                 max_valid=launches,
                 method=["roundtime"],
                 cache=["warm"],

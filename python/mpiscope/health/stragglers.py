@@ -7,9 +7,19 @@ start and end are recorded on that clock. A rank's start is its arrival at
 the collective, its end its exit. In each launch the last arrival leads
 the one before it by some time; a launch is a *straggler event* when that
 lead exceeds the floor ``delta``: the larger of 1 us, ten times the median
-lead of all launches (what arrivals differ by when nothing happens) and
+lead of the launches (what arrivals differ by when nothing happens) and
 three times the clocks' largest residual (the global clock cannot tell
 arrivals closer than that apart).
+
+Only launches whose first arrival kept its slot (within the method's late
+tolerance) are judged. When even the first rank comes late, the run is
+behind its schedule (a straggler in an earlier launch, a busy machine):
+every rank enters as soon as it left the previous launch, and the order of
+arrival is the previous launch's order of exit, which the collective's
+algorithm fixes (the rank MPICH's Barrier releases last, always the same),
+not which rank was held up. A late rank makes one event, in the launch it
+was late for; the launches that catch up after it are *behind* and counted
+apart.
 
 Per rank: the events it caused (it arrived last), their leads (median,
 largest), and its share of the collective's time (the sum of its leads over
@@ -66,15 +76,23 @@ class _Launches:
     size_bytes: int | None
     starts: list[list[float]]
     ends: list[list[float]]
+    on_time: list[bool]  # the first arrival kept the launch's slot
 
 
 def _launches(doc: Mapping[str, Any]) -> list[_Launches]:
+    tolerance = float((doc.get("method") or {}).get("late_tolerance_ns") or 0.0)
     out = []
     for point in doc.get("points") or []:
         raw = point.get("raw")
         if not raw or not raw.get("start_ns"):
             continue
-        out.append(_Launches(point["op"], point.get("size_bytes"), raw["start_ns"], raw["end_ns"]))
+        starts = raw["start_ns"]
+        slots = raw.get("slot_ns") or [None] * len(starts)
+        on_time = [
+            slot is None or min(s) - slot <= tolerance
+            for s, slot in zip(starts, slots, strict=True)
+        ]
+        out.append(_Launches(point["op"], point.get("size_bytes"), starts, raw["end_ns"], on_time))
     return out
 
 
@@ -100,7 +118,8 @@ def analyse_stragglers(
     events: list[tuple[int, int, int]] = []  # (quarter, rank, op index)
     for index, run in enumerate(_launches(doc)):
         leads = [_lead(s) for s in run.starts]
-        typical = median([lead for _, lead in leads]) or 0.0
+        typical = median([lead for (_, lead), ok in zip(leads, run.on_time, strict=True) if ok])
+        typical = typical or 0.0
         delta = max(rule.floor_ns, 10.0 * typical, _clock_floor(doc))
         origin = run.starts[0][0] if run.starts else 0.0
         per_rank: dict[int, list[float]] = {}
@@ -112,7 +131,7 @@ def analyse_stragglers(
         ):
             spans += max(ends) - min(starts)
             exits_last[max(range(nprocs), key=lambda r: ends[r])] += 1
-            if lead > delta:
+            if lead > delta and run.on_time[i]:
                 per_rank.setdefault(last, []).append(lead)
                 events.append((min(QUARTERS - 1, i * QUARTERS // len(leads)), last, index))
                 timeline.append([(starts[last] - origin) * 1e-9, last, lead])
@@ -122,6 +141,7 @@ def analyse_stragglers(
                 "op": run.op,
                 "size_bytes": run.size_bytes,
                 "launches": len(leads),
+                "behind": run.on_time.count(False),
                 "delta_ns": delta,
                 "typical_lead_ns": typical,
                 "events": sum(len(v) for v in per_rank.values()),

@@ -147,6 +147,12 @@ def _links(doc: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _behind(op: Mapping[str, Any]) -> str:
+    """`` (12 behind schedule, not judged)``, or nothing."""
+    behind = op.get("behind") or 0
+    return f" ({behind} behind schedule, not judged)" if behind else ""
+
+
 def _stragglers(doc: Mapping[str, Any]) -> list[str]:
     section = doc.get("stragglers")
     if not section:
@@ -154,9 +160,9 @@ def _stragglers(doc: Mapping[str, Any]) -> list[str]:
     lines = [f"STRAGGLERS {section['events']} delayed launch(es) in all"]
     for op in section["ops"]:
         lines.append(
-            f"  {op['op']} {format_bytes(op['size_bytes'])}: {op['launches']} launches, "
-            f"{op['events']} delayed (last arrival ahead of the next by more than "
-            f"{format_ns(op['delta_ns'])}; typical lead {format_ns(op['typical_lead_ns'])})"
+            f"  {op['op']} {format_bytes(op['size_bytes'])}: {op['launches']} launches"
+            f"{_behind(op)}, {op['events']} delayed (last arrival ahead of the next by more "
+            f"than {format_ns(op['delta_ns'])}; typical lead {format_ns(op['typical_lead_ns'])})"
         )
         ranked = sorted(op["ranks"], key=lambda r: -r["events"])[:5]
         if ranked:

@@ -95,6 +95,7 @@ def _settings(state: RunState) -> dict[str, Any]:
         "bandwidth_window": plan.bandwidth_window,
         "samples": plan.samples,
         "ops": list(plan.ops),
+        "op_options": dict(plan.op_options),
         "collective_bytes": plan.collective_bytes,
         "straggler_seconds": None if state.simulated else plan.straggler_seconds,
         "straggler_window_ns": None if state.simulated else plan.straggler_window_ns,
@@ -310,6 +311,29 @@ def _suspects_of_failures(failed: Sequence[Mapping[str, Any]]) -> list[dict[str,
     return out
 
 
+def _unmeasured(state: RunState, analysis: LinkAnalysis | None) -> list[str]:
+    """A warning per metric whose matrix lacks pairs: no launch of theirs
+    had every rank on time (a busy machine), so they are not judged."""
+    if analysis is None:
+        return []
+    names = state.unit_names or [str(u) for u in range(analysis.units)]
+    out = []
+    every = analysis.units * (analysis.units - 1) // 2
+    for name, result in analysis.results.items():
+        measured = set(result.pairs)
+        missing = [
+            (a, b) for a in range(analysis.units) for b in range(a + 1, analysis.units)
+            if (a, b) not in measured
+        ]  # fmt: skip
+        if missing:
+            a, b = missing[0]
+            out.append(
+                f"{name}: {len(missing)} of {every} pairs have no sample (no launch of theirs "
+                f"had every rank on time), e.g. {names[a]} - {names[b]}: not in the matrix"
+            )
+    return out
+
+
 def _check_section(state: RunState) -> dict[str, Any] | None:
     doc = state.docs.get("check")
     if not doc or not doc.get("check"):
@@ -393,7 +417,7 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
         },
         "suspects": suspects,
         "failed_ranks": state.failed,
-        "warnings": state.warnings,
+        "warnings": state.warnings + _unmeasured(state, links),
     }
 
 
