@@ -187,6 +187,20 @@ def test_launches_behind_schedule_are_not_judged() -> None:
     assert section["events"] == 200 and [n["rank"] for n in section["named_ranks"]] == [1]
 
 
+def test_the_first_launch_of_a_stage_is_not_judged() -> None:
+    """Rank 1 is 2 ms late in the first launch of every stage of 8 (its
+    schedule came late from rank 0): not a straggler; the same lateness one
+    launch later in the stage is."""
+    for offset, named in ((0, []), (1, [1])):
+        doc = collective_doc(2, 4000, lambda i, r, o=offset: 2e6 if r == 1 and i % 8 == o else 0.0)
+        doc["method"].update(k=8, k_init=4)
+        for point in doc["points"]:
+            point["raw"]["launch"] = [4 + i for i in range(4000)]
+        section = analyse_stragglers(doc, [0, 0])
+        assert [n["rank"] for n in section["named_ranks"]] == named
+        assert [op["stage_starts"] for op in section["ops"]] == [500, 500]
+
+
 def test_a_burst_in_one_quarter_is_not_a_straggler() -> None:
     doc = collective_doc(2, 4000, lambda i, r: 2e6 if r == 0 and i < 900 and i % 5 == 0 else 0.0)
     section = analyse_stragglers(doc, [0, 0])

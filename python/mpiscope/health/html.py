@@ -244,11 +244,12 @@ def _timeline(op: Mapping[str, Any]) -> str:
         f"<h3>{_e(op['op'])}: {op['events']} of {op['launches']} launches delayed by more than "
         f"{_e(format_ns(op['delta_ns']))}</h3>"
     )
-    if op.get("behind"):
+    if op.get("behind") or op.get("stage_starts"):
         head += (
-            f"<p class=note>{op['behind']} launches behind schedule (the first rank already "
-            "late for its slot): their order of arrival is the previous launch's order of "
-            "exit, not judged</p>"
+            f"<p class=note>not judged: {op.get('behind') or 0} launches behind schedule (the "
+            "first rank already late for its slot: their order of arrival is the previous "
+            f"launch's order of exit) and {op.get('stage_starts') or 0} first launches of a "
+            "stage (their schedule had just come from rank 0)</p>"
         )
     if not events:
         return head + "<p class=note>no delayed launch</p>"

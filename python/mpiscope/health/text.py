@@ -148,9 +148,13 @@ def _links(doc: Mapping[str, Any]) -> list[str]:
 
 
 def _behind(op: Mapping[str, Any]) -> str:
-    """`` (12 behind schedule, not judged)``, or nothing."""
-    behind = op.get("behind") or 0
-    return f" ({behind} behind schedule, not judged)" if behind else ""
+    """`` (12 behind schedule, 250 stage starts: not judged)``, or nothing."""
+    parts = [
+        f"{op[key]} {what}"
+        for key, what in (("behind", "behind schedule"), ("stage_starts", "stage starts"))
+        if op.get(key)
+    ]
+    return f" ({', '.join(parts)}: not judged)" if parts else ""
 
 
 def _stragglers(doc: Mapping[str, Any]) -> list[str]:
