@@ -86,7 +86,7 @@ def run_health(platform: Path, ranks: int, samples: int, where: Path) -> dict[st
 
 
 def mib(n: float) -> str:
-    return f"{n / 2**20:.1f} MiB"
+    return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n / 2**10:.0f} KiB"
 
 
 def expected(faults: Faults) -> list[tuple[str, str]]:

@@ -214,10 +214,12 @@ class _Runner:
         display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
         started = time.monotonic()
         try:
+            plans = self.plan.raw_dir / "plans"  # the launch's own files; its result beside
+            plans.mkdir(exist_ok=True)
             run_launches(
                 [Launch(plan_doc)],
                 bench,
-                self.plan.raw_dir,
+                plans,
                 ns,
                 display,
                 out,
