@@ -32,19 +32,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
+from _common import cpu_name, load_text
 
 
 def health(where: Path, name: str, args: argparse.Namespace, agent: bool) -> dict[str, Any]:
@@ -56,12 +44,12 @@ def health(where: Path, name: str, args: argparse.Namespace, agent: bool) -> dic
         command = [sys.executable, "-m", "mpiscope", "noise", "inject", "--hz", args.hz,
                    "--burst", args.burst, "--core", str(args.core), "--mpi", args.mpi, "--",
                    *command]  # fmt: skip
-    before = load()
+    before = load_text()
     proc = subprocess.run(command, capture_output=True, text=True, check=False, timeout=1800)
     if proc.returncode not in (0, 1) or not out.exists():
         sys.exit(f"{name}: exit {proc.returncode}: {proc.stderr.strip()[-1000:]}")
     doc = json.loads(out.read_text())
-    return {"doc": doc, "code": proc.returncode, "load": f"{before} -> {load()}"}
+    return {"doc": doc, "code": proc.returncode, "load": f"{before} -> {load_text()}"}
 
 
 def named(doc: dict[str, Any]) -> list[str]:
@@ -107,7 +95,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=3.0, help="health --seconds")
     parser.add_argument("--mpi", default="mpich")
     args = parser.parse_args()
-    print(f"processor: {cpu_name()}; {os.cpu_count()} CPUs; load {load()}; agent "
+    print(f"processor: {cpu_name()}; {os.cpu_count()} CPUs; load {load_text()}; agent "
           f"{args.hz} Hz / {args.burst} on core {args.core}")  # fmt: skip
     hits = alarms = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -123,7 +111,7 @@ def main() -> None:
             alarms += alarm
             print(line(f"A/A {i}", run) + ("  FALSE ALARM" if alarm else "  quiet"), flush=True)
     print(f"agent named (rank and core): {hits} of {args.agent_runs}; "
-          f"A/A false alarms: {alarms} of {args.aa_runs}; load {load()}")  # fmt: skip
+          f"A/A false alarms: {alarms} of {args.aa_runs}; load {load_text()}")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -36,6 +36,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "python"))
 
+from _common import cpu_name, load_text  # noqa: E402
+
 from mpiscope.health.platform import SHIPPED, Faults, write_degraded_platform  # noqa: E402
 
 
@@ -50,10 +52,6 @@ def faults_for(nodes: int) -> Faults:
     return Faults("cluster-8x8", nodes, ((a, b, 4.0),), ((n, 2.0),))
 
 
-def load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def tree_bytes(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -63,7 +61,7 @@ def run_health(platform: Path, ranks: int, samples: int, where: Path) -> dict[st
     command = [sys.executable, "-m", "mpiscope", "health", "--launcher", "smpi", "--platform",
                str(platform), "--np", str(ranks), "--samples", str(samples), "--out", str(out),
                "--force", "--quiet"]  # fmt: skip
-    before = load()
+    before = load_text()
     start = time.monotonic()
     with (where / f"h{ranks}.log").open("w") as sink:
         proc = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
@@ -81,7 +79,7 @@ def run_health(platform: Path, ranks: int, samples: int, where: Path) -> dict[st
         "peak_rss": usage.ru_maxrss * 1024,
         "doc_bytes": out.stat().st_size,
         "raw_bytes": tree_bytes(Path(doc["raw_dir"])),
-        "load": f"{before} -> {load()}",
+        "load": f"{before} -> {load_text()}",
     }
 
 
@@ -100,7 +98,7 @@ def main() -> None:
     parser.add_argument("--nodes", default="16,32,64,128", help="node counts (8 ranks each)")
     parser.add_argument("--samples", type=int, default=10, help="health --samples")
     args = parser.parse_args()
-    print(f"processor: {_cpu()}; {os.cpu_count()} CPUs; load {load()}")
+    print(f"processor: {cpu_name()}; {os.cpu_count()} CPUs; load {load_text()}")
     header = (f"{'nodes':>5} {'ranks':>5}  {'wall':>7}  {'collect':>7} {'latency':>7} "
               f"{'bandw':>7}  {'peak RSS':>9}  {'document':>9}  {'raw dir':>9}  "
               f"{'exit':>4}  named")  # fmt: skip
@@ -121,16 +119,6 @@ def main() -> None:
                   f"{phases['links-bandwidth'] or 0:>6.1f}s  {mib(r['peak_rss']):>9}  "
                   f"{mib(r['doc_bytes']):>9}  {mib(r['raw_bytes']):>9}  {r['code']:>4}  "
                   f"{verdict}   (load {r['load']})", flush=True)  # fmt: skip
-
-
-def _cpu() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":

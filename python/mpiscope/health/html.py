@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_ns
 
 __all__ = ["render_health_html", "write_health_html"]
@@ -45,12 +46,6 @@ def _colour(x: float) -> str:
     f = x - i
     a, b = _VIRIDIS[i], _VIRIDIS[i + 1]
     return "#" + "".join(f"{round(a[k] + (b[k] - a[k]) * f):02x}" for k in range(3))
-
-
-def _value(metric: str, value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value / 1e9:.3g} GB/s" if metric == "bandwidth" else format_ns(value)
 
 
 def _table(

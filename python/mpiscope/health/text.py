@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mpiscope.health.values import format_gbs as _gbs
+from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_bytes, format_ns
 
 __all__ = ["format_health"]
@@ -19,14 +21,6 @@ __all__ = ["format_health"]
 #: Units shown in the character heat map (more: the HTML page draws them).
 HEAT_UNITS = 32
 _SHADES = " .:-=+*#%@"
-
-
-def _gbs(value: float | None) -> str:
-    return "-" if value is None else f"{value / 1e9:.3g} GB/s"
-
-
-def _value(metric: str, value: float | None) -> str:
-    return _gbs(value) if metric == "bandwidth" else format_ns(value)
 
 
 def _p(value: float | None) -> str:

@@ -22,6 +22,8 @@ from mpiscope.health.fingerprint import analyse_clocks, analyse_cores, analyse_t
 from mpiscope.health.links import METRICS, LinkAnalysis, analyse_links, ratio
 from mpiscope.health.session import RunState
 from mpiscope.health.stragglers import analyse_stragglers
+from mpiscope.health.values import format_gbs as _gbs
+from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_ns
 
 __all__ = ["KIND", "SCHEMA_VERSION", "certainty", "exit_code", "health_document", "raw_dir_of"]
@@ -39,14 +41,6 @@ def certainty(p_value: float | None) -> str:
     if p_value is None:
         return "likely"
     return "sure" if p_value <= SURE else "likely" if p_value <= LIKELY else "possible"
-
-
-def _gbs(value: float | None) -> str:
-    return "-" if value is None else f"{value / 1e9:.3g} GB/s"
-
-
-def _value(metric: str, value: float | None) -> str:
-    return _gbs(value) if metric == "bandwidth" else format_ns(value)
 
 
 def _p(p_value: float | None) -> str:
