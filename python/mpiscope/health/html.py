@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError
+from mpiscope import outputs
 from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_ns
 
@@ -373,7 +373,4 @@ def render_health_html(docs: Sequence[Mapping[str, Any]], sources: Sequence[str]
 
 def write_health_html(docs: Sequence[Mapping[str, Any]], sources: Sequence[str], out: Path) -> None:
     """Write the page to ``out`` (replaced if it exists)."""
-    try:
-        out.write_text(render_health_html(docs, sources), encoding="utf-8")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+    outputs.write_text(out, render_health_html(docs, sources))

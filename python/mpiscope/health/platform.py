@@ -212,8 +212,7 @@ def write_degraded_platform(
 
     spec = cluster_spec(load_platform(base).path)
     text = degraded_platform(spec, nodes, slow_links, slow_nodes)
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+    from mpiscope import outputs
+
+    outputs.write_text(out, text)
     return out
