@@ -24,6 +24,13 @@ load lose the same share: the machine is noisy, no core stands out, and
 nothing is named - the probe cannot see an agent under a load larger than
 the agent (docs/health.md measures where it can).
 
+A node is *busy* when the median of its cores' detour shares reaches
+``busy_share`` (20%: an idle node loses well under 1%, the issue's agent
+5% of one core): other work takes that much of every core, and who
+arrives last at a collective there says more about that work and how the
+MPI library waits (a rank that yields while it waits loses the core) than
+about the ranks. It is named, and its stragglers are only ``possible``.
+
 A node's STREAM triad bandwidth is the sum of its probe ranks' (they run
 at once). With 5 nodes or more, a node below the median by ``node_rel`` and
 ``z`` robust deviations is named. The clocks: each node's largest residual
@@ -54,6 +61,7 @@ class FingerprintRule:
     alpha: float = 1e-3
     odds: float = 2.0
     node_rel: float = 0.25  # triad bandwidth below the median by this fraction
+    busy_share: float = 0.2  # a node whose cores lose this much (median) is busy
     clock_floor_ns: float = 1000.0
 
 
@@ -157,6 +165,7 @@ def analyse_cores(
         )
     return {
         "cores": cores,
+        "busy": _busy_hosts(cores, rule),
         "judged": len(workers) >= 2,
         "rule": {
             "core_floor": rule.core_floor,
@@ -164,8 +173,24 @@ def analyse_cores(
             "z": rule.z,
             "alpha": rule.alpha,
             "odds": rule.odds,
+            "busy_share": rule.busy_share,
         },
     }
+
+
+def _busy_hosts(cores: Sequence[Mapping[str, Any]], rule: FingerprintRule) -> dict[str, Any]:
+    """The hosts whose cores' median detour share reaches ``busy_share``:
+    host -> its cores' median, lowest and highest share."""
+    shares: dict[str, list[float]] = {}
+    for c in cores:
+        if c.get("share_lost") is not None:
+            shares.setdefault(c["host"], []).append(float(c["share_lost"]))
+    busy = {}
+    for host, values in sorted(shares.items()):
+        typical = median(values)
+        if typical is not None and typical >= rule.busy_share:
+            busy[host] = {"median": typical, "low": min(values), "high": max(values)}
+    return busy
 
 
 def analyse_triad(

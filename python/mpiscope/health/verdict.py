@@ -200,40 +200,58 @@ def _where(rank: int, env: Mapping[str, Any]) -> str:
     return f"{host}, core {cpu}" if cpu is not None and cpu.isdigit() else host
 
 
+def _on_busy(entry: dict[str, Any], host: str | None, busy: Mapping[str, Any]) -> dict[str, Any]:
+    """A straggler on a busy node: only ``possible``, and said why."""
+    if host in busy:
+        entry["certainty"] = "possible"
+        entry["evidence"] += f"; on a busy node ({host}: see its entry)"
+    return entry
+
+
 def _suspects_of_stragglers(
-    section: Mapping[str, Any], env: Mapping[str, Any]
+    section: Mapping[str, Any], env: Mapping[str, Any], busy: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     hosts = env.get("hosts") or []
+    nodes = env.get("rank_nodes") or []
     out = []
     for entry in section["named_ranks"]:
         rank = entry["rank"]
         leads = [r for op in section["ops"] for r in op["ranks"] if r["rank"] == rank]
         worst = max((r["max_lead_ns"] for r in leads), default=None)
+        host = hosts[nodes[rank]] if rank < len(nodes) and nodes[rank] < len(hosts) else None
         out.append(
-            {
-                "kind": "rank",
-                "name": f"rank {rank} ({_where(rank, env)})",
-                "evidence": f"arrived last, late beyond the floor, in {entry['events']} of "
-                f"{entry['of']} delayed launches (chance: {entry['expected']:.1f}); "
-                f"the most in {entry['quarters']} of 4 quarters of the run; "
-                f"late by up to {format_ns(worst)}",
-                "p_value": entry["p_value"],
-                "certainty": certainty(entry["p_value"]),
-                "measurement": {"stragglers": rank},
-            }
+            _on_busy(
+                {
+                    "kind": "rank",
+                    "name": f"rank {rank} ({_where(rank, env)})",
+                    "evidence": f"arrived last, late beyond the floor, in {entry['events']} of "
+                    f"{entry['of']} delayed launches (chance: {entry['expected']:.1f}); "
+                    f"the most in {entry['quarters']} of 4 quarters of the run; "
+                    f"late by up to {format_ns(worst)}",
+                    "p_value": entry["p_value"],
+                    "certainty": certainty(entry["p_value"]),
+                    "measurement": {"stragglers": rank},
+                },
+                host,
+                busy,
+            )
         )
     for entry in section["named_nodes"]:
         out.append(
-            {
-                "kind": "node",
-                "name": hosts[entry["node"]],
-                "evidence": f"its ranks arrived last in {entry['events']} of {entry['of']} delayed "
-                f"launches (chance: {entry['expected']:.1f}), the most in "
-                f"{entry['quarters']} of 4 quarters",
-                "p_value": entry["p_value"],
-                "certainty": certainty(entry["p_value"]),
-                "measurement": {"stragglers": "node", "node": entry["node"]},
-            }
+            _on_busy(
+                {
+                    "kind": "node",
+                    "name": hosts[entry["node"]],
+                    "evidence": f"its ranks arrived last in {entry['events']} of {entry['of']} "
+                    f"delayed launches (chance: {entry['expected']:.1f}), the most in "
+                    f"{entry['quarters']} of 4 quarters",
+                    "p_value": entry["p_value"],
+                    "certainty": certainty(entry["p_value"]),
+                    "measurement": {"stragglers": "node", "node": entry["node"]},
+                },
+                hosts[entry["node"]],
+                busy,
+            )
         )
     return out
 
@@ -242,6 +260,19 @@ def _suspects_of_fingerprint(
     cores: Mapping[str, Any], triad: Mapping[str, Any], clocks: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
     out = []
+    for host, share in (cores.get("busy") or {}).items():
+        out.append(
+            {
+                "kind": "node",
+                "name": host,
+                "evidence": f"busy: other work took {share['median']:.0%} of its cores' time "
+                f"(median; {share['low']:.0%} to {share['high']:.0%}, selfish detours): who "
+                "arrives last there says more about that work than about the ranks",
+                "p_value": None,
+                "certainty": "observed",
+                "measurement": {"busy": host},
+            }
+        )
     for c in cores.get("cores") or []:
         if not c["stands_out"]:
             continue
@@ -376,7 +407,7 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
     suspects = (
         _suspects_of_failures(state.failed)
         + _suspects_of_links(state, links)
-        + (_suspects_of_stragglers(stragglers, env) if stragglers else [])
+        + (_suspects_of_stragglers(stragglers, env, cores.get("busy") or {}) if stragglers else [])
         + _suspects_of_fingerprint(cores, triad, clocks)
     )
     from mpiscope import __version__
