@@ -7,9 +7,11 @@ raw launches say, by the op's launch number (``raw.launch``), which round
 ran. A pair's sample in a launch is the longer of its two ranks' own
 durations (the round trip for ``multi_lat``; the window of messages and
 its acknowledgement for ``mbw_mr``, whose bandwidth is window x size over
-it), taken when both ranks started within the method's late tolerance of
-the launch's slot: a rank descheduled at the start, or still busy with an
-earlier launch, would make its partner wait, and the wait is not the link's.
+it), taken when the two ranks started within the method's late tolerance
+of each other, or within 1% of the sample: a rank descheduled at the start,
+or still busy with an earlier launch, makes its partner wait, and the wait
+is not the link's (1% of a 5 ms bandwidth sample is 50 us, which a busy
+machine often makes; a round trip of 3 us allows the tolerance alone).
 
 The outlier rule, per metric (latency: higher is worse; bandwidth: lower):
 the typical value is the median of the pairs' medians, the spread 1.4826
@@ -49,6 +51,9 @@ __all__ = [
     "pair_samples",
 ]
 
+#: A pair's sample counts when its ranks started within this share of it
+#: of each other (or the method's late tolerance).
+LATE_SHARE = 0.01
 #: Units (nodes or ranks) needed before a pair or a node is named.
 MIN_UNITS = 5
 
@@ -132,14 +137,11 @@ def pair_samples(
     out: dict[tuple[int, int], list[float]] = {}
     for i, number in enumerate(launches):
         starts, ends = raw["start_ns"][i], raw["end_ns"][i]
-        slot = (raw.get("slot_ns") or [None] * len(launches))[i]
         for a, b in schedule.pairs_of(int(number)):
             ra, rb = schedule.ranks[a], schedule.ranks[b]
-            if slot is not None and max(starts[ra], starts[rb]) - slot > tolerance:
-                continue  # a late rank: its partner waited for it
             time = max(ends[ra] - starts[ra], ends[rb] - starts[rb])
-            if time <= 0:
-                continue
+            if time <= 0 or abs(starts[ra] - starts[rb]) > max(tolerance, LATE_SHARE * time):
+                continue  # one rank late: its partner waited for it
             value = time if metric.higher_is_worse else per_launch / time * 1e9
             out.setdefault((min(a, b), max(a, b)), []).append(value)
     return out

@@ -359,7 +359,7 @@ class _Runner:
                 [METRICS[metric].op],
                 size,
                 [("pairs", schedule.pairs_text()), *options],
-                launches,
+                most,
             )
             doc = self._bench_phase(phase, ns, run_plan)
             if doc is not None:
