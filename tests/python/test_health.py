@@ -259,12 +259,11 @@ def test_failed_ranks_from_the_launchers_words() -> None:
     assert unknown[0]["rank"] is None and unknown[0]["pid"] == 4242
 
 
-def test_a_busy_node_is_named_and_its_stragglers_are_only_possible(tmp_path: Path) -> None:
+def test_a_busy_node_is_named_instead_of_its_stragglers(tmp_path: Path) -> None:
     """Both cores lose 70% to other work: the node is named as busy, and the
-    straggler it holds (rank 1, late every 100th launch) is only possible;
-    at 1% the straggler is sure and nothing is busy."""
-    for share, named in ((0.7, [("rank", "rank 1 (vm, core 1)", "possible"),
-                                ("node", "vm", "observed")]),
+    straggler it holds (rank 1, late every 100th launch) is said in its
+    entry, not named; at 1% the straggler is named, sure, and nothing is busy."""
+    for share, named in ((0.7, [("node", "vm", "observed")]),
                          (0.01, [("rank", "rank 1 (vm, core 1)", "sure")])):  # fmt: skip
         run = state(tmp_path, simulated=False, collectives=collective_doc(
             2, 3000, lambda i, r: 3e6 if r == 1 and i % 100 == 7 else 0.0))  # fmt: skip
@@ -274,6 +273,10 @@ def test_a_busy_node_is_named_and_its_stragglers_are_only_possible(tmp_path: Pat
         validate_health(doc)
         assert [(s["kind"], s["name"], s["certainty"]) for s in doc["suspects"]] == named
         assert list(doc["fingerprint"]["cores"]["busy"]) == (["vm"] if share > 0.2 else [])
+        assert [n["rank"] for n in doc["stragglers"]["named_ranks"]] == [1]
+        if share > 0.2:
+            assert doc["suspects"][0]["evidence"].endswith(
+                "not named for that reason: rank 1 (vm, core 1) (stragglers)")
 
 
 # --- the document -----------------------------------------------------------------------------

@@ -29,7 +29,8 @@ A node is *busy* when the median of its cores' detour shares reaches
 5% of one core): other work takes that much of every core, and who
 arrives last at a collective there says more about that work and how the
 MPI library waits (a rank that yields while it waits loses the core) than
-about the ranks. It is named, and its stragglers are only ``possible``.
+about the ranks. It is named, and its stragglers are not (its entry says
+who they would have been).
 
 A node's STREAM triad bandwidth is the sum of its probe ranks' (they run
 at once). With 5 nodes or more, a node below the median by ``node_rel`` and

@@ -201,11 +201,29 @@ def _where(rank: int, env: Mapping[str, Any]) -> str:
 
 
 def _on_busy(entry: dict[str, Any], host: str | None, busy: Mapping[str, Any]) -> dict[str, Any]:
-    """A straggler on a busy node: only ``possible``, and said why."""
+    """A straggler on a busy node is not judged: marked with its host, for
+    :func:`_fold_busy` to name it in the node's entry instead."""
     if host in busy:
-        entry["certainty"] = "possible"
-        entry["evidence"] += f"; on a busy node ({host}: see its entry)"
+        entry["_busy_host"] = host
     return entry
+
+
+def _fold_busy(suspects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The stragglers on busy nodes leave the suspects; each busy node's
+    entry says which ranks arrived last most often there."""
+    held: dict[str, list[str]] = {}
+    kept = []
+    for s in suspects:
+        host = s.pop("_busy_host", None)
+        if host is None:
+            kept.append(s)
+        else:
+            held.setdefault(host, []).append(s["name"])
+    for s in kept:
+        names = held.get(s["name"]) if "busy" in s["measurement"] else None
+        if names:
+            s["evidence"] += f"; not named for that reason: {', '.join(names)} (stragglers)"
+    return kept
 
 
 def _suspects_of_stragglers(
@@ -267,7 +285,8 @@ def _suspects_of_fingerprint(
                 "name": host,
                 "evidence": f"busy: other work took {share['median']:.0%} of its cores' time "
                 f"(median; {share['low']:.0%} to {share['high']:.0%}, selfish detours): who "
-                "arrives last there says more about that work than about the ranks",
+                "arrives last there says more about that work than about the ranks, and no "
+                "rank of it is named a straggler",
                 "p_value": None,
                 "certainty": "observed",
                 "measurement": {"busy": host},
@@ -410,6 +429,7 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
         + (_suspects_of_stragglers(stragglers, env, cores.get("busy") or {}) if stragglers else [])
         + _suspects_of_fingerprint(cores, triad, clocks)
     )
+    suspects = _fold_busy(suspects)
     from mpiscope import __version__
 
     return {
