@@ -28,8 +28,9 @@ A node is *busy* when the median of its cores' detour shares reaches
 ``busy_share`` (20%: an idle node loses well under 1%, the issue's agent
 5% of one core): other work takes that much of every core, and who
 arrives last at a collective there says more about that work and how the
-MPI library waits (a rank that yields while it waits loses the core) than
-about the ranks. It is named, and its stragglers are not (its entry says
+MPI library waits (here, under load, the rank that waits in MPICH's
+Allreduce came last twice as often, whichever core it had) than about the
+ranks. It is named, and its stragglers are not (its entry says
 who they would have been).
 
 A node's STREAM triad bandwidth is the sum of its probe ranks' (they run
