@@ -27,11 +27,11 @@ the agent (docs/health.md measures where it can).
 A node is *busy* when the median of its cores' detour shares reaches
 ``busy_share`` (20%: a quiet core of this VM lost 1.3% in the README's
 noise probe, the issue's agent takes 5% of one core): other work takes
-that much of every core, and who arrives last at a collective there says more about that work and how the
-MPI library waits (here, under load, the rank that waits in MPICH's
-Allreduce came last twice as often, whichever core it had) than about the
-ranks. It is named, and its stragglers are not (its entry says
-who they would have been).
+that much of every core, and who arrives last at a collective there says
+more about that work and how the MPI library waits (here, under load, the
+rank that waits in MPICH's Allreduce came last twice as often, whichever
+core it had) than about the ranks. It is named, and its stragglers are
+not (its entry says who they would have been).
 
 A node's STREAM triad bandwidth is the sum of its probe ranks' (they run
 at once). With 5 nodes or more, a node below the median by ``node_rel`` and
