@@ -202,8 +202,12 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
     ops = tuple(o.strip() for o in args.ops.split(",") if o.strip())
     if not ops:
         raise MpiscopeError(f"--ops {args.ops!r}: no operation")
+    latency_bytes = _size(args.latency_size, "--latency-size")
+    bandwidth_bytes = _size(args.bandwidth_size, "--bandwidth-size")
     args.force = args.force or False
     out = check_out(args, prefix="health")
+    if raw_dir_of(out).exists() and not args.force:
+        raise MpiscopeError(f"{raw_dir_of(out)} exists (use --force to overwrite)")
     check_cores(args)
     bench = find_bench(args)  # the launcher flags together, and the build
     probe = RunPlan(list(ops), [8], None, out, False, 1, options=tuple(args.option))
@@ -212,8 +216,8 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
         out=out,
         raw_dir=raw_dir_of(out),
         links=args.links,
-        latency_bytes=_size(args.latency_size, "--latency-size"),
-        bandwidth_bytes=_size(args.bandwidth_size, "--bandwidth-size"),
+        latency_bytes=latency_bytes,
+        bandwidth_bytes=bandwidth_bytes,
         bandwidth_window=args.window,
         samples=args.samples,
         ops=ops,
@@ -223,8 +227,6 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
         check=not args.no_check,
         link_rule=LinkRule(threshold=args.threshold),
     )
-    if plan.raw_dir.exists() and not args.force:
-        raise MpiscopeError(f"{plan.raw_dir} exists (use --force to overwrite)")
     if not args.quiet:
         print(f"health: {args.np} ranks; its launches go to {plan.raw_dir}", file=sys.stderr)
     return plan, simulated
