@@ -405,6 +405,18 @@ def test_the_shipped_degraded_platforms_are_the_generator_s() -> None:
             "slow-")] == [f"slow-{a}-{b}"]  # fmt: skip
 
 
+def test_the_window_bound_is_the_bandwidth_ops_own() -> None:
+    """--window is bounded by what bw, bibw and mbw_mr accept (their option
+    description does not say it): read from src/ops/bandwidth.c."""
+    import re
+
+    from mpiscope.commands.health import MAX_WINDOW
+
+    source = (REPO / "src" / "ops" / "bandwidth.c").read_text()
+    match = re.search(r"MAX_WINDOW = (\d+)", source)
+    assert match is not None and int(match.group(1)) == MAX_WINDOW
+
+
 # --- the command's bad input -------------------------------------------------------------------
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "mpiscope", "health", *args], cwd=cwd,

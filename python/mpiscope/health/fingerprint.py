@@ -136,6 +136,7 @@ def analyse_cores(
         )
         stands_out = bool(
             share is not None
+            and ref is not None
             and margin is not None
             and share > ref + margin
             and p_value is not None

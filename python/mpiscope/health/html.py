@@ -316,7 +316,9 @@ def _fingerprint(doc: Mapping[str, Any]) -> str:
             )
         )
     else:
-        probe = next((p for p in doc.get("phases") or [] if p["name"] == "probe"), {})
+        probe: Mapping[str, Any] = next(
+            (p for p in doc.get("phases") or [] if p["name"] == "probe"), {}
+        )
         out.append(f"<p class=note>cores not probed: {_e(probe.get('reason') or '-')}</p>")
     check = fp.get("check")
     if check:

@@ -162,9 +162,9 @@ def failed_ranks(error: str, environment: Mapping[str, Any] | None) -> list[dict
             )
     hosts, nodes = env.get("hosts") or [], env.get("rank_nodes") or []
     for entry in found.values():
-        rank = entry.get("rank")
-        if rank is not None and rank < len(nodes) and "host" not in entry:
-            entry["host"] = hosts[nodes[rank]]
+        who = entry.get("rank")
+        if who is not None and who < len(nodes) and "host" not in entry:
+            entry["host"] = hosts[nodes[who]]
     return [found[k] for k in sorted(found)]
 
 

@@ -216,7 +216,9 @@ def _fingerprint(doc: Mapping[str, Any]) -> list[str]:
             )
         lines += ["  " + line for line in _table(rows, left=1)]
     else:
-        probe = next((p for p in doc.get("phases") or [] if p["name"] == "probe"), {})
+        probe: Mapping[str, Any] = next(
+            (p for p in doc.get("phases") or [] if p["name"] == "probe"), {}
+        )
         lines.append(f"  cores: not probed ({probe.get('reason') or probe.get('error') or '-'})")
     triad = fp.get("triad") or {}
     for host, value in sorted((triad.get("hosts") or {}).items()):

@@ -106,7 +106,7 @@ def _link_section(state: RunState, analysis: LinkAnalysis | None) -> dict[str, A
         return None
     metrics = {}
     for name, result in analysis.results.items():
-        point = next(
+        point: Mapping[str, Any] = next(
             (
                 p
                 for p in (state.docs[f"links-{name}"].get("points") or [])
