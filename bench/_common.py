@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -57,3 +58,19 @@ def human_bytes(n: int | None) -> str:
         if n >= scale and n % scale == 0:
             return f"{n // scale} {unit}"
     return f"{n} B"
+
+
+def load_text() -> str:
+    """The load average now, ``0.52 0.61 0.70`` (1, 5 and 15 minutes)."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def cpu_name() -> str:
+    """The processor's model name (/proc/cpuinfo), or ``unknown``."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return "unknown"

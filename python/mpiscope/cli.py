@@ -40,6 +40,7 @@ COMMAND_MODULES = (
     "export",
     "trace",
     "noise",
+    "health",
     "alltoall",
     "model",
 )

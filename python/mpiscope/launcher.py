@@ -68,6 +68,7 @@ _ERROR_LINE_RE = re.compile(r"^[\w.+-]+: (?:error|fatal): (.*)$")
 #: MPICH's (hydra's) report of a rank that died, between two rules of '='.
 _BANNER_RULE_RE = re.compile(r"^={20,}$")
 _BANNER_SIGNAL_RE = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
+_BANNER_PID_RE = re.compile(r"^=\s+PID (\d+) RUNNING AT (\S+)")
 
 
 class Installation(Protocol):
@@ -470,13 +471,16 @@ def _pump(stream: IO[str], lines: queue.Queue[str | None]) -> None:
 class _Banner:
     """MPICH's report of a dead rank on standard output: a rule of '=', a few
     lines, a rule, then three lines of advice. Its lines are swallowed and
-    the signal it names goes to ``errors``."""
+    the signal it names goes to ``errors``, with the process id and host the
+    banner names (``a rank (pid 4242 on node7) was killed by SIGKILL``: the
+    result's ``environment.rank_pids`` tells its rank)."""
 
     _AFTER = ("YOUR APPLICATION TERMINATED", "This typically refers", "Please see the FAQ")
 
     def __init__(self, errors: list[str]) -> None:
         self._errors = errors
         self._rules = 0
+        self._where = ""
 
     def take(self, line: str) -> bool:
         """Whether ``line`` belongs to the banner (and is thus not output)."""
@@ -484,11 +488,16 @@ class _Banner:
             self._rules += 1
             return True
         if self._rules == 1 and line.startswith("="):
+            pid = _BANNER_PID_RE.match(line)
+            if pid:
+                self._where = f" (pid {pid.group(1)} on {pid.group(2)})"
             return True
         if self._rules >= 2 and line.startswith(self._AFTER):
             match = _BANNER_SIGNAL_RE.search(line)
             if match:
-                self._errors.append(f"a rank was killed by {_signal_name(int(match.group(1)))}")
+                self._errors.append(
+                    f"a rank{self._where} was killed by {_signal_name(int(match.group(1)))}"
+                )
             return True
         return False
 

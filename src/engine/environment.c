@@ -6,6 +6,7 @@
 #include <time.h>
 #ifdef __linux__
 #include <sched.h>
+#include <unistd.h>
 #endif
 #include "mpiscope/error.h"
 #include "mpiscope/version.h"
@@ -199,6 +200,27 @@ static int gather_cpus(MPI_Comm comm, int rank, int n, mpiscope__environment_t *
     return 0;
 }
 
+/* Every rank's process id (rank 0): a rank the launcher reports dead by
+ * its pid (MPICH's hydra) is named by it. Not in a simulation, where every
+ * rank is the one simulator process. */
+static int gather_pids(MPI_Comm comm, int rank, int n, mpiscope__environment_t *env)
+{
+#ifdef MPISCOPE_SMPI
+    (void)comm, (void)rank, (void)n, (void)env;
+    return 0;
+#else
+    long pid = (long)getpid();
+    long *all = rank == 0 ? malloc((size_t)n * sizeof *all) : NULL;
+    int failed = rank == 0 && !all;
+    MPI_Bcast(&failed, 1, MPI_INT, 0, comm);
+    if (failed)
+        return MPISCOPE_ENOMEM;
+    MPI_Gather(&pid, 1, MPI_LONG, all, 1, MPI_LONG, 0, comm);
+    env->rank_pids = all;
+    return 0;
+#endif
+}
+
 int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
 {
     memset(env, 0, sizeof *env);
@@ -218,7 +240,8 @@ int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
     MPI_Reduce(&local, &env->ranks_per_node, 1, MPI_INT, MPI_MAX, 0, comm);
     int err = gather_hosts(comm, rank, env->ranks, env);
     int cpus_err = gather_cpus(comm, rank, env->ranks, env);
-    err = err ? err : cpus_err;
+    int pids_err = gather_pids(comm, rank, env->ranks, env);
+    err = err ? err : cpus_err ? cpus_err : pids_err;
     read_cpu_model(env->cpu_model, sizeof env->cpu_model);
     mpiscope__utc_now(env->start_time_utc, sizeof env->start_time_utc);
     return err;
@@ -229,6 +252,8 @@ void mpiscope__environment_free(mpiscope__environment_t *env)
     free(env->hosts);
     free(env->rank_nodes);
     free(env->rank_cpus);
+    free(env->rank_pids);
+    env->rank_pids = NULL;
     env->hosts = NULL;
     env->rank_nodes = NULL;
     env->rank_cpus = NULL;
@@ -275,6 +300,12 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
         mpiscope__json_raw(j, "rank_nodes", env->rank_nodes);
     if (env->rank_cpus)
         mpiscope__json_raw(j, "rank_cpus", env->rank_cpus);
+    if (env->rank_pids) { /* 1.7 */
+        mpiscope__json_array(j, "rank_pids");
+        for (int r = 0; r < env->ranks; r++)
+            mpiscope__json_integer(j, NULL, env->rank_pids[r]);
+        mpiscope__json_end(j);
+    }
     mpiscope__json_integer(j, "ranks", env->ranks);
     mpiscope__json_integer(j, "nodes", env->nodes);
     mpiscope__json_integer(j, "ranks_per_node", env->ranks_per_node);

@@ -10,6 +10,7 @@ typedef struct mpiscope__environment {
     int mpi_version, mpi_subversion;
     char *hosts;          /* JSON array of unique host names (rank 0) */
     char *rank_nodes;     /* JSON array: each rank's index in hosts (rank 0) */
+    long *rank_pids;      /* each rank's process id (rank 0; NULL in simulated runs: one process) */
     char *rank_cpus;      /* JSON array: each rank's allowed CPUs, "0-3" (rank 0; NULL: unknown) */
     int ranks, nodes, ranks_per_node;
     char cpu_model[256];

@@ -103,6 +103,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             err = MPISCOPE_ERANGE;
             break;
         }
+        size_t first_launch = env->launch; /* the op's number of the stage's first launch */
         int stage_err = method->run_stage(env, &m, mine, mine + k, mine + 2 * k, slot);
         MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, env->comm);
         if (stage_err) {
@@ -118,6 +119,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
                 memcpy(end + (size_t)r * k, from + k, k * sizeof(double));
                 memcpy(done_at + (size_t)r * k, from + 2 * k, k * sizeof(double));
             }
+            st->samples->stage_first_launch = first_launch;
             if (first_stage)
                 mpiscope__samples_first(st->samples, start, end, k);
             done = method->judge(st, &m, start, end, done_at, slot, mpiscope__now_ns() - t_begin);

@@ -250,15 +250,21 @@ int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
     return MPISCOPE_EVALIDATE;
 }
 
-int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name)
+int mpiscope__op_ctx_bad_option_why(const mpiscope_op_ctx_t *ctx, const char *name, const char *why)
 {
     mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
     if (engine && !engine->error[0]) {
         const char *value = mpiscope_op_ctx_option(ctx, name);
-        snprintf(engine->error, sizeof engine->error, "option %s of %s: '%s' is not a valid value",
-                 name, engine->op ? engine->op->name : "the operation", value ? value : "");
+        snprintf(engine->error, sizeof engine->error, "option %s of %s: '%.80s%s' is not a valid value%s%s",
+                 name, engine->op ? engine->op->name : "the operation", value ? value : "",
+                 value && strlen(value) > 80 ? "..." : "", why ? " here: " : "", why ? why : "");
     }
     return MPISCOPE_EINVAL;
+}
+
+int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name)
+{
+    return mpiscope__op_ctx_bad_option_why(ctx, name, NULL);
 }
 
 int mpiscope__op_types_resolve(const mpiscope_op_t *op, const char *dtype, const char *reduce_op,

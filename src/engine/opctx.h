@@ -83,6 +83,10 @@ void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx);
  * MPISCOPE_EINVAL. */
 int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name);
 
+/* The same with the reason after the value ("... is not a valid value
+ * here: why"). */
+int mpiscope__op_ctx_bad_option_why(const mpiscope_op_ctx_t *ctx, const char *name, const char *why);
+
 /* The element type and reduction a point of `op` uses: MPI_BYTE and no
  * reduction for data movement; for ops with a reduction the named ones
  * (NULL: "double", "sum"). Names are canonical ("MPI_DOUBLE"), NULL for

@@ -152,6 +152,10 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
     for (size_t i = 0; i < n; i++)
         mpiscope__json_bool(j, NULL, (w->raw_flags[i] & MPISCOPE__LAUNCH_OVERRUN) != 0);
     mpiscope__json_end(j);
+    mpiscope__json_array(j, "launch"); /* 1.7: the op's number of each launch */
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_integer(j, NULL, (long long)w->raw_launch[i]);
+    mpiscope__json_end(j);
     mpiscope__json_number_array(j, "slot_ns", w->raw_slot_ns, n);
     mpiscope__json_number_array(j, "time_ns", w->raw_time_ns, n);
     const double *const tables[2] = {w->raw_start_ns, w->raw_end_ns};

@@ -14,7 +14,7 @@ enum { FIRST_CAPACITY = 64 };
 static size_t bytes_per_launch(const mpiscope__samples_t *s)
 {
     size_t per_rank = (size_t)s->nprocs * sizeof(double) * (s->keep_raw ? 3 : 1);
-    size_t raw = s->keep_raw ? 2 * sizeof(double) + 1 : 0;
+    size_t raw = s->keep_raw ? 2 * sizeof(double) + sizeof(size_t) + 1 : 0;
     return 4 * sizeof(double) + 1 + per_rank + raw + (size_t)s->n_views * sizeof(double);
 }
 
@@ -50,7 +50,7 @@ static int reserve(mpiscope__samples_t *s, size_t want)
     if (ok && s->keep_raw)
         ok = grow_array(&s->raw_start_ns, c * p, sizeof(double)) && grow_array(&s->raw_end_ns, c * p, sizeof(double))
              && grow_array(&s->raw_slot_ns, c, sizeof(double)) && grow_array(&s->raw_time_ns, c, sizeof(double))
-             && grow_array(&s->raw_flags, c, 1);
+             && grow_array(&s->raw_flags, c, 1) && grow_array(&s->raw_launch, c, sizeof(size_t));
     for (int i = 0; ok && i < s->n_views; i++)
         ok = !s->view_ns[i] || grow_array(&s->view_ns[i], c, sizeof(double));
     if (!ok) {
@@ -101,6 +101,7 @@ void mpiscope__samples_destroy(mpiscope__samples_t *s)
     free(s->raw_slot_ns);
     free(s->raw_time_ns);
     free(s->raw_flags);
+    free(s->raw_launch);
     for (int i = 0; i < MPISCOPE__MAX_VIEWS; i++)
         free(s->view_ns[i]);
     free(s);
@@ -154,6 +155,7 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
         s->raw_slot_ns[t] = l->slot_ns;
         s->raw_time_ns[t] = tmax;
         s->raw_flags[t] = (unsigned char)l->flags;
+        s->raw_launch[t] = l->launch;
     }
     if (l->flags) {
         s->late += (l->flags & MPISCOPE__LAUNCH_LATE) != 0;

@@ -21,6 +21,7 @@ typedef struct mpiscope__launch {
     unsigned in_stage;          /* the launch's place in its stage, from 0 */
     double slot_ns;             /* scheduled start, NAN when the method has none */
     unsigned flags;             /* MPISCOPE__LAUNCH_*; 0 = valid */
+    size_t launch;              /* the op's number of the launch (ctx->launch) */
 } mpiscope__launch_t;
 
 typedef struct mpiscope__samples {
@@ -43,6 +44,10 @@ typedef struct mpiscope__samples {
     double *raw_start_ns, *raw_end_ns; /* [total * nprocs] */
     double *raw_slot_ns, *raw_time_ns; /* [total] */
     unsigned char *raw_flags;          /* [total] */
+    size_t *raw_launch;                /* [total] the op's launch number of each (ctx->launch) */
+    /* the op's launch number of the first launch of the stage being judged
+     * (the stage loop sets it before the judge records the stage) */
+    size_t stage_first_launch;
     /* method-specific series (e.g. the barrier loop's rank 0 / mean / max views) */
     const char *view_names[MPISCOPE__MAX_VIEWS];
     double *view_ns[MPISCOPE__MAX_VIEWS];

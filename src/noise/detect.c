@@ -50,7 +50,7 @@ static int prepare(detect_run_t *r, long long *iterations)
     const mpiscope__detect_options_t *o = r->o;
     mpiscope__stream_size_t stream = {0};
     if (o->detector == MPISCOPE__DETECT_STREAM_RING)
-        mpiscope__stream_size(o, r->world, r->node, &stream);
+        mpiscope__stream_size(o->stream_elements, r->world, r->node, &stream);
     char text[MPISCOPE__NOISE_ERR_LEN];
     snprintf(text, sizeof text, "rank %d: cannot allocate the detector's buffers (%lld stream elements)",
              r->rank, stream.elements);

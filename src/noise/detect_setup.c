@@ -6,7 +6,7 @@
 #include "detect_setup.h"
 #include "noise_mpi.h"
 
-void mpiscope__stream_size(const mpiscope__detect_options_t *o, MPI_Comm world, MPI_Comm node,
+void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm node,
                            mpiscope__stream_size_t *s)
 {
     long long *sizes = calloc(MPISCOPE__NOISE_MAX_CPUS, sizeof *sizes);
@@ -22,7 +22,7 @@ void mpiscope__stream_size(const mpiscope__detect_options_t *o, MPI_Comm world, 
     }
     free(sizes);
     MPI_Comm_size(node, &ranks);
-    long long e = o->stream_elements ? o->stream_elements : mpiscope__stream_elements(total, ranks);
+    long long e = forced_elements ? forced_elements : mpiscope__stream_elements(total, ranks);
     MPI_Allreduce(&e, &s->elements, 1, MPI_LONG_LONG, MPI_MAX, world);
     MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, world);
     s->llc_bytes = largest;

@@ -16,8 +16,9 @@ typedef struct mpiscope__stream_size {
 
 /* Collective: the LLC instances reachable by each node's ranks (their
  * allowed CPUs, read after pinning), summed per node; elements so that one
- * array over the node's ranks is >= 4x that sum (or --stream-elements). */
-void mpiscope__stream_size(const mpiscope__detect_options_t *o, MPI_Comm world, MPI_Comm node,
+ * array over the node's ranks is >= 4x that sum (or forced_elements, when
+ * not 0: --stream-elements, --triad-elements). */
+void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm node,
                            mpiscope__stream_size_t *s);
 
 /* Rank 0: print the `@mpiscope noise-setup` line. cal is NULL when

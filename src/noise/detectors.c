@@ -5,6 +5,7 @@
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 #include "detectors.h"
+#include "probe_loops.h"
 
 static int init_stream(mpiscope__detector_t *d, const mpiscope__detect_options_t *o,
                        long long elements)
@@ -54,14 +55,10 @@ int mpiscope__detector_init(mpiscope__detector_t *d, const mpiscope__detect_opti
     return 0;
 }
 
-/* Not inlined: each of the T triads must really run (same loop, same data). */
-__attribute__((noinline)) static void triad(mpiscope__detector_t *d)
+/* Each of the T triads must really run (same loop, same data): the kernel is not inlined. */
+static void triad(mpiscope__detector_t *d)
 {
-    const double q = 3.0;
-    double *restrict a = d->a;
-    const double *restrict b = d->b, *restrict c = d->c;
-    for (long long i = 0; i < d->elements; i++)
-        a[i] = b[i] + q * c[i];
+    mpiscope__stream_triad(d->a, d->b, d->c, d->elements);
 }
 
 static void ring(mpiscope__detector_t *d)

@@ -10,12 +10,15 @@
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 #include "noise_main.h"
+#include "detect_setup.h"
 #include "noise_mpi.h"
 #include "probe_worker.h"
 
 typedef struct thread_team {
     pthread_barrier_t barrier;
     const mpiscope__probe_options_t *options;
+    mpiscope__stream_size_t triad;  /* elements per thread, when the triad runs */
+    const char *triad_source;
     mpiscope__probe_worker_t *workers;
     atomic_int failed; /* set before the first barrier, read after it */
 } thread_team_t;
@@ -40,12 +43,19 @@ static void *thread_main(void *p)
     thread_arg_t *a = p;
     thread_team_t *team = a->team;
     mpiscope__probe_worker_t *w = &team->workers[a->index];
-    if (mpiscope__probe_worker_prepare(team->options, w) != 0)
+    if (mpiscope__probe_worker_prepare(team->options, w) != 0
+        || (mpiscope__probe_has_kind(team->options, MPISCOPE__PROBE_TRIAD)
+            && mpiscope__probe_worker_triad(w, team->triad.elements, team->triad.llc_bytes, team->triad_source) != 0))
         atomic_store(&team->failed, 1);
     pthread_barrier_wait(&team->barrier);
     if (!atomic_load(&team->failed))
         mpiscope__probe_worker_run(team->options, w);
     return NULL;
+}
+
+static const char *triad_source(const mpiscope__probe_options_t *o, const mpiscope__stream_size_t *s)
+{
+    return o->triad_elements ? "given" : s->from_sysfs ? "sysfs" : "default";
 }
 
 /* Alone: one pinned thread per listed core. Returns the files written, or
@@ -60,6 +70,13 @@ static int run_threads(const mpiscope__probe_options_t *o, const char *host, con
     if (!team.workers || !args || !tids || pthread_barrier_init(&team.barrier, NULL, (unsigned)n) != 0) {
         fprintf(stderr, "mpiscope-noise: error: cannot set up %d probe threads\n", n);
         goto out;
+    }
+    if (mpiscope__probe_has_kind(o, MPISCOPE__PROBE_TRIAD)) {
+        /* the process's CPUs hold every thread's: their LLC over the threads */
+        mpiscope__stream_size(o->triad_elements, MPI_COMM_SELF, MPI_COMM_SELF, &team.triad);
+        if (!o->triad_elements)
+            team.triad.elements = (team.triad.elements + n - 1) / n;
+        team.triad_source = triad_source(o, &team.triad);
     }
     for (int i = 0; i < n; i++) {
         team.workers[i] = (mpiscope__probe_worker_t){
@@ -102,7 +119,6 @@ static int run_ranks(const mpiscope__probe_options_t *o, const char *host, const
     int rank, local;
     MPI_Comm_rank(world, &rank);
     MPI_Comm_rank(node, &local);
-    MPI_Comm_free(&node);
     mpiscope__probe_worker_t w = {
         .rank = rank, .pin_core = -1, .host = host, .timer = timer, .sync = mpi_sync,
         .sync_ctx = &world, .clock = mpiscope__noise_engine_clock()};
@@ -119,7 +135,17 @@ static int run_ranks(const mpiscope__probe_options_t *o, const char *host, const
             code = w.error == MPISCOPE_EINVAL ? MPISCOPE__NOISE_EXIT_USAGE : MPISCOPE__NOISE_EXIT_FAILED;
         }
     }
-    if ((code = mpiscope__noise_agree(world, code, text)) != 0) {
+    if ((code = mpiscope__noise_agree(world, code, text)) == 0 && mpiscope__probe_has_kind(o, MPISCOPE__PROBE_TRIAD)) {
+        mpiscope__stream_size_t s; /* after pinning: the LLC of the CPUs the ranks really have */
+        mpiscope__stream_size(o->triad_elements, world, node, &s);
+        if (mpiscope__probe_worker_triad(&w, s.elements, s.llc_bytes, triad_source(o, &s)) != 0) {
+            snprintf(text, sizeof text, "rank %d: %.200s", rank, w.message);
+            code = MPISCOPE__NOISE_EXIT_FAILED;
+        }
+        code = mpiscope__noise_agree(world, code, text);
+    }
+    MPI_Comm_free(&node);
+    if (code != 0) {
         mpiscope__probe_worker_release(&w);
         return code;
     }

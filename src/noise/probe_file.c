@@ -18,6 +18,9 @@ static void write_header(FILE *f, const mpiscope__probe_header_t *h,
     else if (strcmp(h->kind, "ftq") == 0)
         fprintf(f, "# quantum_ns %.0f\n# step_iterations %d\n", h->quantum_ns,
                 MPISCOPE__FTQ_STEP_ITERATIONS);
+    else if (strcmp(h->kind, "triad") == 0) /* STREAM counts 3 arrays x 8 bytes per element */
+        fprintf(f, "# elements %lld\n# bytes_per_pass %lld\n# llc_bytes %lld\n# llc_source %s\n", h->elements,
+                24 * h->elements, h->llc_bytes, h->llc_source ? h->llc_source : "default");
     else
         fprintf(f, "# threshold_ns %.0f\n# loop_median_ns %.1f\n", h->threshold_ns,
                 h->loop_median_ns);

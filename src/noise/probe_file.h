@@ -9,7 +9,7 @@
 #include "probe_loops.h"
 
 typedef struct mpiscope__probe_header {
-    const char *kind;            /* "fwq", "ftq", "selfish" */
+    const char *kind;            /* "fwq", "ftq", "selfish", "triad" */
     int rank;                    /* MPI rank, or thread index when alone */
     const char *host;
     long pid;
@@ -23,6 +23,9 @@ typedef struct mpiscope__probe_header {
     double quantum_ns;           /* ftq */
     double threshold_ns;         /* selfish */
     double loop_median_ns;       /* selfish */
+    long long elements;          /* triad: elements of each of the three arrays */
+    long long llc_bytes;         /* triad: one LLC instance of the node, the array size's basis */
+    const char *llc_source;      /* triad: "sysfs", "default" (sysfs unreadable) or "given" */
 } mpiscope__probe_header_t;
 
 /* Write the file; its path goes into path (len bytes). Returns 0 or MPISCOPE_EIO. */

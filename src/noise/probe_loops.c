@@ -164,3 +164,26 @@ void mpiscope__selfish_run(const mpiscope__noise_clock_t *clock, double threshol
     }
     *start_ns = start;
 }
+
+__attribute__((noinline)) void mpiscope__stream_triad(double *a, const double *b, const double *c, long long n)
+{
+    const double q = 3.0;
+    double *restrict x = a;
+    const double *restrict y = b, *restrict z = c;
+    for (long long i = 0; i < n; i++)
+        x[i] = y[i] + q * z[i];
+}
+
+void mpiscope__triad_run(const mpiscope__noise_clock_t *clock, double *a, const double *b, const double *c,
+                         long long n, double seconds_ns, mpiscope__probe_records_t *r, double *start_ns)
+{
+    const double start = clock->now_ns(clock->ctx);
+    double now = start;
+    *start_ns = start;
+    do {
+        double t0 = now;
+        mpiscope__stream_triad(a, b, c, n);
+        now = clock->now_ns(clock->ctx);
+        put(r, t0 - start, now - t0);
+    } while (now - start < seconds_ns);
+}

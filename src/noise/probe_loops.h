@@ -1,5 +1,5 @@
-/* probe_loops.h (internal): the three per-core noise probes (FWQ, FTQ,
- * selfish detour). The clock is a parameter, so the unit tests drive the
+/* probe_loops.h (internal): the per-core noise probes (FWQ, FTQ, selfish
+ * detour) and the STREAM triad pass (the memory bandwidth of a core). The clock is a parameter, so the unit tests drive the
  * loops with a fake clock and check exactly what they record. No MPI, no
  * allocation, no I/O inside a loop: records go into buffers allocated
  * beforehand; a full buffer stops recording and counts the rest as dropped. */
@@ -64,5 +64,14 @@ double mpiscope__selfish_default_threshold(double median_step_ns);
  * above threshold_ns is a record (start of the gap, its length). */
 void mpiscope__selfish_run(const mpiscope__noise_clock_t *clock, double threshold_ns,
                            double seconds_ns, mpiscope__probe_records_t *r, double *start_ns);
+
+/* One STREAM triad pass, a[i] = b[i] + 3 c[i] for i < n (not inlined, so
+ * that every pass really runs; the stream-ring detector's triads too). */
+void mpiscope__stream_triad(double *a, const double *b, const double *c, long long n);
+
+/* Triad passes over arrays of n elements for seconds_ns (one at least);
+ * one record per pass (start, duration_ns). */
+void mpiscope__triad_run(const mpiscope__noise_clock_t *clock, double *a, const double *b, const double *c,
+                         long long n, double seconds_ns, mpiscope__probe_records_t *r, double *start_ns);
 
 #endif

@@ -5,12 +5,12 @@
 #include "mpiscope/error.h"
 #include "probe_options.h"
 
-static const char *const kind_names[] = {"fwq", "ftq", "selfish"};
+static const char *const kind_names[] = {"fwq", "ftq", "selfish", "triad"};
 
 const char mpiscope__probe_usage[] =
-    "usage: mpiscope-noise probe --seconds S --out-dir D [--kinds fwq,ftq,selfish]\n"
+    "usage: mpiscope-noise probe --seconds S --out-dir D [--kinds fwq,ftq,selfish,triad]\n"
     "         [--pin-cores LIST | --threads LIST] [--fwq-work-ns W] [--ftq-quantum-ns Q]\n"
-    "         [--selfish-threshold-ns T]\n"
+    "         [--selfish-threshold-ns T] [--triad-elements E]\n"
     "Per-core noise probes, S seconds per kind; one file per worker and kind in D.\n";
 
 const char *mpiscope__probe_kind_name(int kind)
@@ -32,7 +32,7 @@ static int parse_kinds(const char *text, mpiscope__probe_options_t *o, char *err
             if (o->kinds[i] == found)
                 found = -2;
         if (found < 0) {
-            snprintf(err, len, "--kinds '%s': %s '%.*s' (kinds: fwq, ftq, selfish)", text,
+            snprintf(err, len, "--kinds '%s': %s '%.*s' (kinds: fwq, ftq, selfish, triad)", text,
                      found == -2 ? "repeated kind" : "unknown kind", (int)n, p);
             return MPISCOPE_EINVAL;
         }
@@ -67,6 +67,8 @@ int mpiscope__probe_options_parse(int argc, char **argv, int first, mpiscope__pr
          .min = 1000, .max = 1e10},
         {.name = "selfish-threshold-ns", .kind = MPISCOPE__CLI_DOUBLE,
          .value = &o->selfish_threshold_ns, .min = 1, .max = 1e10},
+        {.name = "triad-elements", .kind = MPISCOPE__CLI_INT, .value = &o->triad_elements,
+         .min = 1, .max = 1e11},
     };
     int rc = mpiscope__cli_parse(table, sizeof table / sizeof *table, argc, argv, first, err, errlen);
     if (rc != 0)
@@ -89,8 +91,16 @@ size_t mpiscope__probe_capacity(const mpiscope__probe_options_t *o)
     for (int i = 0; i < o->nkinds; i++) {
         double n = o->kinds[i] == MPISCOPE__PROBE_FWQ   ? 2 * ceil(ns / o->fwq_work_ns)
                    : o->kinds[i] == MPISCOPE__PROBE_FTQ ? ceil(ns / o->ftq_quantum_ns)
-                                                        : o->seconds * 100000;
+                                                        : o->seconds * 100000; /* selfish, triad */
         need = fmax(need, n + 1024);
     }
     return (size_t)fmin(need, cap);
+}
+
+int mpiscope__probe_has_kind(const mpiscope__probe_options_t *o, int kind)
+{
+    for (int i = 0; i < o->nkinds; i++)
+        if (o->kinds[i] == kind)
+            return 1;
+    return 0;
 }

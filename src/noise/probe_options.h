@@ -9,6 +9,7 @@ typedef enum mpiscope__probe_kind {
     MPISCOPE__PROBE_FWQ,
     MPISCOPE__PROBE_FTQ,
     MPISCOPE__PROBE_SELFISH,
+    MPISCOPE__PROBE_TRIAD,           /* STREAM triad passes: the core's memory bandwidth */
     MPISCOPE__PROBE_KINDS
 } mpiscope__probe_kind_t;
 
@@ -22,10 +23,14 @@ typedef struct mpiscope__probe_options {
     double fwq_work_ns;
     double ftq_quantum_ns;
     double selfish_threshold_ns;     /* 0: max(1000, 10 x the loop's median step) */
+    long long triad_elements;        /* per worker and array; 0: 4x the node's LLC over its workers */
 } mpiscope__probe_options_t;
 
-/* "fwq", "ftq", "selfish". */
+/* "fwq", "ftq", "selfish", "triad". */
 const char *mpiscope__probe_kind_name(int kind);
+
+/* Whether kind k is selected. */
+int mpiscope__probe_has_kind(const mpiscope__probe_options_t *o, int kind);
 
 /* Parse argv[first..argc). Returns 0, 1 for --help, or MPISCOPE_EINVAL
  * with one line in err. */
@@ -34,7 +39,7 @@ int mpiscope__probe_options_parse(int argc, char **argv, int first, mpiscope__pr
 
 /* Records to allocate for one worker: enough for the largest selected kind
  * (FWQ units may run at half their target length; selfish keeps up to
- * 100000 detours a second), at most 2^24. */
+ * 100000 detours a second, triad as many passes), at most 2^24. */
 size_t mpiscope__probe_capacity(const mpiscope__probe_options_t *o);
 
 extern const char mpiscope__probe_usage[];

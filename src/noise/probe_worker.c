@@ -1,5 +1,6 @@
 /* probe_worker.c: one worker's sequence of probes and files. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
@@ -45,6 +46,29 @@ int mpiscope__probe_worker_prepare(const mpiscope__probe_options_t *o, mpiscope_
     return 0;
 }
 
+int mpiscope__probe_worker_triad(mpiscope__probe_worker_t *w, long long elements, long long llc_bytes,
+                                 const char *llc_source)
+{
+    char text[MPISCOPE__NOISE_ERR_LEN];
+    const size_t n = (size_t)elements;
+    w->elements = elements;
+    w->llc_bytes = llc_bytes;
+    w->llc_source = llc_source;
+    w->a = malloc(n * sizeof *w->a);
+    w->b = malloc(n * sizeof *w->b);
+    w->c = malloc(n * sizeof *w->c);
+    if (!w->a || !w->b || !w->c) {
+        snprintf(text, sizeof text, "cannot allocate the triad's arrays (3 x %lld doubles)", elements);
+        return fail(w, MPISCOPE_ENOMEM, text);
+    }
+    for (size_t i = 0; i < n; i++) { /* first touch by the pinned worker */
+        w->a[i] = 0.0;
+        w->b[i] = 1.0;
+        w->c[i] = 2.0;
+    }
+    return 0;
+}
+
 static void run_kind(const mpiscope__probe_options_t *o, mpiscope__probe_worker_t *w, int kind,
                      mpiscope__probe_header_t *h)
 {
@@ -60,6 +84,13 @@ static void run_kind(const mpiscope__probe_options_t *o, mpiscope__probe_worker_
         h->quantum_ns = o->ftq_quantum_ns;
         w->sync(w->sync_ctx);
         mpiscope__ftq_run(c, o->ftq_quantum_ns, ns, &w->records, &h->start_ns);
+    } else if (kind == MPISCOPE__PROBE_TRIAD) {
+        h->elements = w->elements;
+        h->llc_bytes = w->llc_bytes;
+        h->llc_source = w->llc_source;
+        mpiscope__stream_triad(w->a, w->b, w->c, w->elements); /* one pass unrecorded: pages and TLB warm */
+        w->sync(w->sync_ctx);
+        mpiscope__triad_run(c, w->a, w->b, w->c, w->elements, ns, &w->records, &h->start_ns);
     } else {
         h->loop_median_ns = mpiscope__selfish_median_step(c, 4096);
         h->threshold_ns = o->selfish_threshold_ns > 0
@@ -92,4 +123,8 @@ void mpiscope__probe_worker_run(const mpiscope__probe_options_t *o, mpiscope__pr
 void mpiscope__probe_worker_release(mpiscope__probe_worker_t *w)
 {
     mpiscope__probe_records_free(&w->records);
+    free(w->a);
+    free(w->b);
+    free(w->c);
+    w->a = w->b = w->c = NULL;
 }

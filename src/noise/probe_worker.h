@@ -22,6 +22,10 @@ typedef struct mpiscope__probe_worker {
     int core;                        /* pinned core, else the CPU seen after prepare */
     mpiscope__cpu_list_t allowed;
     mpiscope__probe_records_t records;
+    /* the triad's arrays (mpiscope__probe_worker_triad), their size and its basis */
+    double *a, *b, *c;
+    long long elements, llc_bytes;
+    const char *llc_source;
     int files;                       /* files written */
     int error;                       /* 0 or an MPISCOPE_E* code */
     char message[MPISCOPE__NOISE_ERR_LEN];
@@ -33,6 +37,12 @@ mpiscope__noise_clock_t mpiscope__noise_engine_clock(void);
 /* Pin (if asked), read the binding back, allocate the records. Returns 0
  * or the error (also in w->error, with w->message). */
 int mpiscope__probe_worker_prepare(const mpiscope__probe_options_t *o, mpiscope__probe_worker_t *w);
+
+/* Allocate and first-touch the triad's three arrays of `elements` (after
+ * prepare: the pages land near the pinned core). Returns 0 or
+ * MPISCOPE_ENOMEM (with w->message). */
+int mpiscope__probe_worker_triad(mpiscope__probe_worker_t *w, long long elements, long long llc_bytes,
+                                 const char *llc_source);
 
 /* Run every selected kind (sync, probe, write its file). Keeps calling
  * sync after a failed write so the other workers never wait forever. */

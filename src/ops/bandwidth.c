@@ -4,7 +4,6 @@
  * an empty acknowledgement; bibw both ways at once. Bandwidth is
  * window x size / time per pair, the message rate window / time. */
 #include "p2p.h"
-#include "pairs.h"
 
 enum { TAG_DATA = 21, TAG_ACK = 22, MAX_WINDOW = 4096 };
 
@@ -12,11 +11,11 @@ enum { TAG_DATA = 21, TAG_ACK = 22, MAX_WINDOW = 4096 };
  * blocks 0..window-1. */
 static int bw_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 {
-    int peer, first, rc = mpiscope__pairs_peer(ctx, &peer, &first);
+    int peer = p->peer, first = p->first, rc;
     long window;
 
-    if (rc || peer < 0)
-        return rc;
+    if (peer == -1)
+        return 0; /* idle */
     if ((rc = mpiscope__option_long(ctx, "window", 1, MAX_WINDOW, &window)) != 0 || (rc = mpiscope__p2p_step(p)) != 0)
         return rc;
     for (long j = 0; !rc && j < window; j++)
@@ -30,11 +29,11 @@ static int bw_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
  * blocking). */
 static int bibw_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 {
-    int peer, first, rc = mpiscope__pairs_peer(ctx, &peer, &first);
+    int peer = p->peer, rc;
     long window;
 
-    if (rc || peer < 0)
-        return rc;
+    if (peer == -1)
+        return 0; /* idle */
     if ((rc = mpiscope__option_long(ctx, "window", 1, MAX_WINDOW, &window)) != 0 || (rc = mpiscope__p2p_step(p)) != 0)
         return rc;
     for (long j = 0; !rc && j < window; j++)

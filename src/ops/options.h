@@ -44,7 +44,8 @@ extern const char *const mpiscope__choices_rma_win[];   /* create, allocate, dyn
                     "synchronous (Issend), persistent (Send_init/Recv_init once, Startall + Waitall)"}
 #define MPISCOPE__OPT_PAIRS(dflt)                                             \
     {.name = "pairs", .default_value = dflt, .unit = "ranks", .type = "text", \
-     .description = "who talks to whom: A-B[,C-D...] or all (rank i with i+n/2); other ranks idle"}
+     .description = "who talks to whom: A-B[,C-D...] or all (rank i with i+n/2); other ranks idle; "  \
+                    "point-to-point ops: rounds A-B,...;C-D,... (launch l runs round l mod rounds)"}
 #define MPISCOPE__OPT_WINDOW                                                  \
     {.name = "window", .default_value = "64", .unit = "messages", .type = "integer", \
      .description = "messages in flight per launch and direction"}

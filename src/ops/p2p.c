@@ -1,6 +1,7 @@
 /* p2p.c: the shared hooks of the point-to-point family (p2p.h). */
 #include "p2p.h"
 #include "common.h"
+#include "opctx.h"
 #include "pattern.h"
 
 #include <stdlib.h>
@@ -40,117 +41,183 @@ int mpiscope__p2p_add(mpiscope__p2p_t *plan, int recv, int peer, int tag, size_t
 }
 
 /* Where message m's data is this launch, and how much of it. */
-static void *msg_buffer(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
+static void *msg_buffer(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m)
 {
-    return (unsigned char *)(m->recv ? ctx->recv : ctx->send) + m->block * p->layout.span_bytes;
+    return (unsigned char *)(m->recv ? ctx->recv : ctx->send) + m->block * s->layout.span_bytes;
 }
 
-static int msg_count(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
+static int msg_count(const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m)
 {
-    return m->empty ? 0 : p->layout.count;
+    return m->empty ? 0 : s->layout.count;
 }
 
-static MPI_Datatype msg_type(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
+static MPI_Datatype msg_type(const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m)
 {
-    return m->empty ? MPI_BYTE : p->layout.type;
+    return m->empty ? MPI_BYTE : s->layout.type;
 }
 
-static int make_persistent(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
+/* The message's peer in a launch whose round partner is `partner`. */
+static int msg_peer(const mpiscope__p2p_msg_t *m, int partner)
+{
+    return m->peer == MPISCOPE__P2P_ROUND_PEER ? partner : m->peer;
+}
+
+static int make_persistent(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *s, mpiscope__p2p_t *p)
 {
     for (size_t i = 0; i < p->n_msgs; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        int rc = m->recv ? MPI_Recv_init(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag,
-                                         p->comm, &p->requests[i])
-                         : MPI_Send_init(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag,
-                                         p->comm, &p->requests[i]);
+        int rc = m->recv ? MPI_Recv_init(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), m->peer, m->tag,
+                                         s->comm, &p->requests[i])
+                         : MPI_Send_init(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), m->peer, m->tag,
+                                         s->comm, &p->requests[i]);
         if (rc != MPI_SUCCESS)
             return MPISCOPE_EMPI;
     }
     return 0;
 }
 
-static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, mpiscope__p2p_build_t build)
+/* Build one plan for (peer, first) and its request array. */
+static int build_plan(mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, mpiscope__p2p_build_t build, int peer, int first)
 {
-    size_t span;
     int rc;
 
-    if ((rc = mpiscope__option_choice(ctx, "mode", mpiscope__choices_p2p_mode, &p->mode)) != 0
-        || (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &p->layout)) != 0
-        || (rc = build(ctx, p)) != 0)
+    p->peer = peer;
+    p->first = first;
+    if ((rc = build(ctx, p)) != 0)
         return rc;
-    ctx->actual_bytes = p->layout.payload_bytes;
     if (!(p->requests = malloc((p->n_msgs + 1) * sizeof *p->requests)))
         return MPISCOPE_ENOMEM;
     for (size_t i = 0; i < p->n_msgs; i++)
         p->requests[i] = MPI_REQUEST_NULL;
-    span = p->layout.span_bytes;
-    rc = (p->mode == MPISCOPE__P2P_PERSISTENT ? mpiscope_op_ctx_buffers_fixed : mpiscope_op_ctx_buffers)(
-        ctx, p->send_blocks * span, p->recv_blocks * span);
-    return rc || p->mode != MPISCOPE__P2P_PERSISTENT ? rc : make_persistent(ctx, p);
+    return 0;
+}
+
+/* The plans: one for this rank's fixed partner (or none, for the ops
+ * without a pairs option), or one per role when the pairs have rounds. */
+static int build_plans(mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *s, mpiscope__p2p_build_t build)
+{
+    int rc;
+
+    if (!mpiscope_op_ctx_option(ctx, "pairs"))
+        return build_plan(ctx, &s->plan[0], build, -1, 0);
+    if ((rc = mpiscope__pairs_schedule(ctx, &s->pairs)) != 0)
+        return rc;
+    if (s->pairs.rounds == 1)
+        return build_plan(ctx, &s->plan[0], build, s->pairs.peer[0], s->pairs.first[0]);
+    if (s->mode == MPISCOPE__P2P_PERSISTENT)
+        return mpiscope__op_ctx_bad_option_why(ctx, "mode", "a persistent request binds one peer, "
+                                                            "and the pairs have rounds");
+    s->scheduled = 1;
+    if ((rc = build_plan(ctx, &s->plan[0], build, MPISCOPE__P2P_ROUND_PEER, 0)) != 0)
+        return rc;
+    return build_plan(ctx, &s->plan[1], build, MPISCOPE__P2P_ROUND_PEER, 1);
+}
+
+static size_t larger(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *s, mpiscope__p2p_build_t build)
+{
+    size_t span;
+    int rc;
+
+    if ((rc = mpiscope__option_choice(ctx, "mode", mpiscope__choices_p2p_mode, &s->mode)) != 0
+        || (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &s->layout)) != 0
+        || (rc = build_plans(ctx, s, build)) != 0)
+        return rc;
+    ctx->actual_bytes = s->layout.payload_bytes;
+    span = s->layout.span_bytes;
+    rc = (s->mode == MPISCOPE__P2P_PERSISTENT ? mpiscope_op_ctx_buffers_fixed : mpiscope_op_ctx_buffers)(
+        ctx, larger(s->plan[0].send_blocks, s->plan[1].send_blocks) * span,
+        larger(s->plan[0].recv_blocks, s->plan[1].recv_blocks) * span);
+    return rc || s->mode != MPISCOPE__P2P_PERSISTENT ? rc : make_persistent(ctx, s, &s->plan[0]);
 }
 
 int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
 {
-    mpiscope__p2p_t *p = calloc(1, sizeof *p);
+    mpiscope__p2p_state_t *s = calloc(1, sizeof *s);
     int rc;
 
-    if (!(ctx->state = p))
+    if (!(ctx->state = s))
         return MPISCOPE_ENOMEM;
-    p->comm = ctx->comm;
-    if ((rc = setup(ctx, p, build)) != 0)
+    s->comm = ctx->comm;
+    if ((rc = setup(ctx, s, build)) != 0)
         mpiscope__p2p_finalize(ctx); /* the engine finalizes only what initialized */
     return rc;
 }
 
-static int send_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
+/* The plan of this launch and the partner of its round (NULL: idle). */
+static mpiscope__p2p_t *launch_plan(const mpiscope_op_ctx_t *ctx, int *partner)
 {
-    return MPI_Send(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm);
+    mpiscope__p2p_state_t *s = ctx->state;
+    size_t round;
+
+    *partner = -1;
+    if (!s->scheduled)
+        return &s->plan[0];
+    round = ctx->launch % (size_t)s->pairs.rounds;
+    *partner = s->pairs.peer[round];
+    return *partner < 0 ? NULL : &s->plan[s->pairs.first[round]];
 }
 
-static int recv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
+static int send_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
+                    int partner)
 {
-    return MPI_Recv(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm,
+    return MPI_Send(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm);
+}
+
+static int recv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
+                    int partner)
+{
+    return MPI_Recv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm,
                     MPI_STATUS_IGNORE);
 }
 
-static int sendrecv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *s,
-                        const mpiscope__p2p_msg_t *r)
+static int sendrecv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
+                        const mpiscope__p2p_msg_t *r, int partner)
 {
-    return MPI_Sendrecv(msg_buffer(ctx, p, s), msg_count(p, s), msg_type(p, s), s->peer, s->tag,
-                        msg_buffer(ctx, p, r), msg_count(p, r), msg_type(p, r), r->peer, r->tag, p->comm,
-                        MPI_STATUS_IGNORE);
+    return MPI_Sendrecv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag,
+                        msg_buffer(ctx, s, r), msg_count(s, r), msg_type(s, r), msg_peer(r, partner), r->tag,
+                        s->comm, MPI_STATUS_IGNORE);
 }
 
-static int run_blocking(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, size_t first, size_t end)
+static int run_blocking(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, size_t first, size_t end,
+                        int partner)
 {
+    const mpiscope__p2p_state_t *s = ctx->state;
     int rc = MPI_SUCCESS;
 
     for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
         if (!m->recv && i + 1 < end && p->msgs[i + 1].recv)
-            rc = sendrecv_now(ctx, p, m, &p->msgs[++i]);
+            rc = sendrecv_now(ctx, s, m, &p->msgs[++i], partner);
         else
-            rc = m->recv ? recv_now(ctx, p, m) : send_now(ctx, p, m);
+            rc = m->recv ? recv_now(ctx, s, m, partner) : send_now(ctx, s, m, partner);
     }
     return rc;
 }
 
 /* Receives first, then sends (MPI_Issend in synchronous mode). */
-static int run_nonblocking(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, size_t first, size_t end)
+static int run_nonblocking(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, size_t first, size_t end, int partner)
 {
+    const mpiscope__p2p_state_t *s = ctx->state;
     MPI_Request *r = p->requests + first;
     int rc = MPI_SUCCESS, n = 0;
 
     for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
         if (m->recv)
-            rc = MPI_Irecv(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, &r[n++]);
+            rc = MPI_Irecv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag,
+                           s->comm, &r[n++]);
     }
     for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
         if (!m->recv)
-            rc = (p->mode == MPISCOPE__P2P_SYNCHRONOUS ? MPI_Issend : MPI_Isend)(
-                msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, &r[n++]);
+            rc = (s->mode == MPISCOPE__P2P_SYNCHRONOUS ? MPI_Issend : MPI_Isend)(
+                msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm,
+                &r[n++]);
     }
     return rc == MPI_SUCCESS ? MPI_Waitall(n, r, MPI_STATUSES_IGNORE) : rc;
 }
@@ -165,55 +232,66 @@ static int run_persistent(mpiscope__p2p_t *p, size_t first, size_t end)
 
 int mpiscope__p2p_execute(mpiscope_op_ctx_t *ctx)
 {
-    mpiscope__p2p_t *p = ctx->state;
+    const mpiscope__p2p_state_t *s = ctx->state;
+    int partner, rc = MPI_SUCCESS;
+    mpiscope__p2p_t *p = launch_plan(ctx, &partner);
     size_t first = 0;
-    int rc = MPI_SUCCESS;
 
-    for (size_t s = 0; rc == MPI_SUCCESS && s < p->n_steps; first = p->step_end[s++]) {
-        size_t end = p->step_end[s];
-        if (p->mode == MPISCOPE__P2P_BLOCKING)
-            rc = run_blocking(ctx, p, first, end);
-        else if (p->mode == MPISCOPE__P2P_PERSISTENT)
+    for (size_t k = 0; p && rc == MPI_SUCCESS && k < p->n_steps; first = p->step_end[k++]) {
+        size_t end = p->step_end[k];
+        if (s->mode == MPISCOPE__P2P_BLOCKING)
+            rc = run_blocking(ctx, p, first, end, partner);
+        else if (s->mode == MPISCOPE__P2P_PERSISTENT)
             rc = run_persistent(p, first, end);
         else
-            rc = run_nonblocking(ctx, p, first, end);
+            rc = run_nonblocking(ctx, p, first, end, partner);
     }
     return mpiscope__ops_mpi(rc);
 }
 
-int mpiscope__p2p_finalize(mpiscope_op_ctx_t *ctx)
+static void free_plan(mpiscope__p2p_t *p)
 {
-    mpiscope__p2p_t *p = ctx->state;
-
-    if (!p)
-        return 0;
     for (size_t i = 0; p->requests && i < p->n_msgs; i++)
         if (p->requests[i] != MPI_REQUEST_NULL)
             MPI_Request_free(&p->requests[i]);
-    mpiscope__layout_free(&p->layout);
     free(p->requests);
     free(p->msgs);
-    free(p);
+}
+
+int mpiscope__p2p_finalize(mpiscope_op_ctx_t *ctx)
+{
+    mpiscope__p2p_state_t *s = ctx->state;
+
+    if (!s)
+        return 0;
+    free_plan(&s->plan[0]);
+    free_plan(&s->plan[1]);
+    mpiscope__pairs_free(&s->pairs);
+    mpiscope__layout_free(&s->layout);
+    free(s);
     ctx->state = NULL;
     return 0;
 }
 
 int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase)
 {
-    mpiscope__p2p_t *p = ctx->state;
-    int rc = 0;
+    const mpiscope__p2p_state_t *s = ctx->state;
+    int partner, rc = 0;
+    const mpiscope__p2p_t *p = launch_plan(ctx, &partner);
 
+    if (!p)
+        return 0;
     if (phase == MPISCOPE_VALIDATE_PREPARE)
-        memset(ctx->recv, MPISCOPE__POISON, p->recv_blocks * p->layout.span_bytes);
+        memset(ctx->recv, MPISCOPE__POISON, p->recv_blocks * s->layout.span_bytes);
     for (size_t i = 0; !rc && i < p->n_msgs; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
         if (m->empty || m->recv != (phase == MPISCOPE_VALIDATE_CHECK))
             continue;
         if (m->recv)
-            rc = mpiscope__pattern_check(ctx, msg_buffer(ctx, p, m), &p->layout, m->peer, m->pattern_block,
-                                         "recv message", m->block);
+            rc = mpiscope__pattern_check(ctx, msg_buffer(ctx, s, m), &s->layout, msg_peer(m, partner),
+                                         m->pattern_block, "recv message", m->block);
         else
-            mpiscope__pattern_fill(msg_buffer(ctx, p, m), &p->layout, ctx->rank, m->pattern_block, ctx->launch);
+            mpiscope__pattern_fill(msg_buffer(ctx, s, m), &s->layout, ctx->rank, m->pattern_block, ctx->launch);
     }
     return rc;
 }

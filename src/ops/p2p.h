@@ -9,7 +9,14 @@
  *   synchronous  the same with MPI_Issend
  *   persistent   MPI_Send_init / MPI_Recv_init once (buffers fixed),
  *                MPI_Startall + MPI_Waitall per launch
- * and validates every data message (empty ones carry no data). */
+ * and validates every data message (empty ones carry no data).
+ *
+ * The ops with a `pairs` option (pairs.h) build their plan for this rank's
+ * partner, given in the plan (peer, first). With a schedule of several
+ * rounds the family builds two plans, one per role, whose messages name
+ * MPISCOPE__P2P_ROUND_PEER; each launch runs the plan of this rank's role
+ * in round launch mod R with its partner of that round (persistent mode
+ * binds a peer per request, so it takes one round only). */
 #ifndef MPISCOPE_OPS_P2P_H
 #define MPISCOPE_OPS_P2P_H
 
@@ -17,11 +24,15 @@
 #include "layout.h"
 #include "mpiscope/error.h"
 #include "options.h"
+#include "pairs.h"
 
 typedef enum { MPISCOPE__P2P_BLOCKING, MPISCOPE__P2P_NONBLOCKING, MPISCOPE__P2P_SYNCHRONOUS,
                MPISCOPE__P2P_PERSISTENT } mpiscope__p2p_mode_t;
 
 enum { MPISCOPE__P2P_MAX_STEPS = 8 };
+
+/* A message's peer that is the partner of the launch's round. */
+enum { MPISCOPE__P2P_ROUND_PEER = -2 };
 
 typedef struct mpiscope__p2p_msg {
     int peer, tag;
@@ -31,17 +42,29 @@ typedef struct mpiscope__p2p_msg {
     size_t pattern_block; /* the block number the data carries (see pattern.h) */
 } mpiscope__p2p_msg_t;
 
+/* One plan: the messages of one launch, in steps. */
 typedef struct mpiscope__p2p {
-    MPI_Comm comm;
-    mpiscope__layout_t layout;
-    int mode;
     mpiscope__p2p_msg_t *msgs;
     size_t n_msgs, capacity;
     size_t step_end[MPISCOPE__P2P_MAX_STEPS]; /* step s: messages [step_end[s-1], step_end[s]) */
     size_t n_steps;
     MPI_Request *requests;                   /* [n_msgs] */
     size_t send_blocks, recv_blocks;
+    /* for the builders of the pair ops: this rank's partner (a rank,
+     * MPISCOPE__P2P_ROUND_PEER, or -1: idle, build nothing) and its role
+     * (first: 1 for the rank that starts) */
+    int peer, first;
 } mpiscope__p2p_t;
+
+/* An op's state: its plans and what they share. */
+typedef struct mpiscope__p2p_state {
+    MPI_Comm comm;
+    mpiscope__layout_t layout;
+    int mode;
+    mpiscope__p2p_t plan[2]; /* plan[0] alone; with rounds, plan[first] for each role */
+    int scheduled;           /* 1: rounds (pairs.rounds > 1) */
+    mpiscope__pairs_t pairs; /* with rounds: this rank's partner and role per round */
+} mpiscope__p2p_state_t;
 
 typedef int (*mpiscope__p2p_build_t)(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *plan);
 

@@ -5,7 +5,6 @@
  * of the LMO model); pingping: both send to each other at once. A launch
  * is one round trip or one simultaneous exchange. */
 #include "p2p.h"
-#include "pairs.h"
 
 enum { TAG_PING = 11, TAG_PONG = 12 };
 
@@ -13,10 +12,10 @@ enum { TAG_PING = 11, TAG_PONG = 12 };
  * (nothing when empty_reply). */
 static int exchange_with_reply(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, int empty_reply)
 {
-    int peer, first, rc = mpiscope__pairs_peer(ctx, &peer, &first);
+    int peer = p->peer, first = p->first, rc;
 
-    if (rc || peer < 0)
-        return rc;
+    if (peer == -1)
+        return 0; /* idle */
     if ((rc = mpiscope__p2p_step(p)) != 0 || (rc = mpiscope__p2p_add(p, !first, peer, TAG_PING, 0, 0, 0)) != 0
         || (rc = mpiscope__p2p_step(p)) != 0)
         return rc;
@@ -35,10 +34,10 @@ static int roundtrip_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 
 static int pingping_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 {
-    int peer, first, rc = mpiscope__pairs_peer(ctx, &peer, &first);
+    int peer = p->peer, rc;
 
-    if (rc || peer < 0)
-        return rc;
+    if (peer == -1)
+        return 0; /* idle */
     if ((rc = mpiscope__p2p_step(p)) != 0 || (rc = mpiscope__p2p_add(p, 0, peer, TAG_PING, 0, 0, 0)) != 0)
         return rc;
     return mpiscope__p2p_add(p, 1, peer, TAG_PING, 0, 0, 0);

@@ -1,6 +1,6 @@
 /* ops_validate.c: every registered operation through its validate hook.
  * For each op: its default options and every variant of the options it
- * declares (datatypes, in place, modes, pairs, windows, compute, one-sided
+ * declares (datatypes, in place, modes, pairs and their rounds, windows, compute, one-sided
  * synchronisations and windows, topologies, element types and
  * reductions), at a few sizes, in a cold and a warm pool, a few launches
  * each: PREPARE, execute, CHECK must pass on every rank. Then the hooks
@@ -39,7 +39,8 @@ static variant_t variants[] = {
     OPT1("in_place", "1"), OPT2("in_place", "1", "datatype", "indexed"),
     OPT1("mode", "blocking"), OPT1("mode", "nonblocking"), OPT1("mode", "synchronous"),
     OPT1("mode", "persistent"), OPT2("mode", "persistent", "datatype", "struct"),
-    OPT1("pairs", "all"), OPT1("window", "3"), OPT2("compute_us", "5", "test_us", "1"),
+    OPT1("pairs", "all"), OPT2("pairs", "0-1;1-0", "mode", "blocking"), /* rounds: both roles */
+    OPT2("pairs", "0-1;1-0", "mode", "nonblocking"), OPT1("window", "3"), OPT2("compute_us", "5", "test_us", "1"),
     OPT1("periodic", "1"), OPT2("dims", "2", "periodic", "0"), OPT1("dims", "3"),
     OPT1("graph", NULL), /* the path is made at run time */
     OPT2("sync", "fence", "win", "create"), OPT2("sync", "fence", "win", "allocate"),

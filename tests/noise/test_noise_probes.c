@@ -1,7 +1,8 @@
 /* test_noise_probes.c: the probe loops driven by a fake clock that advances
  * a fixed step per read and jumps 5 ms every 100 ms: selfish must find
  * exactly those detours, FTQ must lose the work of exactly those 5 ms,
- * FWQ must show exactly those long units. */
+ * FWQ must show exactly those long units; the triad records one pass per
+ * read pair, each pass computing a = b + 3c. */
 #include <math.h>
 #include <time.h>
 #include "check.h"
@@ -159,8 +160,35 @@ static void test_fwq_calibrate_real_clock(void)
     CHECK(n < (1ULL << 40));
 }
 
+/* Step 1 ms per read, a 5 ms jump every 100 ms: 1 s of passes is the
+ * passes' count, each one step long but the ones that hold a jump; every
+ * pass leaves a = b + 3c. */
+static void test_triad_passes(void)
+{
+    fake_clock_t f;
+    mpiscope__noise_clock_t c = fake(&f, 1 * MS);
+    mpiscope__probe_records_t r;
+    double start, a[5] = {0}, b[5] = {1, 2, 3, 4, 5}, cc[5] = {1, 1, 1, 1, 2};
+    CHECK_INT_EQ(mpiscope__probe_records_init(&r, 4096), 0);
+    mpiscope__triad_run(&c, a, b, cc, 5, 1e9, &r, &start);
+    CHECK_NEAR(start, 1 * MS, 0);
+    long long longer = 0, total = 0;
+    for (size_t k = 0; k < r.count; k++) {
+        CHECK(r.value[k] == (long long)(1 * MS) || r.value[k] == (long long)(6 * MS));
+        longer += r.value[k] > (long long)(1 * MS);
+        total += r.value[k];
+    }
+    CHECK_INT_EQ(longer, 10); /* the passes that held a jump */
+    CHECK(total >= (long long)1e9); /* it ran until the time was up... */
+    CHECK(total < (long long)(1e9 + 6 * MS)); /* ...and stopped there */
+    CHECK_NEAR(a[4], 11.0, 0);
+    CHECK_NEAR(a[0], 4.0, 0);
+    mpiscope__probe_records_free(&r);
+}
+
 int main(void)
 {
+    test_triad_passes();
     test_selfish_finds_the_jumps();
     test_selfish_counts_dropped();
     test_selfish_threshold();

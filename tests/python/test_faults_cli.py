@@ -141,6 +141,11 @@ def test_mpich_banner_becomes_the_signal() -> None:
     assert all(banner.take(line) for line in lines)
     assert not banner.take("ordinary output")
     assert errors == ["a rank was killed by SIGKILL"]
+    errors.clear()
+    lines.insert(2, "=   PID 4242 RUNNING AT node7")  # MPICH 4 and 5 name the process
+    banner = _Banner(errors)
+    assert all(banner.take(line) for line in lines)
+    assert errors == ["a rank (pid 4242 on node7) was killed by SIGKILL"]
 
 
 def test_failed_series_keeps_the_previous_result(fake_mpi: FakeMpi, tmp_path: Path) -> None:

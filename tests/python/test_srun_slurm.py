@@ -197,3 +197,28 @@ def test_srun_without_pmi_is_two_singletons(slurm: dict[str, str], tmp_path: Pat
     assert line.startswith("mpiscope: error: mpiscope-bench failed: "), line
     assert "1 rank started where 2 were asked for" in line and "give srun --mpi" in line, line
     assert not (tmp_path / "none.json").exists()
+
+
+def test_health_under_srun(slurm: dict[str, str], tmp_path: Path) -> None:
+    """mpiscope health with srun starting every phase's ranks (collectives,
+    the links between the two ranks, the probes on their cores): each phase
+    completes and says srun started it; the probes ran on the cores srun
+    bound the ranks to."""
+    out = tmp_path / "h.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "mpiscope", "health", "--np", "2", "--launcher", "srun",
+         "--cpu-bind", "cores", "--seconds", "1", "--probe-seconds", "0.5", "--no-check",
+         "--mpi", "mpich", "--quiet", "--out", str(out)],
+        env=slurm, cwd=tmp_path, capture_output=True, text=True, timeout=600, check=False,
+    )  # fmt: skip
+    doc = json.loads(out.read_text())
+    assert run.returncode == (1 if doc["suspects"] else 0), run.stderr
+    phases = {p["name"]: p for p in doc["phases"]}
+    assert [p["status"] for p in phases.values()] == ["complete"] * 4 + ["skipped"]
+    for name in ("collectives", "links-latency", "links-bandwidth", "probe"):
+        launcher = phases[name]["launcher"].split()
+        assert launcher[0].endswith("srun") and "--ntasks=2" in launcher, phases[name]
+    assert doc["environment"]["launcher_name"] == "srun"
+    cpus = doc["environment"]["rank_cpus"]
+    cores = doc["fingerprint"]["cores"]["cores"]
+    assert [str(c["core"]) for c in sorted(cores, key=lambda c: c["rank"])] == cpus

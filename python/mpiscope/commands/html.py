@@ -41,6 +41,15 @@ def run(args: argparse.Namespace) -> int:
     out = check_output(args.out or inputs[0].with_suffix(".html"), inputs=inputs,
                        what="-o" if args.out else "")  # fmt: skip
     kinds = [document_kind(path) or "" for path in inputs]
+    if "health" in kinds:
+        from mpiscope.health.html import write_health_html
+        from mpiscope.result.health import load_health
+
+        if any(kind != "health" for kind in kinds):
+            raise MpiscopeError("give health documents or other documents, not both in one page")
+        write_health_html([load_health(p) for p in inputs], [p.name for p in inputs], out)
+        print(out)
+        return 0
     if "model" in kinds:
         from mpiscope.reports.model_html import write_model_html  # lazy: matplotlib
         from mpiscope.result.model import load_model

@@ -168,7 +168,9 @@ def _add_probe(sub: Any) -> None:
     p.add_argument("--cores", metavar="LIST", help="which logical CPUs (default: the first --np)")
     p.add_argument("--seconds", type=Duration(0, MAX_SECONDS), default=9.0, metavar="S",
                    help="total probing time, shared by the kinds, at most a day (default 9)")
-    p.add_argument("--kinds", default="fwq,ftq,selfish", help="probes to run (default all)")
+    p.add_argument("--kinds", default="fwq,ftq,selfish",
+                   help="probes to run: fwq, ftq, selfish, triad (STREAM memory bandwidth) "
+                   "(default fwq,ftq,selfish)")
     p.add_argument("--alone", action="store_true", help="threads in one process, no MPI")
     p.add_argument("--ftq-quantum", type=Duration(1e-6, 10), metavar="DUR",
                    help="FTQ quantum, 1us to 10s (default 1ms)")

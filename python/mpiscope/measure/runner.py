@@ -188,7 +188,7 @@ def run_launches(
     args: argparse.Namespace,
     display: ProgressDisplay,
     out: Path,
-    render: Callable[[Result], str],
+    render: Callable[[Result], str] | None,
     summary_seed: int | None = None,
     show_path: bool = True,
     finish: Finish | None = None,
@@ -273,7 +273,8 @@ def run_launches(
         result = Result(doc, out)
     except MpiscopeError as exc:
         raise RunFailedError(f"the result cannot be read back: {exc}") from None
-    print(render(result))
+    if render is not None:  # None: a command that shows its own summary later (health)
+        print(render(result))
     if show_path:
         print(f"\nresult: {out}")
     kept = ("partial result shown above" if out.resolve().is_relative_to(tmp.resolve())

@@ -76,14 +76,15 @@ class Platform:
     def cores(self) -> int:
         return sum(cores for _, cores in self.hosts)
 
-    def hostfile(self, nprocs: int) -> str:
+    def hostfile(self, nprocs: int, per_host: int | None = None) -> str:
         """The hostfile of an ``nprocs``-rank run: the first hosts in order,
-        each filled to its cores (``host:cores`` when it has several)."""
+        each filled to its cores (``host:cores`` when it has several), or
+        to ``per_host`` ranks (``mpiscope health``: one rank per node)."""
         lines, placed = [], 0
         for name, cores in self.hosts:
             if placed >= nprocs:
                 break
-            take = min(cores, nprocs - placed)
+            take = min(cores if per_host is None else min(per_host, cores), nprocs - placed)
             lines.append(f"{name}:{take}" if cores > 1 else name)
             placed += take
         return "\n".join(lines) + "\n"
@@ -196,9 +197,12 @@ def launch_platform(args: argparse.Namespace) -> Platform | None:
             f"--launcher smpi runs the SMPI build of mpiscope-bench, not --mpi {args.mpi}"
         )
     loaded = load_platform(platform)
-    if args.np > loaded.cores:
+    per_host = getattr(args, "ranks_per_host", None)
+    room = loaded.cores if per_host is None else sum(min(per_host, c) for _, c in loaded.hosts)
+    if args.np > room:
+        what = "cores" if per_host is None else f"slots ({per_host} a host)"
         raise MpiscopeError(
-            f"--np {args.np} is more than the {loaded.cores} cores of platform {loaded.name}"
+            f"--np {args.np} is more than the {room} {what} of platform {loaded.name}"
         )
     return loaded
 
@@ -227,8 +231,9 @@ def smpi_command(smpirun: str, platform: Platform, args: argparse.Namespace) -> 
     also holds the hostfile and is removed at exit."""
     directory = Path(tempfile.mkdtemp(prefix="mpiscope-smpi-"))
     atexit.register(shutil.rmtree, directory, True)
+    per_host = getattr(args, "ranks_per_host", None)  # set by commands, not a flag
     hostfile = directory / f"hosts-{platform.path.stem}-{args.np}.txt"
-    hostfile.write_text(platform.hostfile(args.np), encoding="utf-8")
+    hostfile.write_text(platform.hostfile(args.np, per_host), encoding="utf-8")
     cfg = [f"--cfg={item}" for item in _cfg(args)]
     return [
         "env", "-C", str(directory), smpirun, "-np", str(args.np), "-platform", str(platform.path),

@@ -1,8 +1,11 @@
-"""One probe run: FWQ, FTQ and selfish detours on every core, raw files kept.
+"""One probe run: FWQ, FTQ and selfish detours (and the STREAM triad) on
+every core, raw files kept.
 
 With MPI, one rank per core (``mpiexec -n N mpiscope-noise probe``, rank r
-pinned to the r-th core); alone, one pinned thread per core in a single
-process. An injector may run around it, to see what an agent looks like.
+pinned to the r-th core), or under a launcher the caller gives (srun,
+mpiexec on hosts: ``mpiscope health``), each rank probing the core its
+binding gave it; alone, one pinned thread per core in a single process. An
+injector may run around it, to see what an agent looks like.
 """
 
 from __future__ import annotations
@@ -22,31 +25,39 @@ from mpiscope.launcher import (
 )
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import Agent, AgentSpec
+from mpiscope.noise.probes import KINDS
 from mpiscope.noise.session import noise_programs
 from mpiscope.outputs import check_output_dir
 
-__all__ = ["ProbePlan", "read_partial", "run_probe"]
+__all__ = ["DEFAULT_KINDS", "PROBE_KINDS", "ProbePlan", "read_partial", "run_probe"]
 
-PROBE_KINDS = ("fwq", "ftq", "selfish")
+PROBE_KINDS = KINDS
+#: What ``mpiscope noise probe`` runs unless told (the triad is on request).
+DEFAULT_KINDS = ("fwq", "ftq", "selfish")
 
 
 @dataclass(frozen=True)
 class ProbePlan:
-    cores: list[int]
+    cores: list[int]  # empty with a launcher: each rank probes the core it was bound to
     seconds_per_kind: float
-    kinds: tuple[str, ...] = PROBE_KINDS
+    kinds: tuple[str, ...] = DEFAULT_KINDS
     alone: bool = False  # threads in one process instead of MPI ranks
     agent: AgentSpec | None = None
     fwq_work_ns: int | None = None
     ftq_quantum_ns: int | None = None
     selfish_threshold_ns: int | None = None
+    #: the launcher part of the command (``srun --ntasks=N ...``); None: mpiexec -n len(cores)
+    launcher: tuple[str, ...] | None = None
 
 
 def probe_argv(plan: ProbePlan, program: str, raw_dir: Path) -> list[str]:
     cores = ",".join(str(c) for c in plan.cores)
     argv = [program, "probe", "--seconds", f"{plan.seconds_per_kind:g}",
             "--out-dir", str(raw_dir), "--kinds", ",".join(plan.kinds)]
-    argv += ["--threads", cores] if plan.alone else ["--pin-cores", cores]
+    if plan.alone:
+        argv += ["--threads", cores]
+    elif cores:
+        argv += ["--pin-cores", cores]
     for flag, value in (("--fwq-work-ns", plan.fwq_work_ns),
                         ("--ftq-quantum-ns", plan.ftq_quantum_ns),
                         ("--selfish-threshold-ns", plan.selfish_threshold_ns)):
@@ -68,7 +79,9 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
     env = build_env(profile)
     check_output_dir(raw_dir, "--raw-dir")
     argv = probe_argv(plan, programs.detect, raw_dir)
-    if not plan.alone:
+    if plan.launcher is not None:
+        argv = [*plan.launcher, *argv]
+    elif not plan.alone:
         argv = [*mpiexec_command(profile, len(plan.cores), oversubscribe=True), *argv]
     warnings: list[str] = []
     other: list[str] = []
@@ -81,15 +94,19 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
 
     agent = Agent(plan.agent, programs.inject, env) if plan.agent else None
     timeout = timeout_s or 60 + 3 * plan.seconds_per_kind * len(plan.kinds)
+    errors: list[str] = []  # the program's own error lines, a dead rank (MPICH's banner)
     try:
         if agent is not None:
             agent.start()
-        code = run_streaming(argv, env, timeout, on_event)
+        code = run_streaming(argv, env, timeout, on_event, errors=errors)
     finally:
         if agent is not None:
             agent.stop()
     if code != 0:
-        tail = "; ".join(line for line in other[-3:] if not line.startswith("@"))
+        said = list(dict.fromkeys(errors)) or [
+            line for line in other[-3:] if not line.startswith("@")
+        ]
+        tail = "; ".join(said)
         raise RunFailedError(
             f"mpiscope-noise probe failed ({describe_exit(code)})" + (f": {tail}" if tail else "")
         )

@@ -25,6 +25,12 @@ summarises them per worker:
   half of the intervals lie within 10 % of it - tried on all detours, then on
   the longest 50, 25, 10, 5 and 1 % (a periodic agent's long detours are
   often drowned among short irregular ones).
+* triad (STREAM): each record is one pass of a[i] = b[i] + 3 c[i] over
+  arrays of ``elements``; a pass moves ``bytes_per_pass`` (24 bytes per
+  element, STREAM's count). The bandwidth is bytes_per_pass over the median
+  pass (``bandwidth_bytes_per_s``), and over the fastest (``best_...``).
+  Workers of a node run their passes at the same time, so a node's
+  bandwidth is the sum of its workers'.
 
 numpy is imported inside the functions.
 """
@@ -51,8 +57,8 @@ __all__ = [
     "read_probe_file",
 ]
 
-#: The probe kinds, in the order they run.
-KINDS = ("fwq", "ftq", "selfish")
+#: The probe kinds, in the order they run by default (triad: on request).
+KINDS = ("fwq", "ftq", "selfish", "triad")
 #: A spectral peak must exceed this multiple of the spectrum's median power.
 PEAK_RATIO = 20.0
 #: A spectral peak must repeat at least this many times over the run (lower bins are drift).
@@ -69,9 +75,12 @@ _REGULAR_TOLERANCE = 0.10
 _PERIOD_MIN_DETOURS = 5
 _HARMONIC_MAX_GAIN = 4.0
 
-_FILE_NAME = re.compile(r"^(fwq|ftq|selfish)-r(\d+)-c(-?\d+)\.txt$")
+_FILE_NAME = re.compile(r"^(fwq|ftq|selfish|triad)-r(\d+)-c(-?\d+)\.txt$")
 # Header keys holding a count or an id (integers) and measured values (numbers).
-_INT_HEADERS = ("rank", "pid", "core", "work_iterations", "step_iterations", "records", "dropped")
+_INT_HEADERS = (
+    "rank", "pid", "core", "work_iterations", "step_iterations", "records", "dropped",
+    "elements", "bytes_per_pass", "llc_bytes",
+)  # fmt: skip
 _NUMBER_HEADERS = (
     "seconds",
     "start_ns",
@@ -84,6 +93,7 @@ _REQUIRED = {
     "fwq": ("kind", "rank", "core", "seconds"),
     "ftq": ("kind", "rank", "core", "seconds", "quantum_ns"),
     "selfish": ("kind", "rank", "core", "seconds", "threshold_ns"),
+    "triad": ("kind", "rank", "core", "seconds", "elements", "bytes_per_pass"),
 }
 
 
@@ -376,6 +386,35 @@ def _selfish(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
     return summary
 
 
+def _triad(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
+    import numpy as np
+
+    durations = records[:, 1].astype(float)
+    moved = float(header["bytes_per_pass"])
+    summary: dict[str, Any] = {
+        "elements": int(header["elements"]),
+        "bytes_per_pass": int(moved),
+        "llc_bytes": header.get("llc_bytes"),
+        "llc_source": header.get("llc_source"),
+        "dropped": int(header.get("dropped", 0)),
+        "passes": int(durations.size),
+        "median_ns": None,
+        "min_ns": None,
+        "bandwidth_bytes_per_s": None,
+        "best_bandwidth_bytes_per_s": None,
+    }
+    durations = durations[durations > 0]
+    if durations.size:
+        median, fastest = float(np.median(durations)), float(durations.min())
+        summary.update(
+            median_ns=median,
+            min_ns=fastest,
+            bandwidth_bytes_per_s=moved / median * 1e9,
+            best_bandwidth_bytes_per_s=moved / fastest * 1e9,
+        )
+    return summary
+
+
 def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO,
                    finished_only: bool = False) -> dict[str, Any]:  # fmt: skip
     """The "noise-probe" document of a probe directory (docs/noise-schema.md);
@@ -411,6 +450,7 @@ def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO,
                 "fwq": None,
                 "ftq": None,
                 "selfish": None,
+                "triad": None,
                 "dominant_hz": None,
             },
         )
@@ -419,6 +459,8 @@ def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO,
                 worker["fwq"] = _fwq(header, records)
             elif kind == "ftq":
                 worker["ftq"] = _ftq(header, records, peak_ratio)
+            elif kind == "triad":
+                worker["triad"] = _triad(header, records)
             else:
                 worker["selfish"] = _selfish(header, records)
         except MpiscopeError as exc:
@@ -427,13 +469,13 @@ def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO,
             raise MpiscopeError(f"{path}: {exc}") from None
         worker[kind]["seconds"] = header["seconds"]
         worker[kind]["file"] = path.name
-    if not any(worker[kind] for worker in workers.values() for kind in ("fwq", "ftq", "selfish")):
+    if not any(worker[kind] for worker in workers.values() for kind in KINDS):
         raise MpiscopeError(f"probe directory {directory}: no probe finished")
     for worker in workers.values():
         peaks = worker["ftq"]["peaks"] if worker["ftq"] else []
         worker["dominant_hz"] = peaks[0]["hz"] if peaks else None
     return {
-        "schema_version": "1.0",
+        "schema_version": "1.1" if any(w["triad"] for w in workers.values()) else "1.0",
         "kind": "noise-probe",
         "mpiscope_version": _version(),
         "created": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -473,16 +515,23 @@ def _period(selfish: Mapping[str, Any] | None) -> str:
     return "-" if hz is None else f"{hz:.3g} Hz"
 
 
+def _bandwidth(triad: Mapping[str, Any] | None) -> str:
+    value = triad.get("bandwidth_bytes_per_s") if triad else None
+    return "-" if value is None else f"{value / 1e9:.3g} GB/s"
+
+
 def format_probe(doc: Mapping[str, Any]) -> str:
     """A plain-text table of a "noise-probe": one row per worker.
 
     "FTQ peaks" are the strongest spectrum peaks with their power over the
     spectrum's median ("x1852"); "detour period" is the regular period of the
-    selfish detours, as a frequency.
+    selfish detours, as a frequency; "triad" (when it ran) the STREAM triad
+    bandwidth of the median pass.
     """
+    triads = any(worker.get("triad") for worker in doc["workers"])
     rows = [
         ("host", "rank", "core", "FWQ lost", "FTQ lost", "FTQ peaks (power/median)",
-         "detours", "selfish lost", "detour period")
+         "detours", "selfish lost", "detour period") + (("triad",) if triads else ())
     ]
     for worker in doc["workers"]:
         fwq, ftq, selfish = worker.get("fwq"), worker.get("ftq"), worker.get("selfish")
@@ -498,6 +547,7 @@ def format_probe(doc: Mapping[str, Any]) -> str:
                 _share(selfish["share_lost"]) if selfish else "-",
                 _period(selfish),
             )
+            + ((_bandwidth(worker.get("triad")),) if triads else ())
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = []

@@ -13,7 +13,10 @@ it back to the point table.
 
 Naming: ``launch`` is the bench launch a point came from (``mpiscope run
 --launches R`` merges R of them; missing for a single launch), while
-``launch_index`` counts the timed launches inside one point (the samples).
+``launch_index`` counts the timed launches inside one point (the samples);
+``op_launch`` is the operation's own number of the launch (schema 1.7: the
+launches of stage 0 counted too), which says which round of a ``pairs``
+schedule it ran.
 
 pandas is imported inside the functions, so importing this module is cheap.
 """
@@ -103,6 +106,7 @@ RAW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("size_bytes", "bytes"),
     ("nprocs", "count"),
     ("launch_index", ""),
+    ("op_launch", ""),
     ("valid", ""),
     ("late", ""),
     ("overrun", ""),
@@ -127,6 +131,7 @@ _INTEGER_COLUMNS = (
     "samples_used",
     "validation_failures",
     "launch_index",
+    "op_launch",
     "rank",
 )
 _BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
@@ -135,7 +140,9 @@ _BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
 def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     """Read a result document (validated) as a DataFrame.
 
-    A noise document (``kind`` noise-run, noise-probe, noise-verdict or
+    A health document (``mpiscope health``) gives one row per measured pair
+    of its link matrix (:func:`mpiscope.result.health.health_frame`). A
+    noise document (``kind`` noise-run, noise-probe, noise-verdict or
     noise-calibration) gives its own frame (see
     :func:`mpiscope.result.noise.noise_frame`), and so does an
     alltoall-compare document (:func:`mpiscope.result.alltoall.alltoall_frame`)
@@ -149,6 +156,12 @@ def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
     is missing or not a valid result document.
     """
     kind = document_kind(path)
+    if kind == "health":
+        from mpiscope.result.health import health_frame, load_health
+
+        if raw:
+            raise MpiscopeError(f"{path} is a health document: its launches are in its raw_dir")
+        return health_frame(load_health(path))
     if kind == "model":
         from mpiscope.result.model import load_model, model_frame
 
@@ -232,6 +245,7 @@ def _raw_rows(result: Result, index: int, point: Point) -> Iterator[dict[str, An
         row = dict(base)
         row.update(
             launch_index=i,
+            op_launch=_at(raw.get("launch"), i),
             valid=_at(raw.get("valid"), i),
             late=_at(raw.get("late"), i),
             overrun=_at(raw.get("overrun"), i),

@@ -102,7 +102,7 @@ def _probe_frame(doc: Mapping[str, Any]) -> Any:
 
     rows = []
     for w in doc["workers"]:
-        fwq, ftq, selfish = w.get("fwq"), w.get("ftq"), w.get("selfish")
+        fwq, ftq, selfish, triad = w.get("fwq"), w.get("ftq"), w.get("selfish"), w.get("triad")
         rows.append(
             {
                 "host": w.get("host"),
@@ -121,6 +121,7 @@ def _probe_frame(doc: Mapping[str, Any]) -> Any:
                 "selfish_p99_ns": field(selfish, "p99_ns"),
                 "selfish_period_ns": field(selfish, "period_ns"),
                 "dominant_hz": w.get("dominant_hz"),
+                "triad_bytes_per_s": field(triad, "bandwidth_bytes_per_s"),
             }
         )
     return pd.DataFrame(rows)
@@ -154,7 +155,8 @@ def noise_frame(doc: Mapping[str, Any]) -> Any:
       (nullable boolean), ``seconds``, ``normalised`` (to the baseline median:
       all packets of a separate run, the agent-off packets of an alternating one);
     * noise-probe: one row per worker - host, rank, core and the FWQ, FTQ and
-      selfish summaries (``*_ns`` in ns, ``*_share_lost`` fractions), ``dominant_hz``;
+      selfish summaries (``*_ns`` in ns, ``*_share_lost`` fractions), ``dominant_hz``,
+      ``triad_bytes_per_s`` (the STREAM triad probe; empty when it did not run);
     * noise-calibration: one row per run (detector, agent, load, fired...);
     * noise-verdict: one row per criterion - ``criterion``, ``statistic``,
       ``value`` (normalised to the baseline median, a share, or U), ``p_value``,
