@@ -36,7 +36,7 @@ endif
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
 .PHONY: all build run test check check-c check-python deps test-c test-sanitize test-tsan \
-  test-python test-openmpi lint bench clean distclean smpi simgrid mpi4py
+  test-python test-openmpi test-pip lint bench clean distclean smpi simgrid mpi4py
 
 all: build
 
@@ -121,6 +121,7 @@ test:
 	@$(STAGE) test-openmpi $(MAKE) --no-print-directory test-openmpi
 	@$(STAGE) test-sanitize $(MAKE) --no-print-directory test-sanitize
 	@$(STAGE) test-python $(MAKE) --no-print-directory test-python
+	@$(STAGE) test-pip $(MAKE) --no-print-directory test-pip
 	@$(STAGE) --summary
 
 # The unit tests: C in a serial build (no MPI: tests/serial stands in for the
@@ -150,7 +151,13 @@ test-openmpi:
 # Every test that runs something real: MPICH and Open MPI, SimGrid, Slurm,
 # the browser.
 test-python: build
-	MPISCOPE_TEST_STRICT=1 MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(PYTEST) -m "$(REAL_TESTS)" tests/python
+	MPISCOPE_TEST_STRICT=1 MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(PYTEST) -m "$(REAL_TESTS)" tests/python \
+	  --ignore=tests/python/test_pip_install.py
+
+# pip install from the sdist into fresh virtual environments, as a user would
+# (docs/install.md): with [mpich], and with MPICC = the Open MPI wheel's mpicc.
+test-pip: build
+	MPISCOPE_TEST_STRICT=1 $(PYTEST) tests/python/test_pip_install.py
 
 # Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, then
 # a 2-rank run of the sanitized mpiscope-bench through the CLI (its main, the

@@ -95,15 +95,23 @@ class MpiProfile:
         MPI the programs were built with (as far as can be told)."""
         self._check_wheel()
         path = _check_executable(self.mpiexec, "mpiexec", self.source)
-        if self.built_mpiexec and self.mpiexec != self.built_mpiexec:
-            found = mpiexec_implementation(path)
-            if found and self.implementation in _VERSION_SIGNS and found != self.implementation:
-                raise MpiscopeError(
-                    f"MPIEXEC={self.mpiexec} is {_NAMES[found]}, but mpiscope was built with "
-                    f"{_NAMES[self.implementation]} ({self.built_mpiexec}, from {self.source}): "
-                    "use that MPI's mpiexec, or rebuild mpiscope with this MPI's mpicc"
-                )
+        self.check_launcher(path, f"MPIEXEC={self.mpiexec}")
         return path
+
+    def check_launcher(self, path: str, what: str) -> None:
+        """Refuse a launcher ``path`` (other than the profile's own) whose
+        ``--version`` names another MPI than the one of the profile."""
+        if not self.built_mpiexec or self.implementation not in _VERSION_SIGNS:
+            return
+        if os.path.realpath(path) == os.path.realpath(self.built_mpiexec):
+            return
+        found = mpiexec_implementation(path)
+        if found and found != self.implementation:
+            raise MpiscopeError(
+                f"{what} is {_NAMES[found]}, but mpiscope was built with "
+                f"{_NAMES[self.implementation]} ({self.built_mpiexec}, from {self.source}): "
+                "use that MPI's mpiexec, or rebuild mpiscope with this MPI's mpicc"
+            )
 
     @property
     def pypi_wheel(self) -> str:
@@ -151,8 +159,8 @@ def mpiexec_implementation(mpiexec: str) -> str | None:
     when it cannot be told (another MPI, a wrapper, no answer)."""
     env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     try:
-        done = subprocess.run([mpiexec, "--version"], capture_output=True, text=True,
-                              timeout=30, env=env, stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+        done = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30,
+                              env=env, stdin=subprocess.DEVNULL, check=False)  # fmt: skip
     except (OSError, subprocess.SubprocessError):
         return None
     text = done.stdout + done.stderr
@@ -252,7 +260,7 @@ def _read_profile(path: Path) -> MpiProfile:
     if optional:
         raise MpiscopeError(f"MPI profile {path}: field(s) {', '.join(optional)} not strings")
     home = _home(path)
-    fields = {key: _in_home(data[key], home) for key in _KEYS if key not in ("name", "implementation")}
+    fields = {key: _in_home(data[key], home) for key in _KEYS[2:]}  # after name, implementation
     tracer = _in_home(data.get("tracer", ""), home) if "tracer" in data else (
         os.path.join(fields["prefix"], "lib", "libmpiscope-trace.so"))  # fmt: skip
     return MpiProfile(name=data["name"], implementation=data["implementation"], **fields,
