@@ -5,6 +5,7 @@
 # any environment). The MPI's paths are absolute, unless it is a PyPI wheel
 # installed into the same environment (the build backend sets
 # MPISCOPE_PROFILE_MPI_RELATIVE), when they are relative to that prefix too.
+# A wheel also carries it as <name>.dist-info/mpi-profile.json.
 #
 #   mpiscope_write_profile(<implementation> <mpiexec> <tracer>)
 #
@@ -56,5 +57,8 @@ function(mpiscope_write_profile implementation mpiexec tracer)
   file(WRITE "${file}.new" "{${body}}\n")
   configure_file("${file}.new" "${file}" COPYONLY) # rewritten only when it changes
   install(FILES "${file}" DESTINATION share/mpiscope/mpi)
+  if(DEFINED SKBUILD_METADATA_DIR) # a wheel says which MPI it links in its metadata too
+    install(FILES "${file}" DESTINATION "${SKBUILD_METADATA_DIR}" RENAME mpi-profile.json)
+  endif()
   message(STATUS "MPI profile ${name}: ${implementation}, mpiexec ${mpiexec}")
 endfunction()

@@ -127,6 +127,8 @@ def run_two_ranks(venv: Path, tmp_path: Path) -> tuple[str, dict[str, object]]:
 def test_mpich_extra_runs_traces_and_probes(mpich_venv: Path, tmp_path: Path) -> None:
     profile = json.loads((mpich_venv / "share/mpiscope/mpi/mpich.json").read_text())
     assert profile["mpiexec"] == "bin/mpiexec" and profile["mpi_wheel"].startswith("mpich ")
+    (metadata,) = mpich_venv.glob("lib/python3*/site-packages/mpiscope-*.dist-info/mpi-profile.*")
+    assert json.loads(metadata.read_text()) == profile  # the wheel's metadata names its MPI
     for program in ("mpiscope-bench", "mpiscope-noise", "mpiscope-inject", "mpiscope-contention"):
         assert os.access(mpich_venv / "bin" / program, os.X_OK), program
     for lib in ("libmpiscope.so", "libmpiscope-trace.so", "cmake/mpiscope/mpiscopeConfig.cmake",
