@@ -39,6 +39,8 @@ def clean_path() -> str:
     the environments must find theirs as a user's would."""
     dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
     keep = [d for d in dirs if not any(Path(d, n).exists() for n in ("mpicc", "mpiexec"))]
+    lost = {"/bin", "/usr/bin"} & (set(dirs) - set(keep))
+    assert not lost, f"an MPI in {lost}: these tests need a machine without a system MPI"
     return os.pathsep.join(keep)
 
 
