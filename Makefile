@@ -50,9 +50,13 @@ all: build
 # gets it again (with MPICH's wheel), never the Python side alone.
 PIP := $(VPY) -m pip
 BUILD_DEFINES = -C cmake.define.MPISCOPE_TESTS=ON -C cmake.define.MPISCOPE_MPIEXEC_EXTRA=$(MPIEXEC_EXTRA)
+# A CMake tree that cmake configured itself (before make used pip) may have
+# another generator than scikit-build-core's: it is discarded, once.
+FRESH_TREE = { [ ! -e $(1)/CMakeCache.txt ] || [ -e $(1)/CMakeInit.txt ] || rm -rf $(1); }
 PIP_BUILD = $(PIP) install --verbose --no-build-isolation \
   -C build-dir=$(1) -C cmake.define.MPISCOPE_MPI_NAME=$(2) $(BUILD_DEFINES) $(3)
-VENV_INSTALL = MPICC=$(VENV)/bin/mpicc MPIEXEC=$(VENV)/bin/mpiexec CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+VENV_INSTALL = $(call FRESH_TREE,$(CURDIR)/build/mpich) && MPICC=$(VENV)/bin/mpicc \
+  MPIEXEC=$(VENV)/bin/mpiexec CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
   $(call PIP_BUILD,$(CURDIR)/build/mpich,mpich,-e '.[test]') > $(CURDIR)/build/mpich.log 2>&1 \
   || { cat $(CURDIR)/build/mpich.log; exit 1; }
 $(VENV)/.python-installed: pyproject.toml
@@ -91,7 +95,8 @@ build: $(VENV)/.python-installed $(MPI_STAMP)
 ifeq ($(PREFIX),$(VENV))
 	$(VENV_INSTALL)
 else
-	MPICC=$(MPICC) MPIEXEC=$(MPIEXEC) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(call PIP_BUILD,$(BUILD),$(MPI),\
+	$(call FRESH_TREE,$(BUILD)) && MPICC=$(MPICC) MPIEXEC=$(MPIEXEC) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(call PIP_BUILD,$(BUILD),$(MPI),\
 	  --no-deps --ignore-installed --prefix $(PREFIX) .) > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
 	@mkdir -p $(PROFILE_DIR)
 	ln -sf $(PREFIX)/share/mpiscope/mpi/$(MPI).json $(PROFILE_DIR)/$(MPI).json
@@ -235,7 +240,8 @@ smpi:
 	@test -x $(VPY) || { echo "mpiscope: error: no virtual environment in $(VENV): run make first"; exit 1; }
 	@command -v $(SMPICC) > /dev/null 2>&1 || $(MAKE) --no-print-directory simgrid
 	@mkdir -p build
-	MPICC=$$(command -v $(SMPICC)) MPIEXEC=$$(command -v smpirun) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(call PIP_BUILD,$(CURDIR)/build/smpi,smpi,\
+	$(call FRESH_TREE,$(CURDIR)/build/smpi) && MPICC=$$(command -v $(SMPICC)) MPIEXEC=$$(command -v smpirun) \
+	  CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(call PIP_BUILD,$(CURDIR)/build/smpi,smpi,\
 	  -C cmake.define.MPISCOPE_SMPI=ON --no-deps --ignore-installed --prefix $(SMPI_PREFIX) .) \
 	  > $(CURDIR)/build/smpi.log 2>&1 || { cat $(CURDIR)/build/smpi.log; exit 1; }
 	@mkdir -p $(PROFILE_DIR) $(VENV)/share/mpiscope/platforms
