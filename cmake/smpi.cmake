@@ -37,3 +37,12 @@ install(TARGETS mpiscope-contention RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mpiscope-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(TARGETS mpiscope ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
 install(DIRECTORY include/mpiscope DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+
+# Its profile (implementation smpi, launcher smpirun): chosen only by
+# --launcher smpi (docs/simulation.md).
+find_program(MPISCOPE_MPIEXEC NAMES smpirun)
+if(NOT MPISCOPE_MPIEXEC)
+  message(FATAL_ERROR "no smpirun on the PATH (SimGrid: apt-get install libsimgrid-dev)")
+endif()
+include(${CMAKE_CURRENT_LIST_DIR}/mpi-profile.cmake)
+mpiscope_write_profile(smpi "${MPISCOPE_MPIEXEC}" "")

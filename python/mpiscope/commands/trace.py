@@ -104,9 +104,11 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
     if args.np is not None and launcher:
         raise MpiscopeError(f"--np {args.np} and the launcher {command[0]} both start the ranks: "
                             "give --np and the program, or the launcher command alone")
-    check_program(command[0], "the program" if args.np is not None else "the command")
+    found = check_program(command[0], "the program" if args.np is not None else "the command")
     out = check_output_dir(args.out, "-o", create=False)  # the user's input before the MPI's
     profile, lib = tracer_library(args.mpi)
+    if launcher:  # the tracer preloaded under another MPI's ranks would not load
+        profile.check_launcher(found, f"the launcher {command[0]} ({found})")
     argv = command
     if args.np is not None:
         oversubscribed = check_ranks(args.np, oversubscribe=True, flag="--np")

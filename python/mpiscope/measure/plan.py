@@ -305,6 +305,7 @@ def _plan_end(
         "command_line": shlex.join(["mpiscope", *getattr(args, "argv", [])]),
         "launcher": format_command(launcher),
         "mpi_implementation": profile.implementation,
+        **({"mpi_wheel": profile.pypi_wheel} if profile.pypi_wheel else {}),
         **simulation_meta(args),
         **cluster_meta(args),
     }

@@ -226,12 +226,13 @@ def environment(profile: MpiProfile, topology: Topology) -> dict[str, Any]:
         "kernel": platform.release(),
         "mpi": profile.name,
         "mpi_implementation": profile.implementation,
+        **({"mpi_wheel": profile.pypi_wheel} if profile.pypi_wheel else {}),
     }
 
 
 def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema_version": "1.0",
+        "schema_version": "1.1",
         "kind": "noise-run",
         "mpiscope_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

@@ -39,6 +39,7 @@ def header_rows(result: Result) -> list[tuple[str, str]]:
     floor = floor_line(result)
     return [
         ("MPI library", _mpi_line(env)),
+        *([("MPI wheel", str(env["mpi_wheel"]))] if env.get("mpi_wheel") else []),
         ("hosts", _hosts_line(env)),
         ("launcher", env.get("launcher") or MISSING),
         ("timer", _timer_line(env["timer"])),

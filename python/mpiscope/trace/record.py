@@ -29,7 +29,10 @@ def tracer_library(mpi: str | None) -> tuple[MpiProfile, str]:
     """The selected MPI profile and its tracer library (MPISCOPE_TRACE_LIB overrides)."""
     profile = select_profile(mpi)
     given = os.environ.get("MPISCOPE_TRACE_LIB")
-    lib = given or os.path.join(profile.prefix, "lib", "libmpiscope-trace.so")
+    lib = given or profile.tracer
+    if not lib:
+        raise MpiscopeError(f"the MPI {profile.name!r} has no tracer library ({profile.source}): "
+                            "choose another with --mpi, or set MPISCOPE_TRACE_LIB")
     if not os.path.exists(lib):
         raise MpiscopeError(f"no tracer library at {lib} (MPI {profile.name!r}): run `make` "
                             "(or make MPI=openmpi), or set MPISCOPE_TRACE_LIB")
