@@ -62,6 +62,7 @@ static int two_calls(MPI_Comm parent, const mpiscope_op_t *op, const mpiscope_po
             op->finalize(&ctx);
         mpiscope__op_ctx_release_buffers(&ctx);
     }
+    mpiscope__op_engine_free(&engine);
     MPI_Comm_free(&comm);
     return err;
 }

@@ -71,14 +71,16 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     enum { KMAX = MPISCOPE__STAGE_KMAX };
     int rank = env->rank, n = env->nprocs;
     double mine[3 * KMAX], slot[KMAX];
-    double *gathered = NULL, *start = NULL, *end = NULL, *done_at = NULL;
+    double *gathered = NULL, *start = NULL, *end = NULL, *done_at = NULL, *parts = NULL;
+    size_t np = env->n_parts;
     int err = 0;
     if (rank == 0) {
         gathered = malloc((size_t)n * 3 * KMAX * sizeof(double));
         start = malloc((size_t)n * KMAX * sizeof(double));
         end = malloc((size_t)n * KMAX * sizeof(double));
         done_at = malloc((size_t)n * KMAX * sizeof(double));
-        if (!gathered || !start || !end || !done_at)
+        parts = np ? malloc((size_t)n * KMAX * np * sizeof(double)) : NULL;
+        if (!gathered || !start || !end || !done_at || (np && !parts))
             err = MPISCOPE_ENOMEM;
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, env->comm);
@@ -102,6 +104,9 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             err = MPISCOPE_ERANGE;
             break;
         }
+        env->stage_launch = 0;
+        for (size_t i = 0; i < (size_t)k * np; i++)
+            env->stage_parts[i] = NAN; /* launches not timed by timed_launch have none */
         int stage_err = method->run_stage(env, &m, mine, mine + k, mine + 2 * k, slot);
         MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, env->comm);
         if (stage_err) {
@@ -109,8 +114,13 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             break;
         }
         MPI_Gather(mine, 3 * (int)k, MPI_DOUBLE, gathered, 3 * (int)k, MPI_DOUBLE, 0, env->comm);
+        if (np)
+            MPI_Gather(env->stage_parts, (int)(k * np), MPI_DOUBLE, parts, (int)(k * np), MPI_DOUBLE, 0,
+                       env->comm);
         int done = 0;
         if (rank == 0) {
+            st->samples->stage_parts = parts;
+            st->samples->stage_k = k;
             for (int r = 0; r < n; r++) {
                 const double *from = gathered + (size_t)r * 3 * k;
                 memcpy(start + (size_t)r * k, from, k * sizeof(double));
@@ -129,6 +139,9 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     free(start);
     free(end);
     free(done_at);
+    free(parts);
+    if (rank == 0)
+        st->samples->stage_parts = NULL;
     return err;
 }
 
@@ -153,13 +166,47 @@ static void gather_validation(MPI_Comm comm, int rank, const mpiscope__validatio
     r->first_mismatch_launch = launch;
 }
 
+void mpiscope__notes_keep(mpiscope_context_t *ctx, const mpiscope__op_engine_t *engine)
+{
+    ctx->n_notes = engine->n_notes;
+    memcpy(ctx->note_keys, engine->note_keys, sizeof ctx->note_keys);
+    memcpy(ctx->note_values, engine->note_values, sizeof ctx->note_values);
+    memcpy(ctx->part_name, engine->part_name, sizeof ctx->part_name);
+}
+
+/* The line that says why the point was refused: rank 0's, else that of
+ * the lowest rank that has one, on every rank (collective over comm). */
+static void agree_on_error(MPI_Comm comm, int rank, int n, char *error, size_t size)
+{
+    int mine = error[0] ? rank : n, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first < n)
+        MPI_Bcast(error, (int)size, MPI_CHAR, first, comm);
+}
+
+/* Every rank must time as many parts: the most any rank declared, which a
+ * rank that declared another number refuses. Returns the count (0: none). */
+static size_t agree_on_parts(MPI_Comm comm, mpiscope__op_engine_t *engine, int *err)
+{
+    unsigned long mine[2] = {engine->n_parts, ~(unsigned long)engine->n_parts}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm);
+    if (!*err && most[0] != ~most[1]) { /* max differs from min */
+        snprintf(engine->error, sizeof engine->error, "%s: ranks declared different numbers of parts",
+                 engine->op ? engine->op->name : "the operation");
+        *err = MPISCOPE_EINVAL;
+    }
+    return most[0];
+}
+
 /* Rank 0's sample store and the method's own state for a point. */
 static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
-                        const mpiscope_point_spec_t *spec, int n, mpiscope__method_state_t *st)
+                        const mpiscope_point_spec_t *spec, int n, size_t n_parts, mpiscope__method_state_t *st)
 {
     *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root,
                                      .arrival_ns = spec->arrival_ns};
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
+    if (!err)
+        err = mpiscope__samples_set_parts(st->samples, n_parts);
     if (!err && spec->validate && (op->flags & MPISCOPE_OP_SYNCHRONIZING)) {
         st->samples->check_sync = 1; /* on rank 0, which holds every rank's residual */
         st->samples->sync_tolerance_ns = mpiscope_clock_sync_max_residual_ns(ctx->sync) + 2 * ctx->timer.resolution_ns;
@@ -221,15 +268,23 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     if (!err)
         err = op->initialize(&op_ctx);
     initialized = have_ctx && !err;
-    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", have_ctx ? engine.error : "");
+    if (!have_ctx)
+        engine.error[0] = '\0';
+    size_t n_parts = agree_on_parts(comm, &engine, &err);
+    double *stage_parts = n_parts ? malloc(MPISCOPE__STAGE_KMAX * n_parts * sizeof(double)) : NULL;
+    if (!err && n_parts && !stage_parts)
+        err = MPISCOPE_ENOMEM;
     if (!err && rank == 0)
-        err = state_create(ctx, method, op, spec, n, &st);
+        err = state_create(ctx, method, op, spec, n, n_parts, &st);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    agree_on_error(comm, rank, n, engine.error, sizeof engine.error);
+    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", err ? engine.error : "");
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
     mpiscope__stage_env_t env = {
         .op = op, .op_ctx = &op_ctx, .comm = comm, .rank = rank, .nprocs = n, .root = spec->root,
         .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
-        .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v};
+        .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v,
+        .stage_parts = stage_parts, .n_parts = n_parts};
     mpiscope__sync_model(ctx->sync, &env.clock);
     if (!err && method->prepare)
         err = method->prepare(&env, rank == 0 ? &st : NULL);
@@ -252,10 +307,14 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     mpiscope__buffer_pool_info(ctx->pool, &pool);
     result->buffer_slots = pool.slots;
     result->buffer_region_bytes = pool.region_bytes;
+    if (!err && rank == 0)
+        mpiscope__notes_keep(ctx, &engine);
     if (initialized && op->finalize)
         op->finalize(&op_ctx);
     if (have_ctx)
         mpiscope__op_ctx_release_buffers(&op_ctx);
+    mpiscope__op_engine_free(&engine);
+    free(stage_parts);
     if (rank == 0) {
         if (method->state_free)
             method->state_free(&st);

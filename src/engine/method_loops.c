@@ -38,7 +38,7 @@ static int judge_each(mpiscope__method_state_t *st, const mpiscope__stage_msg_t 
                 if (start[(size_t)r * k + l] - slot[l] - (st->arrival_ns ? st->arrival_ns[r] : 0) > tolerance)
                     flags = MPISCOPE__LAUNCH_LATE;
             mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                         .slot_ns = slot ? slot[l] : NAN, .flags = flags};
+                                         .slot_ns = slot ? slot[l] : NAN, .flags = flags, .index = l};
             double own_max = mpiscope__samples_add_launch(st->samples, &launch);
             if (!flags)
                 mpiscope__samples_add_sample(st->samples, sample(st, start + l, end + l, k, own_max));
@@ -175,7 +175,7 @@ static int judge_suite_loop(mpiscope__method_state_t *st, const mpiscope__stage_
         }
         for (unsigned l = 0; l < k; l++) {
             mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                         .slot_ns = NAN, .flags = 0};
+                                         .slot_ns = NAN, .flags = 0, .index = l};
             mpiscope__samples_view(st->samples, 3, "per_launch_max_ns",
                                    mpiscope__samples_add_launch(st->samples, &launch));
         }

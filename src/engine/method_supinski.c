@@ -140,7 +140,7 @@ static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, c
     } else {
         for (unsigned l = 0; l < k; l++) {
             mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                         .slot_ns = NAN, .flags = 0};
+                                         .slot_ns = NAN, .flags = 0, .index = l};
             mpiscope__samples_add_launch(st->samples, &launch);
             int target = target_of(first + l, st->root, st->samples->nprocs);
             double reach = end[root * k + l] - start[root * k + l] - s.ack_ns[target];

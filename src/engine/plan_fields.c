@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "mpiscope/error.h"
+#include "environment.h"
 #include "opctx.h"
 #include "param_table.h"
 #include "plan_spec.h"
@@ -209,6 +210,14 @@ static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
         if (!s[0])
             return bad(w, "must not be empty");
         p->out = s;
+    } else if (strcmp(f->name, "thread_level") == 0) {
+        if (s[0] && mpiscope__thread_level_parse(s) < 0)
+            return bad(w, "'%s' is not single, funneled, serialized or multiple", s);
+        p->thread_level = s;
+    } else if (strcmp(f->name, "startup") == 0) {
+        if (s[0] && strcmp(s, "init") && strcmp(s, "init_thread") && strcmp(s, "session"))
+            return bad(w, "'%s' is not init, init_thread or session", s);
+        p->startup = s;
     } else if (strcmp(f->name, "dtype") == 0) {
         MPI_Datatype t;
         size_t bytes;
@@ -347,6 +356,14 @@ static const field_entry_t fields[] = {
       "environment entries of the result document (flag --meta KEY=VALUE)"),
     F("out", MPISCOPE__FIELD_STRING, "string", NULL, "path", 0, 0, set_string,
       "the result document to write (required)"),
+    F("thread_level", MPISCOPE__FIELD_STRING, "choice", "\"\"", "", 0, 0, set_string,
+      "the MPI thread level to ask for: single, funneled, serialized or multiple (MPI_Init_thread); "
+      "\"\": multiple when an op calls MPI from threads, else MPI_Init. The level granted is in "
+      "the result (environment.thread_level) and an op that needs more refuses the point"),
+    F("startup", MPISCOPE__FIELD_STRING, "choice", "\"\"", "", 0, 0, set_string,
+      "measure how MPI starts instead (mpiscope startup): init (MPI_Init), init_thread "
+      "(MPI_Init_thread at thread_level), session (MPI_Session_init, a group from mpi://WORLD, "
+      "MPI_Comm_create_from_group); then each rank's first and second round trip to every peer"),
     F("force", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "overwrite an existing result"),
     F("raw", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "keep every launch's raw times"),
     F("validate", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
@@ -454,8 +471,10 @@ static int reduction_refused(const where_t *w, const char *reduce_op, const char
 static int check_whole(mpiscope__plan_t *p, int gave_max_launches, char *err, size_t err_size)
 {
     where_t w = {.index = -1, .err = err, .err_size = err_size};
-    if (p->n_ops == 0 && !p->check)
-        return w.field = "ops", bad(&w, "required (unless check is true)");
+    if (p->n_ops == 0 && !p->check && !(p->startup && p->startup[0]))
+        return w.field = "ops", bad(&w, "required (unless check is true or startup is set)");
+    if (p->startup && p->startup[0] && (p->check || p->firstcall || p->n_ops))
+        return w.field = "startup", bad(&w, "measures the start alone: no ops, check or firstcall with it");
     if (!p->out)
         return w.field = "out", bad(&w, "required");
     const char *dtype = p->dtype ? p->dtype : "double", *reduce_op = p->reduce_op ? p->reduce_op : "sum";

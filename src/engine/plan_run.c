@@ -117,6 +117,8 @@ static void describe_run(const mpiscope__plan_t *o, mpiscope_result_t *res)
     mpiscope_result_set_varied(res, o->n_nprocs ? "nprocs" : "size");
     mpiscope_result_set_methods(res, o->methods, o->n_methods);
     mpiscope_result_set_oversubscribed(res, o->oversubscribed);
+    if (o->thread_level && o->thread_level[0])
+        mpiscope_result_set_meta(res, "thread_level_requested", o->thread_level);
     if (o->oversubscribed)
         mpiscope_result_warn(res, "more ranks than cores: every point was measured oversubscribed");
     if (o->validate)

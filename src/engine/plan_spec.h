@@ -73,6 +73,9 @@ typedef struct mpiscope_plan {
     const char *meta_keys[MPISCOPE__PLAN_MAX_META], *meta_values[MPISCOPE__PLAN_MAX_META];
     int n_meta;
     const char *out;
+    const char *thread_level;              /* "" (the ops decide), "single" ... "multiple" */
+    const char *startup;                   /* "" or how MPI starts when the start is measured:
+                                              "init", "init_thread", "session" */
     int force, raw, oversubscribed, progress, validate, resync, firstcall, check;
     mpiscope__jv_t *doc;                   /* the document the strings point into */
 } mpiscope__plan_t;

@@ -20,6 +20,7 @@ typedef struct mpiscope__launch {
     size_t stride;
     double slot_ns;             /* scheduled start, NAN when the method has none */
     unsigned flags;             /* MPISCOPE__LAUNCH_*; 0 = valid */
+    size_t index;               /* its place in its stage (0..k-1): where its parts are */
 } mpiscope__launch_t;
 
 typedef struct mpiscope__samples {
@@ -45,6 +46,14 @@ typedef struct mpiscope__samples {
     double *view_ns[MPISCOPE__MAX_VIEWS];
     size_t n_view_values[MPISCOPE__MAX_VIEWS];
     int n_views;
+    /* parts timed by the op (mpiscope_op_ctx_parts): n_parts per rank and
+     * valid launch, part_ns[(v * nprocs + r) * n_parts + p]; the stage's
+     * gathered parts (stage_parts[(r * stage_k + index) * n_parts + p]),
+     * set before each judge */
+    size_t n_parts;
+    double *part_ns;
+    const double *stage_parts;
+    size_t stage_k;
     mpiscope_stop_reason_t stop_reason;
     /* validation of a synchronizing op: no rank may end a launch before
      * another started it (beyond the clocks' precision) */
@@ -61,6 +70,10 @@ typedef struct mpiscope__samples {
  * --max-launches 1000000 with --raw could not start). */
 int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
                              mpiscope__samples_t **out);
+
+/* Keep n_parts op-timed parts per rank with every valid launch (before
+ * the first launch). Returns 0 or MPISCOPE_ENOMEM. */
+int mpiscope__samples_set_parts(mpiscope__samples_t *s, size_t n_parts);
 
 /* Bytes the store holds in its arrays (for the tests' memory counts). */
 size_t mpiscope__samples_bytes(const mpiscope__samples_t *s);

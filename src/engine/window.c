@@ -98,7 +98,7 @@ static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const do
         busy = dmax(busy, done[i] - start[i]);
     }
     mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                 .slot_ns = sched, .flags = flags};
+                                 .slot_ns = sched, .flags = flags, .index = l};
     double tmax = mpiscope__samples_add_launch(w->samples, &launch);
     if (busy > delta)
         verdict->oversized_ns[verdict->oversized++] = busy;
