@@ -68,6 +68,9 @@
     X(bibw)                                                                                         \
     X(multi_lat)                                                                                    \
     X(mbw_mr)                                                                                       \
+    /* threads (MPI_THREAD_MULTIPLE) and partitioned point-to-point (MPI-4) */                      \
+    X(thread_pingpong)                                                                              \
+    X(thread_rate)                                                                                  \
     /* MPIBlib's experiments */                                                                     \
     X(roundtrip)                                                                                    \
     X(linear_scatter)                                                                               \
