@@ -71,6 +71,8 @@
     /* threads (MPI_THREAD_MULTIPLE) and partitioned point-to-point (MPI-4) */                      \
     X(thread_pingpong)                                                                              \
     X(thread_rate)                                                                                  \
+    X(partitioned_pingpong)                                                                         \
+    X(partitioned_bw)                                                                               \
     /* MPIBlib's experiments */                                                                     \
     X(roundtrip)                                                                                    \
     X(linear_scatter)                                                                               \

@@ -129,9 +129,29 @@ void mpiscope__team_free(mpiscope__team_t *team)
     free(team);
 }
 
+/* Threads of this node's ranks against its CPUs (this process's affinity). */
+static void note_cpus(mpiscope_op_ctx_t *ctx, int threads)
+{
+    MPI_Comm node;
+    int local = 1, cpus = 0;
+    if (MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_size(node, &local);
+        MPI_Comm_free(&node);
+    }
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0)
+        cpus = CPU_COUNT(&set);
+#endif
+    if (cpus > 0)
+        mpiscope_op_ctx_note(ctx, "cpus", "%d threads per rank x %d ranks on this node, %d CPUs%s", threads,
+                             local, cpus, threads * local > cpus ? ": oversubscribed" : "");
+}
+
 int mpiscope__team_check_level(mpiscope_op_ctx_t *ctx, int threads)
 {
     int level = MPI_THREAD_SINGLE;
+    note_cpus(ctx, threads); /* collective: before any refusal */
     if (threads <= 1)
         return 0;
 #ifdef MPISCOPE_SMPI
