@@ -199,7 +199,7 @@ static size_t agree_on_parts(MPI_Comm comm, mpiscope__op_engine_t *engine, int *
 }
 
 /* Rank 0's sample store and the method's own state for a point. */
-static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
+static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, int synchronizes,
                         const mpiscope_point_spec_t *spec, int n, size_t n_parts, mpiscope__method_state_t *st)
 {
     *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root,
@@ -207,7 +207,7 @@ static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *metho
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
     if (!err)
         err = mpiscope__samples_set_parts(st->samples, n_parts);
-    if (!err && spec->validate && (op->flags & MPISCOPE_OP_SYNCHRONIZING)) {
+    if (!err && spec->validate && synchronizes) {
         st->samples->check_sync = 1; /* on rank 0, which holds every rank's residual */
         st->samples->sync_tolerance_ns = mpiscope_clock_sync_max_residual_ns(ctx->sync) + 2 * ctx->timer.resolution_ns;
     }
@@ -274,8 +274,12 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     double *stage_parts = n_parts ? malloc(MPISCOPE__STAGE_KMAX * n_parts * sizeof(double)) : NULL;
     if (!err && n_parts && !stage_parts)
         err = MPISCOPE_ENOMEM;
+    /* a collective that moves no data need not synchronize (MPI libraries
+     * return at once from an Allgather of 0 bytes) */
+    int synchronizes = (op->flags & MPISCOPE_OP_SYNCHRONIZING)
+                       && (!(op->flags & MPISCOPE_OP_USES_SIZE) || (have_ctx && op_ctx.actual_bytes > 0));
     if (!err && rank == 0)
-        err = state_create(ctx, method, op, spec, n, n_parts, &st);
+        err = state_create(ctx, method, synchronizes, spec, n, n_parts, &st);
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
     agree_on_error(comm, rank, n, engine.error, sizeof engine.error);
     snprintf(ctx->last_error, sizeof ctx->last_error, "%s", err ? engine.error : "");

@@ -50,6 +50,12 @@ static int msg_count(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
     return m->empty ? 0 : p->layout.count;
 }
 
+/* A large-count op's message: its bytes as an MPI_Count. */
+static MPI_Count msg_ccount(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
+{
+    return m->empty ? 0 : (MPI_Count)p->layout.payload_bytes;
+}
+
 static MPI_Datatype msg_type(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
 {
     return m->empty ? MPI_BYTE : p->layout.type;
@@ -59,10 +65,18 @@ static int make_persistent(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 {
     for (size_t i = 0; i < p->n_msgs; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        int rc = m->recv ? MPI_Recv_init(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag,
-                                         p->comm, &p->requests[i])
-                         : MPI_Send_init(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag,
-                                         p->comm, &p->requests[i]);
+        void *buf = msg_buffer(ctx, p, m);
+        int rc;
+        if (p->large)
+            rc = m->recv ? MPISCOPE__LARGE(MPI_Recv_init_c(buf, msg_ccount(p, m), MPI_BYTE, m->peer, m->tag,
+                                                           p->comm, &p->requests[i]))
+                         : MPISCOPE__LARGE(MPI_Send_init_c(buf, msg_ccount(p, m), MPI_BYTE, m->peer, m->tag,
+                                                           p->comm, &p->requests[i]));
+        else
+            rc = m->recv ? MPI_Recv_init(buf, msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm,
+                                         &p->requests[i])
+                         : MPI_Send_init(buf, msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm,
+                                         &p->requests[i]);
         if (rc != MPI_SUCCESS)
             return MPISCOPE_EMPI;
     }
@@ -74,8 +88,13 @@ static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, mpiscope__p2p_build
     size_t span;
     int rc;
 
+    if (p->large && mpiscope__ops_large_refused(ctx))
+        return MPISCOPE_ENOTSUP;
+    if (p->large)
+        mpiscope__layout_large_bytes(ctx->size_bytes, &p->layout);
     if ((rc = mpiscope__option_choice(ctx, "mode", mpiscope__choices_p2p_mode, &p->mode)) != 0
-        || (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &p->layout)) != 0
+        || (!p->large
+            && (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &p->layout)))
         || (rc = build(ctx, p)) != 0)
         return rc;
     ctx->actual_bytes = p->layout.payload_bytes;
@@ -84,12 +103,14 @@ static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, mpiscope__p2p_build
     for (size_t i = 0; i < p->n_msgs; i++)
         p->requests[i] = MPI_REQUEST_NULL;
     span = p->layout.span_bytes;
-    rc = (p->mode == MPISCOPE__P2P_PERSISTENT ? mpiscope_op_ctx_buffers_fixed : mpiscope_op_ctx_buffers)(
+    if (p->large && (rc = mpiscope__ops_memory_check(ctx, (p->send_blocks + p->recv_blocks) * span)) != 0)
+        return rc;
+    rc = (p->mode == MPISCOPE__P2P_PERSISTENT || p->large ? mpiscope_op_ctx_buffers_fixed : mpiscope_op_ctx_buffers)(
         ctx, p->send_blocks * span, p->recv_blocks * span);
     return rc || p->mode != MPISCOPE__P2P_PERSISTENT ? rc : make_persistent(ctx, p);
 }
 
-int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
+static int initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build, int large)
 {
     mpiscope__p2p_t *p = calloc(1, sizeof *p);
     int rc;
@@ -97,18 +118,35 @@ int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build
     if (!(ctx->state = p))
         return MPISCOPE_ENOMEM;
     p->comm = ctx->comm;
+    p->large = large;
     if ((rc = setup(ctx, p, build)) != 0)
         mpiscope__p2p_finalize(ctx); /* the engine finalizes only what initialized */
     return rc;
 }
 
+int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
+{
+    return initialize(ctx, build, 0);
+}
+
+int mpiscope__p2p_initialize_large(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
+{
+    return initialize(ctx, build, 1);
+}
+
 static int send_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
 {
+    if (p->large)
+        return MPISCOPE__LARGE(MPI_Send_c(msg_buffer(ctx, p, m), msg_ccount(p, m), MPI_BYTE, m->peer, m->tag,
+                                          p->comm));
     return MPI_Send(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm);
 }
 
 static int recv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
 {
+    if (p->large)
+        return MPISCOPE__LARGE(MPI_Recv_c(msg_buffer(ctx, p, m), msg_ccount(p, m), MPI_BYTE, m->peer, m->tag,
+                                          p->comm, MPI_STATUS_IGNORE));
     return MPI_Recv(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm,
                     MPI_STATUS_IGNORE);
 }
@@ -116,9 +154,28 @@ static int recv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, cons
 static int sendrecv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *s,
                         const mpiscope__p2p_msg_t *r)
 {
+    if (p->large)
+        return MPISCOPE__LARGE(MPI_Sendrecv_c(msg_buffer(ctx, p, s), msg_ccount(p, s), MPI_BYTE, s->peer, s->tag,
+                                              msg_buffer(ctx, p, r), msg_ccount(p, r), MPI_BYTE, r->peer, r->tag,
+                                              p->comm, MPI_STATUS_IGNORE));
     return MPI_Sendrecv(msg_buffer(ctx, p, s), msg_count(p, s), msg_type(p, s), s->peer, s->tag,
                         msg_buffer(ctx, p, r), msg_count(p, r), msg_type(p, r), r->peer, r->tag, p->comm,
                         MPI_STATUS_IGNORE);
+}
+
+/* MPI_Irecv, MPI_Isend or MPI_Issend of message m (the _c call for large counts). */
+static int post(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m,
+                MPI_Request *r)
+{
+    void *buf = msg_buffer(ctx, p, m);
+    int sync = p->mode == MPISCOPE__P2P_SYNCHRONOUS;
+    if (p->large)
+        return m->recv ? MPISCOPE__LARGE(MPI_Irecv_c(buf, msg_ccount(p, m), MPI_BYTE, m->peer, m->tag, p->comm, r))
+               : sync  ? MPISCOPE__LARGE(MPI_Issend_c(buf, msg_ccount(p, m), MPI_BYTE, m->peer, m->tag, p->comm, r))
+                       : MPISCOPE__LARGE(MPI_Isend_c(buf, msg_ccount(p, m), MPI_BYTE, m->peer, m->tag, p->comm, r));
+    return m->recv ? MPI_Irecv(buf, msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, r)
+           : sync  ? MPI_Issend(buf, msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, r)
+                   : MPI_Isend(buf, msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, r);
 }
 
 static int run_blocking(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, size_t first, size_t end)
@@ -141,17 +198,12 @@ static int run_nonblocking(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, siz
     MPI_Request *r = p->requests + first;
     int rc = MPI_SUCCESS, n = 0;
 
-    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
-        const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        if (m->recv)
-            rc = MPI_Irecv(msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, &r[n++]);
-    }
-    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
-        const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        if (!m->recv)
-            rc = (p->mode == MPISCOPE__P2P_SYNCHRONOUS ? MPI_Issend : MPI_Isend)(
-                msg_buffer(ctx, p, m), msg_count(p, m), msg_type(p, m), m->peer, m->tag, p->comm, &r[n++]);
-    }
+    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++)
+        if (p->msgs[i].recv)
+            rc = post(ctx, p, &p->msgs[i], &r[n++]);
+    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++)
+        if (!p->msgs[i].recv)
+            rc = post(ctx, p, &p->msgs[i], &r[n++]);
     return rc == MPI_SUCCESS ? MPI_Waitall(n, r, MPI_STATUSES_IGNORE) : rc;
 }
 
