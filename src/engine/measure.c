@@ -292,8 +292,13 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     mpiscope__sync_model(ctx->sync, &env.clock);
     if (!err && method->prepare)
         err = method->prepare(&env, rank == 0 ? &st : NULL);
-    if (!err)
-        err = run_point(ctx, method, &env, &st);
+    if (!err) {
+        err = run_point(ctx, method, &env, &st); /* the same code on every rank */
+        if (err) { /* an op may say why a launch failed (a full file system) */
+            agree_on_error(comm, rank, n, engine.error, sizeof engine.error);
+            snprintf(ctx->last_error, sizeof ctx->last_error, "%s", engine.error);
+        }
+    }
     if (!err && rank == 0) {
         err = mpiscope__samples_result(st.samples, result);
         if (method->result)

@@ -92,6 +92,9 @@
     X(exscan_c)                                                                                     \
     X(pingpong_c)                                                                                   \
     X(bw_c)                                                                                         \
+    /* MPI-IO */                                                                                    \
+    X(file_write)                                                                                   \
+    X(file_read)                                                                                    \
     /* MPIBlib's experiments */                                                                     \
     X(roundtrip)                                                                                    \
     X(linear_scatter)                                                                               \
