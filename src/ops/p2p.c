@@ -50,11 +50,13 @@ static int msg_count(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
     return m->empty ? 0 : p->layout.count;
 }
 
+#ifdef MPISCOPE_HAVE_LARGE_COUNT
 /* A large-count op's message: its bytes as an MPI_Count. */
 static MPI_Count msg_ccount(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
 {
     return m->empty ? 0 : (MPI_Count)p->layout.payload_bytes;
 }
+#endif
 
 static MPI_Datatype msg_type(const mpiscope__p2p_t *p, const mpiscope__p2p_msg_t *m)
 {

@@ -51,6 +51,7 @@ typedef struct partitioned {
     mpiscope__layout_t layout;    /* one partition */
     int *orders;                  /* [ORDERS * partitions]: the order partitions are filled in */
     double *fills;                /* [ORDERS * partitions]: the fill time of each (random) */
+    MPI_Comm comm;                /* a duplicate of the point's, its own for every point */
     MPI_Request psend, precv;     /* partitioned: persistent requests */
     MPI_Request *requests;        /* messages: [partitions] */
     mpiscope__team_t *team;
@@ -107,7 +108,7 @@ static int fill_and_mark(void *arg, int t)
             rc = MPI_Pready(k, s->psend);
         else if (s->as == AS_MESSAGES)
             rc = MPI_Isend(part_at(s->ctx->send, s, k), s->count, MPI_BYTE, s->peer, s->send_tag + k,
-                           s->ctx->comm, &s->requests[k]);
+                           s->comm, &s->requests[k]);
     }
     return rc;
 }
@@ -130,7 +131,7 @@ static int send_message(partitioned_t *s, int tag)
     default:
         if ((rc = mpiscope__team_run(s->team, s->ctx->part_ns)) != MPI_SUCCESS)
             return rc;
-        return MPI_Send(s->ctx->send, s->count * s->partitions, MPI_BYTE, s->peer, tag, s->ctx->comm);
+        return MPI_Send(s->ctx->send, s->count * s->partitions, MPI_BYTE, s->peer, tag, s->comm);
     }
 }
 
@@ -150,7 +151,7 @@ static int receive_message(partitioned_t *s, int tag)
     case AS_MESSAGES:
         return MPI_Waitall(s->partitions, s->requests, MPI_STATUSES_IGNORE);
     default:
-        return MPI_Recv(s->ctx->recv, s->count * s->partitions, MPI_BYTE, s->peer, tag, s->ctx->comm,
+        return MPI_Recv(s->ctx->recv, s->count * s->partitions, MPI_BYTE, s->peer, tag, s->comm,
                         MPI_STATUS_IGNORE);
     }
 }
@@ -163,7 +164,7 @@ static int post_receive(partitioned_t *s, int tag)
     if (s->as == AS_PARTITIONED)
         return MPI_Start(&s->precv);
     for (int k = 0; s->as == AS_MESSAGES && k < s->partitions && rc == MPI_SUCCESS; k++)
-        rc = MPI_Irecv(part_at(s->ctx->recv, s, k), s->count, MPI_BYTE, s->peer, tag + k, s->ctx->comm,
+        rc = MPI_Irecv(part_at(s->ctx->recv, s, k), s->count, MPI_BYTE, s->peer, tag + k, s->comm,
                        &s->requests[k]);
     return rc;
 }
@@ -178,7 +179,7 @@ static int run_first(partitioned_t *s)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!s->round_trip)
-        return MPI_Recv(NULL, 0, MPI_BYTE, s->peer, TAG_ACK, s->ctx->comm, MPI_STATUS_IGNORE);
+        return MPI_Recv(NULL, 0, MPI_BYTE, s->peer, TAG_ACK, s->comm, MPI_STATUS_IGNORE);
     if (s->as == AS_MESSAGES && (rc = post_receive(s, TAG_BACK)) != MPI_SUCCESS)
         return rc; /* its request slots held the sends until now */
     return receive_message(s, TAG_BACK);
@@ -192,7 +193,7 @@ static int run_second(partitioned_t *s)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!s->round_trip)
-        return MPI_Send(NULL, 0, MPI_BYTE, s->peer, TAG_ACK, s->ctx->comm);
+        return MPI_Send(NULL, 0, MPI_BYTE, s->peer, TAG_ACK, s->comm);
     return send_message(s, TAG_BACK);
 }
 
@@ -223,10 +224,10 @@ static int make_requests(mpiscope_op_ctx_t *ctx, partitioned_t *s)
     int send_tag = s->first ? TAG_DATA : TAG_BACK, recv_tag = s->first ? TAG_BACK : TAG_DATA;
     MPI_Count count = s->count;
     if (sends)
-        rc = MPI_Psend_init(ctx->send, s->partitions, count, MPI_BYTE, s->peer, send_tag, ctx->comm,
+        rc = MPI_Psend_init(ctx->send, s->partitions, count, MPI_BYTE, s->peer, send_tag, s->comm,
                             MPI_INFO_NULL, &s->psend);
     if (rc == MPI_SUCCESS && receives)
-        rc = MPI_Precv_init(ctx->recv, s->partitions, count, MPI_BYTE, s->peer, recv_tag, ctx->comm,
+        rc = MPI_Precv_init(ctx->recv, s->partitions, count, MPI_BYTE, s->peer, recv_tag, s->comm,
                             MPI_INFO_NULL, &s->precv);
     return rc == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
 #else
@@ -240,6 +241,15 @@ static int setup(mpiscope_op_ctx_t *ctx, partitioned_t *s)
     long partitions, threads;
     double fill_us;
     int rc;
+    /* Requests of this point only on this communicator: Open MPI 5.0.11
+     * delivered nothing in the first round of a partitioned request made
+     * on a communicator, peer and tag whose earlier partitioned requests
+     * had been freed (the receiver's MPI_Wait returned on an untouched
+     * buffer; mpiscope's validation saw it). Collective: every rank. */
+    if (MPI_Comm_dup(ctx->comm, &s->comm) != MPI_SUCCESS) {
+        s->comm = MPI_COMM_NULL;
+        return MPISCOPE_EMPI;
+    }
     if ((rc = mpiscope__option_long(ctx, "partitions", 1, MAX_PARTITIONS, &partitions)) != 0
         || (rc = mpiscope__option_long(ctx, "threads", 1, MAX_THREADS, &threads)) != 0
         || (rc = mpiscope__option_choice(ctx, "as", as_choices, &s->as)) != 0
@@ -286,6 +296,8 @@ static int finalize(mpiscope_op_ctx_t *ctx)
     if (s->precv != MPI_REQUEST_NULL)
         MPI_Request_free(&s->precv);
     mpiscope__layout_free(&s->layout);
+    if (s->comm != MPI_COMM_NULL)
+        MPI_Comm_free(&s->comm);
     free(s->requests);
     free(s->orders);
     free(s->fills);
@@ -301,6 +313,7 @@ static int initialize(mpiscope_op_ctx_t *ctx, int round_trip)
         return MPISCOPE_ENOMEM;
     s->ctx = ctx;
     s->round_trip = round_trip;
+    s->comm = MPI_COMM_NULL;
     s->psend = s->precv = MPI_REQUEST_NULL;
     int rc = setup(ctx, s);
     if (rc)
