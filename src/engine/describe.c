@@ -18,7 +18,8 @@ static const struct { unsigned bit; const char *name; } op_flags[] = {
     {MPISCOPE_OP_USES_SIZE, "size"},         {MPISCOPE_OP_USES_ROOT, "root"},
     {MPISCOPE_OP_USES_REDUCTION, "reduction"}, {MPISCOPE_OP_GROUND_TRUTH, "ground_truth"},
     {MPISCOPE_OP_SYNCHRONIZING, "synchronizing"}, {MPISCOPE_OP_BROADCAST, "broadcast"},
-    {MPISCOPE_OP_BANDWIDTH, "bandwidth"},
+    {MPISCOPE_OP_BANDWIDTH, "bandwidth"},    {MPISCOPE_OP_THREADS, "threads"},
+    {MPISCOPE_OP_FILES, "files"},            {MPISCOPE_OP_LARGE_COUNT, "large_count"},
 };
 
 static void bound(mpiscope__json_t *j, const char *key, double v)
@@ -250,7 +251,14 @@ static void plan_parameters(mpiscope__json_t *j, const mpiscope_params_t *defaul
             mpiscope__json_raw(j, "min", "null");
             mpiscope__json_raw(j, "max", "null");
         }
-        mpiscope__json_raw(j, "choices", "null");
+        if (f->choices) {
+            mpiscope__json_array(j, "choices");
+            for (const char *const *c = f->choices; *c; c++)
+                mpiscope__json_string(j, NULL, *c);
+            mpiscope__json_end(j);
+        } else {
+            mpiscope__json_raw(j, "choices", "null");
+        }
         mpiscope__json_string(j, "help", f->help);
         mpiscope__json_end(j);
     }

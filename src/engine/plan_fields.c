@@ -321,6 +321,11 @@ typedef struct field_entry {
 
 #define F(nm, k, ty, dflt, un, lo, hi, fn, hlp) \
     {{.name = nm, .kind = k, .type = ty, .default_text = dflt, .unit = un, .min = lo, .max = hi, .help = hlp}, fn}
+#define FC(nm, dflt, values, fn, hlp) \
+    {{.name = nm, .kind = MPISCOPE__FIELD_STRING, .type = "choice", .default_text = dflt, .unit = "", \
+      .help = hlp, .choices = values}, fn}
+static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple", NULL};
+static const char *const startups[] = {"init", "init_thread", "session", NULL};
 static const field_entry_t fields[] = {
     F("ops", MPISCOPE__FIELD_LIST, "array of operation names", NULL, "", 0, 0, set_ops,
       "the operations to measure (required unless check)"),
@@ -356,11 +361,11 @@ static const field_entry_t fields[] = {
       "environment entries of the result document (flag --meta KEY=VALUE)"),
     F("out", MPISCOPE__FIELD_STRING, "string", NULL, "path", 0, 0, set_string,
       "the result document to write (required)"),
-    F("thread_level", MPISCOPE__FIELD_STRING, "choice", "\"\"", "", 0, 0, set_string,
+    FC("thread_level", "\"\"", thread_levels, set_string,
       "the MPI thread level to ask for: single, funneled, serialized or multiple (MPI_Init_thread); "
       "\"\": multiple when an op calls MPI from threads, else MPI_Init. The level granted is in "
       "the result (environment.thread_level) and an op that needs more refuses the point"),
-    F("startup", MPISCOPE__FIELD_STRING, "choice", "\"\"", "", 0, 0, set_string,
+    FC("startup", "\"\"", startups, set_string,
       "measure how MPI starts instead (mpiscope startup): init (MPI_Init), init_thread "
       "(MPI_Init_thread at thread_level), session (MPI_Session_init, a group from mpi://WORLD, "
       "MPI_Comm_create_from_group); then each rank's first and second round trip to every peer"),
@@ -379,6 +384,7 @@ static const field_entry_t fields[] = {
     F("check", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "run the machine check instead"),
 };
 #undef F
+#undef FC
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
 /* The measurement parameters follow the plan's own fields. */

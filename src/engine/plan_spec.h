@@ -97,6 +97,7 @@ typedef struct mpiscope__plan_field {
     const char *unit;
     double min, max;              /* INTEGER, NUMBER, list of integers; max INFINITY: unbounded */
     const char *help;
+    const char *const *choices;   /* a string field's values besides "" (NULL-terminated), or NULL */
 } mpiscope__plan_field_t;
 
 size_t mpiscope__plan_field_count(void);

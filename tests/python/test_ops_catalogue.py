@@ -36,9 +36,12 @@ MODELS = ["prtt", "overhead_send", "overhead_recv", "reduce_local"]  # the model
 ALLTOALL_LAB = ["alltoall_bruck", "alltoall_pairwise", "alltoall_linear", "alltoall_one_leader",
                 "alltoall_m_leader", "alltoall_plp", "alltoall_lss", "fft3d"]  # fmt: skip
 RMA = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
+THREADED = ["thread_pingpong", "thread_rate", "partitioned_pingpong", "partitioned_bw"]
+LARGE_COUNT = [*(f"{c}_c" for c in COLLECTIVES if c != "barrier"), "pingpong_c", "bw_c"]
+MPI_IO = ["file_write", "file_read"]
 EXPECTED = [
     *COLLECTIVES, *(f"i{c}" for c in COLLECTIVES), *(f"{c}_init" for c in COLLECTIVES),
-    *P2P, *MPIBLIB, *MODELS, *ALLTOALL_LAB, *RMA,
+    *P2P, *THREADED, *LARGE_COUNT, *MPI_IO, *MPIBLIB, *MODELS, *ALLTOALL_LAB, *RMA,
     *NEIGHBOR, *(f"i{n}" for n in NEIGHBOR), *(f"{n}_init" for n in NEIGHBOR),
     "waitpattern_up", "waitpattern_down", "waitpattern_null",
 ]  # fmt: skip
