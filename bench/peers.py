@@ -42,10 +42,19 @@ M=/path/to/venv/bin, each tree unpacked with `git archive COMMIT | tar -x`:
         .venv/bin/python bench/peers.py [--launches 8] [--seed 1] [--out peers.json]
             [--variant "--min-point-seconds 0.001" ...]
     .venv/bin/python bench/peers.py --binding [--launches 8]
+    OSU_BCAST=... OSU_LATENCY=.../mpi/pt2pt/osu_latency \
+        .venv/bin/python bench/peers.py --ledger [--launches 8] [--seed 1]
 
 --binding measures rank placement instead: `mpiscope run bcast` with the
 launcher's default placement and with --cpu-bind cores, interleaved, and
 prints both medians per size, their ratio and the CPUs each rank had.
+
+--ledger checks the bias ledger (mpiscope explain): osu_bcast and `mpiscope
+run bcast`, osu_latency and `mpiscope run pingpong`, all launches
+interleaved; per size it prints OSU's own reading (median and range over
+its launches) next to the OSU-equivalent figure mpiscope's ledger adds up
+to in each of its launches, and whether that lies within OSU's
+launch-to-launch range.
 """
 
 from __future__ import annotations
@@ -73,6 +82,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
 from mpiscope.errors import MpiscopeError  # noqa: E402
 from mpiscope.mpi_profile import select_profile  # noqa: E402
+from mpiscope.result.ledger import ledger_of  # noqa: E402
 
 SWEEP = [1 << i for i in range(21)]  # 1 B .. 1 MiB
 HEADLINE_SIZES = [1, 1024, 65536, 1 << 20]
@@ -112,7 +122,8 @@ def _read_table(text: str, header_of: Callable[[list[str], str], list[str] | Non
 
 
 def parse_osu(text: str) -> dict[int, float]:
-    """osu_bcast: lines 'SIZE AVG_US' after the '# Size  Avg Latency(us)' header."""
+    """osu_bcast (and osu_latency, one way): lines 'SIZE AVG_US' after the
+    '# Size  Avg Latency(us)' header."""
     return _read_table(text, lambda f, _: ["Size", "Avg"] if f[:3] == ["#", "Size", "Avg"]
                        else None, "Size", "Avg", 1e3)
 
@@ -141,6 +152,19 @@ def parse_mpiscope(doc: Mapping[str, Any]) -> dict[int, float]:
     """A result document: the median_ns of each bcast point."""
     return {int(p["size_bytes"]): float(p["median_ns"]) for p in doc.get("points", [])
             if p.get("op") == "bcast" and p.get("median_ns") is not None}
+
+
+def ledger_equivalents(doc: Mapping[str, Any], suite: str = "OSU") -> dict[int, float]:
+    """A result document measured with the ledger: each point's figure its
+    ledger adds up to for ``suite`` (no bootstrap: the point value only)."""
+    floor = doc.get("floor") or {}
+    floor_ns = float(floor.get("median_ns") or 0.0) if floor.get("subtracted") else 0.0
+    out = {}
+    for point in doc.get("points", []):
+        for ledger in ledger_of(point, resamples=0, floor_ns=floor_ns):
+            if ledger.suite == suite and point.get("size_bytes") is not None:
+                out[int(point["size_bytes"])] = ledger.equivalent_ns
+    return out
 
 
 # ---------------------------------------------------------------- tools
@@ -385,6 +409,69 @@ def binding_table(tools: list[Tool], runs: dict[str, list[dict[str, Any]]]) -> s
     return "\n".join(out)
 
 
+# ---------------------------------------------------------------- ledger (issue 24)
+
+#: (OSU's binary variable, its arguments and parser, the mpiscope op it is set against)
+LEDGER_PAIRS = (
+    ("OSU_BCAST", ("-m", f"1:{SWEEP[-1]}"), parse_osu, "bcast", "osu_bcast"),
+    ("OSU_LATENCY", ("-m", f"1:{SWEEP[-1]}"), parse_osu, "pingpong", "osu_latency"),  # one way
+)
+
+
+class LedgerReader(ResultReader):
+    """The OSU-equivalent figures of the ledger, from mpiscope's document."""
+
+    def __call__(self, _stdout: str) -> dict[int, float]:
+        return ledger_equivalents(json.loads(self.out.read_text()))
+
+
+def ledger_tools(tmp: Path, mpi: str, env: Mapping[str, str]) -> tuple[list[Tool], list[str]]:
+    """Per pair whose OSU binary is given: OSU, and `mpiscope run OP` with
+    the ledger (its headline and its OSU-equivalent from one launch)."""
+    profile = select_profile(mpi)
+    tools, skipped = [], []
+    for variable, arguments, parse, op, name in LEDGER_PAIRS:
+        binary = env.get(variable, "")
+        if not binary:
+            skipped.append(f"{name}: skipped ({variable} is not set)")
+            continue
+        if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
+            raise ValueError(f"{variable}={binary}: not an executable file")
+        tools.append(Tool(name, "OSU's own", [profile.mpiexec, "-n", str(NP), binary, *arguments],
+                          parse))
+        out = tmp / f"ledger-{op}.json"
+        argv = [sys.executable, "-m", "mpiscope", "run", op, "--np", str(NP), "--sizes",
+                SWEEP_SPEC, "--mpi", mpi, "--ledger", "on", "--out", str(out), "--force", "--quiet"]
+        tools.append(Tool(f"mpiscope {op} ledger", "OSU-equivalent", argv, LedgerReader(out)))
+    if not tools:
+        raise ValueError("--ledger needs OSU_BCAST or OSU_LATENCY")
+    return tools, skipped
+
+
+def ledger_table(runs: dict[str, list[dict[str, Any]]]) -> str:
+    """OSU's reading against the ledger's OSU-equivalent, per size."""
+    out = ["| OSU test | size | OSU median | OSU range over its launches | ledger OSU-equivalent "
+           "median | its range | equivalent / OSU | within OSU's range |",
+           "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for _variable, _arguments, _parse, op, name in LEDGER_PAIRS:
+        mine = f"mpiscope {op} ledger"
+        if name not in runs or mine not in runs:
+            continue
+        for size in HEADLINE_SIZES:
+            osu = [r["values_ns"][size] for r in runs[name] if size in r["values_ns"]]
+            eq = [r["values_ns"][size] for r in runs[mine] if size in r["values_ns"]]
+            if not osu or not eq:
+                out.append(f"| {name} | {human_bytes(size)} | - | - | - | - | - | - |")
+                continue
+            osu_med, eq_med = statistics.median(osu), statistics.median(eq)
+            inside = min(osu) <= eq_med <= max(osu)
+            out.append(f"| {name} | {human_bytes(size)} | {human_ns(osu_med)} | "
+                       f"{human_ns(min(osu))} .. {human_ns(max(osu))} | {human_ns(eq_med)} | "
+                       f"{human_ns(min(eq))} .. {human_ns(max(eq))} | {eq_med / osu_med:.2f} | "
+                       f"{'yes' if inside else 'NO'} |")
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> None:
@@ -399,6 +486,9 @@ def main() -> None:
                              "(e.g. '--min-point-seconds 0.001'), interleaved with the rest")
     parser.add_argument("--binding", action="store_true",
                         help="compare the launcher's default placement with --cpu-bind cores")
+    parser.add_argument("--ledger", action="store_true",
+                        help="OSU's osu_bcast and osu_latency against the OSU-equivalent of "
+                        "mpiscope's bias ledger (mpiscope explain), interleaved")
     args = parser.parse_args()
     if args.launches < 2:
         sys.exit("peers.py: error: --launches must be at least 2 (the spread needs two)")
@@ -407,6 +497,8 @@ def main() -> None:
         try:
             if args.binding:
                 tools, skipped = binding_tools(Path(tmp), args.mpi), []
+            elif args.ledger:
+                tools, skipped = ledger_tools(Path(tmp), args.mpi, os.environ)
             else:
                 tools, skipped = make_tools(Path(tmp), args.mpi, os.environ, args.variant)
         except (ValueError, MpiscopeError) as exc:
@@ -416,7 +508,8 @@ def main() -> None:
         print(f"load before: {load_before}", flush=True)
         runs, order = run_interleaved(tools, args.launches, args.seed, args.timeout)
         load_after = load()
-        text = binding_table(tools, runs) if args.binding else table(runs, args.launches)
+        text = (binding_table(tools, runs) if args.binding else ledger_table(runs) if args.ledger
+                else table(runs, args.launches))
     print(text)
     print(f"\nload before: {load_before}; after: {load_after}")
     if args.out:

@@ -37,7 +37,10 @@ typedef enum mpiscope_stop_reason {
     MPISCOPE_STOPPED_TARGET_ERROR,
     MPISCOPE_STOPPED_MAX_VALID,
     MPISCOPE_STOPPED_MAX_LAUNCHES,
-    MPISCOPE_STOPPED_TIME_LIMIT
+    MPISCOPE_STOPPED_TIME_LIMIT,
+    MPISCOPE_STOPPED_RESOLUTION  /* error rule: the kept samples sit on one or two clock steps
+                                    and half a step alone exceeds the target: more launches
+                                    cannot narrow the interval (stats.at_resolution) */
 } mpiscope_stop_reason_t;
 
 /* Why a point cannot be trusted (bits of mpiscope_point_result_t.unstable). */
@@ -80,6 +83,12 @@ typedef struct mpiscope_params {
     int cache_cold;                   /* 1: rotate buffers larger than the LLC */
     size_t alignment_bytes;           /* 64 */
     size_t pool_limit_bytes;          /* 0: 256 MiB */
+    double floor_ns;                  /* > 0: subtracted from every launch time before the
+                                         statistics (the measurement floor, WaitPatternNull's
+                                         median; 0: nothing subtracted) */
+    double floor_se_ns;               /* the floor's own standard error (at least its half step
+                                         over t when it sits at the clock's resolution): added in
+                                         quadrature to every point's se when floor_ns > 0 */
     unsigned flags;                   /* must be 0 */
 } mpiscope_params_t;
 
@@ -121,6 +130,8 @@ typedef struct mpiscope_point_result {
     double span_median_ns, span_mean_ns, span_max_ns;  /* global span of valid launches */
     double skew_median_ns, skew_mean_ns, skew_max_ns;  /* start skew of valid launches */
     double gap_median_ns, gap_min_ns; /* idle time of the ranks before a launch (min over ranks) */
+    double first_launch_ns;           /* the point's first launch (stage 0, discarded): max over
+                                         ranks of each rank's own duration (late initialisation) */
     char view_names[4][32];           /* method-specific series (barrier: "rank0_ns" ...) */
     double view_median_ns[4];
     int n_views;

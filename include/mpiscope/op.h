@@ -70,13 +70,15 @@ enum {
                                              time the root's data reaching each rank apply */
     MPISCOPE_OP_BANDWIDTH      = 1u << 6, /* size / time is a bandwidth (the size is data each rank
                                              sends or receives; nccl-tests' algorithm bandwidth) */
-    MPISCOPE_OP_THREADS        = 1u << 7, /* calls MPI from several threads of a rank: needs
+    MPISCOPE_OP_PAIRS          = 1u << 7, /* messages between ranks: needs 2 ranks at least (front
+                                             ends refuse fewer before launching) */
+    MPISCOPE_OP_THREADS        = 1u << 8, /* calls MPI from several threads of a rank: needs
                                              MPI_THREAD_MULTIPLE (mpiscope-bench asks for it when a
                                              plan holds such an op; the op refuses a lower level) */
-    MPISCOPE_OP_FILES          = 1u << 8, /* writes temporary files into the directory of its `dir`
+    MPISCOPE_OP_FILES          = 1u << 9, /* writes temporary files into the directory of its `dir`
                                              option (mpiscope gives it a private directory and
                                              removes it after the run, whatever happened) */
-    MPISCOPE_OP_LARGE_COUNT    = 1u << 9  /* the MPI-4 large-count (_c, MPI_Count) calls: messages
+    MPISCOPE_OP_LARGE_COUNT    = 1u << 10 /* the MPI-4 large-count (_c, MPI_Count) calls: messages
                                              beyond 2^31 - 1 elements */
 };
 
@@ -123,6 +125,10 @@ typedef struct mpiscope_op_ctx {
                                  execute writes part i's duration, ns of mpiscope_timer_now_ns(),
                                  into part_ns[i] (NAN: the part did not run this launch) */
     size_t n_parts;
+    double launch_start_ns;   /* this rank's clock (mpiscope_timer_now_ns()) read by the engine
+                                 just before it called execute: the start of the timed launch;
+                                 NAN outside a timed launch. An op that waits a known time
+                                 counts from it, so its own clock read is not in the launch */
 } mpiscope_op_ctx_t;
 
 struct mpiscope_op {

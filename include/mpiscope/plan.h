@@ -110,6 +110,13 @@ typedef void (*mpiscope_plan_point_fn)(const mpiscope_plan_point_report_t *repor
 MPISCOPE_API int mpiscope_plan_run(MPI_Comm comm, const mpiscope_plan_t *plan, mpiscope_plan_point_fn on_point,
                                    void *user, char *err, size_t err_size);
 
+/* Check, without MPI, what only the number of ranks decides: that `plan`
+ * can run on `nprocs` ranks (a clock transform's selectors name ranks below
+ * nprocs). mpiscope_plan_run() checks the same with the ranks of its comm
+ * before it measures. Not collective. Returns 0, or MPISCOPE_EINVAL with
+ * one line in err (may be NULL). */
+MPISCOPE_API int mpiscope_plan_check(const mpiscope_plan_t *plan, int nprocs, char *err, size_t err_size);
+
 /* Free a plan (NULL: nothing). */
 MPISCOPE_API void mpiscope_plan_free(mpiscope_plan_t *plan);
 

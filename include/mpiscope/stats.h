@@ -20,7 +20,7 @@ typedef struct mpiscope_stats {
     double mean;          /* T: mean of the trimmed sample */
     double stddev;        /* unbiased std. deviation of the trimmed sample; NAN if n_used < 2 */
     double se;            /* stddev / sqrt(n_used); NAN if n_used < 2 */
-    double rse;           /* se / mean; NAN if undefined */
+    double rse;           /* se / |mean|; NAN if undefined */
     double median;        /* of all Q samples */
     double min, max;      /* of all Q samples (the true extremes) */
     double trimmed_min, trimmed_max; /* extremes of the trimmed sample */
@@ -32,7 +32,26 @@ typedef struct mpiscope_stats {
     double median_rse;    /* standard error of the median over the median, distribution-free:
                              (x_(u) - x_(l)) / (2 z) with l, u = n/2 -/+ z sqrt(n)/2, z = 1.96
                              (the binomial order-statistic interval); NAN if n < 2 or median 0 */
+    /* The tail of all Q samples: the 0.90 and 0.99 quantiles (as median) and
+     * their distribution-free interval at `confidence`: the order statistics
+     * x_(l) <= x_(u) with P(B >= l) >= 1 - a/2 and P(B <= u - 1) >= 1 - a/2,
+     * B ~ Binomial(Q, q), a = 1 - confidence (equal tails, conservative).
+     * A bound that would need an order statistic beyond the sample is NAN:
+     * too few samples for that quantile (see tail_min_samples). */
+    double p90, p90_low, p90_high;
+    double p99, p99_low, p99_high;
+    /* The clock's limit (mpiscope_stats_apply_resolution; 0 until then). */
+    double resolution_ns;  /* the timer's step */
+    int at_resolution;     /* the kept samples lie within one step (they do not dither across
+                              steps) and their interval was narrower than half a step: error,
+                              ci_low and ci_high are then widened to error_floor */
+    double error_floor_ns; /* half a step when the kept samples do not dither, else 0: no
+                              interval of the mean at any confidence is narrower */
 } mpiscope_stats_t;
+
+/* Kept samples whose range is at most this many timer steps do not dither:
+ * they sit on one or two adjacent readings of the clock. */
+#define MPISCOPE_STATS_DITHER_STEPS 1.25
 
 /* Compute the statistics of `n` samples (any order; not modified).
  * trim_fraction in [0, 0.5): floor(trim_fraction * n) smallest and as many
@@ -52,6 +71,22 @@ typedef struct mpiscope_stats {
  * *out (if not NULL) holds the n == 0 statistics. */
 MPISCOPE_API int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction,
                            double confidence, mpiscope_stats_t *out);
+
+/* Apply the clock's limit to statistics from mpiscope_stats_compute():
+ * when the kept samples span at most MPISCOPE_STATS_DITHER_STEPS timer
+ * steps (resolution_ns), the quantisation error of their mean does not
+ * average out, so error_floor_ns = resolution_ns / 2 and error (and the
+ * interval) is at least that; at_resolution is set when that floor
+ * widened it. The tails' bounds (order statistics: readings of the clock)
+ * are moved to at least half a step from their quantile. resolution_ns <= 0 or NAN, or no kept sample: nothing
+ * changes but resolution_ns is recorded. Not collective, no allocation. */
+MPISCOPE_API void mpiscope_stats_apply_resolution(mpiscope_stats_t *stats, double resolution_ns);
+
+/* The fewest samples for which a two-sided distribution-free interval of
+ * the q-quantile (0 < q < 1) exists at `confidence`: the smallest n with
+ * 1 - q^n >= (1 + confidence) / 2 and 1 - (1 - q)^n >= (1 + confidence) / 2
+ * (368 for the 0.99 quantile at 95%, 36 for the 0.90). 0 for bad arguments. */
+MPISCOPE_API size_t mpiscope_stats_tail_min_samples(double q, double confidence);
 
 /* The p-quantile (inverse CDF) of Student's t distribution with `df`
  * degrees of freedom (df > 0, not necessarily whole; +INFINITY gives the

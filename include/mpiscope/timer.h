@@ -92,6 +92,12 @@ typedef struct mpiscope_clock_transform {
 MPISCOPE_API int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_transform_t *out,
                                                 char *why, unsigned long why_len);
 
+/* Check `spec` for a run of `nprocs` ranks (not collective): what
+ * mpiscope_clock_transform_parse() checks, and that every rank a selector
+ * names is below nprocs. Returns 0, or MPISCOPE_EINVAL with a one-line
+ * reason in why[why_len] (may be NULL). */
+MPISCOPE_API int mpiscope_clock_transform_check(const char *spec, int nprocs, char *why, unsigned long why_len);
+
 /* Apply a transform to every later read of this process's timer (NULL or
  * the identity: none). The jitter's generator is seeded with `seed`. Not
  * collective; after mpiscope_timer_init. Returns 0 or MPISCOPE_EINVAL

@@ -17,11 +17,15 @@ this package first, and a launch should not wait for the result reader.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from mpiscope.errors import MpiscopeError
 
+#: typing is not imported at run time: it is most of the package's import
+#: time, in which a Ctrl-C at the command's start would still be a traceback.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from mpiscope.result import Point, Result, load_result
     from mpiscope.result.frame import load
 

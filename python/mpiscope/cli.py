@@ -8,16 +8,15 @@ imported here, so ``mpiscope --help`` is instant.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import os
-import signal
+import _signal  # signal itself first imports enum: milliseconds a Ctrl-C could land in
 import sys
-from collections.abc import Sequence
 
-from mpiscope import __version__
 from mpiscope.errors import MpiscopeError
-from mpiscope.parsing import Parser
+
+TYPE_CHECKING = False  # typing is not imported at run time (see mpiscope/__init__.py)
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
 
 __all__ = ["build_parser", "main"]
 
@@ -33,6 +32,7 @@ COMMAND_MODULES = (
     "firstcall",
     "check",
     "report",
+    "explain",
     "list_ops",
     "plot",
     "html",
@@ -49,6 +49,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only`` (a command's name), with that
     command alone: the other command modules are not imported (a run's
     start should not wait for fifteen modules it does not use)."""
+    import importlib
+
+    from mpiscope import __version__
+    from mpiscope.parsing import Parser
+
     parser = Parser(
         prog="mpiscope",
         description="Precise MPI benchmarking: synchronized clocks, synchronized launches, "
@@ -74,9 +79,21 @@ def _command_of(args: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the program itself, not a caller's test: own the main thread's SIGINT
-        signal.signal(signal.SIGINT, _interrupt_once)
+        _signal.signal(_signal.SIGINT, _interrupt_once)  # before importing the rest
+    try:
+        import os
+
+        from mpiscope import standard_output
+        from mpiscope.outputs import release_all
+    except KeyboardInterrupt:
+        print("mpiscope: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # mpiscope writes figures to files only: never an interactive backend (nor a
+    # misspelt one, which matplotlib would refuse with a traceback)
+    os.environ["MPLBACKEND"] = "Agg"
+    real = standard_output.watch()
     try:
         args = build_parser(_command_of(args_list)).parse_args(args_list)
         if args.command is None:
@@ -85,6 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         args.argv = args_list
         code: int = args.handler(args)
+        sys.stdout.flush()  # a full disk or a closed descriptor says so now, in one line
         return code
     except MpiscopeError as exc:
         _print_error(f"mpiscope: error: {exc}")
@@ -102,16 +120,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader of our output went away (e.g. `| head`): stop quietly.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        standard_output.discard()
         return 1
+    except RecursionError:  # the readers bound nesting; this is the net under them
+        _print_error("mpiscope: error: an input is nested too deeply to be read")
+        return 2
+    finally:
+        standard_output.restore(real)
+        release_all()
 
 
 def _interrupt_once(signum: int, frame: object) -> None:
     """The first Ctrl-C raises KeyboardInterrupt; later ones are ignored, so
     that a second one cannot interrupt the first one's clean-up or its
     message (commands that must react to it install their own handler)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     raise KeyboardInterrupt
 
 
@@ -125,7 +148,12 @@ def _caused_by_interrupt(exc: BaseException) -> bool:
 
 
 def _print_error(line: str) -> None:
-    sys.stdout.flush()
+    from mpiscope import standard_output
+
+    try:
+        sys.stdout.flush()
+    except (OSError, MpiscopeError):  # said in the line itself, or not worth a second line
+        standard_output.discard()
     print(" ".join(line.split()), file=sys.stderr)
 
 

@@ -64,7 +64,7 @@ KILL_GRACE_SECONDS = 5.0
 _POLL_SECONDS = 0.2
 _NONFINITE_RE = re.compile(r"([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
 #: ``mpiscope-bench: error: text`` (any program's own error line).
-_ERROR_LINE_RE = re.compile(r"^[\w.+-]+: error: (.*)$")
+_ERROR_LINE_RE = re.compile(r"^[\w.+-]+: (?:error|fatal): (.*)$")
 #: MPICH's (hydra's) report of a rank that died, between two rules of '='.
 _BANNER_RULE_RE = re.compile(r"^={20,}$")
 _BANNER_SIGNAL_RE = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
@@ -188,12 +188,15 @@ def format_command(argv: Sequence[str]) -> str:
 
 
 def run_captured(
-    argv: Sequence[str], env: Mapping[str, str], timeout: float | None
-) -> tuple[int, str, str]:
-    """Run a short command to completion; return (exit code, stdout, stderr)."""
-    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    argv: Sequence[str], env: Mapping[str, str], timeout: float | None,
+    stdin_text: str | None = None,
+) -> tuple[int, str, str]:  # fmt: skip
+    """Run a short command to completion (``stdin_text`` on its standard
+    input); return (exit code, stdout, stderr)."""
+    stdin = subprocess.DEVNULL if stdin_text is None else subprocess.PIPE
+    proc = _start(argv, env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=stdin)
     try:
-        stdout, stderr = proc.communicate(timeout=timeout)
+        stdout, stderr = proc.communicate(input=stdin_text, timeout=timeout)
     except subprocess.TimeoutExpired:
         stop_process_group(proc)
         proc.communicate()

@@ -22,13 +22,13 @@ and is never chosen by default.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 
 __all__ = [
@@ -43,6 +43,8 @@ IMPLEMENTATIONS = ("mpich", "openmpi", "other", "smpi")
 DEFAULT_NAME = "mpich"
 _HINT = "run `make` (or make MPI=openmpi)"
 _KEYS = ("name", "implementation", "prefix", "mpicc", "mpiexec", "bench")
+#: The largest profile read (a few hundred bytes in practice).
+MAX_PROFILE_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -143,12 +145,7 @@ def _profile_from_environment() -> MpiProfile | None:
 
 
 def _read_profile(path: Path) -> MpiProfile:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MpiscopeError(f"cannot read MPI profile {path}: {exc}") from None
-    except json.JSONDecodeError as exc:
-        raise MpiscopeError(f"MPI profile {path} is not valid JSON: {exc}") from None
+    data = inputs.read_json(path, "MPI profile", limit=MAX_PROFILE_BYTES)
     if not isinstance(data, dict):
         raise MpiscopeError(f"MPI profile {path} is not a JSON object")
     missing = [key for key in _KEYS if not isinstance(data.get(key), str)]

@@ -11,16 +11,19 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import math
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, NoReturn
 
 from mpiscope.errors import MpiscopeError
 
 __all__ = [
+    "MAX_RANKS",
+    "Integer",
     "Parser",
+    "Ranged",
     "choice",
     "float_in",
-    "int_at_least",
     "int_in",
     "name_list",
     "unknown",
@@ -49,56 +52,94 @@ def unknown(what: str, name: str, known: Sequence[str]) -> str:
     return f"unknown {what} {name!r} (known: {', '.join(known)})"
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    def parse(text: str) -> int:
+#: The most MPI processes any command starts or plans for: more than any
+#: launcher here can start (a count beyond the cores is bounded again by
+#: :func:`mpiscope.measure.plan.check_ranks`).
+MAX_RANKS = 1 << 20
+
+
+class Ranged:
+    """An argparse type for a value in a range: ``[low, high]`` (either end
+    open with ``low_open``/``high_open``), ``integer`` or not. The range is
+    the option's documented one: its help can say it (:meth:`range_text`)
+    and the tests drive the option with values outside it (:meth:`text`
+    writes a value the way a user types it). Non-finite values are refused.
+    Subclasses read other spellings (durations, sizes) in :meth:`parse`."""
+
+    integer = False
+
+    def __init__(self, low: float, high: float, low_open: bool = False,
+                 high_open: bool = False) -> None:  # fmt: skip
+        self.low, self.high = low, high
+        self.low_open, self.high_open = low_open, high_open
+
+    @property
+    def __name__(self) -> str:  # argparse names the type in some messages
+        return "integer" if self.integer else "number"
+
+    def parse(self, text: str) -> float:
+        """The value ``text`` spells (ArgumentTypeError when it spells none)."""
         try:
-            value = int(text)
+            return int(text) if self.integer else float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, not {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, not {value}")
+            what = "a whole number" if self.integer else "a number"
+            raise argparse.ArgumentTypeError(f"expected {what}, not {text!r}") from None
+
+    def text(self, value: float) -> str:
+        """``value`` as a user types it."""
+        return str(int(value)) if self.integer and float(value).is_integer() else repr(value)
+
+    def range_text(self) -> str:
+        """``[1, 1000]``, ``(0, 1e+06]`` (what the help and the errors say)."""
+        left = "(" if self.low_open else "["
+        right = ")" if self.high_open else "]"
+        return f"{left}{self._short(self.low)}, {self._short(self.high)}{right}"
+
+    def _short(self, value: float) -> str:
+        if self.integer or float(value).is_integer() and abs(value) < 1e7:
+            return str(int(value))
+        return f"{value:g}"
+
+    def contains(self, value: float) -> bool:
+        below = value <= self.low if self.low_open else value < self.low
+        above = value >= self.high if self.high_open else value > self.high
+        return math.isfinite(value) and not below and not above
+
+    def __call__(self, text: str) -> Any:
+        value = self.parse(text)
+        if not self.contains(value):
+            raise argparse.ArgumentTypeError(f"must be in {self.range_text()}, not {text}")
         return value
 
-    return parse
 
+class Integer(Ranged):
+    """A whole number in ``[low, high]``; ``power_of_two``: a power of two."""
 
-def int_in(minimum: int, maximum: int | None, power_of_two: bool = False) -> Callable[[str], int]:
-    """A whole number in [minimum, maximum] (``maximum`` None: no bound),
-    with ``power_of_two`` a power of two."""
+    integer = True
 
-    def parse(text: str) -> int:
-        value = int_at_least(minimum)(text)
-        if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"must be at most {maximum}, not {value}")
-        if power_of_two and value & (value - 1):
+    def __init__(self, low: int, high: int, power_of_two: bool = False) -> None:
+        super().__init__(low, high)
+        self.power_of_two = power_of_two
+
+    def __call__(self, text: str) -> int:
+        value = int(self.parse(text))
+        if value < self.low:
+            raise argparse.ArgumentTypeError(f"must be at least {self.low}, not {value}")
+        if value > self.high:
+            raise argparse.ArgumentTypeError(f"must be at most {self.high}, not {value}")
+        if self.power_of_two and value & (value - 1):
             raise argparse.ArgumentTypeError(f"must be a power of two, not {value}")
         return value
 
-    return parse
+
+def int_in(minimum: int, maximum: int, power_of_two: bool = False) -> Integer:
+    """A whole number in [minimum, maximum], with ``power_of_two`` a power of two."""
+    return Integer(minimum, maximum, power_of_two)
 
 
-def float_in(
-    low: float, high: float | None, low_open: bool, high_open: bool
-) -> Callable[[str], float]:
-    """A number in an interval; ``high`` None: no upper bound."""
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a number, not {text!r}") from None
-        below = value <= low if low_open else value < low
-        above = high is not None and (value >= high if high_open else value > high)
-        if below or above or value != value:
-            left = "(" if low_open else "["
-            right = ")" if high_open else "]"
-            upper = "inf" if high is None else f"{high:g}"
-            raise argparse.ArgumentTypeError(
-                f"must be in {left}{low:g}, {upper}{right}, not {text}"
-            )
-        return value
-
-    return parse
+def float_in(low: float, high: float, low_open: bool = False, high_open: bool = False) -> Ranged:
+    """A finite number in an interval."""
+    return Ranged(low, high, low_open, high_open)
 
 
 def choice(choices: Collection[str], what: str, mpi_prefix: bool = False) -> Callable[[str], str]:

@@ -68,6 +68,16 @@ int main(int argc, char **argv)
                   : cmd.describe ? mpiscope_describe_write(stdout, 0) : 0;
         return err ? 1 : 0;
     }
+    if (!bad && cmd.verify) { /* the plan as a run on N ranks would take it: no MPI */
+        bad = mpiscope_plan_check(cmd.plan, cmd.verify, err_text, sizeof err_text);
+        mpiscope_plan_free(cmd.plan);
+    }
+    if (bad && cmd.verify) {
+        fprintf(stderr, "mpiscope-bench: error: %s\n", err_text);
+        return 2;
+    }
+    if (cmd.verify)
+        return 0;
     mpiscope_timer_prepare(); /* MPI_Init's time becomes the counter's calibration */
     mpiscope_plan_start_t start = {0};
     if (!bad)

@@ -3,6 +3,7 @@
  * plan file holds (one validation for flags and plan files). */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "options.h"
 
@@ -13,7 +14,7 @@ enum {
     OPT_K, OPT_K_INIT, OPT_GAMMA, OPT_INVALID_THRESHOLD, OPT_OUT, OPT_FORCE, OPT_RAW,
     OPT_OVERSUBSCRIBED, OPT_META, OPT_OP_OPTION, OPT_PROGRESS, OPT_LIST_OPS, OPT_HELP,
     OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC, OPT_METHOD, OPT_GAP, OPT_WINDOW, OPT_ARRIVAL,
-    OPT_SHUFFLE, OPT_RANKS, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE,
+    OPT_SHUFFLE, OPT_RANKS, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE, OPT_VERIFY,
     OPT_THREAD_LEVEL, OPT_STARTUP
 };
 
@@ -64,6 +65,7 @@ static const struct option long_options[] = {
     {"help", no_argument, 0, OPT_HELP},
     {"plan", required_argument, 0, OPT_PLAN},
     {"describe", no_argument, 0, OPT_DESCRIBE},
+    {"verify", required_argument, 0, OPT_VERIFY},
     {"thread-level", required_argument, 0, OPT_THREAD_LEVEL},
     {"startup", required_argument, 0, OPT_STARTUP},
     {0, 0, 0, 0},
@@ -74,6 +76,7 @@ void bench_options_usage(void)
     puts("usage: mpiscope-bench --ops OP[,OP...] --out FILE [options]\n"
          "       mpiscope-bench --plan PLAN.json     (docs/plan-format.md)\n"
          "       mpiscope-bench --list-ops | --describe\n"
+         "       mpiscope-bench --plan PLAN.json --verify N   (check it for N ranks, run nothing)\n"
          "Runs a measurement plan with the synchronized-window method and writes the\n"
          "result document. Normally started by `mpiscope run`; see docs/cli.md.\n"
          "options: --sizes B,B,... --nprocs N,N,... --timer auto|tsc|monotonic|gettimeofday|wtime\n"
@@ -123,6 +126,14 @@ static int take(int c, char *arg, given_t *g, bench_command_t *cmd, const char *
     }
     if (c == OPT_PLAN) {
         *plan_file = arg;
+        return 0;
+    }
+    if (c == OPT_VERIFY) {
+        char *end;
+        long n = strtol(arg, &end, 10);
+        if (end == arg || *end || n < 1 || n > (1L << 30))
+            return 1;
+        cmd->verify = (int)n;
         return 0;
     }
     for (size_t i = 0; i < sizeof flag_fields / sizeof *flag_fields; i++)

@@ -1,5 +1,6 @@
 /* clock_transform.c: the grammar of injected clock transforms
  * (mpiscope_clock_transform_parse), so sync is tested against a known truth. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,8 +30,10 @@ static double uniform_pm1(uint64_t seed, int rank, int which)
     return (double)(z >> 11) * 0x1.0p-52 - 1.0;
 }
 
-/* "all", "N", "N-M" or "random": does it select `rank`? */
-static int selects(const char *sel, size_t len, int rank, int *random, char *why, unsigned long why_len)
+/* "all", "N", "N-M" or "random": does it select `rank`? With nprocs > 0,
+ * a rank the selector names must be one of a run of nprocs ranks. */
+static int selects(const char *sel, size_t len, int rank, int nprocs, int *random, char *why,
+                   unsigned long why_len)
 {
     char text[64];
     if (len == 0 || len >= sizeof text)
@@ -46,6 +49,9 @@ static int selects(const char *sel, size_t len, int rank, int *random, char *why
         hi = strtol(end + 1, &end, 10);
     if (end == text || *end || lo < 0 || hi < lo)
         return fail(why, why_len, "clock transform: bad selector '%s' (all, N, N-M or random)", text);
+    if (nprocs > 0 && hi >= nprocs)
+        return fail(why, why_len, "clock transform: selector '%s' names rank %ld of a %d-rank run", text, hi,
+                    nprocs);
     return rank >= lo && rank <= hi;
 }
 
@@ -68,7 +74,7 @@ static int read_values(const char *p, const char *stop, double v[3], int given[3
                         p);
         char *end;
         double x = strtod(eq + 1, &end);
-        if (end == eq + 1 || (end < stop && *end != ','))
+        if (end == eq + 1 || (end < stop && *end != ',') || !isfinite(x))
             return fail(why, why_len, "clock transform: bad number for %s", keys[k]);
         if ((k == 2 && x < 0) || (k == 1 && x <= -1e6) || (k == 3 && x < 0))
             return fail(why, why_len, "clock transform: %s out of range", keys[k]);
@@ -83,8 +89,8 @@ static int read_values(const char *p, const char *stop, double v[3], int given[3
     return 0;
 }
 
-int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_transform_t *out, char *why,
-                                   unsigned long why_len)
+static int parse(const char *spec, int rank, int nprocs, mpiscope_clock_transform_t *out, char *why,
+                 unsigned long why_len)
 {
     if (!out || rank < 0)
         return fail(why, why_len, "clock transform: bad arguments");
@@ -102,7 +108,7 @@ int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_tr
         if (!colon)
             return fail(why, why_len, "clock transform: expected SELECTOR:KEY=VALUE in '%.*s'", (int)(end - p), p);
         int random = 0;
-        int hit = selects(p, (size_t)(colon - p), rank, &random, why, why_len);
+        int hit = selects(p, (size_t)(colon - p), rank, nprocs, &random, why, why_len);
         if (hit < 0)
             return hit;
         double v[3] = {0, 0, 0}, seed = 1;
@@ -125,4 +131,18 @@ int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_tr
         p = *end ? end + 1 : end;
     }
     return 0;
+}
+
+int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_transform_t *out, char *why,
+                                   unsigned long why_len)
+{
+    return parse(spec, rank, 0, out, why, why_len);
+}
+
+int mpiscope_clock_transform_check(const char *spec, int nprocs, char *why, unsigned long why_len)
+{
+    mpiscope_clock_transform_t tf;
+    if (nprocs < 1)
+        return fail(why, why_len, "clock transform: bad arguments");
+    return parse(spec, 0, nprocs, &tf, why, why_len);
 }

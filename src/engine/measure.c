@@ -85,6 +85,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, env->comm);
     double t_begin = mpiscope__now_ns(), lead = ctx->params.t_bcast_ns;
+    int first_stage = 1;
     while (!err) {
         mpiscope__stage_msg_t m = {0};
         /* cold: the stage's buffers leave every cache before rank 0 reads the
@@ -127,10 +128,13 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
                 memcpy(end + (size_t)r * k, from + k, k * sizeof(double));
                 memcpy(done_at + (size_t)r * k, from + 2 * k, k * sizeof(double));
             }
+            if (first_stage)
+                mpiscope__samples_first(st->samples, start, end, k);
             done = method->judge(st, &m, start, end, done_at, slot, mpiscope__now_ns() - t_begin);
             if (method->scheduled)
                 lead = next_lead(ctx->params.t_bcast_ns, start, slot, st->arrival_ns, n, k);
         }
+        first_stage = 0;
         MPI_Bcast(&done, 1, MPI_INT, 0, env->comm);
         if (done)
             break;
@@ -207,6 +211,8 @@ static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *metho
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
     if (!err)
         err = mpiscope__samples_set_parts(st->samples, n_parts);
+    if (!err)
+        st->samples->resolution_ns = ctx->timer.resolution_ns;
     if (!err && spec->validate && synchronizes) {
         st->samples->check_sync = 1; /* on rank 0, which holds every rank's residual */
         st->samples->sync_tolerance_ns = mpiscope_clock_sync_max_residual_ns(ctx->sync) + 2 * ctx->timer.resolution_ns;

@@ -37,8 +37,8 @@ static int judge_each(mpiscope__method_state_t *st, const mpiscope__stage_msg_t 
             for (int r = 0; slot && r < st->samples->nprocs; r++)
                 if (start[(size_t)r * k + l] - slot[l] - (st->arrival_ns ? st->arrival_ns[r] : 0) > tolerance)
                     flags = MPISCOPE__LAUNCH_LATE;
-            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                         .slot_ns = slot ? slot[l] : NAN, .flags = flags, .index = l};
+            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
+                                         .slot_ns = slot ? slot[l] : NAN, .flags = flags};
             double own_max = mpiscope__samples_add_launch(st->samples, &launch);
             if (!flags)
                 mpiscope__samples_add_sample(st->samples, sample(st, start + l, end + l, k, own_max));
@@ -174,8 +174,8 @@ static int judge_suite_loop(mpiscope__method_state_t *st, const mpiscope__stage_
             rank0_mean = r == 0 ? mean : rank0_mean;
         }
         for (unsigned l = 0; l < k; l++) {
-            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                         .slot_ns = NAN, .flags = 0, .index = l};
+            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
+                                         .slot_ns = NAN, .flags = 0};
             mpiscope__samples_view(st->samples, 3, "per_launch_max_ns",
                                    mpiscope__samples_add_launch(st->samples, &launch));
         }

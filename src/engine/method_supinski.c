@@ -80,6 +80,7 @@ static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m,
         mpiscope__prepare_launch(env);
         MPI_Barrier(env->comm);
         double t0 = mpiscope__now_ns();
+        env->op_ctx->launch_start_ns = t0;
         err |= env->op->execute(env->op_ctx);
         if (env->rank == env->root)
             MPI_Recv(&ack, 1, MPI_CHAR, target, ACK_TAG, env->comm, MPI_STATUS_IGNORE);
@@ -139,8 +140,8 @@ static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, c
         *s.cycle_max_ns = 0;
     } else {
         for (unsigned l = 0; l < k; l++) {
-            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                         .slot_ns = NAN, .flags = 0, .index = l};
+            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
+                                         .slot_ns = NAN, .flags = 0};
             mpiscope__samples_add_launch(st->samples, &launch);
             int target = target_of(first + l, st->root, st->samples->nprocs);
             double reach = end[root * k + l] - start[root * k + l] - s.ack_ns[target];

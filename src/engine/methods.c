@@ -103,6 +103,7 @@ void mpiscope__prepare_launch(mpiscope__stage_env_t *env)
 int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *end, double *done)
 {
     double t0 = mpiscope__now_ns();
+    env->op_ctx->launch_start_ns = t0;
     int err = env->op->execute(env->op_ctx);
     double t1 = mpiscope__now_ns();
     if (env->n_parts && env->stage_launch < MPISCOPE__STAGE_KMAX)

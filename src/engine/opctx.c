@@ -1,6 +1,7 @@
 /* opctx.c: filling an op's context for one measurement point, looking up
  * its options, and naming element types and reductions. The buffers of a
  * ctx live in buffers.c. */
+#include <math.h>
 #include "opctx.h"
 
 #include <stdarg.h>
@@ -40,6 +41,7 @@ int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_byt
         .reduce_op = reduce_op,
         .engine = engine,
         .op = engine->op,
+        .launch_start_ns = NAN,
     };
     return 0;
 }

@@ -34,6 +34,10 @@ static const char *stop_help(unsigned i) { return mpiscope__stop_rule_descriptio
 #define CHOICE(field, names, helps) .type = MPISCOPE__PARAM_CHOICE, .storage = MPISCOPE__STORE_ENUM, \
                                     .offset = AT(field), .choice_name = names, .choice_help = helps
 enum { BIG = 1000000000 }; /* the largest count a plan may give */
+/* The longest time a plan may give: every time has an upper bound, so that a
+ * typo (1e18 ns) is refused, not wrapped into a tick count or slept on. */
+#define LONG_S 1e6    /* 11.6 days */
+#define LONG_NS 1e12  /* 1000 s */
 
 static const mpiscope__param_t params[] = {
     {.name = "timer", CHOICE(timer, timer_choice, timer_help), .unit = "",
@@ -44,15 +48,15 @@ static const mpiscope__param_t params[] = {
      .help = "clock sync stops after this many exchanges without a better round trip"},
     {.name = "sync_fitpoints", INT(sync.fitpoints, MPISCOPE__STORE_UNSIGNED, 1, 64), .unit = "points",
      .help = "clock sync: minimum-RTT steps per pair spread in time; 2 or more fit a drift by regression"},
-    {.name = "sync_fit_gap_ns", NUM(sync.fit_gap_ns, 0, INFINITY), .unit = "ns",
+    {.name = "sync_fit_gap_ns", NUM(sync.fit_gap_ns, 0, LONG_NS), .unit = "ns",
      .help = "clock sync: wait between two fit points (the drift's lever arm)"},
     {.name = "sync_node_leaders", INT(sync.node_leaders, MPISCOPE__STORE_UNSIGNED, 0, 1), .unit = "",
      .help = "clock sync: 1 verifies that the ranks of a node share one clock and syncs node leaders only"},
-    {.name = "resync_seconds", NUM(sync.resync_seconds, 0, INFINITY), .unit = "s",
+    {.name = "resync_seconds", NUM(sync.resync_seconds, 0, LONG_S), .unit = "s",
      .help = "synchronize the clocks again before a point when the last sync is this old (0: never)"},
     {.name = "stop", CHOICE(stop_rule, stop_choice, stop_help), .unit = "",
      .help = "error: until the median and the trimmed mean reach target_rse; count: a fixed number"},
-    {.name = "target_rse", NUM(target_rse, 0, INFINITY), .min_open = 1, .unit = "1",
+    {.name = "target_rse", NUM(target_rse, 0, 1), .min_open = 1, .unit = "1",
      .help = "relative standard error of the trimmed mean and of the median to reach (error rule)"},
     {.name = "min_valid", INT(min_valid, MPISCOPE__STORE_UNSIGNED, 1, BIG), .unit = "launches",
      .help = "valid launches needed before the error rule may stop"},
@@ -60,9 +64,9 @@ static const mpiscope__param_t params[] = {
      .help = "valid launches that end a point (count rule)"},
     {.name = "max_launches", INT(max_launches, MPISCOPE__STORE_UNSIGNED, 1, 1000000), .unit = "launches",
      .help = "launches a point never exceeds (count rule default: 100)"},
-    {.name = "max_point_seconds", NUM(max_point_seconds, 0, INFINITY), .min_open = 1, .unit = "s",
+    {.name = "max_point_seconds", NUM(max_point_seconds, 0, LONG_S), .min_open = 1, .unit = "s",
      .help = "wall time a point never exceeds"},
-    {.name = "min_point_seconds", NUM(min_point_seconds, 0, INFINITY), .unit = "s",
+    {.name = "min_point_seconds", NUM(min_point_seconds, 0, LONG_S), .unit = "s",
      .help = "measuring time the error rule always spends on a point (many launches of small messages)"},
     {.name = "confidence", NUM(confidence, 0, 1), .min_open = 1, .max_open = 1, .unit = "1",
      .help = "confidence level of the interval around the median"},
@@ -70,7 +74,7 @@ static const mpiscope__param_t params[] = {
      .help = "fraction of samples trimmed from each end for the trimmed mean"},
     {.name = "align", INT(alignment_bytes, MPISCOPE__STORE_SIZE, 1, 1 << 30), .power_of_two = 1,
      .unit = "bytes", .help = "alignment of every message buffer"},
-    {.name = "window_min_ns", NUM(window_min_ns, 0, INFINITY), .unit = "ns",
+    {.name = "window_min_ns", NUM(window_min_ns, 0, LONG_NS), .unit = "ns",
      .help = "window: the window never shrinks below this"},
     {.name = "k", INT(k, MPISCOPE__STORE_UNSIGNED, 1, 64), .unit = "launches",
      .help = "launches per stage"},
@@ -80,10 +84,10 @@ static const mpiscope__param_t params[] = {
      .help = "window: scale factor over the needed window"},
     {.name = "invalid_threshold", NUM(invalid_threshold, 0, 1), .max_open = 1, .unit = "1",
      .help = "window: widen when more launches of a stage than this fraction overran"},
-    {.name = "gap_ns", NUM(gap_ns, 0, INFINITY), .unit = "ns",
+    {.name = "gap_ns", NUM(gap_ns, 0, LONG_NS), .unit = "ns",
      .help = "idle time before each launch (roundtime: after the previous end; barrier-each, max, "
              "root, global: after the barrier)"},
-    {.name = "window_ns", NUM(window_ns, 0, INFINITY), .unit = "ns",
+    {.name = "window_ns", NUM(window_ns, 0, LONG_NS), .unit = "ns",
      .help = "window: a fixed window, never sized from needs (0: sized from needs)"},
 };
 #undef AT

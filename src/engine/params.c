@@ -45,7 +45,8 @@ int mpiscope_params_check(const mpiscope_params_t *p)
     bad |= !(p->window_quantile > 0 && p->window_quantile <= 1)
            || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
            || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1)
-           || p->sync.max_exchanges == 0;
+           || p->sync.max_exchanges == 0 || !(p->floor_ns >= 0 && isfinite(p->floor_ns))
+           || !(p->floor_se_ns >= 0 && isfinite(p->floor_se_ns));
     return bad ? MPISCOPE_ERANGE : 0;
 }
 
@@ -56,6 +57,7 @@ const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
     case MPISCOPE_STOPPED_MAX_VALID: return "max_valid";
     case MPISCOPE_STOPPED_MAX_LAUNCHES: return "max_launches";
     case MPISCOPE_STOPPED_TIME_LIMIT: return "time_limit";
+    case MPISCOPE_STOPPED_RESOLUTION: return "clock_resolution";
     default: return "not_stopped";
     }
 }

@@ -201,23 +201,35 @@ static int set_map(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const m
     return 0;
 }
 
+const char *const mpiscope__floor_modes[] = {"report", "subtract", NULL};
+
 static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
 {
     if (want(w, v, MPISCOPE__JV_STRING))
         return MPISCOPE_EINVAL;
     const char *s = v->string;
+    if (f->choices) {
+        int i = 0;
+        while (f->choices[i] && strcmp(s, f->choices[i]) != 0)
+            i++;
+        if (!f->choices[i] && !(!s[0] && strcmp(f->default_text, "\"\"") == 0)) {
+            char list[128] = "";
+            for (int k = 0; f->choices[k]; k++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", f->choices[k]);
+            return bad(w, "'%s' is not one of: %s", s, list);
+        }
+        if (strcmp(f->name, "floor") == 0)
+            p->floor = (mpiscope__floor_mode_t)i;
+        else if (strcmp(f->name, "thread_level") == 0)
+            p->thread_level = s;
+        else
+            p->startup = s;
+        return 0;
+    }
     if (strcmp(f->name, "out") == 0) {
         if (!s[0])
             return bad(w, "must not be empty");
         p->out = s;
-    } else if (strcmp(f->name, "thread_level") == 0) {
-        if (s[0] && mpiscope__thread_level_parse(s) < 0)
-            return bad(w, "'%s' is not single, funneled, serialized or multiple", s);
-        p->thread_level = s;
-    } else if (strcmp(f->name, "startup") == 0) {
-        if (s[0] && strcmp(s, "init") && strcmp(s, "init_thread") && strcmp(s, "session"))
-            return bad(w, "'%s' is not init, init_thread or session", s);
-        p->startup = s;
     } else if (strcmp(f->name, "dtype") == 0) {
         MPI_Datatype t;
         size_t bytes;
@@ -284,8 +296,8 @@ static int set_scalar(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
     } else {
         if (want(w, v, MPISCOPE__JV_NUMBER))
             return MPISCOPE_EINVAL;
-        if (!(v->number >= f->min))
-            return bad(w, "must be a number >= %g", f->min);
+        if (!(v->number >= f->min && v->number <= f->max))
+            return bad(w, "must be a number in [%g, %g]", f->min, f->max);
         p->drift_seconds = v->number;
     }
     return 0;
@@ -298,7 +310,7 @@ int *mpiscope__plan_bool(mpiscope__plan_t *p, const char *name)
         {"validate", offsetof(mpiscope__plan_t, validate)}, {"resync", offsetof(mpiscope__plan_t, resync)},
         {"oversubscribed", offsetof(mpiscope__plan_t, oversubscribed)},
         {"progress", offsetof(mpiscope__plan_t, progress)}, {"firstcall", offsetof(mpiscope__plan_t, firstcall)},
-        {"check", offsetof(mpiscope__plan_t, check)},
+        {"check", offsetof(mpiscope__plan_t, check)}, {"ledger", offsetof(mpiscope__plan_t, ledger)},
     };
     for (size_t i = 0; name && i < sizeof flags / sizeof *flags; i++)
         if (strcmp(flags[i].name, name) == 0)
@@ -321,9 +333,9 @@ typedef struct field_entry {
 
 #define F(nm, k, ty, dflt, un, lo, hi, fn, hlp) \
     {{.name = nm, .kind = k, .type = ty, .default_text = dflt, .unit = un, .min = lo, .max = hi, .help = hlp}, fn}
-#define FC(nm, dflt, values, fn, hlp) \
+#define CHOICES(nm, list, dflt, fn, hlp) \
     {{.name = nm, .kind = MPISCOPE__FIELD_STRING, .type = "choice", .default_text = dflt, .unit = "", \
-      .help = hlp, .choices = values}, fn}
+      .help = hlp, .choices = list}, fn}
 static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple", NULL};
 static const char *const startups[] = {"init", "init_thread", "session", NULL};
 static const field_entry_t fields[] = {
@@ -350,22 +362,22 @@ static const field_entry_t fields[] = {
     F("clock_transform", MPISCOPE__FIELD_STRING, "clock transform", "\"\"", "", 0, 0, set_clock_transform,
       "inject a per-rank clock offset (ns), drift (ppm) and jitter (ns) to test clock sync: "
       "SELECTOR:KEY=VALUE,...;... with SELECTOR all, N, N-M or random (seed=S)"),
-    F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, INFINITY, set_scalar,
+    F("shuffle", MPISCOPE__FIELD_INTEGER, "integer", "0", "", 0, 9007199254740991.0, set_scalar,
       "seed of a shuffled point order (0: plan order)"),
     F("ranks", MPISCOPE__FIELD_INTEGER, "integer", "0", "ranks", 0, INT_MAX, set_scalar,
       "the ranks the launcher was asked to start (0: any): a run with another number stops at "
       "once, on every rank (srun without PMI starts one MPI job per task)"),
-    F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, INFINITY, set_scalar,
+    F("drift_seconds", MPISCOPE__FIELD_NUMBER, "number", "2", "s", 0, 1e6, set_scalar,
       "check: wait before measuring the clock drift"),
     F("meta", MPISCOPE__FIELD_MAP, "object of name: value", "{}", "", 0, 0, set_map,
       "environment entries of the result document (flag --meta KEY=VALUE)"),
     F("out", MPISCOPE__FIELD_STRING, "string", NULL, "path", 0, 0, set_string,
       "the result document to write (required)"),
-    FC("thread_level", "\"\"", thread_levels, set_string,
+    CHOICES("thread_level", thread_levels, "\"\"", set_string,
       "the MPI thread level to ask for: single, funneled, serialized or multiple (MPI_Init_thread); "
       "\"\": multiple when an op calls MPI from threads, else MPI_Init. The level granted is in "
       "the result (environment.thread_level) and an op that needs more refuses the point"),
-    FC("startup", "\"\"", startups, set_string,
+    CHOICES("startup", startups, "\"\"", set_string,
       "measure how MPI starts instead (mpiscope startup): init (MPI_Init), init_thread "
       "(MPI_Init_thread at thread_level), session (MPI_Session_init, a group from mpi://WORLD, "
       "MPI_Comm_create_from_group); then each rank's first and second round trip to every peer"),
@@ -382,9 +394,15 @@ static const field_entry_t fields[] = {
     F("firstcall", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
       "measure the first call against the second instead"),
     F("check", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "run the machine check instead"),
+    CHOICES("floor", mpiscope__floor_modes, "\"report\"", set_string,
+            "the measurement floor (WaitPatternNull's median, measured first): report it, or "
+            "subtract it from every launch time (intervals then include its own)"),
+    F("ledger", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
+      "after each window point, its bias-ledger companions: window warm, barrier-each warm and "
+      "back-to-back warm, with per-launch series (mpiscope explain)"),
 };
 #undef F
-#undef FC
+#undef CHOICES
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
 /* The measurement parameters follow the plan's own fields. */

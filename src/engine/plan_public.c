@@ -5,6 +5,7 @@
 #include <string.h>
 #include "mpiscope/error.h"
 #include "environment.h"
+#include "mpiscope/timer.h"
 #include "plan_spec.h"
 
 /* The plan, or NULL with err set; err may be NULL. */
@@ -117,6 +118,17 @@ int mpiscope_plan_start(const mpiscope_plan_t *p, mpiscope_plan_start_t *out)
     if (out->startup)
         out->init_thread = strcmp(p->startup, "init_thread") == 0;
     return 0;
+}
+
+int mpiscope_plan_check(const mpiscope_plan_t *p, int nprocs, char *err, size_t err_size)
+{
+    char why[256] = "";
+    int rc = !p || nprocs < 1 ? MPISCOPE_EINVAL
+                              : mpiscope_clock_transform_check(p->params.sync.clock_transform, nprocs, why,
+                                                               sizeof why);
+    if (rc && err && err_size)
+        snprintf(err, err_size, "plan field 'clock_transform': %s", why[0] ? why : "bad arguments");
+    return rc;
 }
 
 void mpiscope_plan_free(mpiscope_plan_t *p)

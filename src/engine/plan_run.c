@@ -1,10 +1,13 @@
 /* plan_run.c: running a plan (mpiscope_plan_run()): every point measured
  * on one context and added to the result document. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "mpiscope/error.h"
 #include "mpiscope/result.h"
 #include "context.h"
+#include "ledger.h"
 #include "plan_spec.h"
 #include "result_internal.h"
 
@@ -33,6 +36,42 @@ static int fail_write(run_t *r, const char *why, int err)
         return fail(r, "writing the result", err);
     if (!r->err[0])
         snprintf(r->err, r->err_size, "%s", why);
+    return err;
+}
+
+/* The point's JSON with its ledger member added (rank 0; the others' stay
+ * empty), or NULL when out of memory. */
+static char *with_ledger(const mpiscope__json_t *item, const mpiscope__json_t *ledger)
+{
+    if (!item->buf || !ledger->buf || item->failed || ledger->failed)
+        return NULL;
+    size_t n = item->len + ledger->len + 16;
+    char *text = malloc(n);
+    if (text) /* the point's object without its closing brace, then the member */
+        snprintf(text, n, "%.*s,\"ledger\":%s}", (int)(item->len - 1), item->buf, ledger->buf);
+    return text;
+}
+
+/* The point's companions (ledger.c), then the point with its ledger. */
+static int add_with_ledger(run_t *run, const mpiscope__plan_point_t *pt, const mpiscope_point_spec_t *spec,
+                           const mpiscope_point_result_t *r)
+{
+    mpiscope__json_t item, ledger;
+    mpiscope__json_init(&item);
+    mpiscope__json_init(&ledger);
+    mpiscope__result_point_json(run->res, pt->op, spec, r, &item); /* before ctx->last changes */
+    int err = mpiscope__ledger_measure(run->ctx, pt->op, spec, r, &ledger);
+    char *text = run->ctx->rank == 0 && !err ? with_ledger(&item, &ledger) : NULL;
+    if (!err && run->ctx->rank == 0 && !text)
+        err = MPISCOPE_ENOMEM;
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, run->comm);
+    if (err)
+        fail(run, "measuring the ledger's companions", err);
+    else if ((err = mpiscope__result_add_raw_point(run->res, text ? text : "")) != 0)
+        fail_write(run, mpiscope__result_error(run->res), err);
+    free(text);
+    mpiscope__json_free(&item);
+    mpiscope__json_free(&ledger);
     return err;
 }
 
@@ -68,6 +107,8 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     }
     if (!spec.nprocs)
         spec.nprocs = mpiscope_context_sync(run->ctx)->nprocs;
+    if (o->ledger && mpiscope__ledger_applies(pt->op, &spec))
+        return add_with_ledger(run, pt, &spec, r);
     err = mpiscope_result_add_point(run->res, pt->op, &spec, r);
     return err ? fail_write(run, mpiscope__result_error(run->res), err) : 0;
 }
@@ -109,6 +150,78 @@ static int run_points(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     return err ? err : validation_failed ? MPISCOPE_EVALIDATE : 0;
 }
 
+/* The floor's section: WaitPatternNull's statistics and each rank's median. */
+static void floor_json(const run_t *run, const mpiscope_point_result_t *r, double se_ns, mpiscope__json_t *j)
+{
+    const mpiscope_stats_t *s = &r->stats;
+    const mpiscope__samples_t *last = run->ctx->last;
+    mpiscope__json_object(j, NULL);
+    mpiscope__json_string(j, "op", "waitpattern_null");
+    mpiscope__json_string(j, "method", "window");
+    mpiscope__json_string(j, "mode", mpiscope__floor_modes[run->plan->floor]);
+    mpiscope__json_bool(j, "subtracted", run->plan->floor == MPISCOPE__FLOOR_SUBTRACT);
+    mpiscope__json_integer(j, "samples", (long long)s->n_valid);
+    mpiscope__json_number(j, "median_ns", s->median);
+    mpiscope__json_number(j, "mean_ns", s->mean);
+    mpiscope__json_number(j, "min_ns", s->min);
+    mpiscope__json_number(j, "max_ns", s->max);
+    mpiscope__json_number(j, "error_ns", s->error);
+    mpiscope__json_number(j, "ci_low_ns", s->median - s->error);
+    mpiscope__json_number(j, "ci_high_ns", s->median + s->error);
+    mpiscope__json_number(j, "se_ns", se_ns);
+    mpiscope__json_bool(j, "at_resolution", s->at_resolution);
+    mpiscope__json_number(j, "confidence", s->confidence);
+    mpiscope__json_array(j, "per_rank_median_ns");
+    double *v = last ? malloc((last->valid ? last->valid : 1) * sizeof *v) : NULL;
+    for (int rank = 0; v && rank < last->nprocs; rank++) {
+        for (size_t i = 0; i < last->valid; i++)
+            v[i] = last->rank_time_ns[i * (size_t)last->nprocs + (size_t)rank];
+        mpiscope_stats_t own;
+        mpiscope_stats_compute(v, last->valid, 0, 0.95, &own);
+        mpiscope__json_number(j, NULL, own.median);
+    }
+    free(v);
+    mpiscope__json_end(j);
+    mpiscope__json_end(j);
+}
+
+/* The measurement floor, before every point: WaitPatternNull (the engine's
+ * empty timed region) by the window method; recorded, and with floor
+ * "subtract" taken off every later launch time (params.floor_ns), its
+ * standard error added to theirs. The median's standard error is at least
+ * half a clock step over z when its samples sit on one or two steps. */
+static int measure_floor(run_t *run)
+{
+    const mpiscope_op_t *null_op = mpiscope_op_find("waitpattern_null");
+    mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
+    spec.method_handle = mpiscope_method_find("window");
+    spec.cache_cold = 0;
+    mpiscope_point_result_t r;
+    int err = null_op ? mpiscope_context_measure(run->ctx, null_op, &spec, &r) : MPISCOPE_EINVAL;
+    if (err)
+        return fail(run, "measuring the floor (waitpattern_null)", err);
+    const double z = 1.959963984540054;
+    double se = fmax(r.stats.median_rse * fabs(r.stats.median), r.stats.error_floor_ns / z);
+    if (!isfinite(se))
+        se = r.stats.error_floor_ns / z;
+    mpiscope__json_t j;
+    mpiscope__json_init(&j);
+    if (run->ctx->rank == 0)
+        floor_json(run, &r, se, &j);
+    err = run->ctx->rank == 0 && (j.failed || !j.buf) ? MPISCOPE_ENOMEM : 0;
+    if (!err && run->ctx->rank == 0)
+        err = mpiscope__result_set_section(run->res, "floor", j.buf);
+    mpiscope__json_free(&j);
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, run->comm);
+    if (err)
+        return fail(run, "recording the floor", err);
+    if (run->plan->floor == MPISCOPE__FLOOR_SUBTRACT && isfinite(r.stats.median) && r.stats.median > 0) {
+        run->ctx->params.floor_ns = r.stats.median; /* every rank has the result */
+        run->ctx->params.floor_se_ns = isfinite(se) ? se : 0;
+    }
+    return 0;
+}
+
 /* The document's header: environment, what varies, warnings. */
 static void describe_run(const mpiscope__plan_t *o, mpiscope_result_t *res)
 {
@@ -148,7 +261,9 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
         return err;
     }
     describe_run(o, run->res);
-    err = run_points(run, on_point, user);
+    err = measure_floor(run);
+    if (!err)
+        err = run_points(run, on_point, user);
     char why[256];
     /* a validation failure is a finding of a complete run, not a failed run */
     int close_err = mpiscope__result_close(run->res, err != 0 && err != MPISCOPE_EVALIDATE, why, sizeof why);
@@ -171,14 +286,17 @@ int mpiscope_plan_run(MPI_Comm comm, const mpiscope_plan_t *plan, mpiscope_plan_
         snprintf(err, err_size, "plan: no plan or no communicator");
         return MPISCOPE_EINVAL;
     }
-    int launched;
-    MPI_Comm_size(comm, &launched);
-    if (plan->ranks && launched != plan->ranks) {
+    int nprocs;
+    MPI_Comm_size(comm, &nprocs);
+    if (plan->ranks && nprocs != plan->ranks) {
         snprintf(err, err_size, "%d rank%s started where %d were asked for (with srun, each task "
-                 "is then an MPI job of its own: give srun --mpi)", launched, launched == 1 ? "" : "s",
+                 "is then an MPI job of its own: give srun --mpi)", nprocs, nprocs == 1 ? "" : "s",
                  plan->ranks);
         return MPISCOPE_ERANGE;
     }
+    int bad = mpiscope_plan_check(plan, nprocs, err, err_size);
+    if (bad)
+        return bad;
     if (plan->check)
         return mpiscope__plan_run_check(comm, plan, err, err_size);
     if (plan->firstcall)

@@ -47,6 +47,11 @@ unsigned long long mpiscope__xorshift(unsigned long long *state);
 /* Start delay of every rank (ns); MPISCOPE_ERANGE when late names a rank >= nprocs. */
 int mpiscope__arrival_offsets(const mpiscope__arrival_t *a, int nprocs, double *offsets_ns);
 
+/* What the floor (WaitPatternNull's median, measured first in every run)
+ * does to the points: only reported, or subtracted from every launch time. */
+typedef enum mpiscope__floor_mode { MPISCOPE__FLOOR_REPORT = 0, MPISCOPE__FLOOR_SUBTRACT } mpiscope__floor_mode_t;
+extern const char *const mpiscope__floor_modes[]; /* "report", "subtract", NULL */
+
 /* The public mpiscope_plan_t (mpiscope/plan.h) is this structure. */
 typedef struct mpiscope_plan {
     mpiscope_params_t params;
@@ -77,6 +82,8 @@ typedef struct mpiscope_plan {
     const char *startup;                   /* "" or how MPI starts when the start is measured:
                                               "init", "init_thread", "session" */
     int force, raw, oversubscribed, progress, validate, resync, firstcall, check;
+    int ledger;                            /* measure each window point's bias-ledger companions */
+    mpiscope__floor_mode_t floor;
     mpiscope__jv_t *doc;                   /* the document the strings point into */
 } mpiscope__plan_t;
 
@@ -97,8 +104,10 @@ typedef struct mpiscope__plan_field {
     const char *unit;
     double min, max;              /* INTEGER, NUMBER, list of integers; max INFINITY: unbounded */
     const char *help;
-    const char *const *choices;   /* a string field's values besides "" (NULL-terminated), or NULL */
+    const char *const *choices;   /* a string field with these values only (NULL-terminated), and ""
+                                     where that is its default; or NULL */
 } mpiscope__plan_field_t;
+
 
 size_t mpiscope__plan_field_count(void);
 const mpiscope__plan_field_t *mpiscope__plan_field_at(size_t index);

@@ -12,6 +12,8 @@ static void write_interval(mpiscope__json_t *j, const char *key, const mpiscope_
 {
     double t = -mpiscope_student_t_quantile(0.5 * (1 - p), (double)s->n_used - 1); /* exact input */
     double e = t * s->se;
+    if (e < s->error_floor_ns) /* the clock's limit: never narrower than half a step */
+        e = s->error_floor_ns;
     mpiscope__json_array(j, key);
     mpiscope__json_number(j, NULL, s->mean - e);
     mpiscope__json_number(j, NULL, s->mean + e);
@@ -42,6 +44,33 @@ static void write_stats(mpiscope__json_t *j, const mpiscope_stats_t *s)
     write_interval(j, "0.90", s, 0.90);
     write_interval(j, "0.95", s, 0.95);
     write_interval(j, "0.99", s, 0.99);
+    mpiscope__json_end(j);
+    mpiscope__json_bool(j, "at_resolution", s->at_resolution);
+    mpiscope__json_number(j, "error_floor_ns", s->error_floor_ns);
+}
+
+static void write_quantile(mpiscope__json_t *j, const char *name, double q, double value, double low,
+                           double high, double confidence)
+{
+    mpiscope__json_object(j, name);
+    mpiscope__json_number(j, "value_ns", value);
+    mpiscope__json_array(j, "ci_ns"); /* a bound beyond the sample (NAN) is null */
+    mpiscope__json_number(j, NULL, low);
+    mpiscope__json_number(j, NULL, high);
+    mpiscope__json_end(j);
+    mpiscope__json_integer(j, "min_samples", (long long)mpiscope_stats_tail_min_samples(q, confidence));
+    mpiscope__json_end(j);
+}
+
+/* The tail of the valid launches: p90, p99 with distribution-free intervals, and the max. */
+static void write_tail(mpiscope__json_t *j, const mpiscope_stats_t *s)
+{
+    mpiscope__json_object(j, "tail");
+    mpiscope__json_integer(j, "samples", (long long)s->n_valid);
+    mpiscope__json_number(j, "confidence", s->confidence);
+    write_quantile(j, "p90", 0.90, s->p90, s->p90_low, s->p90_high, s->confidence);
+    write_quantile(j, "p99", 0.99, s->p99, s->p99_low, s->p99_high, s->confidence);
+    mpiscope__json_number(j, "max_ns", s->max);
     mpiscope__json_end(j);
 }
 
@@ -262,6 +291,8 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_integer(j, "launches_total", (long long)point->launches_total);
     mpiscope__json_integer(j, "launches_valid", (long long)point->launches_valid);
     write_stats(j, &point->stats);
+    write_tail(j, &point->stats);
+    mpiscope__json_number(j, "first_launch_ns", point->first_launch_ns);
     write_summary(j, "global_span", point->span_median_ns, point->span_mean_ns, point->span_max_ns);
     write_summary(j, "start_skew", point->skew_median_ns, point->skew_mean_ns, point->skew_max_ns);
     mpiscope__json_object(j, "gap"); /* idle time before a launch, min over ranks */

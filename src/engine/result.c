@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "mpiscope/error.h"
 #include "mpiscope/result.h"
@@ -145,16 +146,33 @@ static void write_method(const mpiscope_params_t *p, mpiscope__json_t *j)
 }
 
 /* A document worth replacing an old file with (--force): one that holds a
- * point or a section, or that says the run completed. */
+ * point or a section (the floor, measured before any point, is not one),
+ * or that says the run completed. */
 static int has_content(const mpiscope_result_t *res, const char *status)
 {
-    return (res->points.buf && res->points.buf[0]) || res->n_sections || strcmp(status, "complete") == 0;
+    int sections = 0;
+    for (int i = 0; i < res->n_sections; i++)
+        sections += strcmp(res->section_keys[i], "floor") != 0;
+    return (res->points.buf && res->points.buf[0]) || sections || strcmp(status, "complete") == 0;
+}
+
+/* Whether `path` is absent or a regular file: the only kind a rename may
+ * replace (a rename over /dev/null would replace the device itself). */
+static int replaceable(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
 }
 
 /* `text` into res->path through a temporary file and a rename: readers
- * never see a half-written file, and a failed write leaves the old one. */
+ * never see a half-written file, and a failed write leaves the old one.
+ * Only a regular file is replaced. */
 static int replace_file(mpiscope_result_t *res, const char *text, size_t len)
 {
+    if (!replaceable(res->path)) {
+        snprintf(res->why, sizeof res->why, "rank 0 could not write %s: not a regular file", res->path);
+        return MPISCOPE_EIO;
+    }
     size_t n = strlen(res->path) + 32;
     char *tmp = malloc(n);
     if (!tmp)
@@ -166,6 +184,10 @@ static int replace_file(mpiscope_result_t *res, const char *text, size_t len)
     if (f && fclose(f) != 0 && ok) {
         ok = 0;
         why = errno;
+    }
+    if (ok && !replaceable(res->path)) { /* something else appeared meanwhile */
+        ok = 0;
+        why = EEXIST;
     }
     if (ok && rename(tmp, res->path) != 0) {
         ok = 0;
@@ -249,6 +271,15 @@ static void result_free(mpiscope_result_t *res)
     free(res);
 }
 
+/* The file a write of `path` replaces: a symbolic link's target (written
+ * through the link, not over it), else `path` itself. Owned by the caller. */
+static char *written_path(const char *path)
+{
+    struct stat st;
+    char *resolved = lstat(path, &st) == 0 && S_ISLNK(st.st_mode) ? realpath(path, NULL) : NULL;
+    return resolved ? resolved : strdup(path);
+}
+
 int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned flags, mpiscope_result_t **out)
 {
     if (!ctx || !path || !out || (flags & ~(unsigned)(MPISCOPE_RESULT_FORCE | MPISCOPE_RESULT_RAW)))
@@ -259,7 +290,7 @@ int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned fla
         res->ctx = ctx;
         res->flags = flags;
         res->is_writer = ctx->rank == 0;
-        res->path = strdup(path);
+        res->path = written_path(path);
         snprintf(res->varied, sizeof res->varied, "size");
         mpiscope__json_init(&res->points);
         mpiscope__json_init(&res->warnings);
@@ -267,8 +298,11 @@ int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned fla
         mpiscope__json_init(&res->methods);
         err = res->path ? mpiscope__environment_gather(ctx->comm, &res->env) : MPISCOPE_ENOMEM;
     }
-    if (!err && res->is_writer) {
-        int exists = access(path, F_OK) == 0;
+    if (!err && res->is_writer && !replaceable(res->path)) {
+        snprintf(res->why, sizeof res->why, "%s is not a regular file: not replaced", path);
+        err = MPISCOPE_EIO;
+    } else if (!err && res->is_writer) {
+        int exists = access(res->path, F_OK) == 0;
         res->keep_old = exists && (flags & MPISCOPE_RESULT_FORCE);
         err = exists && !res->keep_old ? MPISCOPE_EEXIST : write_document(res, "running");
     }
@@ -328,6 +362,14 @@ int mpiscope_result_warn(mpiscope_result_t *res, const char *text)
     mpiscope__json_list_append(&res->warnings, item.buf);
     mpiscope__json_free(&item);
     return res->warnings.failed ? MPISCOPE_ENOMEM : 0;
+}
+
+void mpiscope__result_point_json(const mpiscope_result_t *res, const mpiscope_op_t *op,
+                                 const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
+                                 mpiscope__json_t *j)
+{
+    if (res && res->is_writer && point->participated)
+        mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, j);
 }
 
 int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,

@@ -6,10 +6,17 @@
 
 #include <stddef.h>
 #include "mpiscope/result.h"
+#include "json.h"
 
 /* Append one encoded JSON object to "points" and rewrite the file.
  * Collective, like mpiscope_result_add_point(). */
 int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_object);
+
+/* The JSON object of a point as mpiscope_result_add_point() writes it, from
+ * the context's last point (rank 0; other ranks' j is left empty). */
+void mpiscope__result_point_json(const mpiscope_result_t *res, const mpiscope_op_t *op,
+                                 const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
+                                 mpiscope__json_t *j);
 
 /* Add a top-level member "key": json_value (written with the document).
  * MPISCOPE_EINVAL for a key already added (or more than 8 sections). */

@@ -15,7 +15,7 @@ static size_t bytes_per_launch(const mpiscope__samples_t *s)
 {
     size_t per_rank = (size_t)s->nprocs * sizeof(double) * (s->keep_raw ? 3 : 1);
     size_t raw = s->keep_raw ? 2 * sizeof(double) + 1 : 0;
-    return 4 * sizeof(double) + per_rank + raw + (size_t)s->n_views * sizeof(double)
+    return 4 * sizeof(double) + 1 + per_rank + raw + (size_t)s->n_views * sizeof(double)
            + (size_t)s->nprocs * s->n_parts * sizeof(double);
 }
 
@@ -47,7 +47,7 @@ static int reserve(mpiscope__samples_t *s, size_t want)
     c = c < s->limit ? c : s->limit;
     int ok = grow_array(&s->sample_ns, c, sizeof(double)) && grow_array(&s->span_ns, c, sizeof(double))
              && grow_array(&s->skew_ns, c, sizeof(double)) && grow_array(&s->gap_ns, c, sizeof(double))
-             && grow_array(&s->rank_time_ns, c * p, sizeof(double));
+             && grow_array(&s->rank_time_ns, c * p, sizeof(double)) && grow_array(&s->stage_first, c, 1);
     if (ok && s->keep_raw)
         ok = grow_array(&s->raw_start_ns, c * p, sizeof(double)) && grow_array(&s->raw_end_ns, c * p, sizeof(double))
              && grow_array(&s->raw_slot_ns, c, sizeof(double)) && grow_array(&s->raw_time_ns, c, sizeof(double))
@@ -76,6 +76,7 @@ int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int ke
     s->nprocs = nprocs;
     s->keep_raw = keep_raw;
     s->limit = (size_t)params->max_launches + 64;
+    s->first_launch_ns = NAN;
     s->prev_end_ns = malloc((size_t)nprocs * sizeof(double));
     if (!s->prev_end_ns || !reserve(s, s->limit < FIRST_CAPACITY ? s->limit : FIRST_CAPACITY)) {
         mpiscope__samples_destroy(s);
@@ -107,6 +108,7 @@ void mpiscope__samples_destroy(mpiscope__samples_t *s)
     free(s->skew_ns);
     free(s->gap_ns);
     free(s->rank_time_ns);
+    free(s->stage_first);
     free(s->prev_end_ns);
     free(s->raw_start_ns);
     free(s->raw_end_ns);
@@ -177,21 +179,33 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
     s->span_ns[v] = emax - smin;
     s->skew_ns[v] = smax - smin;
     s->gap_ns[v] = gap;
+    s->stage_first[v] = l->in_stage == 0;
     for (int r = 0; r < s->nprocs; r++)
-        s->rank_time_ns[v * s->nprocs + r] = l->end_ns[(size_t)r * l->stride] - l->start_ns[(size_t)r * l->stride];
+        s->rank_time_ns[v * s->nprocs + r] =
+            l->end_ns[(size_t)r * l->stride] - l->start_ns[(size_t)r * l->stride] - s->params.floor_ns;
     for (size_t i = 0; i < (size_t)s->nprocs * s->n_parts; i++) {
         size_t r = i / s->n_parts, part = i % s->n_parts;
         s->part_ns[v * (size_t)s->nprocs * s->n_parts + i] =
-            s->stage_parts && l->index < s->stage_k
-                ? s->stage_parts[(r * s->stage_k + l->index) * s->n_parts + part] : NAN;
+            s->stage_parts && l->in_stage < s->stage_k
+                ? s->stage_parts[(r * s->stage_k + l->in_stage) * s->n_parts + part] : NAN;
     }
     return tmax;
+}
+
+void mpiscope__samples_first(mpiscope__samples_t *s, const double *start, const double *end, size_t stride)
+{
+    if (!isnan(s->first_launch_ns))
+        return;
+    double tmax = -INFINITY;
+    for (int r = 0; r < s->nprocs; r++)
+        tmax = fmax(tmax, end[(size_t)r * stride] - start[(size_t)r * stride]);
+    s->first_launch_ns = tmax;
 }
 
 void mpiscope__samples_add_sample(mpiscope__samples_t *s, double value_ns)
 {
     if (reserve(s, s->n_samples + 1))
-        s->sample_ns[s->n_samples++] = value_ns;
+        s->sample_ns[s->n_samples++] = value_ns - s->params.floor_ns;
 }
 
 void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name, double value_ns)
@@ -207,7 +221,7 @@ void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name,
             s->n_views = index + 1;
     }
     if (reserve(s, s->n_view_values[index] + 1))
-        s->view_ns[index][s->n_view_values[index]++] = value_ns;
+        s->view_ns[index][s->n_view_values[index]++] = value_ns - s->params.floor_ns;
 }
 
 void mpiscope__samples_restart(mpiscope__samples_t *s)
@@ -217,6 +231,38 @@ void mpiscope__samples_restart(mpiscope__samples_t *s)
     s->n_samples = 0;
     for (int i = 0; i < s->n_views; i++)
         s->n_view_values[i] = 0;
+}
+
+int mpiscope__samples_stats(const mpiscope__samples_t *s, mpiscope_stats_t *st)
+{
+    const mpiscope_params_t *p = &s->params;
+    int err = mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, st);
+    if (err)
+        return err;
+    if (p->floor_ns > 0 && st->n_used >= 2) { /* net of the floor: its own uncertainty too */
+        st->se = sqrt(st->se * st->se + p->floor_se_ns * p->floor_se_ns);
+        st->rse = st->mean != 0.0 ? st->se / fabs(st->mean) : NAN;
+        st->error = st->t_quantile * st->se;
+        st->ci_low = st->mean - st->error;
+        st->ci_high = st->mean + st->error;
+    }
+    mpiscope_stats_apply_resolution(st, s->resolution_ns);
+    return 0;
+}
+
+/* The error rule's test on statistics with the clock's limit applied: the
+ * relative standard errors of the trimmed mean and of the median, each at
+ * least what half a clock step means for it when the kept samples do not
+ * dither (a quantised clock never gives RSE 0). */
+static int precise_enough(const mpiscope_stats_t *st, double target)
+{
+    const double z = 1.959963984540054; /* median_rse's order-statistic interval */
+    double se = st->se, median_se = st->median_rse * fabs(st->median);
+    if (st->error_floor_ns > 0) {
+        se = fmax(se, st->error_floor_ns / st->t_quantile);
+        median_se = fmax(median_se, st->error_floor_ns / z);
+    }
+    return se <= target * fabs(st->mean) && median_se <= target * fabs(st->median);
 }
 
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns)
@@ -230,11 +276,13 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
     int capped = s->total >= p->max_launches || s->total >= s->limit;
     /* (the launch cap ends the minimum time: a precise point that made every
      * launch it may is at its target, not short of it) */
-    if (p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
-        && (elapsed_ns >= p->min_point_seconds * 1e9 || capped)
-        && mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, &st) == 0
-        && st.rse <= p->target_rse && st.median_rse <= p->target_rse)
+    int judged = p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
+                 && (elapsed_ns >= p->min_point_seconds * 1e9 || capped)
+                 && mpiscope__samples_stats(s, &st) == 0;
+    if (judged && precise_enough(&st, p->target_rse))
         reason = MPISCOPE_STOPPED_TARGET_ERROR;
+    else if (judged && st.error_floor_ns > 0) /* no dither: more launches cannot help */
+        reason = MPISCOPE_STOPPED_RESOLUTION;
     else if (p->stop_rule == MPISCOPE_STOP_COUNT && s->n_samples >= p->max_valid)
         reason = MPISCOPE_STOPPED_MAX_VALID;
     else if (capped)
@@ -271,9 +319,10 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
     memset(out, 0, sizeof *out);
     out->participated = 1;
     out->first_mismatch_rank = -1;
-    int err = mpiscope_stats_compute(s->sample_ns, s->n_samples, p->trim_fraction, p->confidence, &out->stats);
+    int err = mpiscope__samples_stats(s, &out->stats);
     if (err)
         return err;
+    out->first_launch_ns = s->first_launch_ns;
     double *scratch = malloc((s->capacity ? s->capacity : 1) * sizeof(double));
     if (!scratch)
         return MPISCOPE_ENOMEM;
@@ -302,9 +351,12 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
     out->stop_reason = s->stop_reason;
     if (s->total && out->invalid_fraction > 0.5)
         out->unstable |= MPISCOPE_UNSTABLE_INVALID_FRACTION;
-    if (s->n_samples >= 4 && out->stats.q75 - out->stats.q25 > 0.5 * out->stats.median)
+    /* (an interquartile range of one clock step is the clock's, not the operation's:
+     * a floor-subtracted WaitPatternNull has median 0 and steps 0 / 10 ns) */
+    if (s->n_samples >= 4 && out->stats.q75 - out->stats.q25 > fmax(0.5 * out->stats.median, s->resolution_ns))
         out->unstable |= MPISCOPE_UNSTABLE_SPREAD;
-    if (p->stop_rule == MPISCOPE_STOP_ERROR && s->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR)
+    if (p->stop_rule == MPISCOPE_STOP_ERROR && s->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR
+        && s->stop_reason != MPISCOPE_STOPPED_RESOLUTION)
         out->unstable |= MPISCOPE_UNSTABLE_TARGET_MISSED;
     if (s->n_samples < p->min_valid)
         out->unstable |= MPISCOPE_UNSTABLE_TOO_FEW_VALID;

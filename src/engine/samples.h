@@ -18,9 +18,9 @@ typedef struct mpiscope__launch {
     const double *start_ns;     /* rank r's start at start_ns[r * stride] */
     const double *end_ns;
     size_t stride;
+    unsigned in_stage;          /* the launch's place in its stage, from 0 (where its parts are) */
     double slot_ns;             /* scheduled start, NAN when the method has none */
     unsigned flags;             /* MPISCOPE__LAUNCH_*; 0 = valid */
-    size_t index;               /* its place in its stage (0..k-1): where its parts are */
 } mpiscope__launch_t;
 
 typedef struct mpiscope__samples {
@@ -33,7 +33,9 @@ typedef struct mpiscope__samples {
     double *sample_ns;
     size_t n_samples;
     /* every valid launch */
-    double *span_ns, *skew_ns, *gap_ns, *rank_time_ns; /* rank_time_ns[v * nprocs + r] */
+    double *span_ns, *skew_ns, *gap_ns, *rank_time_ns; /* rank_time_ns[v * nprocs + r], net of
+                                                          params.floor_ns */
+    unsigned char *stage_first;        /* [valid] 1: the first launch of its stage */
     size_t valid, total, late, overrun;
     size_t discarded;                  /* valid launches dropped by mpiscope__samples_restart */
     double *prev_end_ns;               /* [nprocs] each rank's last end, for the idle gap */
@@ -55,6 +57,8 @@ typedef struct mpiscope__samples {
     const double *stage_parts;
     size_t stage_k;
     mpiscope_stop_reason_t stop_reason;
+    double resolution_ns;              /* the timer's step (the clock's limit of every interval) */
+    double first_launch_ns;            /* the point's first launch (mpiscope__samples_first) */
     /* validation of a synchronizing op: no rank may end a launch before
      * another started it (beyond the clocks' precision) */
     int check_sync;
@@ -84,7 +88,11 @@ void mpiscope__samples_destroy(mpiscope__samples_t *s);
  * its sample is NOT added (methods choose what their sample is). */
 double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__launch_t *launch);
 
-/* Add one value to the statistic's inputs. */
+/* The point's very first launch (stage 0, discarded): its max over ranks
+ * of each rank's own duration; only the first call counts. */
+void mpiscope__samples_first(mpiscope__samples_t *s, const double *start, const double *end, size_t stride);
+
+/* Add one value to the statistic's inputs (params.floor_ns is subtracted). */
 void mpiscope__samples_add_sample(mpiscope__samples_t *s, double value_ns);
 
 /* Declare a method-specific series (index < MPISCOPE__MAX_VIEWS) and add to it. */
@@ -94,6 +102,10 @@ void mpiscope__samples_view(mpiscope__samples_t *s, int index, const char *name,
  * discarded): they were measured under other conditions (a window far
  * larger than the operation needs, i.e. another idle gap). */
 void mpiscope__samples_restart(mpiscope__samples_t *s);
+
+/* The statistics of the samples so far, with the floor's standard error
+ * (params.floor_se_ns) and the clock's limit (resolution_ns) applied. */
+int mpiscope__samples_stats(const mpiscope__samples_t *s, mpiscope_stats_t *st);
 
 /* The stopping rules (error or count, caps, time); also sets s->stop_reason. */
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns);

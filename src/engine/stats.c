@@ -351,15 +351,20 @@ static void mean_stddev(const double *x, size_t n, double *mean, double *stddev)
 
 static void stats_empty(double trim_fraction, double confidence, mpiscope_stats_t *out)
 {
+    memset(out, 0, sizeof *out); /* padding too: equal inputs give equal bytes */
     double *fields[] = { &out->mean, &out->stddev, &out->se, &out->rse, &out->median,
         &out->min, &out->max, &out->trimmed_min, &out->trimmed_max, &out->q25, &out->q75,
-        &out->t_quantile, &out->error, &out->ci_low, &out->ci_high, &out->median_rse };
+        &out->t_quantile, &out->error, &out->ci_low, &out->ci_high, &out->median_rse,
+        &out->p90, &out->p90_low, &out->p90_high, &out->p99, &out->p99_low, &out->p99_high };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
     out->n_valid = 0;
     out->n_used = 0;
     out->trim_fraction = trim_fraction;
     out->confidence = confidence;
+    out->resolution_ns = 0.0;
+    out->at_resolution = 0;
+    out->error_floor_ns = 0.0;
 }
 
 /* The median's relative standard error from the order statistics that
@@ -374,6 +379,80 @@ static double median_rse_sorted(const double *x, size_t n, double median)
            hi = ceil((double)n / 2.0 + half);
     size_t l = lo < 0.0 ? 0 : (size_t)lo, u = hi > (double)(n - 1) ? n - 1 : (size_t)hi;
     return (x[u] - x[l]) / (2.0 * z) / fabs(median);
+}
+
+/* The distribution-free interval of the q-quantile of the sorted x[0..n)
+ * at `confidence` (mpiscope_stats_t): the equal-tailed order statistics
+ * from the Binomial(n, q) distribution function, summed from its log
+ * probabilities (nothing underflows that matters). NAN for a bound beyond
+ * the sample. */
+static void quantile_interval(const double *x, size_t n, double q, double confidence, double *low,
+                              double *high)
+{
+    double tail = 0.5 * (1.0 - confidence), log_ratio = log(q) - log1p(-q);
+    double log_pmf = (double)n * log1p(-q), cdf = 0.0;
+    *low = *high = NAN;
+    for (size_t k = 0; k < n; k++) {
+        cdf += exp(log_pmf);
+        if (cdf <= tail)
+            *low = x[k]; /* the largest k with P(B <= k) <= a/2 */
+        if (cdf >= 1.0 - tail) {
+            *high = x[k]; /* the smallest k with P(B <= k) >= 1 - a/2 */
+            return;
+        }
+        log_pmf += log((double)(n - k) / (double)(k + 1)) + log_ratio;
+    }
+}
+
+static void tail_from_sorted(const double *x, size_t n, double confidence, mpiscope_stats_t *out)
+{
+    out->p90 = mpiscope_quantile_sorted(x, n, 0.90);
+    out->p99 = mpiscope_quantile_sorted(x, n, 0.99);
+    quantile_interval(x, n, 0.90, confidence, &out->p90_low, &out->p90_high);
+    quantile_interval(x, n, 0.99, confidence, &out->p99_low, &out->p99_high);
+}
+
+size_t mpiscope_stats_tail_min_samples(double q, double confidence)
+{
+    if (!(q > 0.0 && q < 1.0) || !(confidence > 0.0 && confidence < 1.0))
+        return 0;
+    double tail = 0.5 * (1.0 - confidence);
+    /* both extreme order statistics must be allowed: q^n <= a/2 and (1-q)^n <= a/2 */
+    double n = fmax(log(tail) / log(q), log(tail) / log1p(-q));
+    size_t m = (size_t)ceil(n - 1e-9);
+    return m < 1 ? 1 : m;
+}
+
+/* A quantile's bound at least half a step from it (a NAN bound stays NAN). */
+static void widen_bounds(double value, double half, double *low, double *high)
+{
+    if (!isnan(*low))
+        *low = fmin(*low, value - half);
+    if (!isnan(*high))
+        *high = fmax(*high, value + half);
+}
+
+void mpiscope_stats_apply_resolution(mpiscope_stats_t *s, double resolution_ns)
+{
+    if (s == NULL)
+        return;
+    s->resolution_ns = resolution_ns > 0.0 ? resolution_ns : 0.0;
+    s->at_resolution = 0;
+    s->error_floor_ns = 0.0;
+    if (resolution_ns > 0.0) { /* order statistics on one clock step: the step's width at least */
+        widen_bounds(s->p90, 0.5 * resolution_ns, &s->p90_low, &s->p90_high);
+        widen_bounds(s->p99, 0.5 * resolution_ns, &s->p99_low, &s->p99_high);
+    }
+    if (!(resolution_ns > 0.0) || s->n_used == 0
+        || s->trimmed_max - s->trimmed_min > MPISCOPE_STATS_DITHER_STEPS * resolution_ns)
+        return;
+    s->error_floor_ns = 0.5 * resolution_ns;
+    if (isnan(s->error) || s->error >= s->error_floor_ns)
+        return;
+    s->at_resolution = 1;
+    s->error = s->error_floor_ns;
+    s->ci_low = s->mean - s->error;
+    s->ci_high = s->mean + s->error;
 }
 
 /* Everything from the sorted sample x[0..n), n >= 1, over stats_empty(). */
@@ -395,10 +474,11 @@ static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
     out->trimmed_min = x[k];
     out->trimmed_max = x[n - 1 - k];
     out->median_rse = median_rse_sorted(x, n, out->median);
+    tail_from_sorted(x, n, confidence, out);
     if (m < 2)
         return;
     out->se = out->stddev / sqrt((double)m);
-    out->rse = out->mean != 0.0 ? out->se / out->mean : NAN;
+    out->rse = out->mean != 0.0 ? out->se / fabs(out->mean) : NAN; /* a floor-subtracted mean may be < 0 */
     /* t_{(1+p)/2} = -t_{(1-p)/2}: the latter argument is exact */
     out->t_quantile = -mpiscope_student_t_quantile(0.5 * (1.0 - confidence), (double)(m - 1));
     out->error = out->t_quantile * out->se;

@@ -97,8 +97,8 @@ static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const do
         done_max = dmax(done_max, done[i]);
         busy = dmax(busy, done[i] - start[i]);
     }
-    mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k,
-                                 .slot_ns = sched, .flags = flags, .index = l};
+    mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
+                                 .slot_ns = sched, .flags = flags};
     double tmax = mpiscope__samples_add_launch(w->samples, &launch);
     if (busy > delta)
         verdict->oversized_ns[verdict->oversized++] = busy;

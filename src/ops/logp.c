@@ -162,7 +162,8 @@ static const mpiscope_op_option_t overhead_recv_options[] = {
 #define LOGP_OP(NAME, OPTIONS, DESCRIPTION, SIZE_MEANING)                                           \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                    \
-        .flags = MPISCOPE_OP_USES_SIZE, .options = OPTIONS, .initialize = NAME##_initialize,        \
+        .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, .options = OPTIONS,                     \
+        .initialize = NAME##_initialize,                                                            \
         .execute = logp_execute, .finalize = logp_finalize, .validate = logp_validate,             \
     };
 

@@ -368,7 +368,7 @@ const mpiscope_op_t mpiscope__op_partitioned_pingpong = {
                    "and one back; `as` sends the same bytes as one message or as one per partition "
                    "instead (time: the round trip)",
     .size_meaning = "bytes of each message (all partitions; one message each way)",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_THREADS,
+    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = options,
     .initialize = pingpong_initialize, .execute = execute, .finalize = finalize, .validate = validate,
 };
@@ -379,7 +379,7 @@ const mpiscope_op_t mpiscope__op_partitioned_bw = {
                    "`threads` threads to the partner, then an empty acknowledgement; `as` sends the "
                    "same bytes as one message or as one per partition instead",
     .size_meaning = "bytes of the message (all partitions)",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_THREADS | MPISCOPE_OP_BANDWIDTH,
+    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS | MPISCOPE_OP_BANDWIDTH,
     .options = options,
     .initialize = bw_initialize, .execute = execute, .finalize = finalize, .validate = validate,
 };

@@ -51,23 +51,23 @@ static const mpiscope_op_option_t all_pairs_options[] = {
     MPISCOPE__OPT_MODE("blocking"), MPISCOPE__OPT_PAIRS("all"), MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
 };
 
-MPISCOPE__P2P_OP(pingpong, pingpong_plan, MPISCOPE_OP_USES_SIZE, pair_options,
+MPISCOPE__P2P_OP(pingpong, pingpong_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
                  "ping-pong latency: a message to the partner and one back (time: the round trip)",
                  "bytes of each message (one each way)")
 MPISCOPE__P2P_OP(multi_lat, pingpong_plan, MPISCOPE_OP_USES_SIZE, all_pairs_options,
                  "multi-pair latency: ping-pong on every pair at once (time: the slowest round trip)",
                  "bytes of each message (one each way per pair)")
-MPISCOPE__P2P_OP(roundtrip, roundtrip_plan, MPISCOPE_OP_USES_SIZE, pair_options,
+MPISCOPE__P2P_OP(roundtrip, roundtrip_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
                  "MPIBlib round trip: a message to the partner, an empty one back (size 0: the empty round trip)",
                  "bytes of the message sent; the answer is empty")
-MPISCOPE__P2P_OP(pingping, pingping_plan, MPISCOPE_OP_USES_SIZE, pair_options,
+MPISCOPE__P2P_OP(pingping, pingping_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
                  "ping-ping: both ranks of a pair send to each other at once",
                  "bytes of each message (one each way)")
 
 static const mpiscope_op_option_t large_options[] = {
     MPISCOPE__OPT_MODE("blocking"), MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_END,
 };
-MPISCOPE__P2P_LARGE_OP(pingpong_c, pingpong_plan, MPISCOPE_OP_USES_SIZE, large_options,
+MPISCOPE__P2P_LARGE_OP(pingpong_c, pingpong_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, large_options,
                        "ping-pong with the MPI-4 large-count calls (MPI_Send_c, MPI_Recv_c ...: MPI_Count "
                        "counts, beyond 2^31 - 1 bytes where memory allows): a message to the partner and one "
                        "back (time: the round trip)",

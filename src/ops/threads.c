@@ -217,7 +217,7 @@ const mpiscope_op_t mpiscope__op_thread_pingpong = {
                    "ping-pong with its partner rank's thread at once (time: until the slowest thread's "
                    "round trip ends; each thread's own round trip in the result's parts)",
     .size_meaning = "bytes of each message (one each way per thread)",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_THREADS,
+    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = pingpong_options,
     .initialize = pingpong_initialize, .execute = execute, .finalize = finalize, .validate = validate,
 };
@@ -228,7 +228,7 @@ const mpiscope_op_t mpiscope__op_thread_rate = {
                    "messages to its partner rank's thread, then gets an empty acknowledgement (time: "
                    "the slowest thread; rate = threads x window / time)",
     .size_meaning = "bytes of each message (window messages per thread and launch)",
-    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_THREADS,
+    .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = rate_options,
     .initialize = rate_initialize, .execute = execute, .finalize = finalize, .validate = validate,
 };

@@ -66,6 +66,22 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
     atomic_store(&t->pack_state, MPISCOPE__TRACE_PACK_IDLE);
 }
 
+void mpiscope__trace_write_early(mpiscope__trace_thread_t *t, uint64_t now)
+{
+    uint64_t count = atomic_load_explicit(&t->count, memory_order_relaxed), from = t->early;
+    t->early_at = now;
+    if (count <= from || mpiscope__trace_proc.fd < 0)
+        return;
+    uint64_t n = count - from, len = MPISCOPE__TRACE_RAW_BLOCK(n);
+    uint64_t seq = atomic_load_explicit(&t->seq, memory_order_relaxed);
+    block_head_t head = {{'T', 'H', 'R', 'D'}, 0, len - 16, t->index, 0, n, seq + from};
+    uint64_t at = mpiscope__trace_reserve(len);
+    if (mpiscope__trace_pwrite(&head, sizeof head, at) == 0)
+        (void)mpiscope__trace_pwrite(t->records + from, (size_t)n * sizeof *t->records,
+                                     at + sizeof head);
+    t->early = count;
+}
+
 void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t)
 {
     uint64_t n = atomic_load_explicit(&t->pending, memory_order_acquire);
@@ -101,6 +117,8 @@ void mpiscope__trace_switch(mpiscope__trace_thread_t *t)
     else /* full before the file was open: not with >= 16 records */
         atomic_fetch_add_explicit(&t->dropped, n, memory_order_relaxed);
     atomic_store(&t->count, 0);
+    t->early = 0;
+    t->early_at = mpiscope__trace_stamp(); /* a half that fills in time is never written early */
     atomic_store(&t->seq, seq + n);
     atomic_store(&t->current, full ^ 1u);
     t->records = (mpiscope_trace_record_t *)(t->half[full ^ 1u] + MPISCOPE__TRACE_BLOCK_HEAD);

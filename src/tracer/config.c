@@ -8,6 +8,8 @@
 /* Records per half buffer: 4 MiB, two per thread; a killed rank loses at
  * most the records of its current halves. The largest: 1 GiB per half. */
 enum { DEFAULT_RECORDS = 1 << 12, MAX_RECORDS = 1 << 24, DEFAULT_PATIENCE = 100 };
+/* Records older than this (ms) are written even when their half is not full. */
+enum { DEFAULT_FLUSH_MS = 100, MAX_FLUSH_MS = 3600000 };
 
 static unsigned long long env_number(const char *name, unsigned long long fallback,
                                      unsigned long long min, unsigned long long max)
@@ -39,6 +41,9 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p)
     p->pack = (int)env_number("MPISCOPE_TRACE_PACK", 1, 0, 1);
     p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
                                             100000);
+    p->early_stamps = env_number("MPISCOPE_TRACE_FLUSH_MS", DEFAULT_FLUSH_MS, 0, MAX_FLUSH_MS);
+    p->quiet = (int)env_number("MPISCOPE_TRACE_QUIET", 0, 0, 1);
+    /* milliseconds for now: made stamps once the timer is known (mpiscope__trace_early_stamps) */
 }
 
 void mpiscope__trace_warn(const char *fmt, ...)

@@ -30,6 +30,11 @@ void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *
         mpiscope_timer_info_t info;
         mpiscope__trace_stamp_ticks = mpiscope_timer_info(&info) == 0
                                       && info.kind == MPISCOPE_TIMER_TSC;
+        if (p->early_stamps) { /* milliseconds (config.c) into stamps */
+            double ns = (double)p->early_stamps * 1e6;
+            p->early_stamps = (uint64_t)(mpiscope__trace_stamp_ticks ? ns / mpiscope__timer.ns_per_tick : ns);
+            p->early_stamps += !p->early_stamps;
+        }
         atomic_store(&mpiscope__trace_active, !atomic_load(&paused));
     }
     if (!mpiscope__trace_begin(c, func, site)) {
@@ -151,7 +156,7 @@ void mpiscope__trace_stopped(void)
         t->handles = NULL;
         t->statuses_cap = t->handles_cap = 0;
     }
-    if (dropped)
+    if (dropped && !mpiscope__trace_proc.quiet) /* quiet: the END chunk counts them */
         mpiscope__trace_warn("%llu records lost: the trace file could not be written",
                              (unsigned long long)dropped);
     uint64_t lost = atomic_load_explicit(&mpiscope__trace_lost_calls, memory_order_relaxed);

@@ -92,6 +92,10 @@ static inline __attribute__((always_inline)) void mpiscope__trace_end(mpiscope__
      * and last part: in no call's time. */
     if (__builtin_expect(atomic_load_explicit(&c->t->pending, memory_order_relaxed) != 0, 0))
         mpiscope__trace_flush_pending(c->t);
+    else if (__builtin_expect((int64_t)(c->r->t_exit - c->t->early_at)
+                              > (int64_t)mpiscope__trace_proc.early_stamps, 0)
+             && mpiscope__trace_proc.early_stamps)
+        mpiscope__trace_write_early(c->t, c->r->t_exit);
 }
 
 static inline __attribute__((always_inline)) int32_t mpiscope__trace_peer(int rank)

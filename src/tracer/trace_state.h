@@ -53,6 +53,8 @@ typedef struct mpiscope__trace_thread {
     size_t handles_cap;
     MPI_Status *statuses;              /* scratch: statuses when the caller ignores them */
     size_t statuses_cap;
+    uint64_t early;                    /* records of the current half written early (blocks.c) */
+    uint64_t early_at;                 /* stamp of the last early write (or of the thread's start) */
     mpiscope_trace_record_t spill;     /* the record of a call that is not kept */
     mpiscope_trace_record_t held;      /* a call whose own half had to be reused (writer.c) */
 } mpiscope__trace_thread_t;
@@ -109,6 +111,9 @@ typedef struct mpiscope__trace_proc {
     uint64_t records_per_thread;
     int pack;               /* full halves go packed (THRC) when smaller: MPISCOPE_TRACE_PACK */
     unsigned sync_patience;
+    uint64_t early_stamps;  /* a half's records are written after this long (stamps); 0: not */
+    int quiet;              /* MPISCOPE_TRACE_QUIET: failed writes are not said (the caller
+                               reads them from the file: mpiscope trace says them in its line) */
     mpiscope__trace_comm_t *comms;
     _Atomic size_t ncomms;  /* comms: changed under a lock, read by the end */
     size_t comms_cap;
@@ -201,6 +206,13 @@ uint64_t mpiscope__trace_reserve(uint64_t len);
 
 /* Write at a reserved offset; a failure is counted and said once: -1. */
 int mpiscope__trace_pwrite(const void *data, size_t n, uint64_t at);
+
+/* The records the calling thread took since its last write, written now
+ * (at `now`, a stamp) as a block of their own: a rank killed by SIGKILL
+ * (the launcher kills the others so when one dies) loses at most the
+ * calls of the last MPISCOPE_TRACE_FLUSH_MS, not a whole half. They are
+ * written again with their half (the reader keeps one copy). */
+void mpiscope__trace_write_early(mpiscope__trace_thread_t *t, uint64_t now) __attribute__((noinline, cold));
 
 /* The current half is full: it becomes pending, the other one current. */
 void mpiscope__trace_switch(mpiscope__trace_thread_t *t) __attribute__((noinline, cold));

@@ -187,13 +187,14 @@ void mpiscope__trace_stream_open(void)
     /* never over another process's file (worlds.c): rank 0 may have made its own */
     int fd = open(p->path, O_WRONLY | O_CLOEXEC | (p->path_created ? 0 : O_CREAT | O_EXCL), 0644);
     if (fd < 0) {
-        mpiscope__trace_warn("cannot write the trace file %s: %s", p->path, strerror(errno));
+        if (!p->quiet)
+            mpiscope__trace_warn("cannot write the trace file %s: %s", p->path, strerror(errno));
         return;
     }
     int n = snprintf(p->write_error_msg, sizeof p->write_error_msg,
                      "mpiscope-trace[rank %d]: error: cannot write %s (disk full or file size "
                      "limit?): this rank's trace is short\n", p->rank, p->path);
-    p->write_error_len = n > 0 && (size_t)n < sizeof p->write_error_msg ? (size_t)n : 0;
+    p->write_error_len = !p->quiet && n > 0 && (size_t)n < sizeof p->write_error_msg ? (size_t)n : 0;
     atomic_store_explicit(&p->file_end, 16, memory_order_relaxed);
     p->fd = fd;
     static const char magic[8] = {'M', 'P', 'I', 'S', 'C', 'T', 'R', 'C'};

@@ -71,8 +71,46 @@ static void test_the_cap_still_holds(void)
     mpiscope__samples_destroy(s);
 }
 
+/* A quantised clock never meets the error rule by RSE 0: samples on one
+ * step stop for the clock's resolution, not the target; a long enough
+ * time meets the target at the same step; a floor is subtracted. */
+static void test_the_clock_limits_the_stop_rule(void)
+{
+    mpiscope_params_t params;
+    mpiscope__samples_t *s = NULL;
+    mpiscope_params_default(&params);
+    params.min_point_seconds = 0;
+    CHECK_INT_EQ(mpiscope__samples_create(&params, 2, 0, &s), 0);
+    if (!s)
+        return;
+    s->resolution_ns = 20.0;
+    for (int i = 0; i < 50; i++) /* 50 ns: half a step is 20% of it */
+        mpiscope__samples_add_sample(s, 50.0);
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_RESOLUTION);
+    mpiscope_point_result_t r;
+    CHECK_INT_EQ(mpiscope__samples_result(s, &r), 0);
+    CHECK(r.stats.at_resolution && r.stats.error == 10.0 && r.unstable == 0);
+    s->n_samples = 0;
+    for (int i = 0; i < 50; i++) /* 2 us: the half step is 0.5% of it */
+        mpiscope__samples_add_sample(s, 2000.0);
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_TARGET_ERROR);
+    mpiscope__samples_destroy(s);
+    params.floor_ns = 30.0;
+    params.floor_se_ns = 4.0;
+    CHECK_INT_EQ(mpiscope__samples_create(&params, 2, 0, &s), 0);
+    if (!s)
+        return;
+    for (int i = 0; i < 50; i++)
+        mpiscope__samples_add_sample(s, 2030.0 + (i % 7));
+    CHECK_INT_EQ(mpiscope__samples_result(s, &r), 0);
+    CHECK_NEAR(r.stats.median, 2003.0, 1e-9);
+    CHECK(r.stats.se >= 4.0); /* the floor's own standard error is in every interval */
+    mpiscope__samples_destroy(s);
+}
+
 int main(void)
 {
+    test_the_clock_limits_the_stop_rule();
     test_a_huge_cap_costs_nothing_up_front();
     test_the_cap_still_holds();
     CHECK_DONE();

@@ -291,8 +291,58 @@ static void test_compute_bad_arguments(void)
     CHECK_NAN(s.mean); CHECK_NAN(s.median); CHECK_NAN(s.ci_low); CHECK_NAN(s.max);
 }
 
+/* The clock's limit: samples on one or two steps get half a step. */
+static void test_resolution_floor(void)
+{
+    double x[40];
+    mpiscope_stats_t s;
+    for (int i = 0; i < 40; i++)
+        x[i] = 50.0;
+    CHECK_INT_EQ(mpiscope_stats_compute(x, 40, 0.25, 0.95, &s), 0);
+    mpiscope_stats_apply_resolution(&s, 20.0);
+    CHECK(s.at_resolution == 1 && s.error == 10.0 && s.error_floor_ns == 10.0);
+    CHECK(s.ci_low == 40.0 && s.ci_high == 60.0);
+    CHECK(s.p90_low == 40.0 && s.p90_high == 60.0 && s.p99_low == 40.0 && isnan(s.p99_high));
+    for (int i = 0; i < 40; i++) /* two adjacent readings: still no dither */
+        x[i] = i % 3 ? 50.0 : 70.0;
+    CHECK_INT_EQ(mpiscope_stats_compute(x, 40, 0.25, 0.95, &s), 0);
+    mpiscope_stats_apply_resolution(&s, 20.0);
+    CHECK(s.error_floor_ns == 10.0 && s.error >= 10.0);
+    for (int i = 0; i < 40; i++) /* across five steps: the samples' own interval */
+        x[i] = 50.0 + 20.0 * (i % 5);
+    CHECK_INT_EQ(mpiscope_stats_compute(x, 40, 0.25, 0.95, &s), 0);
+    double own = s.error;
+    mpiscope_stats_apply_resolution(&s, 20.0);
+    CHECK(s.at_resolution == 0 && s.error_floor_ns == 0.0 && s.error == own);
+    mpiscope_stats_apply_resolution(&s, 0.0); /* no step known: nothing changes */
+    CHECK(s.error == own && s.resolution_ns == 0.0);
+}
+
+/* The tails' distribution-free intervals (scipy.stats.binom.cdf, equal tails). */
+static void test_tail_intervals(void)
+{
+    static double x[400];
+    mpiscope_stats_t s;
+    for (int i = 0; i < 400; i++)
+        x[i] = 399.0 - i; /* x_(k) = k - 1 once sorted */
+    CHECK_INT_EQ(mpiscope_stats_compute(x, 400, 0.25, 0.95, &s), 0);
+    CHECK(s.p90_low == 347.0 && s.p90_high == 371.0);
+    CHECK(s.p99_low == 391.0 && s.p99_high == 399.0);
+    CHECK_REL(s.p99, 395.01, 1e-12);
+    CHECK_INT_EQ(mpiscope_stats_compute(x, 100, 0.25, 0.95, &s), 0); /* 399..300 */
+    CHECK(s.p90_low == 300.0 + 83 && s.p90_high == 300.0 + 95);
+    CHECK(isnan(s.p99_high) && s.p99_low == 300.0 + 96);
+    CHECK_INT_EQ(mpiscope_stats_compute(x, 20, 0.25, 0.95, &s), 0);
+    CHECK(isnan(s.p90_high) && isnan(s.p99_high));
+    CHECK_INT_EQ((int)mpiscope_stats_tail_min_samples(0.99, 0.95), 368);
+    CHECK_INT_EQ((int)mpiscope_stats_tail_min_samples(0.90, 0.95), 36);
+    CHECK_INT_EQ((int)mpiscope_stats_tail_min_samples(1.5, 0.95), 0);
+}
+
 int main(void)
 {
+    test_resolution_floor();
+    test_tail_intervals();
     test_t_scipy_values();
     test_t_closed_forms();
     test_t_shape();

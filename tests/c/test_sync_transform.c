@@ -59,6 +59,24 @@ static void test_bad_specs(void)
     }
 }
 
+static void test_check_for_a_rank_count(void)
+{
+    char why[160] = "";
+    CHECK_INT_EQ(mpiscope_clock_transform_check("1:offset=5;0-1:drift=3", 2, why, sizeof why), 0);
+    CHECK_INT_EQ(mpiscope_clock_transform_check("", 1, why, sizeof why), 0);
+    /* a rank the run does not have, a number that is not one, no rank count */
+    const char *bad[] = {"7:offset=5", "1-2:offset=5", "all:offset=nan", "all:drift=inf"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        why[0] = '\0';
+        CHECK_INT_EQ(mpiscope_clock_transform_check(bad[i], 2, why, sizeof why), MPISCOPE_EINVAL);
+        CHECK(strncmp(why, "clock transform: ", 17) == 0);
+    }
+    CHECK_INT_EQ(mpiscope_clock_transform_check("all:offset=1", 0, why, sizeof why), MPISCOPE_EINVAL);
+    /* the parse alone knows no rank count: a rank beyond any run selects nothing */
+    mpiscope_clock_transform_t tf;
+    CHECK_INT_EQ(mpiscope_clock_transform_parse("7:offset=5", 0, &tf, why, sizeof why), 0);
+}
+
 static void test_timer_reads_through_the_transform(void)
 {
     CHECK_INT_EQ(mpiscope_timer_init(MPISCOPE_TIMER_MONOTONIC, 0), 0);
@@ -97,6 +115,7 @@ int main(void)
     test_selectors_and_overrides();
     test_random_is_bounded_and_seeded();
     test_bad_specs();
+    test_check_for_a_rank_count();
     test_timer_reads_through_the_transform();
     CHECK_DONE();
 }

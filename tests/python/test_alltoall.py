@@ -341,7 +341,7 @@ def _mpiscope(*argv: str) -> subprocess.CompletedProcess[str]:
         (["alltoall"], "alltoall needs a subcommand"),
         (["alltoall", "tune"], "tune needs A2A.json"),
         (["alltoall", "tune", "missing.json", "--format", "mpich", "-o", "x"], "does not exist"),
-        (["alltoall", "tune", "--check", "missing.json"], "does not exist"),
+        (["alltoall", "tune", "--check", "missing.json"], "no such file"),
         (["alltoall", "check", "--np", "2:x"], "process count"),
     ],
 )

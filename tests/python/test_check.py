@@ -158,8 +158,8 @@ def test_check_brief_and_out(fake_mpi: FakeMpi, tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (["--drift-seconds", "-1"], "argument --drift-seconds: must be a number of seconds"),
-        (["--drift-seconds", "soon"], "argument --drift-seconds: must be a number of seconds"),
+        (["--drift-seconds", "-1"], "argument --drift-seconds: must be in [0, 3600], not -1"),
+        (["--drift-seconds", "soon"], "argument --drift-seconds: expected a number, not 'soon'"),
         (["--np", "0"], "argument --np: must be at least 1"),
         (["--sizes", "8"], "unrecognized arguments: --sizes 8"),
     ],

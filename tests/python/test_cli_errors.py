@@ -80,8 +80,8 @@ def test_unknown_op_in_a_list(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         (["--nprocs", "2", "--sizes", "1,2"], "--sizes must be one size"),
         (["--nprocs", "0:2"], "at least 1"),
         (["--timeout", "-1"], "argument --timeout"),
-        (["--max-point-seconds", "inf"], "--max-point-seconds inf: must be a finite number"),
-        (["--gap-ns", "inf"], "--gap-ns inf: must be a finite number"),  # a plan is JSON
+        (["--max-point-seconds", "inf"], "--max-point-seconds: must be in (0, 1000000]"),
+        (["--gap-ns", "inf"], "--gap-ns: must be in [0, 1e+12], not inf"),  # a plan is JSON
         (["--bogus"], "unrecognized arguments: --bogus"),
     ],
 )

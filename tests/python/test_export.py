@@ -112,5 +112,5 @@ def test_cli_refuses_to_overwrite_its_input(tmp_path: Path) -> None:
     source.write_text((GOLDEN / "default.json").read_text())
     before = source.read_bytes()
     run = run_cli(["export", str(source), "--format", "json", "-o", str(source)])
-    assert run.code == 2 and "is the result document itself" in run.stderr
+    assert run.code == 2 and "is one of the inputs" in run.stderr
     assert source.read_bytes() == before

@@ -24,8 +24,10 @@ from PIL import Image
 
 from browser import Chromium
 from mpiscope.reports.html import render_html, result_warnings, write_html
+from mpiscope.reports.ledger import result_ledgers
 from mpiscope.reports.plots.data import plot_data
 from mpiscope.reports.report import table_cells
+from mpiscope.reports.tails import tail_rows
 from mpiscope.result import Result, load_result, parse_result
 from mpiscope_fakes import run_cli
 
@@ -76,8 +78,20 @@ def test_page_holds_the_report_tables() -> None:
     assert "mpiscope run barrier,bcast,allreduce" in page
 
 
+def quiet_setup(data: dict[str, Any]) -> dict[str, Any]:
+    """A recorded document with a tight clock sync and no warning of its
+    own: what a test sets is then the only thing to warn about."""
+    sync = data["environment"]["clock_sync"]
+    sync["max_abs_residual_ns"] = 3.0
+    sync["residual_ns"] = [0.0] * len(sync["residual_ns"])
+    data["warnings"] = []
+    for point in data["points"]:
+        point.update(unstable=False, unstable_reasons=[], at_resolution=False)
+    return data
+
+
 def test_default_suite_warns_about_its_unstable_points_only() -> None:
-    data = doc("default")
+    data = quiet_setup(doc("default"))
     for point in data["points"]:
         unstable = point["op"] == "bcast" and point["size_bytes"] in (16384, 65536)
         point.update(unstable=unstable, unstable_reasons=["invalid_fraction"] if unstable else [])
@@ -89,9 +103,7 @@ def test_default_suite_warns_about_its_unstable_points_only() -> None:
 
 
 def test_a_clean_result_says_so() -> None:
-    data = doc("default")
-    for point in data["points"]:
-        point.update(unstable=False, unstable_reasons=[])
+    data = quiet_setup(doc("default"))
     page = render_html([as_result(data)])
     assert '<section class="warnings none" id="warnings"><h2>No warnings</h2>' in page
 
@@ -128,6 +140,8 @@ def test_every_kind_of_warning() -> None:
 
 def test_launches_that_disagree_are_warned_and_tabled() -> None:
     data = doc("launches")
+    for entry in data["launch_summary"][:2]:  # two points whose launches disagree
+        entry.update(disagree=True, disagree_reasons=["spread"])
     result = as_result(data, "launches.json")
     disagree = [s for s in data["launch_summary"] if s["disagree"]]
     assert disagree
@@ -164,7 +178,7 @@ def test_cli_default_output_and_refusals(tmp_path: Path) -> None:
     assert run.code == 0 and run.stdout.strip() == str(tmp_path / "r.html")
     run = run_cli(["html", str(source), "-o", str(source)])
     assert run.code == 2 and len(run.err_lines) == 1
-    assert "is one of the result documents" in run.err_lines[0]
+    assert "is one of the inputs" in run.err_lines[0]
     run = run_cli(["html", str(tmp_path / "none.json")])
     assert run.code == 2 and "no such file" in run.err_lines[0]
 
@@ -225,13 +239,25 @@ def assert_plots_drawn(browser: Chromium, images: list[dict[str, Any]]) -> None:
         assert coloured > MIN_COLOURED, (image["id"], coloured)
 
 
+def expected_tables(result: Result) -> list[str]:
+    """The tables of one result's section, in page order, from its document:
+    a tails table when the points have tails, one ledger table per point and
+    suite, the launch tables when there are launches."""
+    tables = ["environment", "points"]
+    tables += ["tails"] * bool(tail_rows(result))
+    tables += ["ledger"] * sum(len(result_ledgers(result, p)) for p in result.points)
+    tables += ["launches", "launch-summary"] * bool(result.data.get("launch_summary"))
+    return tables
+
+
 def test_report_in_a_browser(chromium: Chromium, tmp_path: Path) -> None:
     result = load_result(GOLDEN / "default.json")
     path = tmp_path / "report.html"
     write_html([result], path)
     facts = open_report(chromium, path)
     tables = {t["cls"]: t for t in facts["tables"]}
-    assert set(tables) == {"environment", "points"}
+    assert [t["cls"] for t in facts["tables"]] == expected_tables(result)
+    assert {"environment", "points", "tails", "ledger"} <= set(tables)
     titles, _aligns, rows = table_cells(result)
     assert tables["points"]["heads"] == titles
     assert tables["points"]["rows"] == len(rows)
@@ -248,14 +274,8 @@ def test_report_of_several_results_in_a_browser(chromium: Chromium, tmp_path: Pa
     write_html(results, path)
     facts = open_report(chromium, path)
     classes = [t["cls"] for t in facts["tables"]]
-    assert classes == [
-        "environment",
-        "points",
-        "launches",
-        "launch-summary",
-        "environment",
-        "points",
-    ]
+    assert classes == expected_tables(results[0]) + expected_tables(results[1])
+    assert classes.count("launch-summary") == 1
     summary = next(t for t in facts["tables"] if t["cls"] == "launch-summary")
     assert summary["rows"] == len(doc("launches")["launch_summary"])
     ids = [i["id"] for i in facts["images"]]

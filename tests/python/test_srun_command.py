@@ -98,7 +98,7 @@ def test_mpiexec_hostfile_is_absolute(tmp_path: Path, monkeypatch: pytest.Monkey
         (["--partition", "p"], 4, "--partition is for --launcher srun"),
         (["--hosts", "a", "--hostfile", "/etc/hostname"], 4, "give one of them"),
         (["--cpu-bind", "map_cpu:0"], 4, "with mpiexec one of none, cores"),
-        (["--hostfile", "/nonexistent/hosts"], 4, "no such readable file"),
+        (["--hostfile", "/nonexistent/hosts"], 4, "no such file"),
         (["--launcher", "srun", "--hosts", "a"], 4, "--hosts is for mpiexec"),
         (["--launcher", "srun", "-N", "2", "--ppn", "1"], 4, "do not fit"),
         (["--launcher", "srun", "-N", "4"], 2, "fewer ranks than --nodes"),

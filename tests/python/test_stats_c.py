@@ -64,6 +64,16 @@ class Stats(ctypes.Structure):
         ("error", ctypes.c_double),
         ("ci_low", ctypes.c_double),
         ("ci_high", ctypes.c_double),
+        ("median_rse", ctypes.c_double),
+        ("p90", ctypes.c_double),
+        ("p90_low", ctypes.c_double),
+        ("p90_high", ctypes.c_double),
+        ("p99", ctypes.c_double),
+        ("p99_low", ctypes.c_double),
+        ("p99_high", ctypes.c_double),
+        ("resolution_ns", ctypes.c_double),
+        ("at_resolution", ctypes.c_int),
+        ("error_floor_ns", ctypes.c_double),
     ]
 
 

@@ -281,9 +281,9 @@ def test_text_and_pictures(tmp_path: Path) -> None:
 @pytest.mark.parametrize("args, message", [
     (["heatmap", "t", "--function", "MPI_Nothing"], "no function of the trace matches"),
     (["heatmap", "t", "--class", "nothing"], "unknown class"),
-    (["heatmap", "t", "--bins", "0"], "--bins must be at least 1"),
+    (["heatmap", "t", "--bins", "0"], "--bins: must be at least 1, not 0"),
     (["heatmap", "t", "-o", "h.jpg"], "chosen by the suffix"),
-    (["heatmap", "t", "--from", "5e-5", "--to", "1e-5"], "empty window"),
+    (["heatmap", "t", "--from", "5e-5", "--to", "1e-5"], "is not before --to"),
     (["heatmap", "t", "--whole", "--from", "1"], "choose the window twice"),
     (["heatmap", "nowhere"], "not a trace directory"),
     (["heatmap", "t", "-o", "no/such/dir/h.png"], "cannot write"),

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpiscope import outputs
 from mpiscope.alltoall.plots.common import figure_png
 from mpiscope.alltoall.plots.speedup import speedup_figure
 from mpiscope.alltoall.plots.time import time_figure
@@ -93,6 +94,6 @@ def render_alltoall_html(docs: Sequence[Mapping[str, Any]]) -> str:
 
 def write_alltoall_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:
     try:
-        out.write_text(render_alltoall_html(docs), encoding="utf-8")
+        outputs.write_text(out, render_alltoall_html(docs))
     except OSError as exc:
         raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mpiscope import inputs
 from mpiscope.alltoall.catalogue import native_algorithms
 from mpiscope.alltoall.compare import variant_median
 from mpiscope.errors import MpiscopeError
@@ -135,15 +136,9 @@ def embedded_trees(data: bytes) -> list[dict[str, Any]]:
 def mpich_tree(path: Path) -> dict[str, Any]:
     """The MPIR algorithm tree: from a library (the embedded tree whose
     alltoall names MPIR_Alltoall_intra_ algorithms) or a JSON file."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
+    data = inputs.read_bytes(path, "--base")
     if data.lstrip().startswith(b"{"):
-        try:
-            trees = [json.loads(data)]
-        except ValueError as exc:
-            raise MpiscopeError(f"{path} is not JSON: {exc}") from None
+        trees = [inputs.parse_json(data, f"--base {path}")]
     else:
         trees = embedded_trees(data)
     for tree in trees:
@@ -304,9 +299,12 @@ def prove(
 ) -> list[ProofStep]:
     """Run the proof for every communicator size the file tunes (see the
     module docstring); each step says what was expected and what was seen."""
-    text = file.read_text(encoding="utf-8")
+    try:
+        text = inputs.read_text(file, "--check")
+    except UnicodeDecodeError:
+        raise MpiscopeError(f"--check {file}: not a tuning file (not UTF-8 text)") from None
     if implementation == "mpich":
-        tree = json.loads(text)
+        tree = inputs.parse_json(text, f"--check {file}")
         ranges = parse_mpich_ranges(tree)
         per_comm = {n: [u for u, _ in r] for n, r in ranges.items()}
         starts = {n: [0] + [u + 1 for u in b[:-1] if u is not None] for n, b in per_comm.items()}

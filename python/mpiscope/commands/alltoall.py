@@ -34,6 +34,14 @@ _ENGINE = ("--stop", "--target-rse", "--min-valid", "--max-valid", "--max-launch
            "--max-point-seconds", "--confidence")  # fmt: skip
 _LAUNCH = ("--mpi", "--launcher", "--platform", "--oversubscribe", "--timeout", "--quiet",
            "--force")  # fmt: skip
+#: The largest --grid of alltoall fft (its op takes up to 2**20: beyond this no machine
+#: has the memory).
+MAX_GRID = 4096
+#: Bytes the fft3d op holds per grid point over all ranks: input and output planes and
+#: the transpose's send and receive buffers, complex doubles each.
+FFT_BYTES_PER_POINT = 64
+#: mpiscope-contention's limits: latency sizes per run, and bytes per size.
+CONTENTION_SIZES, CONTENTION_MAX_BYTES = 64, 2**31 - 1
 #: The largest ping-pong message of the Hockney fit.
 PINGPONG_MAX = 4 << 20
 #: The validation run's statistics: a few launches per point are enough to compare buffers.
@@ -75,11 +83,11 @@ def _measure(p: argparse.ArgumentParser, *flags: str) -> None:
 
 
 def _nodes_flag(p: argparse.ArgumentParser, what: str) -> None:
-    from mpiscope.parsing import int_at_least
+    from mpiscope.parsing import MAX_RANKS, int_in
 
     p.add_argument(
         "--nodes",
-        type=int_at_least(0),
+        type=int_in(0, MAX_RANKS),
         default=0,
         metavar="K",
         help=f"{what}: K virtual nodes of consecutive ranks (MPICH's own algorithms then see "
@@ -267,6 +275,17 @@ def _out(args: argparse.Namespace, prefix: str) -> Path:
     return check_out(argparse.Namespace(out=args.out, force=args.force), prefix)
 
 
+def _keep_partial(out: Path | None, doc: Mapping[str, Any]) -> str:
+    """Write what an interrupted subcommand measured to ``out``; the note
+    the interruption's line ends with."""
+    if out is None:
+        return "partial result shown above"
+    from mpiscope.result.document import write_document
+
+    write_document(doc, out)
+    return f"partial result kept in {out}"
+
+
 def _topology(nprocs: int, nodes: int) -> list[int]:
     from mpiscope.alltoall.plp import node_sizes
 
@@ -342,24 +361,56 @@ def _validation_status(
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mpiscope.alltoall.catalogue import topology_env
     from mpiscope.alltoall.text import check_table
-    from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
+    from mpiscope.measure.plan import check_ranks
+    from mpiscope.measure.sizes import check_memory, parse_nprocs_spec, parse_size_spec
     from mpiscope.reports.texttable import format_table
 
     counts = parse_nprocs_spec(args.np)
     sizes = parse_size_spec(args.sizes)
-    out = _out(args, "") if args.out else None
+    if args.nodes > min(counts):
+        raise MpiscopeError(f"--nodes {args.nodes} is more than the {min(counts)} processes of "
+                            "--np: a node would have no rank")  # fmt: skip
     cores = _cores()
-    over = [n for n in counts if n > cores and not _simulated(_namespace(args, np=n))]
+    simulated = _simulated(_namespace(args, np=max(counts)))
+    for n in counts if not simulated else ():  # correctness only: oversubscribed when needed
+        check_ranks(n, oversubscribe=True, flag="--np")
+        check_memory([s * n for s in sizes], n)
+    out = _out(args, "") if args.out else None
+    over = [n for n in counts if n > cores and not simulated]
     if over and not args.oversubscribe:
         print(f"note: np {','.join(map(str, over))} > {cores} cores: run oversubscribed "
               "(correctness only)")  # fmt: skip
     results: dict[str, dict[int, str]] = {}
     record: list[dict[str, Any]] = []
+    try:
+        failed = _check_counts(args, counts, sizes, over, results, record)
+    except KeyboardInterrupt:
+        partial = {"kind": "alltoall-check", "sizes": sizes, "results": record,
+                   "status": "partial"}  # fmt: skip
+        raise KeyboardInterrupt(_keep_partial(out, partial)) from None
+    print()
+    print("\n".join(format_table(*check_table(results, counts))))
+    if out is not None:
+        from mpiscope.result.document import write_document
+
+        write_document({"kind": "alltoall-check", "sizes": sizes, "results": record}, out)
+        print(f"\nresult: {out}")
+    if failed:
+        raise RunFailedError("an algorithm failed its check (see the table)")
+    return 0
+
+
+def _check_counts(args: argparse.Namespace, counts: Sequence[int], sizes: Sequence[int],
+                  over: Sequence[int], results: dict[str, dict[int, str]],
+                  record: list[dict[str, Any]]) -> bool:  # fmt: skip
+    """The validation launches of every process count (``results`` and
+    ``record`` filled as they end); whether any failed."""
+    from mpiscope.alltoall.catalogue import topology_env
+
     failed = False
     for nprocs in counts:
-        nodes = min(args.nodes, nprocs)
+        nodes = args.nodes
         per_node = _topology(nprocs, nodes)
         ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs in over,
                         validate=True, **_CHECK_STATS)  # fmt: skip
@@ -381,20 +432,13 @@ def _check(args: argparse.Namespace) -> int:
                     results.setdefault(name, {})[nprocs] = status
                     record.append({"nprocs": nprocs, "nodes": nodes, "variant": name,
                                    "status": status, "error": error})  # fmt: skip
-    print()
-    print("\n".join(format_table(*check_table(results, counts))))
-    if out is not None:
-        from mpiscope.result.document import write_document
-
-        write_document({"kind": "alltoall-check", "sizes": sizes, "results": record}, out)
-        print(f"\nresult: {out}")
-    if failed:
-        raise RunFailedError("an algorithm failed its check (see the table)")
-    return 0
+    return failed
 
 
 # --- compare --------------------------------------------------------------------------------
 def _add_compare(sub: Any) -> None:
+    from mpiscope.parsing import int_in
+
     p = sub.add_parser(
         "compare",
         help="every algorithm next to the library's own MPI_Alltoall, per size",
@@ -411,8 +455,9 @@ def _add_compare(sub: Any) -> None:
                    help="one comparison per process count (e.g. 4,8,16), each written to "
                    "OUT-npN.json: the rows of the winner map")  # fmt: skip
     _nodes_flag(p, "the lab's nodes")
-    p.add_argument("--size-crit", type=int, default=None, metavar="BYTES",
-                   help="the leader schemes' Bruck/ring switch (default: the engine's, 8192)")
+    p.add_argument("--size-crit", type=int_in(0, 1 << 30), default=None, metavar="BYTES",
+                   help="the leader schemes' Bruck/ring switch, 0 to 1 GiB (default: the "
+                   "engine's, 8192)")
     p.add_argument("--out", metavar="FILE", help="the document (default mpiscope-a2a-DATE.json)")
     p.add_argument("--no-native-forced", action="store_true",
                    help="do not force the library's algorithms (only its default)")
@@ -464,15 +509,16 @@ def _compare_one(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.models import MODELS, Topology
     from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT, leader_choices
     from mpiscope.launcher import format_command
-    from mpiscope.measure.sizes import parse_size_spec
+    from mpiscope.measure.plan import check_cores
+    from mpiscope.measure.sizes import check_memory, parse_size_spec
     from mpiscope.result.document import write_document
 
     sizes = parse_size_spec(args.sizes)
-    out = _out(args, "mpiscope-a2a")
     ns = _namespace(args)
-    from mpiscope.measure.plan import check_cores
-
-    check_cores(ns)
+    _topology(ns.np, args.nodes)
+    if check_cores(ns) or not _simulated(ns):
+        check_memory([s * ns.np for s in sizes], ns.np)
+    out = _out(args, "mpiscope-a2a")
     bench = _bench_for(ns)
     lab, known_ops = _lab(bench)
     impl = bench.profile.implementation
@@ -620,15 +666,22 @@ def _tune(args: argparse.Namespace) -> int:
     from mpiscope.alltoall import tune
 
     if args.check:
+        given = [flag for flag, value in (("A2A.json", args.docs), ("--format", args.format),
+                                          ("-o", args.output), ("--base", args.base)) if value]
+        if given:
+            raise MpiscopeError(f"--check proves a tuning file that exists: {given[0]} belongs "
+                                "to writing one")  # fmt: skip
         return _tune_check(args)
     if not args.docs or not args.format or not args.output:
         raise MpiscopeError("tune needs A2A.json..., --format mpich|openmpi and -o FILE "
                             "(or --check FILE)")  # fmt: skip
+    if args.base and args.format != "mpich":
+        raise MpiscopeError("--base is the MPICH tree to start from: --format mpich only")
+    from mpiscope.outputs import check_output, write_text
     from mpiscope.result.alltoall import load_alltoall
 
-    out = Path(args.output)
-    if out.exists() and not args.force:
-        raise MpiscopeError(f"{out} exists (use --force to overwrite)")
+    out = check_output(args.output, force=args.force, what="-o",
+                       inputs=[*args.docs, *([args.base] if args.base else [])])  # fmt: skip
     docs = [load_alltoall(path) for path in args.docs]
     ranges = tune.choices(docs, args.format)
     if args.format == "mpich":
@@ -646,10 +699,7 @@ def _tune(args: argparse.Namespace) -> int:
         text = tune.openmpi_rules(ranges)
         use = (f"OMPI_MCA_coll_tuned_use_dynamic_rules=1 "
                f"OMPI_MCA_coll_tuned_dynamic_rules_filename={out}")  # fmt: skip
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
+    write_text(out, text, what="-o")
     from mpiscope.alltoall.catalogue import native_algorithms
 
     names = {a.tune_name: a.name for a in native_algorithms(args.format)}
@@ -670,13 +720,12 @@ def _tune(args: argparse.Namespace) -> int:
 
 def _tune_check(args: argparse.Namespace) -> int:
     from mpiscope.alltoall import tune
+    from mpiscope.inputs import check_input
     from mpiscope.launcher import run_captured
     from mpiscope.measure.plan import RunPlan, bench_plan
     from mpiscope.measure.runner import find_bench
 
-    file = Path(args.check).absolute()
-    if not file.is_file():
-        raise MpiscopeError(f"{args.check} does not exist")
+    file = check_input(args.check, "--check").absolute()
     probe = _namespace(args, np=2, **_CHECK_STATS)
     impl = find_bench(probe).profile.implementation
     if impl not in ("mpich", "openmpi"):
@@ -689,7 +738,10 @@ def _tune_check(args: argparse.Namespace) -> int:
         plan = bench_plan(ns, RunPlan(["alltoall"], [size], None, out, nprocs > _cores(), 4),
                           bench.profile, bench.launcher)  # fmt: skip
         plan_file = Path(work) / "plan.json"
-        plan_file.write_text(json.dumps(plan), encoding="utf-8")
+        try:
+            plan_file.write_text(json.dumps(plan), encoding="utf-8")
+        except OSError as exc:
+            raise MpiscopeError(f"cannot write {plan_file}: {exc.strerror or exc}") from None
         if impl == "mpich":
             extra = {"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE": str(path),
                      "MPIR_CVAR_COLLECTIVE_FALLBACK": "error"}  # fmt: skip
@@ -731,18 +783,20 @@ def _add_contention(sub: Any) -> None:
         "stream to the neighbour node while nodes 0-1 run a small-message latency test; "
         "latency with and without contention.",
     )
-    from mpiscope.parsing import int_at_least
+    from mpiscope.measure.sizes import ByteSize
+    from mpiscope.parsing import int_in
 
-    p.add_argument("--nodes", type=int_at_least(2), default=3, metavar="K",
+    p.add_argument("--nodes", type=int_in(2, 1 << 16), default=3, metavar="K",
                    help="nodes (virtual nodes of consecutive ranks on one machine; default 3)")
-    p.add_argument("--ppn", type=int_at_least(1), default=2, metavar="M",
+    p.add_argument("--ppn", type=int_in(1, 1 << 16), default=2, metavar="M",
                    help="ranks per node (default 2)")  # fmt: skip
     p.add_argument("--sizes", metavar="SPEC", help="latency message sizes (program default)")
-    p.add_argument("--iterations", type=int_at_least(1), metavar="N",
-                   help="latency iterations per size (program default)")
-    p.add_argument("--stream-bytes", metavar="BYTES", help="streaming message size")
-    p.add_argument("--window", type=int_at_least(1), metavar="W",
-                   help="streaming messages in flight")  # fmt: skip
+    p.add_argument("--iterations", type=int_in(1, 10**8), metavar="N",
+                   help="latency iterations per size, at most 1e8 (program default)")
+    p.add_argument("--stream-bytes", type=ByteSize(1, 1 << 30), metavar="BYTES",
+                   help="streaming message size, 1 B to 1 GiB")
+    p.add_argument("--window", type=int_in(1, 4096), metavar="W",
+                   help="streaming messages in flight, at most 4096")  # fmt: skip
     p.add_argument("--out", metavar="FILE",
                    help="the document (default mpiscope-contention-DATE.json)")
     _measure(p, "--mpi", "--launcher", "--platform", "--oversubscribe", "--timeout", "--force")
@@ -750,12 +804,20 @@ def _add_contention(sub: Any) -> None:
 
 
 def _contention(args: argparse.Namespace) -> int:
-    from mpiscope.alltoall.catalogue import topology_env
-    from mpiscope.launcher import run_passthrough
+    from mpiscope.measure.plan import check_ranks
+    from mpiscope.measure.runner import private_dir
+    from mpiscope.measure.sizes import check_memory, parse_size_spec
 
     nprocs = args.nodes * args.ppn
-    out = _out(args, "mpiscope-contention")
     ns = _namespace(args, np=nprocs)
+    sizes = parse_size_spec(args.sizes) if args.sizes is not None else []
+    if len(sizes) > CONTENTION_SIZES or any(s > CONTENTION_MAX_BYTES for s in sizes):
+        raise MpiscopeError(f"--sizes {args.sizes}: at most {CONTENTION_SIZES} sizes of at most "
+                            f"{CONTENTION_MAX_BYTES} bytes (mpiscope-contention's limits)")
+    if not _simulated(ns):  # the lab's nodes are virtual: every rank is here
+        check_ranks(nprocs, oversubscribe=True, flag="--nodes x --ppn")
+        check_memory([*sizes, args.stream_bytes or 0], nprocs)
+    out = _out(args, "mpiscope-contention")
     ns.oversubscribe = args.oversubscribe or _oversubscribed(ns)
     if _oversubscribed(ns):
         print(f"note: {nprocs} processes on {_cores()} cores: oversubscribed, latencies include "
@@ -769,8 +831,26 @@ def _contention(args: argparse.Namespace) -> int:
     if not found:
         raise MpiscopeError(f"no mpiscope-contention next to {bench.path}: rebuild mpiscope")
     program = found[0]
-    argv = ["--nodes", str(args.nodes), "--out", str(out)]
-    for flag, value in (("--sizes", args.sizes), ("--iterations", args.iterations),
+    with private_dir(out) as tmp:  # the program writes here; the document is moved to --out whole
+        written = Path(tmp) / "contention.json"
+        _contend(args, bench, program, sizes, written)
+        if not written.is_file():
+            raise RunFailedError("mpiscope-contention wrote no document")
+        from mpiscope.outputs import write_bytes
+
+        write_bytes(out, written.read_bytes())
+    print(f"\nresult: {out}")
+    return 0
+
+
+def _contend(args: argparse.Namespace, bench: Any, program: Path, sizes: Sequence[int],
+             written: Path) -> None:  # fmt: skip
+    from mpiscope.alltoall.catalogue import topology_env
+    from mpiscope.launcher import run_passthrough
+
+    argv = ["--nodes", str(args.nodes), "--out", str(written)]
+    for flag, value in (("--sizes", ",".join(map(str, sizes)) or None),
+                        ("--iterations", args.iterations),
                         ("--stream-bytes", args.stream_bytes), ("--window", args.window)):
         if value is not None:
             argv += [flag, str(value)]  # fmt: skip
@@ -778,10 +858,6 @@ def _contention(args: argparse.Namespace) -> int:
     code = run_passthrough([*bench.launcher, str(program), *argv], env, args.timeout)
     if code != 0:
         raise RunFailedError(f"mpiscope-contention failed (exit code {code})")
-    if not out.is_file():
-        raise RunFailedError("mpiscope-contention wrote no document")
-    print(f"\nresult: {out}")
-    return 0
 
 
 # --- fft ------------------------------------------------------------------------------------
@@ -793,10 +869,10 @@ def _add_fft(sub: Any) -> None:
         "algorithm=NAME) for the whole step and for its transposes alone (phase=transpose): "
         "a table of times per algorithm and the transposes' share.",
     )
-    from mpiscope.parsing import int_at_least
+    from mpiscope.parsing import int_in
 
-    p.add_argument("--grid", type=int_at_least(2), default=120, metavar="G",
-                   help="G^3 points (default 120; the seed also used 480)")  # fmt: skip
+    p.add_argument("--grid", type=int_in(2, MAX_GRID), default=120, metavar="G",
+                   help=f"G^3 points, at most {MAX_GRID} (default 120; the seed also used 480)")
     _nodes_flag(p, "the leader schemes' nodes")
     _measure(p, "--np", *_LAUNCH, *_ENGINE)
     p.add_argument("--out", metavar="FILE", help="keep the launches' results (JSON)")
@@ -805,22 +881,49 @@ def _add_fft(sub: Any) -> None:
 
 def _fft(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.catalogue import topology_env
+    from mpiscope.measure.plan import check_cores
+    from mpiscope.measure.sizes import check_fits
     from mpiscope.reports.texttable import format_table
     from mpiscope.result.describe import description
-    from mpiscope.result.units import format_ns
 
-    out = _out(args, "") if args.out else None
     ns = _namespace(args)
-    from mpiscope.measure.plan import check_cores
-
-    check_cores(ns)
+    _topology(ns.np, args.nodes)
+    if check_cores(ns) or not _simulated(ns):
+        check_fits(FFT_BYTES_PER_POINT * args.grid**3, f"--grid {args.grid}",
+                   f"{FFT_BYTES_PER_POINT} bytes per point of the grid, over all ranks")
+    out = _out(args, "") if args.out else None
     bench = _bench_for(ns)
     lab, known = _lab(bench)
     if "fft3d" not in known:
         raise MpiscopeError(f"{bench.path} has no operation fft3d: rebuild mpiscope-bench")
     algorithms = _fft_algorithms(description(), [a.name for a in lab])
     env = topology_env(bench.profile.implementation, args.nodes)
-    rows, kept = [], []
+    rows: list[list[str]] = []
+    kept: list[dict[str, Any]] = []
+    try:
+        _fft_runs(args, ns, bench, known, algorithms, env, rows, kept)
+    except KeyboardInterrupt:
+        partial = {"kind": "alltoall-fft", "grid": args.grid, "launches": kept,
+                   "status": "partial"}  # fmt: skip
+        raise KeyboardInterrupt(_keep_partial(out, partial)) from None
+    print(f"\n3-D FFT of {args.grid}^3 points on {ns.np} processes: median time per step")
+    print("\n".join(format_table(["algorithm", "step", "transposes", "share"], "<>>>", rows)))
+    if out is not None:
+        from mpiscope.result.document import write_document
+
+        write_document({"kind": "alltoall-fft", "grid": args.grid, "launches": kept}, out)
+        print(f"\nresult: {out}")
+    if any(r[1] == "failed" or r[2] == "failed" for r in rows):
+        raise RunFailedError("some algorithms failed (see the table)")
+    return 0
+
+
+def _fft_runs(args: argparse.Namespace, ns: argparse.Namespace, bench: Any,
+              known: Mapping[str, set[str]], algorithms: Sequence[str], env: Mapping[str, str],
+              rows: list[list[str]], kept: list[dict[str, Any]]) -> None:  # fmt: skip
+    """The fft launches, two per algorithm (``rows`` and ``kept`` filled as they end)."""
+    from mpiscope.result.units import format_ns
+
     with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-fft-") as tmp:
         runner = _Launcher(ns, bench, Path(tmp), known)
         for alg in algorithms:
@@ -837,16 +940,6 @@ def _fft(args: argparse.Namespace) -> int:
             rows.append([alg, format_ns(times["all"]) if times["all"] else "failed",
                          format_ns(times["transpose"]) if times["transpose"] else "failed",
                          f"{100 * share:.0f}%" if share else "-"])  # fmt: skip
-    print(f"\n3-D FFT of {args.grid}^3 points on {ns.np} processes: median time per step")
-    print("\n".join(format_table(["algorithm", "step", "transposes", "share"], "<>>>", rows)))
-    if out is not None:
-        from mpiscope.result.document import write_document
-
-        write_document({"kind": "alltoall-fft", "grid": args.grid, "launches": kept}, out)
-        print(f"\nresult: {out}")
-    if any(r[1] == "failed" or r[2] == "failed" for r in rows):
-        raise RunFailedError("some algorithms failed (see the table)")
-    return 0
 
 
 def _fft_algorithms(desc: Mapping[str, Any], lab: Sequence[str]) -> list[str]:
@@ -876,9 +969,11 @@ def _add_plot(sub: Any) -> None:
 
 def _plot(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.plots import write_figures
+    from mpiscope.outputs import check_output_dir
     from mpiscope.result.alltoall import load_alltoall
 
+    directory = check_output_dir(args.out_dir, "--out-dir", create=False)
     docs = [load_alltoall(path) for path in args.docs]
-    for path in write_figures(docs, Path(args.out_dir)):
+    for path in write_figures(docs, directory):
         print(path)
     return 0

@@ -14,7 +14,6 @@ run (1) or the input was bad (2).
 from __future__ import annotations
 
 import argparse
-import math
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -24,6 +23,7 @@ from mpiscope.measure.options import SYNC_ALGORITHMS, SYNC_PARAMETERS, add_measu
 from mpiscope.measure.plan import check_cores, check_out, check_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.runner import Launch, find_bench, private_dir, run_launches
+from mpiscope.parsing import float_in
 from mpiscope.reports.check import verdict_lines
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result
@@ -38,18 +38,6 @@ _OPTIONS = (
 MAX_DRIFT_SECONDS = 3600.0
 
 
-def _drift_seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0 <= value <= MAX_DRIFT_SECONDS:
-        raise argparse.ArgumentTypeError(
-            f"must be a number of seconds in [0, {MAX_DRIFT_SECONDS:g}], not {text!r}"
-        )
-    return value
-
-
 def _syncs(text: str) -> tuple[str, ...]:
     """``all`` or algorithm names, comma-separated: the ones to show."""
     if text == "all":
@@ -60,6 +48,8 @@ def _syncs(text: str) -> tuple[str, ...]:
             raise argparse.ArgumentTypeError(
                 f"unknown clock sync algorithm {name!r} (all, {', '.join(SYNC_ALGORITHMS)})"
             )
+    if len(set(chosen)) != len(chosen):
+        raise argparse.ArgumentTypeError(f"bad list {text!r}: an algorithm appears twice")
     return chosen
 
 
@@ -76,7 +66,7 @@ def add_parser(commands: Any) -> None:
     add_measure_options(p, launches=False, only=_OPTIONS)
     p.add_argument(
         "--drift-seconds",
-        type=_drift_seconds,
+        type=float_in(0, MAX_DRIFT_SECONDS),
         default=DEFAULT_DRIFT_SECONDS,
         metavar="S",
         help=f"pause before the clock offsets are measured again (default "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
@@ -41,13 +40,16 @@ def run(args: argparse.Namespace) -> int:
 
     if args.format == "parquet" and args.out is None:
         raise MpiscopeError("--format parquet writes a binary file: give -o FILE")
-    if args.out is not None and Path(args.out).resolve() == Path(args.file).resolve():
-        raise MpiscopeError(f"-o {args.out} is the result document itself")
+    out = None
+    if args.out is not None:
+        from mpiscope.outputs import check_output
+
+        out = check_output(args.out, inputs=[args.file], what="-o")
     data = export_bytes(load_result(args.file), args.format, raw=args.raw)
-    if args.out is None:
+    if out is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
     else:
-        write_export(data, Path(args.out))
+        write_export(data, out)
         print(args.out)
     return 0

@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({args.size!r})")
     plan = plan_run(args, sizes=sizes)
     bench = find_bench(args)
-    plan = replace(plan, ops=check_ops(plan, bench.profile))
+    plan = replace(plan, ops=check_ops(plan, bench.profile, args.timeout))
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
     with private_dir(plan.out) as tmp:
         launches = []

@@ -34,12 +34,12 @@ def add_parser(commands: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from mpiscope.noise.html import write_noise_html  # lazy: matplotlib
+    from mpiscope.outputs import check_output
     from mpiscope.reports.html import write_html
 
     inputs = [Path(path) for path in args.files]
-    out = Path(args.out) if args.out else inputs[0].with_suffix(".html")
-    if any(out.resolve() == path.resolve() for path in inputs):
-        raise MpiscopeError(f"-o {out} is one of the result documents")
+    out = check_output(args.out or inputs[0].with_suffix(".html"), inputs=inputs,
+                       what="-o" if args.out else "")  # fmt: skip
     kinds = [document_kind(path) or "" for path in inputs]
     if "model" in kinds:
         from mpiscope.reports.model_html import write_model_html  # lazy: matplotlib

@@ -19,8 +19,9 @@ def add_parser(commands: Any) -> None:
         help="list the measurable operations",
         description="List the operations the selected mpiscope-bench build can measure.",
     )
-    parser.add_argument("--json", action="store_true", help="print the bench's JSON as is")
-    parser.add_argument(
+    form = parser.add_mutually_exclusive_group()
+    form.add_argument("--json", action="store_true", help="print the bench's JSON as is")
+    form.add_argument(
         "--markdown", action="store_true", help="print the operation reference (docs/operations.md)"
     )
     parser.add_argument("--mpi", metavar="NAME", help="MPI installation (default: MPISCOPE_MPI)")

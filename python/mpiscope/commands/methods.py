@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
         args.method = [DEFAULT_METHOD, *args.method]
     plan = plan_run(args)
     bench = find_bench(args)
-    plan = replace(plan, ops=check_ops(plan, bench.profile))
+    plan = replace(plan, ops=check_ops(plan, bench.profile, args.timeout))
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
     with private_dir(plan.out) as tmp:
         own = replace(plan, out=Path(tmp) / "methods.json")

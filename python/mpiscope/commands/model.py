@@ -23,6 +23,14 @@ DEFAULT_SIZES = "1:1M:x4"
 PRTT_N = 10
 #: Sizes up to this get the delayed prtt (o_s is read at the smallest size).
 DELAYED_MAX_BYTES = 1024
+#: The longest --recv-delay-us: 1 s.
+MAX_DELAY_US = 1e6
+#: The most --bootstrap resamples (each refits the model: the time grows with their number).
+MAX_BOOTSTRAP = 10000
+#: The most Hockney regimes (--segments, --max-segments).
+MAX_SEGMENTS = 64
+#: The Hockney fit's own options (None: not given) and their defaults.
+HOCKNEY_DEFAULTS = {"max_segments": 4, "tolerance": 0.05}
 
 
 def add_parser(commands: Any) -> None:
@@ -50,6 +58,7 @@ def _no_subcommand(args: argparse.Namespace) -> int:
 # --- measure ------------------------------------------------------------------------------
 def _add_measure(sub: Any) -> None:
     from mpiscope.measure.options import add_measure_options
+    from mpiscope.parsing import float_in
 
     p = sub.add_parser(
         "measure",
@@ -68,8 +77,9 @@ def _add_measure(sub: Any) -> None:
     p.add_argument("--lmo", action="store_true",
                    help="the LMO experiments: one_to_two from every root and a pingpong per "
                    "pair (needs --np 3 or more)")  # fmt: skip
-    p.add_argument("--recv-delay-us", type=float, default=100.0, metavar="US",
-                   help="overhead_recv's delay before the receive (default 100)")
+    p.add_argument("--recv-delay-us", type=float_in(0, MAX_DELAY_US, low_open=True), default=100.0,
+                   metavar="US", help="overhead_recv's delay before the receive, at most "
+                   f"{MAX_DELAY_US:g} (default 100)")
     p.set_defaults(handler=_measure)
 
 
@@ -107,8 +117,9 @@ def _measure(args: argparse.Namespace) -> int:
 
     if args.lmo and args.np < 3:
         raise MpiscopeError(f"--lmo needs 3 ranks at least (one_to_two), not --np {args.np}")
-    if args.recv_delay_us <= 0 or not math.isfinite(args.recv_delay_us):
-        raise MpiscopeError(f"--recv-delay-us {args.recv_delay_us}: must be a positive number")
+    if args.np < 2:
+        raise MpiscopeError(f"the models' experiments send messages between ranks: --np 2 at "
+                            f"least, not {args.np}")  # fmt: skip
     full = argparse.Namespace(**{**measure_defaults(), **vars(args)})
     full.sizes = args.sizes or DEFAULT_SIZES
     full.raw, full.ops = True, "pingpong"
@@ -121,6 +132,14 @@ def _measure(args: argparse.Namespace) -> int:
     return _run_phases(full, plan, bench, experiments)
 
 
+#: Under SimGrid SMPI (3.32) a rank asleep until its slot wakes up only when
+#: a message already in flight to it has arrived, so every overhead_send
+#: launch of the window method started late (none valid below the eager
+#: limit): there the overhead experiments, which read one rank's own call,
+#: start after a barrier instead.
+SIMULATED_OVERHEAD_METHOD = "barrier-each"
+
+
 def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str,
             options: dict[str, str], root: int | None, sizes: list[int]) -> Any:  # fmt: skip
     from mpiscope.measure.plan import bench_plan
@@ -129,7 +148,10 @@ def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str
     own = argparse.Namespace(**vars(args))
     if root is not None:
         own.root = root
-    run = dataclasses.replace(plan, ops=ops.split(","), sizes=sizes, out=out,
+    methods = plan.methods
+    if bench.profile.implementation == "smpi" and ops.startswith("overhead_"):
+        methods = (SIMULATED_OVERHEAD_METHOD,)
+    run = dataclasses.replace(plan, ops=ops.split(","), sizes=sizes, out=out, methods=methods,
                               options=tuple(options.items()))  # fmt: skip
     return Launch(bench_plan(own, run, bench.profile, bench.launcher))
 
@@ -228,7 +250,7 @@ def _summary(doc: dict[str, Any]) -> str:
 
 # --- fit ----------------------------------------------------------------------------------
 def _add_fit(sub: Any) -> None:
-    from mpiscope.parsing import int_at_least
+    from mpiscope.parsing import float_in, int_in
 
     p = sub.add_parser(
         "fit", help="fit a model to measured points",
@@ -237,22 +259,27 @@ def _add_fit(sub: Any) -> None:
         "Every parameter gets a confidence interval by bootstrap over the measured samples.")
     p.add_argument("source", metavar="MEASURED.json")
     p.add_argument("--model", required=True, metavar="NAME",
-                   help="hockney, loggp, plogp or lmo")
+                   help="hockney, loggp, plogp, lmo, or direct (each measured collective's own "
+                   "times: a result of mpiscope run OPS)")
     p.add_argument("--out", required=True, metavar="FILE", help="the model document")
     p.add_argument("--force", action="store_true", help="overwrite --out")
-    p.add_argument("--segments", type=int_at_least(1), metavar="K",
-                   help="Hockney: exactly K regimes (default: found from the data)")
-    p.add_argument("--max-segments", type=int_at_least(1), default=4, metavar="K",
-                   help="Hockney: at most K regimes when found from the data (default 4)")
-    p.add_argument("--tolerance", type=float, default=0.05, metavar="F",
-                   help="Hockney: the fewest regimes with every point within F (default 0.05)")
+    p.add_argument("--segments", type=int_in(1, MAX_SEGMENTS), metavar="K",
+                   help=f"Hockney: exactly K regimes, at most {MAX_SEGMENTS} (default: found from "
+                   "the data)")
+    p.add_argument("--max-segments", type=int_in(1, MAX_SEGMENTS), metavar="K",
+                   help=f"Hockney: at most K regimes when found from the data (default "
+                   f"{HOCKNEY_DEFAULTS['max_segments']})")
+    p.add_argument("--tolerance", type=float_in(0, 10, high_open=True), metavar="F",
+                   help="Hockney: the fewest regimes with every point within F, in [0, 10) "
+                   f"(default {HOCKNEY_DEFAULTS['tolerance']})")
     p.add_argument("--per-pair", action="store_true",
                    help="Hockney: a fit per pair of ranks too (model measure --pairs)")
-    p.add_argument("--bootstrap", type=int_at_least(0), default=200, metavar="B",
-                   help="bootstrap resamples for the intervals (default 200; 0: none)")
-    p.add_argument("--confidence", type=float, default=0.95, metavar="C",
-                   help="confidence of the intervals (default 0.95)")
-    p.add_argument("--seed", type=int_at_least(0), default=1, metavar="S",
+    p.add_argument("--bootstrap", type=int_in(0, MAX_BOOTSTRAP), default=200, metavar="B",
+                   help=f"bootstrap resamples for the intervals, at most {MAX_BOOTSTRAP} "
+                   "(default 200; 0: none)")
+    p.add_argument("--confidence", type=float_in(0, 1, True, True), default=0.95, metavar="C",
+                   help="confidence of the intervals, in (0, 1) (default 0.95)")
+    p.add_argument("--seed", type=int_in(0, 2**31 - 1), default=1, metavar="S",
                    help="bootstrap seed (default 1)")
     p.add_argument("--statistic", default="median", metavar="NAME",
                    help="of each size's samples: median (default), min (MPIBlib's choice, "
@@ -260,10 +287,29 @@ def _add_fit(sub: Any) -> None:
     p.set_defaults(handler=_fit)
 
 
-def _checked_out(path_text: str, force: bool) -> Path:
-    from mpiscope.measure.plan import check_out
+def _checked_out(path_text: str, force: bool, inputs: list[str], what: str) -> Path:
+    from mpiscope.outputs import check_output
 
-    return check_out(argparse.Namespace(out=path_text, force=force))
+    return check_output(path_text, force=force, inputs=inputs, what=what)
+
+
+def _hockney_options(args: argparse.Namespace) -> None:
+    """Refuse Hockney's options with another model, and a contradiction
+    between them; fill in their defaults."""
+    given = [f"--{name.replace('_', '-')}" for name in ("segments", *HOCKNEY_DEFAULTS)
+             if getattr(args, name) is not None] + (["--per-pair"] if args.per_pair else [])
+    if args.model != "hockney" and given:
+        raise MpiscopeError(f"{given[0]} is an option of the Hockney fit, not of --model "
+                            f"{args.model}")  # fmt: skip
+    if args.segments is not None and args.max_segments is not None:
+        raise MpiscopeError("--segments K fixes the regimes; --max-segments bounds them when they "
+                            "are found from the data: give one")  # fmt: skip
+    if args.segments is not None and args.tolerance is not None:
+        raise MpiscopeError("--tolerance chooses how many regimes when they are found from the "
+                            "data: not with --segments")  # fmt: skip
+    for name, default in HOCKNEY_DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, default)
 
 
 def _fit(args: argparse.Namespace) -> int:
@@ -276,12 +322,11 @@ def _fit(args: argparse.Namespace) -> int:
 
     if args.model not in FITTERS:
         raise MpiscopeError(f"unknown model {args.model!r} (known: {', '.join(FITTERS)})")
-    if not 0 < args.confidence < 1 or not 0 <= args.tolerance < 10:
-        raise MpiscopeError("--confidence must be in (0, 1) and --tolerance in [0, 10)")
+    _hockney_options(args)
     if args.statistic not in STATISTICS:
         raise MpiscopeError(f"unknown statistic {args.statistic!r} (known: "
                             f"{', '.join(STATISTICS)})")  # fmt: skip
-    out = _checked_out(args.out, args.force)
+    out = _checked_out(args.out, args.force, [args.source], "--out")
     source = load_result(args.source).data
     options = FitOptions(args.bootstrap, args.confidence, args.seed, args.segments,
                          args.max_segments, args.tolerance, args.per_pair,
@@ -298,21 +343,36 @@ def _fit(args: argparse.Namespace) -> int:
 def _add_predict(sub: Any) -> None:
     from mpiscope.alltoall.models import LEADER_SCHEMES
     from mpiscope.models.collectives import COLLECTIVES
-    from mpiscope.parsing import int_at_least
+    from mpiscope.parsing import MAX_RANKS, int_in
 
     p = sub.add_parser(
         "predict", help="predict collective times from a model",
         description="Predicted time of collective algorithms (op:algorithm, comma-separated, "
         f"or 'all') from a model document. Known: {', '.join(COLLECTIVES)}, and the Alltoall "
-        f"lab's {', '.join(f'alltoall:{n}' for n in LEADER_SCHEMES)} (with --ranks-per-node).")
+        f"lab's {', '.join(f'alltoall:{n}' for n in LEADER_SCHEMES)} (with --ranks-per-node). "
+        "A direct model (model fit --model direct) predicts the ops it fitted, by name "
+        "(bcast, or bcast:direct), on the number of ranks it measured.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("algorithms", metavar="ALGORITHMS")
-    p.add_argument("--np", type=int_at_least(1), required=True, metavar="N")
+    p.add_argument("--np", type=int_in(1, MAX_RANKS), required=True, metavar="N")
     p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="SPEC",
                    help=f"sizes as for run (default {DEFAULT_SIZES})")
-    p.add_argument("--ranks-per-node", type=int_at_least(1), metavar="M",
+    p.add_argument("--ranks-per-node", type=int_in(1, MAX_RANKS), metavar="M",
                    help="leader schemes: M ranks per node (default: all on one node)")
     p.set_defaults(handler=_predict)
+
+
+def _check_nodes(nprocs: int, per_node: int, names: list[str]) -> None:
+    """--ranks-per-node: for the leader schemes, and whole nodes of --np ranks."""
+    from mpiscope.alltoall.models import LEADER_SCHEMES
+
+    if not any(name in {f"alltoall:{n}" for n in LEADER_SCHEMES} for name in names):
+        raise MpiscopeError("--ranks-per-node places the ranks of the Alltoall lab's leader "
+                            f"schemes ({', '.join(f'alltoall:{n}' for n in LEADER_SCHEMES)}): "
+                            "none is asked for")  # fmt: skip
+    if per_node > nprocs or nprocs % per_node:
+        raise MpiscopeError(f"--np {nprocs} is not a whole number of nodes of --ranks-per-node "
+                            f"{per_node}")  # fmt: skip
 
 
 def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str, Any]:
@@ -337,20 +397,40 @@ def _predictors(names: list[str], nprocs: int, per_node: int | None) -> dict[str
     return out
 
 
+def _direct_predictors(model: Any, names: list[str] | None, nprocs: int) -> dict[str, Any]:
+    """name -> (formula, cost) of a direct model's fits: the ops named
+    (``bcast`` or ``bcast:direct``), or every op it fitted on ``nprocs``."""
+    if names is None:
+        names = [c.op for c in model.collectives if c.nprocs == nprocs] or \
+            [model.collectives[0].op]
+    out: dict[str, Any] = {}
+    for name in names:
+        fitted = model.collective(name.removesuffix(":direct"), nprocs)
+        out[f"{fitted.op}:direct"] = (
+            f"its own measured times on {nprocs} ranks, T(m) = a + b m per regime",
+            lambda s, _model, fitted=fitted: fitted.time_ns(s))
+    return out
+
+
 def _predict(args: argparse.Namespace) -> int:
     from mpiscope.measure.sizes import parse_size_spec
     from mpiscope.models.collectives import COLLECTIVES
+    from mpiscope.models.direct import DirectModel
     from mpiscope.models.document import model_of
     from mpiscope.reports.model import render_predictions
     from mpiscope.result.model import load_model
 
-    model = model_of(load_model(args.model))
-    names = list(COLLECTIVES) if args.algorithms == "all" else \
-        [n.strip() for n in args.algorithms.split(",")]
-    if not all(names):
+    given = None if args.algorithms == "all" else [n.strip() for n in args.algorithms.split(",")]
+    if given is not None and not all(given):
         raise MpiscopeError(f"bad algorithm list {args.algorithms!r}: empty name")
+    model = model_of(load_model(args.model))
+    if args.ranks_per_node is not None and not isinstance(model, DirectModel):
+        _check_nodes(args.np, args.ranks_per_node, given or list(COLLECTIVES))
     sizes = parse_size_spec(args.sizes)
-    predictors = _predictors(names, args.np, args.ranks_per_node)
+    if isinstance(model, DirectModel):
+        predictors = _direct_predictors(model, given, args.np)
+    else:
+        predictors = _predictors(given or list(COLLECTIVES), args.np, args.ranks_per_node)
     table = {n: [float(cost(s, model)) for s in sizes] for n, (_, cost) in predictors.items()}
     print(render_predictions(args.np, sizes, table, {n: f for n, (f, _) in predictors.items()}))
     return 0
@@ -363,7 +443,10 @@ def _add_check(sub: Any) -> None:
         description="Set every algorithm's prediction of each measured collective point "
         "(a result of mpiscope run bcast,allreduce,alltoall,...) against the measured median, "
         "with the relative error; say which algorithm the library seems to use where one "
-        "prediction fits far better than the others.")
+        "prediction fits far better than the others, and which collectives no "
+        "point-to-point algorithm can predict (faster than every prediction by more than the "
+        "model's fit error) with the model to use there (--model direct). With a direct "
+        "model, each point against the fit of its own op.")
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("measured", metavar="MEASURED.json")
     p.add_argument("--plot", metavar="FILE.png", help="also draw measured and predicted")
@@ -371,27 +454,45 @@ def _add_check(sub: Any) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from mpiscope.models.check import check_points
+    from mpiscope.models.check import check_points, mechanism, unpredictable
+    from mpiscope.models.direct import DirectModel
     from mpiscope.models.document import model_of
-    from mpiscope.reports.model import render_check
+    from mpiscope.reports.model import render_check, render_unpredictable
     from mpiscope.result import load_result
     from mpiscope.result.model import load_model
 
+    plot = None
+    if args.plot:
+        from mpiscope.outputs import check_output
+        from mpiscope.reports.plots.render import FORMATS
+
+        if Path(args.plot).suffix.lower().lstrip(".") not in FORMATS:
+            raise MpiscopeError(f"--plot {args.plot}: the figure is written as "
+                                f"{', '.join('.' + f for f in FORMATS)} (chosen by the suffix)")
+        plot = check_output(args.plot, inputs=[args.model, args.measured], what="--plot")
     doc = load_model(args.model)
-    rows = check_points(model_of(doc), load_result(args.measured).data)
+    model = model_of(doc)
+    measured = load_result(args.measured).data
+    rows = check_points(model, measured)
     print(f"model {doc['model']} ({args.model}) against {args.measured}\n")
     print(render_check(rows))
-    if args.plot:
+    if not isinstance(model, DirectModel):
+        found = unpredictable(rows, float(doc["fit_error"].get("max_rel_error") or 0.0))
+        lines = render_unpredictable(found, mechanism(measured.get("environment") or {}),
+                                     args.measured)  # fmt: skip
+        if lines:
+            print("\n" + "\n".join(lines))
+    if plot is not None:
         from mpiscope.reports.plots.model import save_check_plot
 
-        save_check_plot(rows, Path(args.plot), f"{doc['model']} model vs {args.measured}")
+        save_check_plot(rows, plot, f"{doc['model']} model vs {args.measured}")
         print(f"\nplot: {args.plot}")
     return 0
 
 
 # --- platform -----------------------------------------------------------------------------
 def _add_platform(sub: Any) -> None:
-    from mpiscope.parsing import int_at_least
+    from mpiscope.parsing import int_in
 
     p = sub.add_parser(
         "platform", help="a SimGrid platform calibrated by a model",
@@ -402,24 +503,22 @@ def _add_platform(sub: Any) -> None:
     p.add_argument("model", metavar="MODEL.json")
     p.add_argument("-o", "--out", required=True, metavar="FILE.xml")
     p.add_argument("--force", action="store_true", help="overwrite --out")
-    p.add_argument("--hosts", type=int_at_least(1), default=64, metavar="N",
-                   help="hosts of the platform (default 64)")
+    p.add_argument("--hosts", type=int_in(1, 1 << 20), default=64, metavar="N",
+                   help="hosts of the platform, at most 1048576 (default 64)")
     p.set_defaults(handler=_platform)
 
 
 def _platform(args: argparse.Namespace) -> int:
     from mpiscope.models.document import model_of
     from mpiscope.models.platform import platform_xml
+    from mpiscope.outputs import write_text
     from mpiscope.result.model import load_model
 
-    out = _checked_out(args.out, args.force)
+    out = _checked_out(args.out, args.force, [args.model], "-o")
     doc = load_model(args.model)
     model = model_of(doc)
     text = platform_xml(model, args.hosts, f"{args.model} ({doc['model']})")
-    try:
-        out.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+    write_text(out, text, what="-o")
     print(text, end="")
     print(_platform_check(model, doc))
     print(f"\nplatform: {out} (use: --launcher smpi --platform {out})")

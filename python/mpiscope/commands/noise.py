@@ -14,10 +14,29 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import float_in, int_in
 
 __all__ = ["add_parser"]
 
 EXIT_DETECTED = 1
+#: The noise programs' limits (mpiscope-noise and mpiscope-inject refuse more).
+MAX_SECONDS = 86400.0  # a probe's time, a packet
+MAX_CALIBRATE = 3600.0  # a detector's calibration
+MAX_PACKETS = 10**6
+MAX_CPUS = 4096
+MAX_BYTES = 1 << 30  # an Alltoall block, a ring message
+MAX_MESSAGES = 10**7
+MAX_ELEMENTS = 10**12
+MAX_TRIADS = 10**9
+MAX_ITERATIONS = 10**15
+MAX_HZ = 1e6
+MAX_TIMEOUT = 30 * 86400.0
+#: The detectors' own options (--detector X takes only its own).
+DETECTOR_OPTIONS = {
+    "alltoall": ("alltoall_bytes",),
+    "barrier": (),
+    "stream-ring": ("preset", "messages", "message_bytes", "stream_elements", "triads"),
+}
 
 
 def add_parser(commands: Any) -> None:
@@ -58,7 +77,7 @@ def _add_agent(parser: argparse.ArgumentParser) -> None:
                        help="the built-in injector as FREQ:BURST[~JITTER][@CORE], e.g. 10Hz:1ms@1")
     group.add_argument("--agent", metavar="CMD",
                        help="a real agent: a shell command started, pinned and stopped by mpiscope")
-    group.add_argument("--agent-core", type=int, metavar="K",
+    group.add_argument("--agent-core", type=int_in(0, MAX_CPUS - 1), metavar="K",
                        help="logical CPU of the agent (default: chosen by --layout)")
 
 
@@ -73,7 +92,11 @@ def _asked_agent_core(args: argparse.Namespace) -> int | None:
     at = parse_injector(args.inject).core if args.inject else None
     if at is not None and args.agent_core is not None and at != args.agent_core:
         raise MpiscopeError(f"--inject pins to core {at} but --agent-core is {args.agent_core}")
-    return args.agent_core if args.agent_core is not None else at
+    if args.agent:
+        _command_exists(args.agent, "--agent")
+    core = args.agent_core if args.agent_core is not None else at
+    _online(core, "--agent-core")
+    return core
 
 
 def _agent_spec(args: argparse.Namespace, core: int | None) -> Any:
@@ -86,30 +109,50 @@ def _agent_spec(args: argparse.Namespace, core: int | None) -> Any:
     return AgentSpec(command=args.agent, core=core) if args.agent else None
 
 
-def _check_out(path: Path, force: bool) -> Path:
-    if path.exists() and not force:
-        raise MpiscopeError(f"{path} exists (use --force to overwrite)")
-    if not path.parent.exists():
-        raise MpiscopeError(f"the directory of {path} does not exist")
-    return path
+def _check_out(name: str, force: bool, inputs: list[str] | None = None) -> Path:
+    from mpiscope.outputs import check_output
+
+    return check_output(name, force=force, inputs=inputs or (), what="--out")
 
 
-def _positive(kind: type, what: str) -> Any:
-    def parse(text: str) -> Any:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} '{text}' is not a number") from None
-        if value <= 0:
-            raise argparse.ArgumentTypeError(f"{what} must be positive, not {text}")
-        return value
-    return parse
-
-
-def _profile(args: argparse.Namespace) -> Any:
+def _profile(args: argparse.Namespace, mpiexec: bool = True) -> Any:
+    """The MPI installation, its noise programs and (``mpiexec``) its mpiexec
+    checked: what a run needs, before it prints its plan."""
     from mpiscope.mpi_profile import select_profile
+    from mpiscope.noise.session import noise_programs
 
-    return select_profile(args.mpi)
+    profile = select_profile(args.mpi)
+    noise_programs(profile)
+    if mpiexec:
+        profile.check_mpiexec()
+    return profile
+
+
+def _online(core: int | None, flag: str) -> None:
+    """A core the user named must be online here."""
+    if core is None:
+        return
+    from mpiscope.noise.binding import read_topology
+
+    online = read_topology().logical
+    if core not in online:
+        raise MpiscopeError(f"{flag} {core}: CPU {core} is not online here (online: "
+                            f"{', '.join(map(str, online))})")  # fmt: skip
+
+
+def _command_exists(command: str, flag: str) -> None:
+    """The program a command line starts must exist (else the shell's own
+    message would be a second line)."""
+    import shlex
+    import shutil
+
+    try:
+        words = shlex.split(command)
+    except ValueError as exc:
+        raise MpiscopeError(f"{flag} {command!r}: {exc}") from None
+    words = [w for w in words if "=" not in w.split("/")[0]] or [""]  # VAR=x cmd: the cmd
+    if not words[0] or shutil.which(words[0]) is None:
+        raise MpiscopeError(f"{flag} {command!r}: no program {words[0]!r} found")
 
 
 # --- probe -------------------------------------------------------------------
@@ -119,15 +162,20 @@ def _add_probe(sub: Any) -> None:
         description="Run the three noise probes on every core, one pinned rank (or thread, "
         "with --alone) per core, one kind after the other; print per core the CPU share "
         "lost, the detours and the dominant frequencies.")
-    p.add_argument("--np", type=_positive(int, "--np"), help="cores to probe (default: all)")
+    from mpiscope.noise.spec import Duration
+
+    p.add_argument("--np", type=int_in(1, MAX_CPUS), help="cores to probe (default: all)")
     p.add_argument("--cores", metavar="LIST", help="which logical CPUs (default: the first --np)")
-    p.add_argument("--seconds", default="9", metavar="S",
-                   help="total probing time, shared by the kinds (default 9)")
+    p.add_argument("--seconds", type=Duration(0, MAX_SECONDS), default=9.0, metavar="S",
+                   help="total probing time, shared by the kinds, at most a day (default 9)")
     p.add_argument("--kinds", default="fwq,ftq,selfish", help="probes to run (default all)")
     p.add_argument("--alone", action="store_true", help="threads in one process, no MPI")
-    p.add_argument("--ftq-quantum", metavar="DUR", help="FTQ quantum (default 1ms)")
-    p.add_argument("--fwq-work", metavar="DUR", help="FWQ work unit (default 100us)")
-    p.add_argument("--threshold", metavar="DUR", help="selfish detour threshold (default auto)")
+    p.add_argument("--ftq-quantum", type=Duration(1e-6, 10), metavar="DUR",
+                   help="FTQ quantum, 1us to 10s (default 1ms)")
+    p.add_argument("--fwq-work", type=Duration(1e-7, 10), metavar="DUR",
+                   help="FWQ work unit, 100ns to 10s (default 100us)")
+    p.add_argument("--threshold", type=Duration(1e-9, 10), metavar="DUR",
+                   help="selfish detour threshold, up to 10s (default auto)")
     p.add_argument("--inject", metavar="SPEC",
                    help="run the injector meanwhile, FREQ:BURST[~JITTER][@CORE], e.g. 10Hz:1ms@1")
     p.add_argument("--out", default="noise-probe.json", metavar="FILE",
@@ -142,10 +190,13 @@ def _probe(args: argparse.Namespace) -> int:
     from mpiscope.noise.binding import parse_cpu_list, read_topology
     from mpiscope.noise.probe_run import PROBE_KINDS, ProbePlan, run_probe
     from mpiscope.noise.probes import format_probe
-    from mpiscope.noise.spec import parse_duration_s, parse_injector
+    from mpiscope.noise.spec import parse_injector
+    from mpiscope.outputs import check_output_dir
     from mpiscope.result.document import write_document
 
-    out = _check_out(Path(args.out), args.force)
+    out = _check_out(args.out, args.force)
+    raw_dir = Path(args.raw_dir) if args.raw_dir else out.with_suffix(".raw")
+    check_output_dir(raw_dir, "--raw-dir", create=False)
     topology = read_topology()
     cores = parse_cpu_list(args.cores) if args.cores else topology.logical[: args.np or None]
     if args.np and len(cores) != args.np:
@@ -158,22 +209,37 @@ def _probe(args: argparse.Namespace) -> int:
     if bad or not kinds:
         raise MpiscopeError(f"unknown probe '{bad[0] if bad else ''}' (choose from "
                             f"{', '.join(PROBE_KINDS)})")
-    seconds = parse_duration_s(args.seconds, "--seconds")
+    each = args.seconds / len(kinds)
+    for flag, unit in (("--fwq-work", args.fwq_work), ("--ftq-quantum", args.ftq_quantum)):
+        if unit is not None and unit > each:
+            raise MpiscopeError(f"{flag} {unit:g} s is longer than the {each:g} s each probe "
+                                "runs: raise --seconds")  # fmt: skip
 
-    def ns(text: str | None, what: str) -> int | None:
-        return None if text is None else int(parse_duration_s(text, what) * 1e9)
+    def ns(seconds: float | None) -> int | None:
+        return None if seconds is None else max(1, int(seconds * 1e9))
 
+    agent = AgentSpec(injector=parse_injector(args.inject)) if args.inject else None
+    if agent is not None:
+        _online(agent.injector.core, "--inject @")
     plan = ProbePlan(
-        cores=cores, seconds_per_kind=seconds / len(kinds), kinds=kinds, alone=args.alone,
-        agent=AgentSpec(injector=parse_injector(args.inject)) if args.inject else None,
-        fwq_work_ns=ns(args.fwq_work, "--fwq-work"),
-        ftq_quantum_ns=ns(args.ftq_quantum, "--ftq-quantum"),
-        selfish_threshold_ns=ns(args.threshold, "--threshold"),
+        cores=cores, seconds_per_kind=each, kinds=kinds, alone=args.alone, agent=agent,
+        fwq_work_ns=ns(args.fwq_work), ftq_quantum_ns=ns(args.ftq_quantum),
+        selfish_threshold_ns=ns(args.threshold),
     )
-    raw_dir = Path(args.raw_dir) if args.raw_dir else out.with_suffix(".raw")
+    profile = _profile(args, mpiexec=not args.alone)
     print(f"probing {len(cores)} core(s) ({', '.join(map(str, cores))}): "
-          f"{', '.join(kinds)}, {plan.seconds_per_kind:g} s each", file=sys.stderr)
-    doc = run_probe(plan, _profile(args), raw_dir)
+          f"{', '.join(kinds)}, {plan.seconds_per_kind:g} s each", flush=True)
+    try:
+        doc = run_probe(plan, profile, raw_dir)
+    except KeyboardInterrupt:
+        from mpiscope.noise.probe_run import read_partial
+
+        partial = read_partial(raw_dir)
+        if partial is None:
+            raise KeyboardInterrupt(f"no probe had finished: nothing kept; raw records in "
+                                    f"{raw_dir}") from None  # fmt: skip
+        write_document(partial, out)
+        raise KeyboardInterrupt(f"the probes that finished are kept in {out}") from None
     write_document(doc, out)
     print(format_probe(doc))
     print(f"\nprobe document: {out}   raw records: {raw_dir}")
@@ -185,7 +251,9 @@ STREAM_PRESETS = {"short": (20, 32), "long": (1, 5_000_000)}
 
 
 def _add_run(sub: Any) -> None:
-    from mpiscope.noise.spec import DETECTORS, LAYOUTS
+    from mpiscope.measure.sizes import ByteSize
+    from mpiscope.noise.session import DEFAULT_BLOCK
+    from mpiscope.noise.spec import DETECTORS, LAYOUTS, Duration
 
     p = sub.add_parser(
         "run", help="a detector timed in packets, with or without an agent",
@@ -196,35 +264,41 @@ def _add_run(sub: Any) -> None:
         "and off in blocks of packets within one run, so both samples share the host's "
         "state.")
     p.add_argument("--detector", choices=DETECTORS, required=True)
-    p.add_argument("--packet", default="10s", metavar="DUR", help="packet length (default 10s)")
-    p.add_argument("--packets", type=_positive(int, "--packets"), default=30,
-                   help="packets (samples) per run (default 30)")
-    p.add_argument("--np", type=_positive(int, "--np"), required=True, help="detector ranks")
+    p.add_argument("--packet", type=Duration(0, MAX_SECONDS), default=10.0, metavar="DUR",
+                   help="packet length, at most a day (default 10s)")
+    p.add_argument("--packets", type=int_in(2, MAX_PACKETS), default=30,
+                   help=f"packets (samples) per run, 2 to {MAX_PACKETS} (default 30)")
+    p.add_argument("--np", type=int_in(1, MAX_CPUS), required=True, help="detector ranks")
     p.add_argument("--layout", choices=LAYOUTS,
                    help="A: no agent, a rank per physical core; B: agent on a free core; "
                    "C: agent on a detector rank's core; all: a rank per logical CPU "
                    "(default: A without an agent, C with one)")
     p.add_argument("--design", choices=("separate", "alternate"), default="separate")
-    p.add_argument("--block", type=_positive(int, "--block"), default=4,
-                   help="packets per block of the alternating design (default 4)")
+    p.add_argument("--block", type=int_in(1, MAX_PACKETS),
+                   help=f"--design alternate: packets per block (default {DEFAULT_BLOCK})")
     p.add_argument("--out", required=True, metavar="FILE", help="the noise-run document")
-    p.add_argument("--calibrate", metavar="DUR", help="calibration time (min(1s, packet/4))")
-    p.add_argument("--iterations", type=_positive(int, "--iterations"),
+    p.add_argument("--calibrate", type=Duration(0, MAX_CALIBRATE), metavar="DUR",
+                   help="calibration time, at most an hour (min(1s, packet/4))")
+    p.add_argument("--iterations", type=int_in(1, MAX_ITERATIONS),
                    help="iterations per packet (skips the calibration)")
     p.add_argument("--same-as", metavar="BASE.json",
                    help="do the work of that run in every packet (its iterations, message "
                    "and array sizes): the agent run of a separate-design comparison")
-    p.add_argument("--alltoall-bytes", type=_positive(int, "--alltoall-bytes"),
-                   help="Alltoall bytes per peer (default 1024)")
+    p.add_argument("--alltoall-bytes", type=ByteSize(1, MAX_BYTES),
+                   help="--detector alltoall: bytes per peer, at most 1 GiB (default 1024)")
     p.add_argument("--preset", choices=tuple(STREAM_PRESETS),
                    help="stream-ring messages: short = 20 x 32 B, long = 1 x 5 MB")
-    p.add_argument("--messages", type=_positive(int, "--messages"), help="ring messages per packet")
-    p.add_argument("--message-bytes", type=_positive(int, "--message-bytes"))
-    p.add_argument("--stream-elements", type=_positive(int, "--stream-elements"),
-                   help="elements per rank (default: arrays >= 4x the last-level cache)")
-    p.add_argument("--triads", type=_positive(int, "--triads"),
-                   help="STREAM triads per stream-ring iteration (default 100, the seed's)")
-    p.add_argument("--timeout", type=_positive(float, "--timeout"), metavar="S",
+    p.add_argument("--messages", type=int_in(1, MAX_MESSAGES),
+                   help="--detector stream-ring: ring messages per packet")
+    p.add_argument("--message-bytes", type=ByteSize(1, MAX_BYTES),
+                   help="--detector stream-ring: bytes of each ring message, at most 1 GiB")
+    p.add_argument("--stream-elements", type=int_in(1, MAX_ELEMENTS),
+                   help="--detector stream-ring: elements per rank (default: arrays >= 4x the "
+                   "last-level cache)")
+    p.add_argument("--triads", type=int_in(1, MAX_TRIADS),
+                   help="--detector stream-ring: STREAM triads per iteration (default 100, the "
+                   "seed's)")
+    p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT, low_open=True), metavar="S",
                    help="stop the run after S seconds (default: none; a detector silent for "
                    "5 packets + 60 s is stopped)")
     p.add_argument("--quiet", action="store_true", help="no progress line")
@@ -236,13 +310,19 @@ def _add_run(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     from mpiscope.noise.binding import read_topology
     from mpiscope.noise.criteria import compare_samples, format_verdict, samples_of
-    from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector, same_work
-    from mpiscope.noise.spec import parse_duration_s
+    from mpiscope.noise.session import (
+        DEFAULT_BLOCK,
+        DetectorPlan,
+        plan_layout,
+        run_detector,
+        same_work,
+    )
     from mpiscope.noise.text import PacketLine, format_run
     from mpiscope.result.noise import load_noise
 
-    out = _check_out(Path(args.out), args.force)
-    packet_s = parse_duration_s(args.packet, "--packet")
+    _check_run_options(args)
+    out = _check_out(args.out, args.force, [args.same_as] if args.same_as else None)
+    packet_s = args.packet
     topology = read_topology()
     asked_core = _asked_agent_core(args)
     has_agent = bool(args.inject or args.agent)
@@ -266,18 +346,19 @@ def _run(args: argparse.Namespace) -> int:
         work.update(same_work(load_noise(args.same_as), args.detector, args.same_as))
     plan = DetectorPlan(
         detector=args.detector, packet_s=packet_s, packets=args.packets, nprocs=args.np,
-        layout=layout, design=args.design, block=args.block, agent=agent,
-        calibrate_s=parse_duration_s(args.calibrate, "--calibrate") if args.calibrate else None,
-        pin_cores=ranks, **work,
+        layout=layout, design=args.design, block=args.block or DEFAULT_BLOCK, agent=agent,
+        calibrate_s=args.calibrate, pin_cores=ranks, **work,
     )
+    _check_stream_memory(plan)
+    profile = _profile(args)
     planned = args.packets * packet_s + 5
     agent_text = (f", agent {agent.describe()['command']} on CPU {agent.pinned_core}"
                   if agent else "")
     print(f"{args.detector}: {args.packets} packets of {packet_s:g} s on {args.np} rank(s), "
           f"layout {layout}, {args.design} design{agent_text}; about {planned:.0f} s",
-          file=sys.stderr)
+          flush=True)
     show = PacketLine(args.packets, quiet=args.quiet)
-    doc = run_detector(plan, _profile(args), topology, out, timeout_s=args.timeout,
+    doc = run_detector(plan, profile, topology, out, timeout_s=args.timeout,
                        on_packet=show, on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
     show.close()
     print(format_run(doc))
@@ -292,6 +373,40 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_run_options(args: argparse.Namespace) -> None:
+    """Options of another detector or design, and contradictions: refused."""
+    for detector, names in DETECTOR_OPTIONS.items():
+        given = [n for n in names if getattr(args, n) is not None]
+        if given and detector != args.detector:
+            flag = "--" + given[0].replace("_", "-")
+            raise MpiscopeError(f"{flag} is an option of --detector {detector}, not of "
+                                f"--detector {args.detector}")  # fmt: skip
+    if args.block is not None and args.design != "alternate":
+        raise MpiscopeError("--block sizes the blocks of --design alternate: not with --design "
+                            f"{args.design}")  # fmt: skip
+    if args.preset and (args.messages is not None or args.message_bytes is not None):
+        raise MpiscopeError("--preset sets the ring messages: give it or --messages and "
+                            "--message-bytes, not both")  # fmt: skip
+    if args.calibrate is not None and args.iterations is not None:
+        raise MpiscopeError("--iterations fixes the work of a packet: there is nothing to "
+                            "--calibrate")  # fmt: skip
+
+
+def _check_stream_memory(plan: Any) -> None:
+    """The stream-ring's three arrays of doubles on every rank must fit."""
+    if plan.stream_elements is None:
+        return
+    from mpiscope.measure.sizes import check_fits
+
+    check_fits(STREAM_ARRAYS * 8 * plan.stream_elements * plan.nprocs,
+               f"--stream-elements {plan.stream_elements}",
+               f"{STREAM_ARRAYS} arrays of doubles on each of {plan.nprocs} rank(s)")  # fmt: skip
+
+
+#: Arrays of the STREAM triad a stream-ring rank holds.
+STREAM_ARRAYS = 3
+
+
 # --- inject ------------------------------------------------------------------
 def _add_inject(sub: Any) -> None:
     p = sub.add_parser(
@@ -299,12 +414,18 @@ def _add_inject(sub: Any) -> None:
         description="Wake HZ times a second and burn BURST of CPU time on CORE, until "
         "Ctrl-C, --seconds, or the end of the command after '--'; then print what was "
         "really burnt.")
-    p.add_argument("--hz", required=True, metavar="FREQ", help="wake-ups per second, e.g. 10")
-    p.add_argument("--burst", required=True, metavar="DUR", help="CPU time per wake-up, e.g. 1ms")
-    p.add_argument("--core", type=int, metavar="K", help="logical CPU to pin to")
-    p.add_argument("--jitter", type=float, default=0.0, metavar="J",
+    from mpiscope.noise.spec import Duration, Frequency
+
+    p.add_argument("--hz", type=Frequency(0, MAX_HZ), required=True, metavar="FREQ",
+                   help="wake-ups per second, e.g. 10 (at most 1e6)")
+    p.add_argument("--burst", type=Duration(0, 1000), required=True, metavar="DUR",
+                   help="CPU time per wake-up, e.g. 1ms")
+    p.add_argument("--core", type=int_in(0, MAX_CPUS - 1), metavar="K",
+                   help="logical CPU to pin to (an online one)")
+    p.add_argument("--jitter", type=float_in(0, 1, high_open=True), default=0.0, metavar="J",
                    help="move each wake-up by up to J x the period (0 <= J < 1)")
-    p.add_argument("--seconds", metavar="DUR", help="stop after this long")
+    p.add_argument("--seconds", type=Duration(0, 1e7), metavar="DUR",
+                   help="stop after this long")
     p.add_argument("--mpi", metavar="NAME", help="the build whose injector to use")
     p.add_argument("cmd", nargs=argparse.REMAINDER, metavar="-- CMD...",
                    help="a command to run while the agent plays")
@@ -312,18 +433,22 @@ def _add_inject(sub: Any) -> None:
 
 
 def _inject(args: argparse.Namespace) -> int:
+    import shutil
+
     from mpiscope.launcher import build_env
     from mpiscope.noise.agent import Agent, AgentSpec
     from mpiscope.noise.session import noise_programs
-    from mpiscope.noise.spec import InjectorSpec, parse_duration_s, parse_frequency_hz
+    from mpiscope.noise.spec import InjectorSpec
     from mpiscope.noise.text import format_injector
 
-    spec = InjectorSpec(hz=parse_frequency_hz(args.hz, "--hz"),
-                        burst_ns=round(parse_duration_s(args.burst, "--burst") * 1e9),
-                        core=args.core, jitter=args.jitter)
-    seconds = parse_duration_s(args.seconds, "--seconds") if args.seconds else None
+    spec = InjectorSpec(hz=args.hz, burst_ns=round(args.burst * 1e9), core=args.core,
+                        jitter=args.jitter)  # fmt: skip
+    _online(args.core, "--core")
+    seconds = args.seconds
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
-    profile = _profile(args)
+    if cmd and shutil.which(cmd[0]) is None:
+        raise MpiscopeError(f"no program {cmd[0]!r} found to run with the agent")
+    profile = _profile(args, mpiexec=False)
     env = build_env(profile)
     agent = Agent(AgentSpec(injector=spec), noise_programs(profile).inject, env)
     print(f"injecting {spec.label}", file=sys.stderr)
@@ -344,8 +469,10 @@ def _add_compare(sub: Any) -> None:
         "2 bad input.")
     p.add_argument("files", nargs="+", metavar="RUN", help="noise-run document(s): 1 or 2")
     p.add_argument("--out", metavar="FILE", help="write the noise-verdict document")
-    p.add_argument("--confidence", type=float, default=0.99, help="of criterion 1 (0.99)")
-    p.add_argument("--alpha", type=float, default=0.01, help="significance of the tests (0.01)")
+    p.add_argument("--confidence", type=float_in(0, 1, True, True), default=0.99,
+                   help="of criterion 1, in (0, 1) (0.99)")
+    p.add_argument("--alpha", type=float_in(0, 1, True, True), default=0.01,
+                   help="significance of the tests, in (0, 1) (0.01)")
     p.add_argument("--force", action="store_true", help="overwrite an existing --out file")
     p.set_defaults(handler=_compare)
 
@@ -358,9 +485,7 @@ def _compare(args: argparse.Namespace) -> int:
 
     if len(args.files) > 2:
         raise MpiscopeError("compare takes one alternating run or two runs (baseline, agent)")
-    if not 0 < args.confidence < 1 or not 0 < args.alpha < 1:
-        raise MpiscopeError("--confidence and --alpha must be between 0 and 1")
-    out = _check_out(Path(args.out), args.force) if args.out else None
+    out = _check_out(args.out, args.force, args.files) if args.out else None
     docs = [load_noise(Path(f)) for f in args.files]
     (base, base_name), (test, test_name) = two_samples(docs, args.files)
     verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
@@ -374,7 +499,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 # --- calibrate ---------------------------------------------------------------
 def _add_calibrate(sub: Any) -> None:
-    from mpiscope.noise.spec import DETECTORS
+    from mpiscope.noise.spec import DETECTORS, Duration
 
     p = sub.add_parser(
         "calibrate", help="the smallest agent each detector finds here, and its false alarms",
@@ -383,15 +508,16 @@ def _add_calibrate(sub: Any) -> None:
         "way), and report per detector the smallest agent each criterion detects.")
     p.add_argument("--detector", default="barrier",
                    help=f"comma list of {', '.join(DETECTORS)} (default barrier)")
-    p.add_argument("--np", type=_positive(int, "--np"), default=2, help="detector ranks (2)")
+    p.add_argument("--np", type=int_in(1, MAX_CPUS), default=2, help="detector ranks (2)")
     p.add_argument("--hz", default="1,10,20,100", help="frequencies (default 1,10,20,100)")
     p.add_argument("--burst", default="0.1ms,1ms,10ms", help="bursts (default 0.1ms,1ms,10ms)")
-    p.add_argument("--packet", default="0.5s", metavar="DUR", help="packet length (0.5s)")
-    p.add_argument("--packets", type=_positive(int, "--packets"), default=24,
+    p.add_argument("--packet", type=Duration(0, MAX_SECONDS), default=0.5, metavar="DUR",
+                   help="packet length (0.5s)")
+    p.add_argument("--packets", type=int_in(2, MAX_PACKETS), default=24,
                    help="packets per run (default 24)")
-    p.add_argument("--block", type=_positive(int, "--block"), default=3,
-                   help="packets per block (default 3)")
-    p.add_argument("--stream-elements", type=_positive(int, "--stream-elements"),
+    p.add_argument("--block", type=int_in(1, MAX_PACKETS), default=3,
+                   help="packets per block (default 3; --packets at least 4 blocks)")
+    p.add_argument("--stream-elements", type=int_in(1, MAX_ELEMENTS),
                    help="stream-ring elements per rank (default: arrays >= 4x the LLC)")
     p.add_argument("--out", default="noise-calibration.json", metavar="FILE")
     _add_common(p)
@@ -403,27 +529,31 @@ def _calibrate(args: argparse.Namespace) -> int:
 
     from mpiscope.noise.binding import read_topology
     from mpiscope.noise.calibrate import CalibrationPlan, estimate_seconds, run_calibration
+    from mpiscope.noise.session import check_blocks
     from mpiscope.noise.spec import DETECTORS, parse_duration_s, parse_frequency_hz
     from mpiscope.noise.text import PacketLine, format_calibration
+    from mpiscope.parsing import name_list
     from mpiscope.result.document import write_document
 
-    out = _check_out(Path(args.out), args.force)
-    detectors = tuple(d.strip() for d in args.detector.split(",") if d.strip())
-    for d in detectors:
-        if d not in DETECTORS:
-            raise MpiscopeError(f"unknown detector '{d}' (choose from {', '.join(DETECTORS)})")
+    try:
+        detectors = tuple(name_list(args.detector, DETECTORS, "detector"))
+    except argparse.ArgumentTypeError as exc:
+        raise MpiscopeError(f"--detector: {exc}") from None
+    check_blocks(args.packets, args.block)
+    out = _check_out(args.out, args.force)
     plan = CalibrationPlan(
         detectors=detectors,
         hz=tuple(parse_frequency_hz(t, "--hz") for t in args.hz.split(",")),
         bursts_ns=tuple(round(parse_duration_s(t, "--burst") * 1e9) for t in args.burst.split(",")),
-        nprocs=args.np, packet_s=parse_duration_s(args.packet, "--packet"),
+        nprocs=args.np, packet_s=args.packet,
         packets=args.packets, block=args.block, stream_elements=args.stream_elements,
     )
     if not plan.agents():
         raise MpiscopeError("no burst fits in its period at these frequencies")
+    profile = _profile(args)
     estimate = estimate_seconds(plan)
     print(f"calibrating {', '.join(detectors)}: {plan.runs()} runs of {plan.packets} packets "
-          f"of {plan.packet_s:g} s; at most about {estimate / 60:.1f} min", file=sys.stderr)
+          f"of {plan.packet_s:g} s; at most about {estimate / 60:.1f} min", flush=True)
     started = time.monotonic()
     line = PacketLine(plan.packets, quiet=False)
 
@@ -434,7 +564,7 @@ def _calibrate(args: argparse.Namespace) -> int:
         print(f"[{index}/{total}] {label}: mean {verdict['mean_difference']:+.2%}, "
               f"fired {fired}  ({elapsed:.0f} s elapsed)", file=sys.stderr)
 
-    doc = run_calibration(plan, _profile(args), read_topology(), on_run,
+    doc = run_calibration(plan, profile, read_topology(), on_run,
                           on_packet=line if line.tty else None)
     write_document(doc, out)
     print(format_calibration(doc))
@@ -452,15 +582,20 @@ def _add_plot(sub: Any) -> None:
         "selfish-detour timeline.")
     p.add_argument("files", nargs="+", metavar="DOC", help="noise-run or noise-probe documents")
     p.add_argument("-o", "--out", required=True, metavar="FIG.png",
-                   help="first figure; the others are written beside it (FIG-gap.png, ...)")
+                   help="first figure (a .png); the others are written beside it (FIG-gap.png, "
+                   "...)")
     p.set_defaults(handler=_plot)
 
 
 def _plot(args: argparse.Namespace) -> int:
     from mpiscope.noise.plotting import write_figures
+    from mpiscope.outputs import check_output
     from mpiscope.result.noise import load_noise
 
+    if Path(args.out).suffix.lower() != ".png":
+        raise MpiscopeError(f"-o {args.out}: the figures are PNG files: name the first FIG.png")
+    out = check_output(args.out, inputs=args.files, what="-o")
     docs = [load_noise(Path(f)) for f in args.files]
-    for path in write_figures(docs, args.files, Path(args.out)):
+    for path in write_figures(docs, args.files, out):
         print(path)
     return 0

@@ -31,6 +31,7 @@ from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.measure.options import add_measure_options
 from mpiscope.measure.plan import check_ops, check_out, plan_run
 from mpiscope.measure.runner import find_bench, measure_plan
+from mpiscope.outputs import check_output, write_text
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result
 
@@ -124,6 +125,8 @@ def _with_infix(path: Path, infix: str) -> Path:
 
 def run(args: argparse.Namespace) -> int:
     op = args.op.strip().lower()
+    if "," in op:
+        raise MpiscopeError(f"overlap takes one operation, not {args.op!r} (run it once for each)")
     blocking_op = blocking_counterpart(op)
     if any(name == "compute_us" for name, _ in args.option):
         raise MpiscopeError("overlap sets compute_us itself (per size, to the blocking time)")
@@ -132,14 +135,13 @@ def run(args: argparse.Namespace) -> int:
     out = check_out(args)
     first, summary = _with_infix(out, "blocking"), _with_infix(out, "overlap")
     for path in (first, summary):
-        if path.exists() and not args.force:
-            raise MpiscopeError(f"{path} exists (use --force to overwrite)")
+        check_output(path, force=args.force)
     args.ops = f"{blocking_op},{op}"
     plan = plan_run(args)
     bench = find_bench(args)
-    plan = replace(plan, ops=check_ops(plan, bench.profile), out=first)
-    # the second pass, without its compute times (known after the first)
-    check_ops(replace(plan, ops=plan.ops[1:], options=(*plan.options, ("compute_us", ""))),
+    plan = replace(plan, ops=check_ops(plan, bench.profile, args.timeout), out=first)
+    # the second pass, with a stand-in for its compute times (known after the first)
+    check_ops(replace(plan, ops=plan.ops[1:], options=(*plan.options, ("compute_us", "0"))),
               bench.profile)
 
     def render(result: Result) -> str:
@@ -155,9 +157,9 @@ def run(args: argparse.Namespace) -> int:
     measure_plan(args, replace(plan, ops=plan.ops[1:], out=out,
                                options=(*plan.options, compute)), bench, render)
     rows = overlap_rows(blocking, pure, _means(out, op), blocking)
-    summary.write_text(json.dumps({
+    write_text(summary, json.dumps({
         "op": op, "blocking_op": blocking_op, "blocking_result": str(first),
         "overlap_result": str(out), "points": rows,
-    }, indent=2) + "\n", encoding="utf-8")  # fmt: skip
+    }, indent=2) + "\n")  # fmt: skip
     print(f"\n{_render(op, blocking_op, rows)}\n\nsummary: {summary}")
     return 0

@@ -35,11 +35,13 @@ def add_parser(commands: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from mpiscope.outputs import check_output_dir
     from mpiscope.reports.plots.render import write_plots  # lazy: matplotlib
 
-    results = [load_result(path) for path in args.files]
     first = Path(args.files[0])
     out = Path(args.out) if args.out else first.with_name(f"{first.stem}-plots")
+    check_output_dir(out, "--out", create=False)
+    results = [load_result(path) for path in args.files]
     for path in write_plots(results, out, args.format):
         print(path)
     return 0

@@ -22,10 +22,14 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "--per-rank", action="store_true", help="add each rank's own times under every point"
     )
+    parser.add_argument(
+        "--tails", action="store_true",
+        help="add the p90 and p99 of every point with their distribution-free intervals",
+    )
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     result = load_result(args.file)
-    print(render_report(result, per_rank=args.per_rank))
+    print(render_report(result, per_rank=args.per_rank, tails=args.tails))
     return 0

@@ -16,7 +16,10 @@ from mpiscope.measure.launch_profile import ENV_VAR, profile_step
 from mpiscope.measure.options import add_measure_options
 from mpiscope.measure.plan import check_ops, plan_run
 from mpiscope.measure.runner import find_bench, measure_plan
+from mpiscope.parsing import choice
+from mpiscope.reports.ledger import closing_lines
 from mpiscope.reports.report import render_report
+from mpiscope.result import Result
 
 __all__ = ["add_parser", "run"]
 
@@ -39,14 +42,27 @@ def add_parser(commands: Any) -> None:
         f"would read); 'off': neither (default: ${ENV_VAR}, else "
         "$XDG_STATE_HOME/mpiscope/launch-variation-HOST.json)",
     )
+    p.add_argument(
+        "--ledger",
+        type=choice(("on", "off"), "ledger setting"),
+        default="on",
+        metavar="on|off",
+        help="after each window point, measure its bias-ledger companions (warm buffers, a "
+        "barrier between calls, calls back to back: about 3x the measuring time) so that "
+        "'mpiscope explain' can say, part by part, why the number differs from OSU's and "
+        "IMB's (default on)",
+    )
     p.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     plan = plan_run(args)
     bench = find_bench(args)
-    plan = replace(plan, ops=check_ops(plan, bench.profile))
+    plan = replace(plan, ops=check_ops(plan, bench.profile, args.timeout))
     finish = profile_step(args.launch_profile, args.launches)
-    return measure_plan(
-        args, plan, bench, lambda r: render_report(r, per_rank=args.per_rank), finish
-    )
+    return measure_plan(args, plan, bench, lambda r: _render(r, args.per_rank), finish)
+
+
+def _render(result: Result, per_rank: bool) -> str:
+    """The report, then the ledger's short form against OSU."""
+    return "\n".join([render_report(result, per_rank=per_rank), *closing_lines(result)])

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from mpiscope.errors import MpiscopeError, RunFailedError
-from mpiscope.parsing import Parser
+from mpiscope.parsing import MAX_RANKS, Parser, float_in, int_in
 
 __all__ = ["add_parser", "run"]
 
@@ -32,6 +32,12 @@ FORMATS = {"perfetto": ".pftrace", "chrome": ".json", "otf2": ".otf2"}
 HEATMAP_SUFFIXES = (".png", ".svg", ".pdf", ".html", ".txt")
 HEATMAP_ROWS = 200  # rows of a picture: more ranks are grouped
 SUMMARY_BINS, SUMMARY_ROWS = 60, 16
+MAX_TIMEOUT = 30 * 86400.0
+#: The longest window bound (--from, --to), seconds.
+MAX_WINDOW_S = 1e9
+#: Programs that launch MPI jobs: a command that starts with one brings its own ranks.
+LAUNCHERS = ("mpiexec", "mpirun", "mpiexec.hydra", "orterun", "srun", "aprun", "jsrun",
+             "prterun", "smpirun")  # fmt: skip
 
 
 def add_parser(commands: Any) -> None:
@@ -48,13 +54,15 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("-o", "--out", metavar="DIR", default="mpiscope.trace",
                         help="trace directory to write (default: mpiscope.trace)")
     parser.add_argument("--force", action="store_true", help="replace an existing trace")
-    parser.add_argument("--np", type=int, metavar="N",
-                        help="launch PROGRAM with the selected MPI's mpiexec on N ranks")
+    parser.add_argument("--np", type=int_in(1, MAX_RANKS), metavar="N",
+                        help="launch PROGRAM with the selected MPI's mpiexec on N ranks "
+                        "(beyond the cores: oversubscribed, at most 16 ranks a core)")
     parser.add_argument("--mpi", metavar="NAME",
                         help="MPI installation whose tracer library to use (default: MPISCOPE_MPI)")
-    parser.add_argument("--timeout", type=float, metavar="SECONDS",
+    parser.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT, low_open=True),
+                        metavar="SECONDS",
                         help="stop the program after this long (its trace is kept)")
-    parser.add_argument("--records", type=int, metavar="N",
+    parser.add_argument("--records", type=int_in(16, MAX_RECORDS), metavar="N",
                         help="records per half buffer, 16 to 16777216 (default 4096): each "
                         "thread has two halves of 64-byte records, allocated up front; a full "
                         "half is written to the trace file, and a killed rank loses at most "
@@ -81,22 +89,31 @@ def run(args: argparse.Namespace) -> int:
 
 def _trace(args: argparse.Namespace, command: list[str]) -> int:
     from mpiscope.launcher import format_command, mpiexec_command, run_passthrough
+    from mpiscope.measure.plan import available_cores, check_ranks
+    from mpiscope.outputs import check_output_dir
     from mpiscope.trace.reader import other_worlds
-    from mpiscope.trace.record import prepare_dir, rank_files, traced_env, tracer_library
+    from mpiscope.trace.record import (
+        check_program,
+        prepare_dir,
+        rank_files,
+        traced_env,
+        tracer_library,
+    )
 
-    if args.np is not None and args.np < 1:
-        raise MpiscopeError(f"--np must be at least 1, not {args.np}")
-    if args.records is not None and not 16 <= args.records <= MAX_RECORDS:
-        raise MpiscopeError(f"--records must be between 16 and {MAX_RECORDS} (records per half "
-                            f"buffer, 64 bytes each, two halves per thread), not {args.records}")
-    if args.timeout is not None and args.timeout <= 0:
-        raise MpiscopeError(f"--timeout must be positive, not {args.timeout:g}")
+    launcher = Path(command[0]).name in LAUNCHERS
+    if args.np is not None and launcher:
+        raise MpiscopeError(f"--np {args.np} and the launcher {command[0]} both start the ranks: "
+                            "give --np and the program, or the launcher command alone")
+    check_program(command[0], "the program" if args.np is not None else "the command")
     profile, lib = tracer_library(args.mpi)
     argv = command
     if args.np is not None:
-        argv = mpiexec_command(profile, args.np, oversubscribe=args.np > 2) + command
+        oversubscribed = check_ranks(args.np, oversubscribe=True, flag="--np")
+        argv = mpiexec_command(profile, args.np, oversubscribe=oversubscribed) + command
         profile.check_mpiexec()
-    out = Path(args.out).resolve()
+        if oversubscribed:
+            _say(f"mpiscope: note: --np {args.np} on {available_cores()} cores: oversubscribed")
+    out = check_output_dir(args.out, "-o", create=False)
     prepare_dir(out, args.force)
     try:
         code = run_passthrough(argv, traced_env(profile, lib, out, args.records), args.timeout)
@@ -158,7 +175,7 @@ def _view_parser(name: str) -> argparse.ArgumentParser:
     parser = Parser(prog=f"mpiscope trace {name}")
     parser.add_argument("trace", metavar="TRACE", help="trace directory")
     if name == "summary":
-        parser.add_argument("--top", type=int, default=15, metavar="N",
+        parser.add_argument("--top", type=int_in(1, 100000), default=15, metavar="N",
                             help="rows of the function and call-site tables (15)")
     if name == "export":
         parser.add_argument("--format", required=True, choices=sorted(FORMATS),
@@ -175,7 +192,7 @@ def _view_parser(name: str) -> argparse.ArgumentParser:
 
 
 def _heatmap_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--bins", type=int, metavar="N",
+    parser.add_argument("--bins", type=int_in(1, 100000), metavar="N",
                         help="time bins over the window (default: 200 in a picture, the "
                         "terminal's width in text)")
     parser.add_argument("--function", action="append", default=[], metavar="F",
@@ -185,17 +202,18 @@ def _heatmap_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--class", dest="classes", action="append", default=[], metavar="C",
                         help="colour by the time in functions of this class (collective, "
                         "recv, completion, ...: see docs/trace-format.md)")
-    parser.add_argument("--top", type=int, default=8, metavar="K",
+    parser.add_argument("--top", type=int_in(0, 10000), default=8, metavar="K",
                         help="functions in the breakdown (8; 0: none)")
-    parser.add_argument("--rows", type=int, metavar="N",
+    parser.add_argument("--rows", type=int_in(1, 100000), metavar="N",
                         help="at most N rows: more ranks are grouped (default: 200 in a "
                         "picture, 64 in text)")
     parser.add_argument("--whole", action="store_true",
                         help="the whole run (default: from the end of MPI_Init to the start "
                         "of MPI_Finalize)")
-    parser.add_argument("--from", dest="start", type=float, metavar="SECONDS",
+    parser.add_argument("--from", dest="start", type=float_in(0, MAX_WINDOW_S),
+                        metavar="SECONDS",
                         help="start of the window, seconds from the trace's start")
-    parser.add_argument("--to", dest="end", type=float, metavar="SECONDS",
+    parser.add_argument("--to", dest="end", type=float_in(0, MAX_WINDOW_S), metavar="SECONDS",
                         help="end of the window, seconds from the trace's start")
     parser.add_argument("--text", action="store_true",
                         help="print the text too when writing a picture")
@@ -204,43 +222,61 @@ def _heatmap_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _writing(out: Path, write: Callable[[], _T]) -> _T:
-    """Run a writer of `out`; a file system's refusal is one error line."""
+    """Run a writer of `out`; a file system's refusal is one error line (the
+    writers of :mod:`mpiscope.outputs` say it themselves; the OTF2 library
+    raises its own)."""
     try:
         return write()
     except OSError as exc:
         raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
+def _output(name: str | Path, trace: Path, what: str = "-o") -> Path:
+    """An output of a view of ``trace``, checked before the trace is read:
+    never one of its files."""
+    from mpiscope.outputs import check_output
+
+    return check_output(name, inputs=[trace], what=what)
+
+
 def _view_command(command: list[str]) -> int:
+    from mpiscope.outputs import write_text
     from mpiscope.trace.stream import open_stream
 
     name = command[0]
     args = _view_parser(name).parse_args(command[1:])
     base = Path(args.trace.rstrip("/"))
-    if name == "summary" and args.top < 1:
-        raise MpiscopeError(f"--top must be at least 1, not {args.top}")
     if name == "heatmap":
         _check_heatmap_args(args)
+    out: Path | None = None
+    if name == "export":
+        default = base.with_name(base.name + FORMATS[args.format])
+        if args.format != "otf2":  # an archive: a directory, checked by its writer
+            out = _output(args.out or default, base)
+        else:
+            out = Path(args.out or default)
+    elif args.out is not None:
+        out = _output(args.out, base)
     stream = open_stream(args.trace)  # headers and a first pass: memory bounded
     if name == "heatmap":
-        return _heatmap(stream, args)
+        return _heatmap(stream, args, out)
     if name == "export":
-        out = Path(args.out) if args.out else base.with_name(base.name + FORMATS[args.format])
-        arrows = _writing(out, lambda: _export(stream, args.format, out))
-        _say(f"mpiscope: wrote {out} ({arrows} arrows)")
+        assert out is not None
+        written = out
+        arrows = _writing(written, lambda: _export(stream, args.format, written))
+        _say(f"mpiscope: wrote {written} ({arrows} arrows)")
         return 0
     if name == "summary":
         from mpiscope.trace.summary import render_summary
 
         text = render_summary(stream, top=args.top) + "\n" + _summary_heatmap(stream, base)
-        if args.out is None:
+        if out is None:
             print(text)
             return 0
-        out = Path(args.out)
-        _writing(out, lambda: out.write_text(text + "\n", encoding="utf-8"))
+        write_text(out, text + "\n", what="-o")
         _say(f"mpiscope: wrote {out}")
         return 0
-    return _view(stream, base, Path(args.out) if args.out else None)
+    return _view(stream, base, out)
 
 
 def _export(stream: Any, fmt: str, out: Path) -> int:
@@ -263,7 +299,7 @@ def _view(stream: Any, base: Path, html_out: Path | None) -> int:
     from mpiscope.trace.html import MAX_HTML_CALLS, write_html
     from mpiscope.trace.merge import load
 
-    html_path = html_out or base.with_name(base.name + ".html")
+    html_path = html_out or _output(base.with_name(base.name + ".html"), base)
     pftrace = base.with_name(base.name + ".pftrace")
     try:
         _writing(pftrace, lambda: _export(stream, "perfetto", pftrace))
@@ -293,15 +329,13 @@ def _check_heatmap_args(args: argparse.Namespace) -> None:
     if args.out is not None and Path(args.out).suffix.lower() not in HEATMAP_SUFFIXES:
         raise MpiscopeError(f"-o {args.out}: the heat map is written as "
                             f"{', '.join(HEATMAP_SUFFIXES)} (chosen by the suffix)")
-    for option, value, low in (("--bins", args.bins, 1), ("--rows", args.rows, 1),
-                               ("--top", args.top, 0)):
-        if value is not None and value < low:
-            raise MpiscopeError(f"{option} must be at least {low}, not {value}")
+    if args.start is not None and args.end is not None and args.start >= args.end:
+        raise MpiscopeError(f"--from {args.start:g} is not before --to {args.end:g}")
     if args.whole and (args.start is not None or args.end is not None):
         raise MpiscopeError("--whole and --from/--to choose the window twice: give one")
 
 
-def _heatmap(stream: Any, args: argparse.Namespace) -> int:
+def _heatmap(stream: Any, args: argparse.Namespace, out: Path | None) -> int:
     import shutil
 
     from mpiscope.trace.heatmap import DEFAULT_BINS, compute_heatmap, select_functions
@@ -309,7 +343,6 @@ def _heatmap(stream: Any, args: argparse.Namespace) -> int:
 
     functions = [f for text in args.function for f in text.split(",") if f.strip()]
     selection = select_functions(stream, [f.strip() for f in functions], args.classes)
-    out = Path(args.out) if args.out else None
     text_only = out is None or out.suffix.lower() == ".txt"
     bins = args.bins or (DEFAULT_BINS if not text_only else
                          min(DEFAULT_BINS, max(20, shutil.get_terminal_size().columns - 34)))
@@ -320,9 +353,11 @@ def _heatmap(stream: Any, args: argparse.Namespace) -> int:
         if out is None or args.text:
             print(text)
         if out is not None and out.suffix.lower() == ".txt":
-            _writing(out, lambda: out.write_text(text + "\n", encoding="utf-8"))
+            from mpiscope.outputs import write_text
+
+            write_text(out, text + "\n", what="-o")
     if out is not None and out.suffix.lower() != ".txt":
-        _writing(out, lambda: _heatmap_picture(hm, out, rows, args.top))
+        _heatmap_picture(hm, out, rows, args.top)
     if out is not None:
         _say(f"mpiscope: wrote {out}")
     return 0
@@ -332,17 +367,20 @@ def _heatmap_picture(hm: Any, out: Path, rows: int, top: int) -> None:
     from mpiscope.trace.heatmap import heatmap_data
 
     data = heatmap_data(hm, rows, top)
+    from mpiscope import outputs
+
     if out.suffix.lower() == ".html":
         from mpiscope.trace.heatmap_html import render_heatmap_page
 
-        out.write_text(render_heatmap_page(data), encoding="utf-8")
+        outputs.write_text(out, render_heatmap_page(data), what="-o")
         return
     import dataclasses
 
     from mpiscope.reports.plots.activity import ActivityMap, render_activity
 
     fields = {f.name: data[f.name] for f in dataclasses.fields(ActivityMap)}
-    out.write_bytes(render_activity(ActivityMap(**fields), out.suffix.lower()[1:]))
+    outputs.write_bytes(out, render_activity(ActivityMap(**fields), out.suffix.lower()[1:]),
+                        what="-o")
 
 
 def _heatmap_panel(stream: Any) -> str:

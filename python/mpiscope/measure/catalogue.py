@@ -21,15 +21,20 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
+from mpiscope.inputs import read_text
 from mpiscope.launcher import build_env, format_command, run_captured
 from mpiscope.measure.simulation import smpi_alone
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.result.document import write_text_atomic
 
+#: The largest catalogue cache read (the catalogue is tens of KB).
+MAX_CACHE_BYTES = 16 << 20
+
 __all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
 
-#: Seconds the bench may take to print its catalogue.
-LIST_OPS_TIMEOUT = 60.0
+#: Seconds the bench may take to print its catalogue (it starts no MPI job:
+#: ~40 ms, a few seconds on a loaded machine).
+LIST_OPS_TIMEOUT = 20.0
 
 
 @dataclass(frozen=True)
@@ -49,8 +54,11 @@ class OpInfo:
     options: tuple[OpOption, ...]
 
 
-def query_ops(profile: MpiProfile, timeout: float = LIST_OPS_TIMEOUT) -> tuple[str, list[OpInfo]]:
-    """Ask the profile's bench for its catalogue: (the JSON text, the parsed list)."""
+def query_ops(profile: MpiProfile, timeout: float | None = None) -> tuple[str, list[OpInfo]]:
+    """Ask the profile's bench for its catalogue: (the JSON text, the parsed
+    list), waiting at most ``timeout`` s (the run's --timeout) and never
+    more than :data:`LIST_OPS_TIMEOUT`."""
+    timeout = LIST_OPS_TIMEOUT if timeout is None else min(timeout, LIST_OPS_TIMEOUT)
     bench = profile.check_bench()
     argv = [bench, "--list-ops"]
     if profile.implementation == "smpi":  # an SMPI program runs only in the simulator
@@ -58,7 +66,7 @@ def query_ops(profile: MpiProfile, timeout: float = LIST_OPS_TIMEOUT) -> tuple[s
     cache = _cache_file(bench)
     with contextlib.suppress(OSError, UnicodeDecodeError, MpiscopeError):
         if cache is not None and cache.is_file():
-            text = cache.read_text("utf-8")
+            text = read_text(cache, "the catalogue cache", MAX_CACHE_BYTES)
             return text, parse_ops(text, str(cache))
     code, out, err = run_captured(argv, build_env(profile), timeout)
     if code != 0:
@@ -97,7 +105,7 @@ def _keep(cache: Path, text: str) -> None:
     only slower, never an error."""
     with contextlib.suppress(OSError, MpiscopeError):
         cache.parent.mkdir(parents=True, exist_ok=True)
-        write_text_atomic(cache, text)
+        write_text_atomic(cache, text, update=True)
 
 
 def parse_ops(text: str, source: str = "list-ops") -> list[OpInfo]:

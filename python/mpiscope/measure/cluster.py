@@ -24,11 +24,13 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
+import socket
 from pathlib import Path
 
+from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import Installation, mpiexec_command
-from mpiscope.parsing import int_at_least
+from mpiscope.parsing import MAX_RANKS, int_in
 
 __all__ = [
     "BINDINGS",
@@ -37,7 +39,9 @@ __all__ = [
     "add_cluster_options",
     "cluster_meta",
     "launch_command",
+    "check_hosts",
     "parse_hosts",
+    "read_hostfile",
     "runs_elsewhere",
     "srun_path",
 ]
@@ -70,11 +74,11 @@ def add_cluster_options(p: argparse.ArgumentParser, counts: bool = True) -> None
     ``--nodes`` of its own leaves them out: ``--srun-arg=--nodes=N`` then)."""
     if counts:
         p.add_argument(
-            "--nodes", "-N", dest="srun_nodes", type=int_at_least(1), metavar="N",
+            "--nodes", "-N", dest="srun_nodes", type=int_in(1, MAX_RANKS), metavar="N",
             help="with --launcher srun: nodes to run on (srun --nodes)",
         )  # fmt: skip
         p.add_argument(
-            "--ntasks-per-node", "--ppn", dest="ntasks_per_node", type=int_at_least(1),
+            "--ntasks-per-node", "--ppn", dest="ntasks_per_node", type=int_in(1, MAX_RANKS),
             metavar="K",
             help="ranks per node: srun --ntasks-per-node, MPICH -ppn, "
             "Open MPI --map-by ppr:K:node",
@@ -117,6 +121,51 @@ def parse_hosts(text: str) -> str:
     return text
 
 
+#: The largest hostfile read (a line per host).
+MAX_HOSTFILE_BYTES = 16 << 20
+
+
+def read_hostfile(path: str) -> list[str]:
+    """The host names of a hostfile (MPICH ``host[:n]``, Open MPI ``host
+    slots=n``; ``#`` comments), read before the launcher reads it: a
+    regular UTF-8 text file that names at least one host."""
+    try:
+        text = inputs.read_text(path, "--hostfile", MAX_HOSTFILE_BYTES)
+    except UnicodeDecodeError:
+        raise MpiscopeError(f"--hostfile {path}: not a hostfile (not UTF-8 text)") from None
+    hosts = []
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.partition("#")[0].split()
+        if not words:
+            continue
+        name = words[0].partition(":")[0]
+        if not name or not all(c.isalnum() or c in "-._" for c in name):
+            raise MpiscopeError(f"--hostfile {path}: line {number} does not start with a host "
+                                f"name: {line.strip()[:60]!r}")  # fmt: skip
+        hosts.append(name)
+    if not hosts:
+        raise MpiscopeError(f"--hostfile {path}: names no host")
+    return hosts
+
+
+def check_hosts(args: argparse.Namespace) -> None:
+    """The hosts mpiexec would reach (--hosts, --hostfile): each name must
+    resolve, else ssh and the launcher each say so, several lines, after
+    the launch."""
+    if _launcher(args) != "mpiexec":
+        return
+    flag, hosts = "--hosts", []
+    if _given(args, "hostfile"):
+        flag, hosts = "--hostfile", read_hostfile(args.hostfile)
+    elif _given(args, "hosts"):
+        hosts = [item.partition(":")[0] for item in args.hosts.split(",")]
+    for host in dict.fromkeys(hosts):
+        try:
+            socket.getaddrinfo(host, None)
+        except (OSError, UnicodeError):
+            raise MpiscopeError(f"{flag}: host {host!r} has no address (unknown name)") from None
+
+
 def _launcher(args: argparse.Namespace) -> str:
     return getattr(args, "launcher", None) or "mpiexec"
 
@@ -154,8 +203,8 @@ def check_cluster_flags(args: argparse.Namespace) -> None:
             raise MpiscopeError(
                 f"--cpu-bind {args.cpu_bind!r}: with mpiexec one of {', '.join(BINDINGS)}"
             )
-        if _given(args, "hostfile") and not os.access(Path(args.hostfile).expanduser(), os.R_OK):
-            raise MpiscopeError(f"--hostfile {args.hostfile}: no such readable file")
+        if _given(args, "hostfile"):
+            read_hostfile(args.hostfile)
         return
     for name in ("hosts", "hostfile"):
         if _given(args, name):

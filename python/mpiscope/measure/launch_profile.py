@@ -26,11 +26,13 @@ import json
 import math
 import os
 import socket
+import stat
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.launches import summary_key
 from mpiscope.measure.runner import Finish
@@ -45,6 +47,7 @@ from mpiscope.result.launch_variation import (
 __all__ = [
     "ENV_VAR",
     "OFF",
+    "check_profile_path",
     "PROFILE_KIND",
     "Profile",
     "default_profile_path",
@@ -56,6 +59,8 @@ __all__ = [
     "record_launches",
 ]
 
+#: The largest profile read (an entry per point measured with --launches).
+MAX_PROFILE_BYTES = 64 << 20
 #: The environment variable naming the profile (or ``off``).
 ENV_VAR = "MPISCOPE_LAUNCH_PROFILE"
 #: The value that disables the profile.
@@ -102,6 +107,23 @@ def profile_path(option: str | None, env: Mapping[str, str] | None = None) -> Pa
     return Path(chosen).expanduser()
 
 
+def check_profile_path(path: Path, option: str | None) -> None:
+    """Refuse, before the run, a profile that is there but not a regular
+    file: it would block the reading (a named pipe) or be replaced (a
+    device)."""
+    what = "--launch-profile" if option is not None else f"${ENV_VAR}" if os.environ.get(
+        ENV_VAR) else "the launch profile"  # fmt: skip
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise MpiscopeError(f"{what} {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise MpiscopeError(f"{what} {path} is {inputs.file_kind(st.st_mode)}: a launch profile "
+                            "is a regular file (or 'off')")  # fmt: skip
+
+
 def profile_key(doc: Mapping[str, Any], point: Mapping[str, Any]) -> dict[str, Any] | None:
     """What makes a point comparable between runs; None for a point that is
     not a measurement (first-call points) or has no center."""
@@ -138,28 +160,24 @@ def read_profile(path: Path) -> Profile:
     """The profile at ``path``: empty when absent; empty with ``problem`` when
     it cannot be read or is not a profile (never an exception)."""
     profile = Profile(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return profile
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        profile.problem = f"cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    if not path.exists():
         return profile
     try:
-        entries = _parse(text)
-    except ValueError as exc:
+        data = inputs.read_bytes(path, limit=MAX_PROFILE_BYTES)
+    except MpiscopeError as exc:
+        profile.problem = f"cannot be read ({exc})"
+        return profile
+    try:
+        entries = _parse(inputs.parse_json(data, str(path)))
+    except (MpiscopeError, ValueError) as exc:
         profile.problem = f"is damaged ({exc})"
         return profile
     profile.entries = {_key_id(entry["key"]): entry for entry in entries}
     return profile
 
 
-def _parse(text: str) -> list[dict[str, Any]]:
-    """The entries of a profile's text; ValueError saying what is wrong."""
-    try:
-        doc = json.loads(text)
-    except (json.JSONDecodeError, RecursionError) as exc:
-        raise ValueError(f"not JSON: {exc}") from None
+def _parse(doc: Any) -> list[dict[str, Any]]:
+    """The entries of a profile's document; ValueError saying what is wrong."""
     if not isinstance(doc, dict) or doc.get("kind") != PROFILE_KIND:
         raise ValueError(f"not a {PROFILE_KIND} document")
     if doc.get("version") != _VERSION:
@@ -189,7 +207,7 @@ def _write(profile: Profile) -> None:
     entries = sorted(profile.entries.values(), key=lambda e: _key_id(e["key"]))
     write_document(
         {"kind": PROFILE_KIND, "version": _VERSION, "host": host, "entries": entries},
-        profile.path,
+        profile.path, update=True,
     )
 
 
@@ -262,6 +280,7 @@ def fold_profile(doc: MutableMapping[str, Any], path: Path) -> bool:
         interval = launch_interval(
             point["mean_ns"], point.get("se_ns"), int(point.get("samples_used") or 0),
             float(entry["between_rsd"]), int(entry["launches"]), confidence,
+            float(point.get("error_floor_ns") or 0.0),
         )  # fmt: skip
         if interval is None:
             continue
@@ -331,6 +350,7 @@ def profile_step(option: str | None, launches: int) -> Finish | None:
     path = profile_path(option)
     if path is None:
         return None
+    check_profile_path(path, option)
     if launches == 2:
         def too_few(doc: dict[str, Any], out: Path) -> bool:
             _warn(doc, f"--launches 2 is too few to measure the launch-to-launch part "

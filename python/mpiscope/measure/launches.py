@@ -181,6 +181,10 @@ def launch_summary(
     ``seed`` and the document's confidence level.
     """
     confidence = float(doc["method"]["confidence"])
+    # the clock's limit: launches whose medians sit on one clock step give a
+    # bootstrap interval of width 0; it is never narrower than half a step
+    half_step = 0.5 * float(((doc.get("environment") or {}).get("timer") or {})
+                            .get("resolution_ns") or 0.0)  # fmt: skip
     groups: dict[tuple[Any, ...], list[LaunchStats]] = {}
     centers: dict[tuple[Any, ...], list[tuple[float, float | None]]] = {}
     for point in doc["points"]:
@@ -204,8 +208,8 @@ def launch_summary(
                 **dict(zip(SUMMARY_KEYS, key, strict=True)),
                 "launches": s.launches,
                 "median_ns": s.median_ns,
-                "ci_low_ns": s.ci_low_ns,
-                "ci_high_ns": s.ci_high_ns,
+                "ci_low_ns": _widened(s.ci_low_ns, s.median_ns, -half_step),
+                "ci_high_ns": _widened(s.ci_high_ns, s.median_ns, half_step),
                 "launch_min_ns": min(medians),
                 "launch_max_ns": max(medians),
                 "within_cv": s.within_cv,
@@ -228,6 +232,13 @@ def launch_summary(
             "disagree_spread_factor": DISAGREE_SPREAD_FACTOR,
         },
     }
+
+
+def _widened(bound: float | None, center: float | None, half: float) -> float | None:
+    """``bound`` moved out to ``center + half`` if it is closer (half < 0: below)."""
+    if bound is None or center is None:
+        return bound
+    return min(bound, center + half) if half < 0 else max(bound, center + half)
 
 
 def _order(key: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -39,11 +39,15 @@ def check_op_options(options: Sequence[tuple[str, str]], ops: Sequence[OpInfo]) 
     once; raise MpiscopeError otherwise. Operations that do not declare an
     option ignore it."""
     declared = sorted({o.name for op in ops for o in op.options} - set(ENGINE_OPTIONS))
+    may_be_empty = {o.name for op in ops for o in op.options if not o.default}
     seen: set[str] = set()
-    for name, _ in options:
+    for name, value in options:
         if name in seen:
             raise MpiscopeError(f"--option {name} is given twice")
         seen.add(name)
+        if name in declared and not value.strip() and name not in may_be_empty:
+            raise MpiscopeError(f"--option {name}=: empty value (leave the option out for its "
+                                "default)")  # fmt: skip
         if name in declared:
             continue
         names = ", ".join(op.name for op in ops)

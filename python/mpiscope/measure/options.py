@@ -16,11 +16,15 @@ from mpiscope.measure.cluster import LAUNCHERS, add_cluster_options
 from mpiscope.measure.method_options import parse_arrival, parse_cache_modes, parse_methods
 from mpiscope.measure.op_options import parse_op_option
 from mpiscope.measure.simulation import DEFAULT_CFG, parse_cfg
-from mpiscope.parsing import choice, float_in, int_at_least, int_in
+from mpiscope.parsing import MAX_RANKS, choice, float_in, int_in
 from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
 
 __all__ = [
+    "MAX_LAUNCHES",
+    "MAX_SEED",
+    "MAX_TIMEOUT",
+    "RANKS_PER_CORE",
     "DEFAULT_MAX_LAUNCHES",
     "DEFAULT_NPROCS_SIZE",
     "DEFAULT_SIZES",
@@ -36,6 +40,17 @@ __all__ = [
     "engine_parameters",
     "measure_defaults",
 ]
+
+#: With --oversubscribe, at most this many ranks per core on this machine:
+#: beyond it a run measures nothing but the scheduler, and starting it
+#: risks the machine (file descriptors, memory).
+RANKS_PER_CORE = 16
+#: The longest --timeout: 30 days.
+MAX_TIMEOUT = 30 * 86400.0
+#: The most launches of one run (--launches): each is a whole MPI job.
+MAX_LAUNCHES = 1000
+#: The largest seed (--seed): the engine's shuffle seeds are below 2**53.
+MAX_SEED = 2**31 - 1
 
 #: The engine's timers, sync algorithms and stopping rules (its description).
 TIMERS = names("timers")
@@ -115,8 +130,7 @@ def _engine_flag(param: dict[str, Any]) -> dict[str, Any]:
     else:
         low = _CLI_MIN.get(name, param["min"])
         low_open = bool(param.get("min_exclusive")) or name in _CLI_MIN
-        high_open = bool(param.get("max_exclusive")) or param["max"] is None  # inf is open
-        parse = float_in(low, param["max"], low_open, high_open)
+        parse = float_in(low, param["max"], low_open, bool(param.get("max_exclusive")))
         default = float(default)
         help_text = str(param["help"])
     unit = f" {param['unit']}" if param["unit"] not in ("", "1", "rank") else ""
@@ -149,7 +163,9 @@ def add_measure_options(
         if only is None or flag in only:
             p.add_argument(flag, **kwargs)
     add_launcher_options(p, counts=only is None or "--launcher" not in only)
-    add("--np", type=int_at_least(1), default=2, metavar="N", help="MPI processes (default 2)")
+    add("--np", type=int_in(1, MAX_RANKS), default=2, metavar="N",
+        help="MPI processes (default 2; more than the cores only with --oversubscribe, "
+        f"and then at most {RANKS_PER_CORE} per core)")
     add("--sizes", metavar="SPEC", help=f"message sizes in bytes (default {DEFAULT_SIZES})")
     add(
         "--nprocs",
@@ -216,9 +232,9 @@ def add_measure_options(
     add("--mpi", metavar="NAME", help="MPI installation (default: MPISCOPE_MPI, else mpich)")
     add(
         "--timeout",
-        type=float_in(0, None, True, True),
+        type=float_in(0, MAX_TIMEOUT, low_open=True),
         metavar="S",
-        help="stop the whole run after S seconds (default: none)",
+        help=f"stop the whole run after S seconds, at most {MAX_TIMEOUT:g} (default: none)",
     )
     add("--quiet", action="store_true", help="no progress display")
     add(
@@ -239,15 +255,16 @@ def add_measure_options(
         return
     add(
         "--launches",
-        type=int_at_least(1),
+        type=int_in(1, MAX_LAUNCHES),
         default=1,
         metavar="R",
         help="R separate bench launches, each in its own random order of points, merged into "
-        "one result with per-point within- and between-launch variation (default 1)",
+        f"one result with per-point within- and between-launch variation (default 1, at most "
+        f"{MAX_LAUNCHES})",
     )
     add(
         "--seed",
-        type=int_at_least(0),
+        type=int_in(0, MAX_SEED),
         metavar="S",
         help="seed of the launches' point orders and of the bootstrap (default: random, "
         "recorded in the result)",

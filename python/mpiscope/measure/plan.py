@@ -13,7 +13,6 @@ integers parsed here, never text again.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import shlex
 import time
@@ -33,6 +32,7 @@ from mpiscope.measure.options import (
     DEFAULT_NPROCS_SIZE,
     DEFAULT_SIZES,
     DTYPES,
+    RANKS_PER_CORE,
     REDUCE_OPS,
     SYNC_PARAMETERS,
     engine_parameters,
@@ -40,7 +40,9 @@ from mpiscope.measure.options import (
 from mpiscope.measure.simulation import launch_platform, simulation_meta
 from mpiscope.measure.sizes import check_memory, parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile
+from mpiscope.outputs import check_output
 from mpiscope.parsing import unknown
+from mpiscope.result.describe import pair_ops
 from mpiscope.result.methods import DEFAULT_METHOD
 
 __all__ = [
@@ -48,6 +50,7 @@ __all__ = [
     "available_cores",
     "bench_plan",
     "check_cores",
+    "check_ranks",
     "check_ops",
     "check_out",
     "check_plan",
@@ -116,6 +119,10 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
     elif sizes is None:
         sizes = parse_size_spec(DEFAULT_SIZES)
     smallest = min(nprocs) if nprocs else args.np
+    pairs = [op for op in ops if op.lower() in pair_ops()]
+    if pairs and smallest < 2:
+        raise MpiscopeError(f"{pairs[0]} sends messages between ranks: it needs 2 ranks at least, "
+                            f"not {smallest}")  # fmt: skip
     if args.root >= smallest:
         raise MpiscopeError(f"--root {args.root} is not a rank of a {smallest}-process run")
     methods = tuple(args.method or ())
@@ -126,8 +133,8 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
             f"--reduce-op {args.reduce_op} does not apply to --dtype {args.dtype} "
             f"(it needs a type of kind: {', '.join(sorted(kinds))})"
         )
-    _check_finite(args)
     max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
+    _check_contradictions(args, max_launches)
     oversubscribed = check_cores(args)
     if _runs_here(args):  # ranks elsewhere: their machines' business
         check_memory(sizes, args.np)
@@ -138,22 +145,37 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
 
 
 def check_cores(args: argparse.Namespace, harm: str = "measure the scheduler, not MPI") -> bool:
-    """Whether ``--np`` oversubscribes this machine's cores (refused without
-    ``--oversubscribe``: oversubscribed ranks ``harm``); a simulated run
-    (``--launcher smpi``) is checked against its platform's cores instead
-    and never oversubscribes, and so does a run whose ranks may be on other
-    machines (srun, mpiexec on hosts: their cores are the launcher's
-    business). Bad launcher flags are refused here too."""
+    """Whether ``--np`` oversubscribes this machine's cores (:func:`check_ranks`);
+    a simulated run (``--launcher smpi``) is checked against its platform's
+    cores instead and never oversubscribes, and so does a run whose ranks
+    may be on other machines (srun, mpiexec on hosts: their cores are the
+    launcher's business). Bad launcher flags are refused here too."""
     if not _runs_here(args):
         return False
+    return check_ranks(args.np, args.oversubscribe, harm)
+
+
+def check_ranks(
+    nprocs: int, oversubscribe: bool, harm: str = "measure the scheduler, not MPI",
+    flag: str = "--np",
+) -> bool:  # fmt: skip
+    """Whether ``nprocs`` ranks on this machine oversubscribe its cores:
+    refused without ``oversubscribe`` (oversubscribed ranks ``harm``), and
+    beyond :data:`~mpiscope.measure.options.RANKS_PER_CORE` per core even
+    with it (mpiexec would try to start them all)."""
     cores = available_cores()
-    oversubscribed = args.np > cores
-    if oversubscribed and not args.oversubscribe:
+    limit = RANKS_PER_CORE * cores
+    if nprocs > cores and not oversubscribe:
         raise MpiscopeError(
-            f"--np {args.np} is more than the {cores} core(s) available: oversubscribed ranks "
-            f"{harm} (use --oversubscribe to run anyway)"
+            f"{flag} {nprocs} is more than the {cores} core(s) available: oversubscribed ranks "
+            f"{harm} (use --oversubscribe to run anyway, at most {limit} ranks)"
         )
-    return oversubscribed
+    if nprocs > limit:
+        raise MpiscopeError(
+            f"{flag} {nprocs} is more than {limit} ranks ({RANKS_PER_CORE} per core on the "
+            f"{cores} core(s) here): mpiscope starts no more, even oversubscribed"
+        )
+    return nprocs > cores
 
 
 def _runs_here(args: argparse.Namespace) -> bool:
@@ -163,14 +185,17 @@ def _runs_here(args: argparse.Namespace) -> bool:
     return launch_platform(args) is None and not runs_elsewhere(args)
 
 
-def _check_finite(args: argparse.Namespace) -> None:
-    """JSON has no infinity: a parameter without an upper bound still takes a
-    finite number (the flags' ranges let ``inf`` through)."""
-    for param in engine_parameters():
-        value = getattr(args, param["name"], None)
-        if isinstance(value, float) and not math.isfinite(value):
-            flag = "--" + param["name"].replace("_", "-")
-            raise MpiscopeError(f"{flag} {value}: must be a finite number")
+def _check_contradictions(args: argparse.Namespace, max_launches: int) -> None:
+    """Statistics options that cannot all hold: refused, not left to show up
+    as a flag on every point."""
+    min_valid = getattr(args, "min_valid", None)
+    if args.stop == "error" and min_valid is not None and min_valid > max_launches:
+        raise MpiscopeError(f"--min-valid {min_valid} is more than --max-launches {max_launches}: "
+                            "the error rule could never stop on its own")  # fmt: skip
+    low, high = getattr(args, "min_point_seconds", None), getattr(args, "max_point_seconds", None)
+    if low is not None and high is not None and low > high:
+        raise MpiscopeError(f"--min-point-seconds {low:g} is more than --max-point-seconds "
+                            f"{high:g}")  # fmt: skip
 
 
 def fresh_name(prefix: str = "mpiscope", variants: Sequence[str] = ("",)) -> str:
@@ -186,26 +211,28 @@ def fresh_name(prefix: str = "mpiscope", variants: Sequence[str] = ("",)) -> str
     return f"{base}.json"
 
 
-def check_out(args: argparse.Namespace, prefix: str = "mpiscope") -> Path:
-    """The absolute ``--out`` path (default: :func:`fresh_name`), refused when
-    it exists without ``--force`` or cannot be written."""
+def check_out(args: argparse.Namespace, prefix: str = "mpiscope",
+              inputs: Sequence[str | Path] = ()) -> Path:  # fmt: skip
+    """The absolute ``--out`` path (default: :func:`fresh_name`), checked and
+    claimed (:func:`mpiscope.outputs.check_output`): refused when it exists
+    without ``--force``, is not a regular file, is one of ``inputs`` or
+    cannot be written. Its name is UTF-8 (mpiscope-bench reads it from a
+    JSON plan)."""
     name = args.out or fresh_name(prefix)
-    out = Path(name).expanduser().absolute()
-    if out.is_dir():
-        raise MpiscopeError(f"{name} is a directory")
-    if out.exists() and not args.force:
-        raise MpiscopeError(f"{name} exists (use --force to overwrite)")
-    if not out.parent.is_dir():
-        raise MpiscopeError(f"cannot write {name}: directory {out.parent} does not exist")
-    if not os.access(out.parent, os.W_OK):
-        raise MpiscopeError(f"cannot write {name}: directory {out.parent} is not writable")
-    return out
+    try:
+        os.fsencode(name).decode("utf-8")
+    except UnicodeDecodeError:
+        raise MpiscopeError(f"--out {name!r}: not a UTF-8 file name (the bench writes only "
+                            "those)") from None  # fmt: skip
+    return check_output(name, force=bool(args.force), inputs=inputs,
+                        what="--out" if args.out else "")  # fmt: skip
 
 
-def check_ops(plan: RunPlan, profile: MpiProfile) -> list[str]:
+def check_ops(plan: RunPlan, profile: MpiProfile, timeout: float | None = None) -> list[str]:
     """The requested operations by their catalogue names (case does not
-    matter); an unknown one is an error, and so is an option none of them has."""
-    _, catalogue = query_ops(profile)
+    matter); an unknown one is an error, and so is an option none of them has.
+    ``timeout``: the run's --timeout, which bounds asking the bench too."""
+    _, catalogue = query_ops(profile, timeout)
     known = {op.name.lower(): op.name for op in catalogue}
     for name in plan.ops:
         if name.lower() not in known:
@@ -246,7 +273,8 @@ def bench_plan(
     if getattr(args, "clock_transform", None):
         doc["clock_transform"] = args.clock_transform
     doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
-    doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall)
+    doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall,
+               ledger=getattr(args, "ledger", "off") == "on" and not firstcall)
     return doc
 
 

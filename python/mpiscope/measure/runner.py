@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import re
 import secrets
 import tempfile
 import time
@@ -36,9 +37,10 @@ from mpiscope.launcher import (
     build_env,
     describe_launch_exit,
     format_command,
+    run_captured,
     run_streaming,
 )
-from mpiscope.measure.cluster import check_cluster_flags, launch_command
+from mpiscope.measure.cluster import check_cluster_flags, check_hosts, launch_command
 from mpiscope.measure.launches import (
     LaunchOutcome,
     launch_seeds,
@@ -47,7 +49,7 @@ from mpiscope.measure.launches import (
 )
 from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.measure.progress import ProgressDisplay
-from mpiscope.measure.simulation import launch_platform, smpi_command, smpi_profile
+from mpiscope.measure.simulation import launch_platform, smpi_alone, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
 from mpiscope.result.document import import_validator, validate_result
@@ -66,6 +68,7 @@ __all__ = [
     "private_dir",
     "measure_plan",
     "run_launches",
+    "verify_plan",
 ]
 
 
@@ -118,6 +121,7 @@ def find_bench(args: argparse.Namespace) -> Bench:
         )
     bench = profile.check_bench()
     launcher = launch_command(profile, args)
+    check_hosts(args)
     if getattr(args, "launcher", None) != "srun":
         profile.check_mpiexec()
     return Bench(profile, launcher, bench)
@@ -139,7 +143,10 @@ def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
     """A run's private directory, next to ``out``: each launch's plan, and its
     result unless it writes ``out`` itself (a path every rank, wherever it
     runs, can reach if rank 0 can write ``out``)."""
-    return tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent)
+    try:
+        return tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent)
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
 
 
 def measure_plan(
@@ -201,6 +208,7 @@ def run_launches(
     document; an ``out`` outside ``tmp`` is the user's file, which a
     failure's one line names ("partial result kept in").
     """
+    verify_plan(bench, launches[0].plan, args.np)
     if getattr(args, "dry_run", False):
         plans = [launch.plan for launch in launches]
         print(json.dumps(plans[0] if len(plans) == 1 else plans, indent=2))
@@ -298,8 +306,38 @@ class _Renumbered:
 def _write_plan(plan: dict[str, Any], tmp: Path, index: int) -> Path:
     """Write launch ``index``'s plan into ``tmp``, strict JSON as the bench reads it."""
     path = tmp / f"plan-{index}.json"
-    path.write_text(json.dumps(plan, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    try:
+        path.write_text(json.dumps(plan, indent=1, allow_nan=False) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write the plan {path}: {exc.strerror or exc}") from None
     return path
+
+
+#: Plan fields only the engine can check (their grammar is the engine's):
+#: a plan that has one is checked by the bench itself before the launch.
+ENGINE_CHECKED = ("clock_transform",)
+#: Seconds the bench may take to check a plan (it starts no MPI).
+VERIFY_TIMEOUT = 20.0
+
+
+def verify_plan(bench: Bench, plan: Mapping[str, Any], nprocs: int) -> None:
+    """Have the bench check ``plan`` for a run on ``nprocs`` ranks without
+    launching it (``mpiscope-bench --plan - --verify N``), when the plan has
+    a field whose grammar only the engine knows; its refusal is one line."""
+    if not any(plan.get(name) for name in ENGINE_CHECKED):
+        return
+    argv = [bench.path, "--plan", "-", "--verify", str(nprocs)]
+    if bench.profile.implementation == "smpi":
+        argv = smpi_alone(bench.profile.mpiexec, argv)
+    code, _, err = run_captured(argv, bench.environment(), VERIFY_TIMEOUT, json.dumps(plan))
+    if code == 0:
+        return
+    said = [line for line in err.splitlines() if line.strip()]
+    last = (said[-1] if said else f"exit code {code}").removeprefix("mpiscope-bench: error: ")
+    field = re.match(r"plan field '(\w+)': (?:clock transform: )?", last)
+    if field:  # the flag the user typed, not the plan's field
+        last = f"--{field.group(1).replace('_', '-')}: {last[field.end():]}"
+    raise MpiscopeError(last)
 
 
 def _utc_now() -> str:

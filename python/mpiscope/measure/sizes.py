@@ -15,15 +15,19 @@ Every error is an :class:`~mpiscope.errors.MpiscopeError` naming the spec.
 
 from __future__ import annotations
 
+import argparse
 import os
 import re
 from collections.abc import Callable, Sequence
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import Ranged
 from mpiscope.result.units import format_bytes
 
 __all__ = [
     "MAX_POINTS",
+    "ByteSize",
+    "check_fits",
     "check_memory",
     "machine_memory",
     "parse_nprocs",
@@ -184,14 +188,33 @@ def check_memory(sizes: Sequence[int], ranks: int, memory: int | None = None) ->
     that size on each of ``ranks`` ranks on this machine) exceed its memory
     (``memory``: bytes, default :func:`machine_memory`): such a point could
     only fail in the bench, after the launch."""
-    memory = machine_memory() if memory is None else memory
-    if memory is None or not sizes:
+    if not sizes:
         return
     largest = max(sizes)
-    need = BUFFERS_PER_RANK * largest * ranks
-    if need > memory:
+    check_fits(BUFFERS_PER_RANK * largest * ranks, f"size {format_bytes(largest)}",
+               f"{BUFFERS_PER_RANK} buffers of {format_bytes(largest)} on each of {ranks} "
+               "rank(s)", memory)  # fmt: skip
+
+
+def check_fits(need: int, what: str, detail: str, memory: int | None = None) -> None:
+    """Refuse ``what`` when it needs more than this machine's memory (``need``
+    bytes, held as ``detail`` says)."""
+    memory = machine_memory() if memory is None else memory
+    if memory is not None and need > memory:
         raise MpiscopeError(
-            f"size {format_bytes(largest)} needs at least {format_bytes(need)} of memory "
-            f"({BUFFERS_PER_RANK} buffers of {format_bytes(largest)} on each of {ranks} "
-            f"rank(s)); this machine has {format_bytes(memory)}"
+            f"{what} needs at least {format_bytes(need)} of memory ({detail}); this machine "
+            f"has {format_bytes(memory)}"
         )
+
+
+class ByteSize(Ranged):
+    """An argparse type: a number of bytes as :func:`parse_size` reads it
+    (64, 4K, 1M), in ``[low, high]``."""
+
+    integer = True
+
+    def parse(self, text: str) -> float:
+        try:
+            return parse_size(text)
+        except MpiscopeError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None

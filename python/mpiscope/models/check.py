@@ -1,7 +1,11 @@
 """``mpiscope model check``: each measured collective point against every
 algorithm's prediction for its operation, the relative error of each, and
 which algorithm the library seems to run where one prediction fits far
-better than the others."""
+better than the others; where the library beats every point-to-point
+algorithm by more than the model's own fit error (:func:`unpredictable`),
+that it cannot be sending messages at all. With a direct model
+(:mod:`mpiscope.models.direct`) each point is set against the fit of its
+own op."""
 
 from __future__ import annotations
 
@@ -12,8 +16,10 @@ from typing import Any
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.base import P2PModel
 from mpiscope.models.collectives import COLLECTIVES
+from mpiscope.models.direct import DirectModel
 
-__all__ = ["CLEAR_FACTOR", "CheckRow", "check_points", "candidates", "seems_to_use"]
+__all__ = ["CLEAR_FACTOR", "CheckRow", "Unpredictable", "check_points", "candidates",
+           "mechanism", "seems_to_use", "unpredictable"]
 
 #: One prediction "fits far better" when its error is at most this fraction
 #: of the next best one's, and itself within MAX_SEEMS_ERROR.
@@ -58,8 +64,28 @@ def candidates(op: str) -> list[str]:
     return [own] if own in COLLECTIVES else []
 
 
+def _direct_rows(model: DirectModel, doc: Mapping[str, Any]) -> list[CheckRow]:
+    """Each point of an op the direct model fitted at its number of ranks."""
+    rows = []
+    for point in doc.get("points") or ():
+        op, median, p = str(point.get("op")), point.get("median_ns"), int(point.get("nprocs") or 1)
+        fitted = model.find(op, p)
+        if fitted is None or not median or point.get("kind") == "firstcall":
+            continue
+        size = int(point.get("size_bytes") or 0)
+        rows.append(CheckRow(op, size, p, float(median), {f"{op}:direct": fitted.time_ns(size)}))
+    if not rows:
+        have = ", ".join(f"{c.op} on {c.nprocs} ranks" for c in model.collectives)
+        raise MpiscopeError(f"the measured document has no point the direct model fitted "
+                            f"(it fitted {have})")  # fmt: skip
+    return rows
+
+
 def check_points(model: P2PModel, doc: Mapping[str, Any]) -> list[CheckRow]:
-    """One row per sized point of a collective the models know."""
+    """One row per sized point of a collective the models know (with a
+    direct model: of an op it fitted)."""
+    if isinstance(model, DirectModel):
+        return _direct_rows(model, doc)
     rows = []
     for point in doc.get("points") or ():
         names = candidates(str(point.get("op")))
@@ -101,3 +127,44 @@ def seems_to_use(rows: Sequence[CheckRow]) -> list[tuple[str, int, int, int, str
             runs.append((row.op, row.nprocs, row.size_bytes, row.size_bytes, name))
         open_run = True
     return runs
+
+
+@dataclass(frozen=True)
+class Unpredictable:
+    """An op the library runs faster than any point-to-point algorithm can:
+    at ``sizes`` every prediction exceeds the measured time by more than
+    the model's fit error; ``factor``: the largest best-prediction / measured."""
+
+    op: str
+    nprocs: int
+    sizes: tuple[int, ...]
+    factor: float
+    fit_error: float
+
+
+def unpredictable(rows: Sequence[CheckRow], fit_error: float) -> list[Unpredictable]:
+    """Per op and ranks, the sizes where the measured time beats every
+    algorithm's prediction by more than ``fit_error`` (relative, the model's
+    largest error on its own reference): no algorithm built from the
+    model's messages can be that fast, so the library does not send them."""
+    found: dict[tuple[str, int], list[CheckRow]] = {}
+    for row in rows:
+        if all(row.error(name) > fit_error for name in row.predicted_ns):
+            found.setdefault((row.op, row.nprocs), []).append(row)
+    return [Unpredictable(op, p, tuple(r.size_bytes for r in beaten),
+                          max(min(r.predicted_ns.values()) / r.measured_ns for r in beaten),
+                          fit_error)
+            for (op, p), beaten in found.items()]  # fmt: skip
+
+
+def mechanism(env: Mapping[str, Any]) -> str:
+    """The likely way a library beats point-to-point, from where the ranks ran."""
+    library = {"mpich": "MPICH's", "openmpi": "Open MPI's"}.get(
+        str(env.get("mpi_implementation")), "the library's")
+    if env.get("simulated"):
+        return f"{library} simulated collective (SMPI's own algorithm selection)"
+    if int(env.get("nodes") or 1) == 1:
+        return (f"{library} shared-memory collectives (every rank on one node: the data "
+                "moves through shared memory, no message is sent)")
+    return (f"{library} hierarchical or offloaded collectives (a node-level step in shared "
+            "memory, or the network's own collective engine)")

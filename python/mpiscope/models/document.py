@@ -9,6 +9,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.base import P2PModel
+from mpiscope.models.direct import DirectModel, fit_direct_document
 from mpiscope.models.fit import Fit, FitOptions
 from mpiscope.models.hockney import Hockney
 from mpiscope.models.hockney_fit import fit_hockney_document
@@ -25,6 +26,7 @@ FITTERS: dict[str, Callable[[Mapping[str, Any], FitOptions], Fit]] = {
     "loggp": fit_loggp_document,
     "plogp": fit_plogp_document,
     "lmo": fit_lmo_document,
+    "direct": fit_direct_document,
 }
 REFERENCE = "ping-pong between ranks 0 and 1: one-way time = round trip / 2"
 
@@ -60,16 +62,19 @@ def model_document(fit: Fit, source: Mapping[str, Any], path: str, options: FitO
         "parameters": [p.as_dict() for p in fit.parameters],
         "gamma_ns_per_byte": fit.model.gamma_ns_per_byte,
         fit.model_name: fit.structure,
-        "fit_error": {"reference": REFERENCE, "max_rel_error": fit.max_rel_error,
+        "fit_error": {"reference": fit.reference or REFERENCE, "max_rel_error": fit.max_rel_error,
                       "mean_rel_error": fit.mean_rel_error, "points": fit.residuals},
         "warnings": list(fit.warnings),
     }
 
 
 def model_of(doc: Mapping[str, Any]) -> P2PModel:
-    """The model object of a (validated) model document."""
+    """The model object of a (validated) model document (a
+    :class:`~mpiscope.models.direct.DirectModel` for ``direct``)."""
     name, gamma = doc["model"], float(doc["gamma_ns_per_byte"])
     data = doc[name]
+    if name == "direct":
+        return DirectModel.from_dict(data)
     if name == "hockney":
         return Hockney.from_dicts(data["segments"], gamma)
     if name == "loggp":

@@ -73,6 +73,7 @@ class Fit:
     residuals: list[dict[str, float]]
     ci_method: str
     warnings: list[str] = field(default_factory=list)
+    reference: str | None = None  # what residuals compare with (None: the ping-pong)
 
     @property
     def max_rel_error(self) -> float | None:

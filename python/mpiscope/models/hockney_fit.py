@@ -7,6 +7,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from mpiscope.errors import MpiscopeError
 from mpiscope.models.data import Series
 from mpiscope.models.fit import (
     Fit,
@@ -38,6 +39,11 @@ def _piecewise(series: Series, options: FitOptions) -> tuple[Hockney, list[int]]
     # 3 points a segment: a line through 2 fits any noise exactly, and the
     # split would isolate the noise rather than a protocol
     if options.segments is not None:
+        if options.segments * MIN_POINTS > len(sizes):
+            raise MpiscopeError(
+                f"--segments {options.segments} needs {options.segments * MIN_POINTS} measured "
+                f"sizes ({MIN_POINTS} a regime); the ping-pong has {len(sizes)}"
+            )
         model = fit_hockney(sizes, values, options.segments, MIN_POINTS)
     else:
         model = fit_hockney_auto(sizes, values, options.max_segments, options.tolerance,

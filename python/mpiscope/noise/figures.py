@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 
 __all__ = [
@@ -49,10 +50,7 @@ def _figure(width: float, height: float) -> Any:
 
 def _write(fig: Any, path: str | Path) -> Path:
     path = Path(path)
-    try:
-        fig.savefig(path, format="png")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write figure {path}: {exc.strerror or exc}") from None
+    outputs.write_bytes(path, figure_png(fig))
     return path
 
 

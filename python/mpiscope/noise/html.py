@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.noise import criteria, figures
 
@@ -224,7 +225,7 @@ def _calibration_html(doc: Mapping[str, Any]) -> str:
 def write_noise_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:
     """Write the page of ``docs`` to ``out`` (replaced if it exists)."""
     try:
-        out.write_text(render_noise_html(docs), encoding="utf-8")
+        outputs.write_text(out, render_noise_html(docs))
     except OSError as exc:
         raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
 

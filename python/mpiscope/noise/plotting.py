@@ -30,8 +30,6 @@ def write_figures(docs: Sequence[dict[str, Any]], names: Sequence[str], out: Pat
     from mpiscope.noise import figures  # lazy: matplotlib
     from mpiscope.noise.criteria import compare_samples
 
-    if not out.parent.exists():
-        raise MpiscopeError(f"the directory of {out} does not exist")
     written: list[Path] = []
     pairs = list(zip(docs, names, strict=True))
     runs = [(d, n) for d, n in pairs if d.get("kind") == "noise-run"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import RunFailedError
+from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import (
     OutputEvent,
     WarningEvent,
@@ -23,8 +23,9 @@ from mpiscope.launcher import (
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import Agent, AgentSpec
 from mpiscope.noise.session import noise_programs
+from mpiscope.outputs import check_output_dir
 
-__all__ = ["ProbePlan", "run_probe"]
+__all__ = ["ProbePlan", "read_partial", "run_probe"]
 
 PROBE_KINDS = ("fwq", "ftq", "selfish")
 
@@ -65,7 +66,7 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
 
     programs = noise_programs(profile)
     env = build_env(profile)
-    raw_dir.mkdir(parents=True, exist_ok=True)
+    check_output_dir(raw_dir, "--raw-dir")
     argv = probe_argv(plan, programs.detect, raw_dir)
     if not plan.alone:
         argv = [*mpiexec_command(profile, len(plan.cores), oversubscribe=True), *argv]
@@ -98,4 +99,18 @@ def run_probe(plan: ProbePlan, profile: MpiProfile, raw_dir: Path,
     doc["mode"] = "threads" if plan.alone else "mpi"
     if warnings:
         doc.setdefault("warnings", []).extend(warnings)
+    return doc
+
+
+def read_partial(raw_dir: Path) -> dict[str, Any] | None:
+    """The probe document of what an interrupted run finished (the probes
+    run one kind after the other), or None when no probe finished."""
+    from mpiscope.noise.probes import read_probe_dir  # lazy: numpy
+
+    try:
+        doc = read_probe_dir(raw_dir, finished_only=True)
+    except MpiscopeError:
+        return None
+    doc["warnings"] = [*doc.get("warnings", []), "interrupted: the probes that had not "
+                       "finished are missing"]  # fmt: skip
     return doc

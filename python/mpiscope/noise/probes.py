@@ -376,8 +376,11 @@ def _selfish(header: Mapping[str, Any], records: Any) -> dict[str, Any]:
     return summary
 
 
-def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO) -> dict[str, Any]:
-    """The "noise-probe" document of a probe directory (docs/noise-schema.md)."""
+def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO,
+                   finished_only: bool = False) -> dict[str, Any]:  # fmt: skip
+    """The "noise-probe" document of a probe directory (docs/noise-schema.md);
+    ``finished_only``: of the files of an interrupted run, those a probe
+    finished writing (one cut short is left out)."""
     directory = Path(directory)
     if not directory.is_dir():
         raise MpiscopeError(f"probe directory {directory} does not exist")
@@ -389,7 +392,12 @@ def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO) -> 
         match = _FILE_NAME.match(path.name)
         assert match is not None
         kind, rank, core = match.group(1), int(match.group(2)), int(match.group(3))
-        header, records = read_probe_file(path)
+        try:
+            header, records = read_probe_file(path)
+        except MpiscopeError:
+            if finished_only:
+                continue
+            raise
         if header["kind"] != kind:
             raise MpiscopeError(f"{path}: header kind {header['kind']} differs from its name")
         worker = workers.setdefault(
@@ -414,9 +422,13 @@ def read_probe_dir(directory: str | Path, *, peak_ratio: float = PEAK_RATIO) -> 
             else:
                 worker["selfish"] = _selfish(header, records)
         except MpiscopeError as exc:
+            if finished_only:
+                continue
             raise MpiscopeError(f"{path}: {exc}") from None
         worker[kind]["seconds"] = header["seconds"]
         worker[kind]["file"] = path.name
+    if not any(worker[kind] for worker in workers.values() for kind in ("fwq", "ftq", "selfish")):
+        raise MpiscopeError(f"probe directory {directory}: no probe finished")
     for worker in workers.values():
         peaks = worker["ftq"]["peaks"] if worker["ftq"] else []
         worker["dominant_hz"] = peaks[0]["hz"] if peaks else None

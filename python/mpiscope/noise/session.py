@@ -33,7 +33,15 @@ from mpiscope.noise.binding import Topology, format_cpu_list
 from mpiscope.noise.spec import DETECTORS, LAYOUTS
 from mpiscope.result.document import write_document
 
-__all__ = ["DetectorPlan", "noise_programs", "plan_layout", "run_detector", "same_work"]
+__all__ = [
+    "DEFAULT_BLOCK",
+    "DetectorPlan",
+    "check_blocks",
+    "noise_programs",
+    "plan_layout",
+    "run_detector",
+    "same_work",
+]
 
 #: Packets per block of the alternating design when the user gives none.
 DEFAULT_BLOCK = 4
@@ -77,11 +85,16 @@ class DetectorPlan:
                 raise MpiscopeError(
                     "--design alternate switches an agent on and off: give --inject or --agent"
                 )
-            if self.packets < 4 * self.block:
-                raise MpiscopeError(
-                    f"--design alternate with blocks of {self.block} needs at least "
-                    f"{4 * self.block} packets (two blocks of each state)"
-                )
+            check_blocks(self.packets, self.block)
+
+
+def check_blocks(packets: int, block: int) -> None:
+    """The alternating design needs two blocks of each state."""
+    if packets < 4 * block:
+        raise MpiscopeError(
+            f"--design alternate with blocks of {block} needs at least {4 * block} packets "
+            f"(two blocks of each state), not --packets {packets}"
+        )
 
 
 @dataclass(frozen=True)

@@ -8,15 +8,19 @@ burst adds 20% jitter to each wake-up).
 
 from __future__ import annotations
 
+import argparse
 import math
 import re
 from dataclasses import dataclass
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import Ranged
 
 __all__ = [
     "DETECTORS",
     "LAYOUTS",
+    "Duration",
+    "Frequency",
     "InjectorSpec",
     "parse_duration_s",
     "parse_frequency_hz",
@@ -57,6 +61,42 @@ def parse_frequency_hz(text: str, what: str = "frequency") -> float:
     if not math.isfinite(value) or value <= 0:
         raise MpiscopeError(f"{what} '{text}' must be positive")
     return value
+
+
+class Duration(Ranged):
+    """An argparse type: a duration as :func:`parse_duration_s` reads it
+    (10s, 1ms, 250us), in seconds in ``(low, high]``."""
+
+    def __init__(self, low: float, high: float) -> None:
+        super().__init__(low, high, low_open=True)
+
+    def parse(self, text: str) -> float:
+        match = _DURATION_RE.match(text)
+        if not match:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a duration such as 10s, 1ms or 250us"
+            )
+        return float(match.group(1)) * _DURATION_UNITS[match.group(2) or "s"]
+
+    def text(self, value: float) -> str:
+        return f"{value!r}s"
+
+
+class Frequency(Ranged):
+    """An argparse type: a frequency as :func:`parse_frequency_hz` reads it
+    (10Hz, 10), in Hz in ``(low, high]``."""
+
+    def __init__(self, low: float, high: float) -> None:
+        super().__init__(low, high, low_open=True)
+
+    def parse(self, text: str) -> float:
+        match = _FREQ_RE.match(text)
+        if not match:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a frequency such as 10Hz")
+        return float(match.group(1)) * (1e3 if (match.group(2) or "").lower() == "khz" else 1.0)
+
+    def text(self, value: float) -> str:
+        return f"{value!r}Hz"
 
 
 @dataclass(frozen=True)

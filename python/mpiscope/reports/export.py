@@ -18,6 +18,7 @@ import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.result import Result
 from mpiscope.result.frame import points_frame, raw_frame
@@ -78,7 +79,4 @@ def _plain(value: Any) -> Any:
 
 def write_export(data: bytes, path: Path) -> None:
     """Write ``data`` to ``path`` (replaced if it exists)."""
-    try:
-        path.write_bytes(data)
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
+    outputs.write_bytes(path, data, what="-o")

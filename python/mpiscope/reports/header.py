@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mpiscope.reports.tails import floor_line
 from mpiscope.result import Result
 from mpiscope.result.units import format_bytes, format_ns, format_number, format_percent
 
@@ -35,11 +36,13 @@ def header_lines(result: Result) -> list[str]:
 def header_rows(result: Result) -> list[tuple[str, str]]:
     """The header block as (name, text) pairs, for other renderings (HTML)."""
     env = result.environment
+    floor = floor_line(result)
     return [
         ("MPI library", _mpi_line(env)),
         ("hosts", _hosts_line(env)),
         ("launcher", env.get("launcher") or MISSING),
         ("timer", _timer_line(env["timer"])),
+        *([("floor", floor)] if floor else []),
         ("clock sync", _sync_line(env["clock_sync"])),
         ("method", _method_line(result.method)),
         ("stopping", _stop_line(result.method)),

@@ -20,9 +20,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope import __version__
+from mpiscope import __version__, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
+from mpiscope.reports.html_sections import ledger_html, tails_html
 from mpiscope.reports.launch_interval import interval_lines
 from mpiscope.reports.launch_report import has_between, summary_values
 from mpiscope.reports.plots.common import source_labels
@@ -78,6 +79,7 @@ def result_warnings(result: Result) -> list[ReportWarning]:
         )
     warnings += _modes_warnings(result, points)
     warnings += _clock_warnings(result)
+    warnings += _resolution_warnings(result, points)
     env = result.environment
     if env.get("oversubscribed") or any(p.oversubscribed for p in points):
         warnings.append(
@@ -160,6 +162,20 @@ def _clock_warnings(result: Result) -> list[ReportWarning]:
                 )
             )
     return out
+
+
+def _resolution_warnings(result: Result, points: Sequence[Point]) -> list[ReportWarning]:
+    """Points whose interval is the clock's half step: the clock, not the
+    samples, limits them (their kept samples sit on one or two steps)."""
+    at = [p for p in points if p.get("at_resolution")]
+    if not at:
+        return []
+    step = format_ns(result.environment["timer"].get("resolution_ns"))
+    names = [_point_name(result, p) for p in at]
+    return [ReportWarning(
+        f"{len(at)} of {len(points)} points are at the clock's resolution (their kept launches "
+        f"sit on one or two {step} timer steps: the interval is the half step, and no number of "
+        f"launches makes it narrower): {_listed(names)}")]
 
 
 def _point_name(result: Result, point: Point) -> str:
@@ -247,11 +263,7 @@ def render_html(results: Sequence[Result], labels: Sequence[str] | None = None) 
 
 def write_html(results: Sequence[Result], path: Path) -> None:
     """Write the report of ``results`` to ``path`` (replaced if it exists)."""
-    text = render_html(results)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
+    outputs.write_text(path, render_html(results))
 
 
 def _e(text: object) -> str:
@@ -302,6 +314,7 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
         f'<p class="note">{_e(line)}</p>'
         for line in interval_lines(result, f"{format_number(result.confidence * 100, 3)}%")
     ]
+    parts += [tails_html(result), ledger_html(result)]
     summary = result.data.get("launch_summary")
     records = result.data.get("launches")
     if summary or records:

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.model import render_model
 
@@ -45,6 +46,6 @@ def render_model_html(docs: Sequence[Mapping[str, Any]]) -> str:
 
 def write_model_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:
     try:
-        out.write_text(render_model_html(docs), encoding="utf-8")
+        outputs.write_text(out, render_model_html(docs))
     except OSError as exc:
         raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None

@@ -25,6 +25,7 @@ from mpiscope.reports.launch_interval import (
 )
 from mpiscope.reports.launch_report import summary_lines
 from mpiscope.reports.method_compare import comparison_lines
+from mpiscope.reports.tails import resolution_flag, tail_cell, tail_note, tail_table_lines
 from mpiscope.result import Point, Result
 from mpiscope.result.modes import format_modes, point_modes
 from mpiscope.result.units import (
@@ -36,14 +37,17 @@ from mpiscope.result.units import (
 
 __all__ = ["render_report", "table_cells"]
 
-def render_report(result: Result, per_rank: bool = False) -> str:
-    """The whole report as text (no trailing newline)."""
+def render_report(result: Result, per_rank: bool = False, tails: bool = False) -> str:
+    """The whole report as text (no trailing newline); ``tails``: with the
+    table of p90/p99 intervals."""
     lines: list[str] = []
     partial = partial_lines(result)
     lines += partial
     lines += header_lines(result)
     lines.append("")
     lines += _body_lines(result, per_rank)
+    if tails and result.points:
+        lines += ["", *tail_table_lines(result)]
     if result.warnings:
         lines.append("")
         lines.append("warnings:")
@@ -101,9 +105,12 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
         )
     lines.append(
         f"E: half-width of the {format_percent(result.confidence)} confidence interval of the "
-        "mean from this launch's samples (within-launch); n_t/n_c/n_s: launches / valid / kept "
-        "after trimming"
+        "mean from this launch's samples (within-launch), never below half a timer step when "
+        "they do not dither; n_t/n_c/n_s: launches / valid / kept after trimming"
     )
+    note = tail_note(result)
+    if note:
+        lines.append(note)
     return lines + interval_lines(result, format_percent(result.confidence))
 
 
@@ -141,6 +148,11 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
     columns += [
         _Column("min", ">", lambda p: _timed(p.min_ns), lambda r: _timed(r.min_ns)),
         _Column("max", ">", lambda p: _timed(p.max_ns), lambda r: _timed(r.max_ns)),
+    ]
+    if any(p.get("tail") for p in points):
+        columns += [_Column(key, ">", lambda p, key=key: tail_cell(p, key, _timed))
+                    for key in ("p90", "p99")]  # fmt: skip
+    columns += [
         _Column("span med", ">", lambda p: _timed(_summary_median(p, "global_span"))),
         _Column(
             "skew med",
@@ -153,7 +165,7 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         columns.append(
             _Column("gap med", ">", lambda p: _timed((p.get("gap") or {}).get("median_ns")))
         )
-    columns.append(_Column("flags", "<", _flags))
+    columns.append(_Column("flags", "<", lambda p: _flags(p, result)))
     return columns
 
 
@@ -215,6 +227,8 @@ def _timed(value: float | None) -> str:
     """3 significant digits (trailing zeros kept) in the value's own unit."""
     if value is None:
         return MISSING
+    if abs(value) < 0.005:  # a floor subtracted from a time on the same clock steps
+        return "0 ns"
     name, scale = pick_time_unit([value])
     return f"{format_number(value / scale, 3, trim_zeros=False)} {name}"
 
@@ -250,11 +264,14 @@ def _plus_minus(mean: float | None, error: float | None) -> tuple[str | None, st
     return f"{mean / scale:.{decimals}f}", f"{e:.{decimals}f}", name
 
 
-def _flags(point: Point) -> str:
+def _flags(point: Point, result: Result) -> str:
     flags: list[str] = []
     if point.unstable:
         reasons = ", ".join(point.unstable_reasons) or "no reason given"
         flags.append(f"UNSTABLE: {reasons}")
+    at_resolution = resolution_flag(point, result)
+    if at_resolution:
+        flags.append(at_resolution)
     modes = point_modes(point)
     if modes:
         flags.append(format_modes(modes, "samples", _timed))

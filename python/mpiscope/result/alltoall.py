@@ -14,6 +14,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mpiscope.errors import MpiscopeError
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = ["KINDS", "SCHEMA_MAJOR", "alltoall_frame", "alltoall_schema", "load_alltoall",
@@ -39,6 +40,13 @@ def validate(doc: Any, source: str = "document") -> None:
     kind = check_kind(doc, source, "an alltoall", KINDS)
     check_version(doc.get("schema_version"), source, SCHEMA_MAJOR)
     check_schema(doc, alltoall_schema(), source, kind)
+    names = {v["name"] for v in doc["variants"]}
+    for index, winner in enumerate(doc["winners"]):
+        for field in ("winner", "best_lab", "best_native"):
+            name = winner.get(field)
+            if name is not None and name not in names:
+                raise MpiscopeError(f"{source} is not a consistent {kind} document: "
+                                    f"winners[{index}].{field} {name!r} is none of its variants")
 
 
 def load_alltoall(path: str | Path) -> dict[str, Any]:

@@ -21,7 +21,7 @@ import json
 from importlib import resources
 from typing import Any
 
-__all__ = ["bandwidth_ops", "description", "names", "parameter"]
+__all__ = ["bandwidth_ops", "description", "names", "pair_ops", "parameter"]
 
 
 @functools.cache
@@ -45,6 +45,12 @@ def parameter(name: str) -> dict[str, Any]:
         if item["name"] == name:
             return dict(item)
     raise KeyError(f"the engine has no plan parameter {name!r}")
+
+
+def pair_ops() -> frozenset[str]:
+    """Operations that send messages between ranks and so need 2 ranks at
+    least (the op descriptors' flag ``pairs``)."""
+    return frozenset(op["name"] for op in description()["ops"] if "pairs" in op.get("flags", ()))
 
 
 def bandwidth_ops() -> frozenset[str]:

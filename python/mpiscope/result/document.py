@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-import os
 import re
 import statistics
 from collections.abc import Callable, Iterator, Mapping
@@ -21,6 +20,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mpiscope import inputs, outputs
 from mpiscope.errors import MpiscopeError
 
 __all__ = [
@@ -291,40 +291,14 @@ def load_result(path: str | Path) -> Result:
 
 
 def read_text(path: Path) -> str:
-    """A document's text; one MpiscopeError line when it cannot be read. Only
-    a regular file is read: a named pipe, a device or a socket would block
-    or never end. UnicodeDecodeError is left to the caller to name."""
-    try:
-        if path.is_dir():
-            raise MpiscopeError(f"cannot read {path}: it is a directory")
-        if path.exists() and not path.is_file():
-            raise MpiscopeError(f"cannot read {path}: not a regular file")
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MpiscopeError(f"cannot read {path}: no such file") from None
-    except PermissionError:
-        raise MpiscopeError(f"cannot read {path}: permission denied") from None
-    except OSError as exc:
-        raise MpiscopeError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise  # the caller names it
-    except ValueError:  # a NUL byte in the name
-        raise MpiscopeError(f"cannot read {str(path)!r}: not a valid file name") from None
+    """A document's text; one MpiscopeError line when it cannot be read
+    (:func:`mpiscope.inputs.read_text`: a regular file only, its size
+    bounded). UnicodeDecodeError is left to the caller to name."""
+    return inputs.read_text(path)
 
 
-def parse_json(text: str, source: str) -> Any:
-    """JSON text as Python values; NaN and Infinity (not JSON) are refused.
-    Errors are one line naming ``source`` and, for bad syntax, where."""
-    try:
-        return json.loads(text, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise MpiscopeError(
-            f"{source} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
-        ) from None
-    except ValueError as exc:
-        raise MpiscopeError(f"{source} is not valid JSON: {exc}") from None
-    except RecursionError:
-        raise MpiscopeError(f"{source} is not a usable JSON document: nested too deeply") from None
+#: JSON text as Python values (:func:`mpiscope.inputs.parse_json`).
+parse_json = inputs.parse_json
 
 
 def parse_result(text: str, source: str = "<string>", path: Path | None = None) -> Result:
@@ -443,14 +417,10 @@ def read_document(path: str | Path, validate: Callable[[Any, str], None]) -> dic
     """The JSON document at ``path``, checked by ``validate(doc, source)``;
     every failure is one MpiscopeError line naming the file."""
     path = Path(path)
-    with contextlib.suppress(ValueError):  # a bad name: read_text says so
-        if not path.exists():
+    with contextlib.suppress(ValueError):  # a bad name: the reader says so
+        if not path.exists() and not path.is_symlink():
             raise MpiscopeError(f"{path} does not exist")
-    try:
-        text = read_text(path)
-    except UnicodeDecodeError as exc:
-        raise MpiscopeError(f"cannot read {path}: {exc}") from None
-    doc = parse_json(text, str(path))
+    doc = inputs.read_json(path)
     validate(doc, str(path))
     return dict(doc)
 
@@ -466,27 +436,18 @@ def _json_path(parts: Any) -> str:
     return f"at {text}: " if text else ""
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def write_document(doc: Mapping[str, Any], path: Path) -> None:
-    """Write a JSON document to ``path`` atomically (:func:`write_text_atomic`)."""
+def write_document(doc: Mapping[str, Any], path: Path, update: bool = False) -> None:
+    """Write a JSON document to ``path`` (:func:`mpiscope.outputs.write_text`:
+    whole or not at all, a regular file only, never an input unless
+    ``update``)."""
     try:
         text = json.dumps(doc, indent=1, allow_nan=False) + "\n"
     except ValueError as exc:
         raise MpiscopeError(f"cannot write {path}: {exc}") from None
-    write_text_atomic(path, text)
+    outputs.write_text(path, text, update=update)
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename: a
-    reader sees the old file or the new one, never half of it; a failure
-    leaves no temporary file."""
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        tmp.unlink(missing_ok=True)
-        raise MpiscopeError(f"cannot write {path}: {exc}") from None
+def write_text_atomic(path: Path, text: str, update: bool = False) -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename
+    (:func:`mpiscope.outputs.write_text`)."""
+    outputs.write_text(path, text, update=update)

@@ -100,10 +100,13 @@ def launch_interval(
     rsd: float,
     launches: int,
     confidence: float,
+    error_floor_ns: float = 0.0,
 ) -> LaunchInterval | None:
     """One launch's mean with the between-launch part ``rsd`` (from
-    ``launches`` launches) folded in; None without a mean, a standard error,
-    two samples, or with fewer than :data:`MIN_LAUNCHES` launches."""
+    ``launches`` launches) folded in, the half-width never below
+    ``error_floor_ns`` (the point's clock limit, docs/method.md section 4);
+    None without a mean, a standard error, two samples, or with fewer than
+    :data:`MIN_LAUNCHES` launches."""
     if mean_ns is None or se_ns is None or samples_used < 2 or launches < MIN_LAUNCHES:
         return None
     within = se_ns * se_ns
@@ -114,7 +117,7 @@ def launch_interval(
     else:  # Welch-Satterthwaite; whole degrees of freedom, rounded down (wider)
         share = within**2 / (samples_used - 1) + between**2 / (launches - 1)
         df = max(1, min(samples_used - 1 + launches - 1, math.floor(total**2 / share)))
-    error = two_sided_t(confidence, df) * math.sqrt(total)
+    error = max(two_sided_t(confidence, df) * math.sqrt(total), error_floor_ns)
     return LaunchInterval(mean_ns - error, mean_ns + error, error, df, confidence)
 
 

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
@@ -60,8 +61,8 @@ def document_kind(path: str | Path) -> str | None:
     """The ``kind`` of the JSON document at ``path`` (None when it has none or
     cannot be read: the real loader then says what is wrong)."""
     try:
-        doc = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        doc = inputs.read_json(path)
+    except MpiscopeError:
         return None
     kind = doc.get("kind") if isinstance(doc, dict) else None
     return kind if isinstance(kind, str) else None

@@ -11,11 +11,13 @@ microseconds, as the format wants. Written as the trace streams
 
 from __future__ import annotations
 
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from mpiscope import outputs
 from mpiscope.trace.calls import Link, Message
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import NONE
@@ -95,7 +97,8 @@ def write_chrome(source: Stream | Merged, out: Path) -> int:
     """Write the trace; return the number of arrows (messages, collective
     instances, one-sided transfers)."""
     stream = as_stream(source)
-    with out.open("w", encoding="utf-8") as f:
+    with outputs.replacing(out) as raw:
+        f = io.TextIOWrapper(raw, encoding="utf-8")
         f.write('{"displayTimeUnit": "ns", "otherData": '
                 + json.dumps({"producer": "mpiscope trace", "ranks": stream.trace.nprocs})
                 + ', "traceEvents": [\n')
@@ -104,4 +107,6 @@ def write_chrome(source: Stream | Merged, out: Path) -> int:
             f.write(sep + json.dumps(ev))
             sep = ",\n"
         f.write("\n]}\n")
+        f.flush()
+        f.detach()  # the file itself is closed and renamed by the writer
     return stream.arrows

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.units import format_ns
 from mpiscope.trace.merge import Merged
@@ -360,6 +361,6 @@ Wheel: zoom; drag: pan; double click: the whole run.
 
 
 def write_html(merged: Merged, out: Path, panel: str = "") -> int:
-    out.write_text(render_html(merged, f"mpiscope trace {merged.trace.directory}", panel),
-                   encoding="utf-8")
+    outputs.write_text(out, render_html(merged, f"mpiscope trace {merged.trace.directory}",
+                                        panel))
     return len(merged.messages)

@@ -20,13 +20,12 @@ Timestamps are global nanoseconds (timer resolution 1e9).
 
 from __future__ import annotations
 
-import errno
-import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.outputs import check_parent
 from mpiscope.trace.calls import Link, Message
 from mpiscope.trace.collective import Instance
 from mpiscope.trace.merge import Merged
@@ -50,13 +49,13 @@ def write_otf2(source: Stream | Merged, out: Path) -> int:
     one-sided transfers), as the other exports do."""
     otf2 = _otf2()
     stream = as_stream(source)
+    if out.is_symlink() or (out.exists() and not (out / "traces.otf2").is_file()):
+        raise MpiscopeError(f"{out} exists and is not an OTF2 archive: not replaced")
+    # the OTF2 library prints its own errors and raises its own type: say
+    # first why the archive's directory cannot be made
+    check_parent(out)
     if out.exists():
         shutil.rmtree(out)
-    # the OTF2 library prints its own errors and raises its own type: say
-    # first, as an OSError, why the archive's directory cannot be made
-    out.parent.mkdir(parents=True, exist_ok=True)
-    if not os.access(out.parent, os.W_OK | os.X_OK):
-        raise OSError(errno.EACCES, os.strerror(errno.EACCES), str(out.parent))
     messages: dict[int, list] = {}  # id -> [message, ends still to write]
 
     def on_message(k: int, m: Message, send: Call, recv: Call) -> None:

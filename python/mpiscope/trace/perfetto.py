@@ -17,6 +17,7 @@ import struct
 from pathlib import Path
 from typing import BinaryIO
 
+from mpiscope import outputs
 from mpiscope.trace.calls import Link
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import NONE
@@ -127,7 +128,7 @@ def write_perfetto(source: Stream | Merged, out: Path) -> int:
     """Write the trace; return the number of arrows (messages, collective
     instances, one-sided transfers)."""
     stream = as_stream(source)
-    with out.open("wb") as f:
+    with outputs.replacing(out) as f:
         w = _Writer(f)
         for rank in sorted(r.rank for r in stream.trace.ranks):
             pid = rank + 1

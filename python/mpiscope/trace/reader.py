@@ -23,6 +23,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.inputs import check_input
 
 __all__ = [
     "CLASS_NAMES",
@@ -577,7 +578,7 @@ class _FileBytes:
 def read_rank_file(path: str | Path, records: bool = True) -> RankTrace:
     """One rank's file; without ``records`` its records are not read, only where
     they are (``RankTrace.segments``, for :mod:`mpiscope.trace.stream`)."""
-    path = Path(path)
+    path = check_input(path)  # a named pipe would block, a device never end
     try:
         data: bytes | _FileBytes = path.read_bytes() if records else _FileBytes(path)
         try:

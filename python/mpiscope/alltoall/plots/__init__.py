@@ -13,6 +13,7 @@ from mpiscope.alltoall.plots.common import save
 from mpiscope.alltoall.plots.speedup import speedup_figure
 from mpiscope.alltoall.plots.time import time_figure
 from mpiscope.alltoall.plots.winners import winner_figure
+from mpiscope.outputs import check_output_dir
 
 __all__ = ["figures", "write_figures"]
 
@@ -30,6 +31,6 @@ def figures(docs: Sequence[Mapping[str, Any]]) -> list[tuple[str, Any]]:
 
 
 def write_figures(docs: Sequence[Mapping[str, Any]], directory: Path) -> list[Path]:
-    """Write every figure as PNG into ``directory`` (created); the paths."""
-    directory.mkdir(parents=True, exist_ok=True)
+    """Write every figure as PNG into ``directory`` (created, one level); the paths."""
+    check_output_dir(directory, "--out-dir")
     return [save(fig, directory / f"{stem}.png") for stem, fig in figures(docs)]

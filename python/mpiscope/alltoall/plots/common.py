@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mpiscope.errors import MpiscopeError
+from mpiscope import outputs
 
 __all__ = ["figure_png", "new_figure", "save", "size_axis", "title_of"]
 
@@ -48,10 +48,10 @@ def size_axis(ax: Any) -> None:
 
 
 def save(fig: Any, path: Path) -> Path:
+    """Write ``fig`` as the PNG ``path`` (:mod:`mpiscope.outputs`)."""
     try:
-        fig.savefig(path, dpi=110)
-    except OSError as exc:
-        raise MpiscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
+        with outputs.replacing(path) as file:
+            fig.savefig(file, format="png", dpi=110)
     finally:
         import matplotlib.pyplot as plt
 

@@ -54,4 +54,5 @@ def fit_plot(doc: Mapping[str, Any]) -> Plot | None:
 
 
 def save_check_plot(rows: Sequence[CheckRow], path: Path, title: str) -> None:
-    render(check_plot(rows, title), path)
+    """Draw the check as ``path``, in the format its suffix names (.png, .svg, .pdf)."""
+    render(check_plot(rows, title), path, path.suffix.lower().lstrip("."))

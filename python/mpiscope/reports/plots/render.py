@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.plots.data import plot_data
 from mpiscope.reports.plots.figure import Heatmap, Panel, Plot, Series
@@ -72,10 +73,7 @@ def render(plot: Plot, path: Path | None = None, fmt: str = "png") -> bytes:
         figure.savefig(buffer, format=fmt, dpi=110, metadata=metadata)
     data = buffer.getvalue()
     if path is not None:
-        try:
-            path.write_bytes(data)
-        except OSError as exc:
-            raise MpiscopeError(f"cannot write {path}: {exc.strerror or exc}") from None
+        outputs.write_bytes(path, data)
     return data
 
 
@@ -86,16 +84,14 @@ def write_plots(
     labels: Sequence[str] | None = None,
 ) -> list[Path]:
     """Draw every figure of :func:`plot_data` into ``out_dir`` (created if
-    needed; files of the same name are replaced); return the paths written."""
+    needed, one level; files of the same name are replaced); return the
+    paths written."""
     if fmt not in FORMATS:
         raise MpiscopeError(f"unknown plot format {fmt!r} (known: {', '.join(FORMATS)})")
     plots = plot_data(results, labels)
     if not plots:
         raise MpiscopeError("nothing to plot: the result has no measured point")
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise MpiscopeError(f"cannot create {out_dir}: {exc.strerror or exc}") from None
+    outputs.check_output_dir(out_dir, "--out")
     written = []
     for plot in plots:
         path = out_dir / f"{plot.name}.{fmt}"
@@ -204,13 +200,14 @@ def _positions(panel: Panel, series: Series, shift: float) -> list[float]:
 def _set_y_axis(ax: Any, panel: Panel) -> None:
     from matplotlib.ticker import FuncFormatter
 
-    if panel.yscale == "log":
+    positive = any(y is not None and y > 0 for s in panel.series for y in s.y)
+    if panel.yscale == "log" and positive:  # nothing measured: a log axis has no range
         ax.set_yscale("log")
     elif panel.yscale == "symlog":
         ax.set_yscale("symlog", linthresh=1.0)
         top = max((y for s in panel.series for y in s.y if y is not None), default=1.0)
         ax.set_ylim(0.0, max(top, 1.0) * 2.0)  # room above the highest marker
-    if panel.yscale in ("log", "symlog"):
+    if panel.yscale == "symlog" or panel.yscale == "log" and positive:
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
 
 
@@ -236,7 +233,7 @@ def _set_x_axis(ax: Any, panel: Panel) -> None:
         ax.grid(False, axis="x")
         return
     xs = sorted({float(x) for s in panel.series for x in s.x if isinstance(x, (int, float))})
-    if panel.xscale == "log2":
+    if panel.xscale == "log2" and any(x > 0 for x in xs):
         ax.set_xscale("log", base=2)
     if not xs:
         return

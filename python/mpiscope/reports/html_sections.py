@@ -1,0 +1,65 @@
+"""Sections of the HTML report beyond the point table: the tails of every
+point with their distribution-free intervals, and the bias ledger against
+OSU and IMB (the same rows as ``report --tails`` and ``mpiscope explain``)."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from mpiscope.reports.ledger import TITLES, ledger_rows, point_title, result_ledgers
+from mpiscope.reports.tails import TAIL_TITLES, tail_note, tail_rows
+from mpiscope.result import Result
+from mpiscope.result.ledger import has_ledger
+from mpiscope.result.units import format_percent
+
+__all__ = ["ledger_html", "table_html", "tails_html"]
+
+
+def _e(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def table_html(titles: Sequence[str], aligns: str, rows: Sequence[Sequence[str]],
+               css: str = "points") -> str:  # fmt: skip
+    """A table: ``aligns`` has ``>`` for the number columns."""
+    head = "".join(f"<th>{_e(t)}</th>" for t in titles)
+    body = "".join(
+        "<tr>" + "".join(f'<td class="num">{_e(c)}</td>' if a == ">" else f"<td>{_e(c)}</td>"
+                         for c, a in zip(row, aligns, strict=True)) + "</tr>"
+        for row in rows
+    )  # fmt: skip
+    return f'<table class="{css}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+def tails_html(result: Result) -> str:
+    """The tail table (empty for a document from before schema 1.6)."""
+    rows = tail_rows(result)
+    if not rows:
+        return ""
+    note = tail_note(result)
+    return ("<h3>Tails</h3>" + f'<p class="note">p90, p99 and max of the valid launches; '
+            f"{format_percent(result.confidence)} distribution-free intervals (order statistics "
+            "of the binomial).</p>" + table_html(TAIL_TITLES, "<>>>>>>>>", rows, css="tails")
+            + (f'<p class="note">{_e(note)}</p>' if note else ""))  # fmt: skip
+
+
+def ledger_html(result: Result) -> str:
+    """Per point with companions, its ledger against each suite."""
+    points = [p for p in result.points if has_ledger(p.data)]
+    if not points:
+        return ""
+    parts = ["<h3>Against OSU and IMB (the bias ledger)</h3>",
+             '<p class="note">Why mpiscope\'s number differs from what OSU and IMB print here, '
+             "part by part; each part measured in this run by the point's companions (the same "
+             "op, size and ranks with warm buffers, a barrier between calls, calls back to "
+             f"back); intervals: {format_percent(result.confidence)} bootstrap over the launches "
+             "(docs/method.md section 12).</p>"]  # fmt: skip
+    for point in points:
+        for ledger in result_ledgers(result, point):
+            parts.append(f"<h4>{_e(point_title(point))} vs {_e(ledger.suite)} "
+                         f"({_e(ledger.reads)})</h4>")  # fmt: skip
+            parts.append(table_html([f"{ledger.suite} path", *TITLES[1:]], "<>>>",
+                                    ledger_rows(ledger), css="ledger"))  # fmt: skip
+            parts.append(f'<p class="note">{_e(ledger.first_call_note)}</p>')
+    return "\n".join(parts)
