@@ -281,8 +281,10 @@ def _follow(
     banner = _Banner(errors) if errors is not None else None
     reader = threading.Thread(target=_pump, args=(proc.stdout, lines), daemon=True)
     reader.start()
+    pumps = [reader]
     if errors is not None and proc.stderr is not None:
-        threading.Thread(target=_pump_errors, args=(proc.stderr, errors), daemon=True).start()
+        pumps.append(threading.Thread(target=_pump_errors, args=(proc.stderr, errors), daemon=True))
+        pumps[-1].start()
     deadline = None if timeout is None else time.monotonic() + timeout
     last_line = time.monotonic()
     try:
@@ -304,6 +306,8 @@ def _follow(
             _check_deadline(deadline, said)
             code = _wait_exit(proc, _POLL_SECONDS)
             if code is not None:
+                # its standard error to the end: the caller's line comes after the bench's
+                pumps[-1].join(timeout=KILL_GRACE_SECONDS)
                 return code
     except BaseException:
         stop_process_group(proc)

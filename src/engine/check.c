@@ -11,6 +11,7 @@
 #include <time.h>
 #include "mpiscope/check.h"
 #include "mpiscope/error.h"
+#include "check_run.h"
 #include "clock_setup.h"
 #include "timer_read.h"
 #include "sync_report.h"
@@ -148,7 +149,8 @@ static const double STATE_RUN_SECONDS = 0.5;
 
 /* The states check: the 1 MiB Bcast in short runs spread over seconds
  * (warm buffer, barrier-each: a state shows in every method, OSU's too). */
-static int check_states(MPI_Comm comm, const mpiscope_params_t *params, mpiscope_check_t *c)
+static int check_states(MPI_Comm comm, const mpiscope_params_t *params, mpiscope_check_t *c,
+                        mpiscope__check_part_fn part, void *user)
 {
     mpiscope_params_t p = *params;
     p.timer = MPISCOPE_TIMER_AUTO;
@@ -179,18 +181,22 @@ static int check_states(MPI_Comm comm, const mpiscope_params_t *params, mpiscope
             .at_ns = at, .median_ns = r.stats.median, .q25_ns = r.stats.q25,
             .q75_ns = r.stats.q75, .launches_valid = (unsigned)r.launches_valid};
         c->n_state_runs = i + 1;
+        err = part ? part(c, user) : 0; /* in the gap before the next run */
     }
     mpiscope_context_destroy(ctx);
     return err;
 }
 
-static int measure(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, mpiscope_check_t *c)
+static int measure(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, mpiscope_check_t *c,
+                   mpiscope__check_part_fn part, void *user)
 {
     int err = 0;
     for (size_t i = 0; i < MPISCOPE_CHECK_MAX_TIMERS && !err; i++) {
         c->timers[i].kind = timers[i];
         err = check_timer(comm, params, &c->timers[i]);
         c->n_timers = i + 1;
+        if (!err && part)
+            err = part(c, user);
     }
     /* syncs on the default timer, as runs use it */
     if (!err)
@@ -203,14 +209,24 @@ static int measure(MPI_Comm comm, const mpiscope_params_t *params, double drift_
         c->syncs[c->n_syncs].algorithm = (mpiscope_sync_algorithm_t)a;
         err = check_sync(comm, params, drift_seconds, &c->syncs[c->n_syncs]);
         c->n_syncs += !err;
+        if (!err && part)
+            err = part(c, user);
     }
-    return err ? err : check_states(comm, params, c);
+    return err ? err : check_states(comm, params, c, part, user);
 }
 
 int mpiscope_check_run(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, unsigned flags,
                        mpiscope_check_t **out)
 {
-    if (!out || flags != 0 || !(drift_seconds >= 0) || !isfinite(drift_seconds) || comm == MPI_COMM_NULL)
+    if (flags != 0)
+        return MPISCOPE_EINVAL;
+    return mpiscope__check_run_parts(comm, params, drift_seconds, NULL, NULL, out);
+}
+
+int mpiscope__check_run_parts(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds,
+                              mpiscope__check_part_fn part, void *user, mpiscope_check_t **out)
+{
+    if (!out || !(drift_seconds >= 0) || !isfinite(drift_seconds) || comm == MPI_COMM_NULL)
         return MPISCOPE_EINVAL;
     mpiscope_params_t defaults;
     mpiscope_params_default(&defaults);
@@ -221,7 +237,7 @@ int mpiscope_check_run(MPI_Comm comm, const mpiscope_params_t *params, double dr
     mpiscope_check_t *c = calloc(1, sizeof *c);
     if (!c)
         return MPISCOPE_ENOMEM;
-    err = measure(comm, p, drift_seconds, c);
+    err = measure(comm, p, drift_seconds, c, part, user);
     if (err) {
         free(c);
         return err;

@@ -28,8 +28,8 @@ struct mpiscope_result {
     char varied[16];
     int oversubscribed;
     mpiscope__json_t points;       /* "p1,p2,..." items of the points array */
-    mpiscope__json_t sections;     /* "\"key\":value,..." extra top-level members */
-    char *section_keys[MAX_SECTIONS]; /* their keys: each at most once */
+    char *section_keys[MAX_SECTIONS]; /* extra top-level members: each key at most once */
+    char *section_values[MAX_SECTIONS]; /* their values, encoded */
     int n_sections;
     mpiscope__json_t methods;      /* "\"window\",..." names of the methods run */
     mpiscope__json_t warnings;
@@ -218,8 +218,8 @@ static int write_document(mpiscope_result_t *res, const char *status)
     mpiscope__json_array(&j, "methods");
     mpiscope__json_raw(&j, NULL, res->methods.buf ? res->methods.buf : "\"window\"");
     mpiscope__json_end(&j);
-    if (res->sections.buf)
-        mpiscope__json_raw(&j, NULL, res->sections.buf); /* "key":value pairs, pre-encoded */
+    for (int i = 0; i < res->n_sections; i++)
+        mpiscope__json_raw(&j, res->section_keys[i], res->section_values[i]);
     mpiscope__json_array(&j, "points");
     mpiscope__json_raw(&j, NULL, res->points.buf ? res->points.buf : "");
     mpiscope__json_end(&j);
@@ -262,9 +262,10 @@ static void result_free(mpiscope_result_t *res)
     mpiscope__environment_free(&res->env);
     mpiscope__json_free(&res->points);
     mpiscope__json_free(&res->warnings);
-    mpiscope__json_free(&res->sections);
-    for (int i = 0; i < res->n_sections; i++)
+    for (int i = 0; i < res->n_sections; i++) {
         free(res->section_keys[i]);
+        free(res->section_values[i]);
+    }
     mpiscope__json_free(&res->methods);
     free(res->end_residual_ns);
     free(res->path);
@@ -294,7 +295,6 @@ int mpiscope_result_open(mpiscope_context_t *ctx, const char *path, unsigned fla
         snprintf(res->varied, sizeof res->varied, "size");
         mpiscope__json_init(&res->points);
         mpiscope__json_init(&res->warnings);
-        mpiscope__json_init(&res->sections);
         mpiscope__json_init(&res->methods);
         err = res->path ? mpiscope__environment_gather(ctx->comm, &res->env) : MPISCOPE_ENOMEM;
     }
@@ -446,26 +446,47 @@ int mpiscope__result_add_raw_point(mpiscope_result_t *res, const char *json_obje
     return agree(res, err);
 }
 
-int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value)
+/* The section named key, or -1. */
+static int find_section(const mpiscope_result_t *res, const char *key)
 {
-    if (!res || !key || !json_value || res->n_sections == MAX_SECTIONS)
-        return MPISCOPE_EINVAL;
     for (int i = 0; i < res->n_sections; i++)
         if (strcmp(res->section_keys[i], key) == 0)
-            return MPISCOPE_EINVAL; /* a JSON object names a member once */
-    if (!(res->section_keys[res->n_sections] = strdup(key)))
+            return i;
+    return -1;
+}
+
+int mpiscope__result_update_section(mpiscope_result_t *res, const char *key, const char *json_value)
+{
+    if (!res || !key || !json_value)
+        return MPISCOPE_EINVAL;
+    int i = find_section(res, key);
+    if (i < 0 && res->n_sections == MAX_SECTIONS)
+        return MPISCOPE_EINVAL;
+    char *value = strdup(json_value);
+    if (!value)
         return MPISCOPE_ENOMEM;
-    res->n_sections++;
-    mpiscope__json_t member; /* a one-member object, then its braces stripped */
-    mpiscope__json_init(&member);
-    mpiscope__json_object(&member, NULL);
-    mpiscope__json_raw(&member, key, json_value);
-    mpiscope__json_end(&member);
-    if (!member.failed) {
-        member.buf[member.len - 1] = '\0';
-        mpiscope__json_list_append(&res->sections, member.buf + 1);
+    if (i < 0) {
+        if (!(res->section_keys[res->n_sections] = strdup(key))) {
+            free(value);
+            return MPISCOPE_ENOMEM;
+        }
+        i = res->n_sections++;
     }
-    int err = member.failed || res->sections.failed ? MPISCOPE_ENOMEM : 0;
-    mpiscope__json_free(&member);
-    return err;
+    free(res->section_values[i]);
+    res->section_values[i] = value;
+    return 0;
+}
+
+int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value)
+{
+    if (!res || !key || find_section(res, key) >= 0) /* a JSON object names a member once */
+        return MPISCOPE_EINVAL;
+    return mpiscope__result_update_section(res, key, json_value);
+}
+
+int mpiscope__result_write(mpiscope_result_t *res)
+{
+    if (!res)
+        return MPISCOPE_EINVAL;
+    return agree(res, res->is_writer ? write_document(res, "running") : 0);
 }

@@ -22,6 +22,14 @@ void mpiscope__result_point_json(const mpiscope_result_t *res, const mpiscope_op
  * MPISCOPE_EINVAL for a key already added (or more than 8 sections). */
 int mpiscope__result_set_section(mpiscope_result_t *res, const char *key, const char *json_value);
 
+/* Add the member "key", or replace its value if it is there: for a section
+ * written again as it grows (the machine check, part by part). */
+int mpiscope__result_update_section(mpiscope_result_t *res, const char *key, const char *json_value);
+
+/* Write the document as it stands, status "running": what is measured so
+ * far survives a run stopped before mpiscope_result_close(). Collective. */
+int mpiscope__result_write(mpiscope_result_t *res);
+
 /* Why the last write failed ("rank 0 could not write PATH: No space left
  * on device"), on every rank; "" when none did. Owned by res. */
 const char *mpiscope__result_error(const mpiscope_result_t *res);

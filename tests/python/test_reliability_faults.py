@@ -171,6 +171,27 @@ def test_an_interrupted_alltoall_check_keeps_what_it_checked(tmp_path: Path) -> 
     assert doc["status"] == "partial" and doc["results"]
 
 
+def test_an_interrupted_machine_check_keeps_the_parts_it_measured(tmp_path: Path) -> None:
+    """Fault 30: check --out wrote nothing when interrupted. The bench now
+    writes the document after each part (a timer, a synchronisation, a
+    state run); the event waited for is its first write."""
+    run = start(["check", "--quiet", "--drift-seconds", "30", "--out", "chk.json"], tmp_path,
+                "chk")  # fmt: skip
+
+    def first_part_written() -> bool:
+        assert run.poll() is None, run.communicate()
+        return any(tmp_path.glob(".chk.json.launches-*/check.json"))
+
+    wait_for(first_part_written, "first part of the check")
+    os.killpg(run.pid, signal.SIGINT)  # during the first synchronisation's 30 s wait at most
+    _, err = run.communicate(timeout=PATIENCE_S)
+    assert run.returncode == 130, err
+    doc = json.loads((tmp_path / "chk.json").read_text())
+    assert doc["status"] != "complete"
+    assert [t["name"] for t in doc["check"]["timers"]][:1] == ["tsc"]
+    assert "states" not in doc["check"]
+
+
 def test_the_bench_never_renames_over_a_device(tmp_path: Path) -> None:
     """Row 1 on the C side: mpiscope-bench itself (not only the front end)
     refuses an output that is not a regular file, with or without force."""

@@ -423,10 +423,10 @@ def _predict(args: argparse.Namespace) -> int:
     given = None if args.algorithms == "all" else [n.strip() for n in args.algorithms.split(",")]
     if given is not None and not all(given):
         raise MpiscopeError(f"bad algorithm list {args.algorithms!r}: empty name")
-    model = model_of(load_model(args.model))
-    if args.ranks_per_node is not None and not isinstance(model, DirectModel):
+    if args.ranks_per_node is not None:
         _check_nodes(args.np, args.ranks_per_node, given or list(COLLECTIVES))
     sizes = parse_size_spec(args.sizes)
+    model = model_of(load_model(args.model))
     if isinstance(model, DirectModel):
         predictors = _direct_predictors(model, given, args.np)
     else:

@@ -105,6 +105,7 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
         raise MpiscopeError(f"--np {args.np} and the launcher {command[0]} both start the ranks: "
                             "give --np and the program, or the launcher command alone")
     check_program(command[0], "the program" if args.np is not None else "the command")
+    out = check_output_dir(args.out, "-o", create=False)  # the user's input before the MPI's
     profile, lib = tracer_library(args.mpi)
     argv = command
     if args.np is not None:
@@ -113,7 +114,6 @@ def _trace(args: argparse.Namespace, command: list[str]) -> int:
         profile.check_mpiexec()
         if oversubscribed:
             _say(f"mpiscope: note: --np {args.np} on {available_cores()} cores: oversubscribed")
-    out = check_output_dir(args.out, "-o", create=False)
     prepare_dir(out, args.force)
     try:
         code = run_passthrough(argv, traced_env(profile, lib, out, args.records), args.timeout)
