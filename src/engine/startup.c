@@ -16,7 +16,7 @@
 #include "startup_internal.h"
 #include "timer_read.h"
 
-enum { TAG_PING = 41, TAG_PONG = 42, MAX_CALLS = 3, WARM = 9 };
+enum { TAG_PING = 41, TAG_PONG = 42, TAG_MISMATCH = 43, MAX_CALLS = 3, WARM = 9 };
 
 typedef enum { HOW_INIT, HOW_INIT_THREAD, HOW_SESSION } how_t;
 
@@ -48,8 +48,12 @@ typedef struct startup {
      * end and the second's; as its responder when the receive was posted */
     stamp_t *first_send, *first_end, *second_send, *second_end, *posted;
     stamp_t *warm_stamps; /* per peer, WARM more round trips: each one's start and end */
-    char *buffer;
+    unsigned char *buffer, *echo; /* what is sent; what is received */
     size_t size_bytes;
+    int validate;                 /* check every message received (plan "validate") */
+    unsigned long long checked, failures; /* this rank's; after gather_validation every rank's */
+    int first_failing;            /* the lowest rank with a failure (nprocs: none) */
+    char mismatch[200];           /* its first failure (this rank's until gather_validation) */
 } startup_t;
 
 static void stamp_read(stamp_t *s, int mpi_up)
@@ -161,25 +165,63 @@ int mpiscope__circle_partner(int rank, int r, int m)
     return ((2 * r - rank) % (m - 1) + (m - 1)) % (m - 1);
 }
 
-static int exchange(startup_t *st, int peer, int first)
+/* The bytes the pair's initiator sends in a round trip, and gets back. */
+static unsigned char pattern_byte(int initiator, int peer, int round, size_t i)
 {
-    stamp_t *send = first ? &st->first_send[peer] : &st->second_send[peer];
-    stamp_t *end = first ? &st->first_end[peer] : &st->second_end[peer];
-    int count = (int)st->size_bytes, rc;
+    return (unsigned char)(i * 31u + (unsigned)initiator * 7u + (unsigned)peer * 13u + (unsigned)round * 101u + 1u);
+}
+
+static void check_message(startup_t *st, int initiator, int peer, int round, const char *what)
+{
+    st->checked++;
+    for (size_t i = 0; i < st->size_bytes; i++) {
+        unsigned char want = pattern_byte(initiator, peer, round, i);
+        if (st->echo[i] != want) {
+            if (!st->failures++)
+                snprintf(st->mismatch, sizeof st->mismatch,
+                         "%s of round trip %d between ranks %d and %d: byte %zu is 0x%02x, expected 0x%02x", what,
+                         round, initiator, peer, i, st->echo[i], want);
+            return;
+        }
+    }
+}
+
+/* Round trip `round` with peer (0: the first, 1: the second, then the warm
+ * ones): the lower rank sends and times, the other echoes. With
+ * validation the message is a pattern of the pair and round, the receive
+ * buffer poisoned (its complement) before, and both ends check what they
+ * got after their own part is over: nothing of it is timed. */
+static int round_trip(startup_t *st, int peer, int round, stamp_t *start, stamp_t *end, stamp_t *posted)
+{
+    int count = (int)st->size_bytes, rc, initiator = st->rank < peer ? st->rank : peer;
+    if (st->validate)
+        for (size_t i = 0; i < st->size_bytes; i++) {
+            st->buffer[i] = pattern_byte(initiator, initiator == st->rank ? peer : st->rank, round, i);
+            st->echo[i] = (unsigned char)~st->buffer[i];
+        }
     if (st->rank < peer) { /* the pair's initiator */
-        stamp_read(send, 1);
+        stamp_read(start, 1);
         rc = MPI_Send(st->buffer, count, MPI_BYTE, peer, TAG_PING, st->comm);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Recv(st->buffer, count, MPI_BYTE, peer, TAG_PONG, st->comm, MPI_STATUS_IGNORE);
+            rc = MPI_Recv(st->echo, count, MPI_BYTE, peer, TAG_PONG, st->comm, MPI_STATUS_IGNORE);
         stamp_read(end, 1);
     } else {
-        if (first)
-            stamp_read(&st->posted[peer], 1);
-        rc = MPI_Recv(st->buffer, count, MPI_BYTE, peer, TAG_PING, st->comm, MPI_STATUS_IGNORE);
+        if (posted)
+            stamp_read(posted, 1);
+        rc = MPI_Recv(st->echo, count, MPI_BYTE, peer, TAG_PING, st->comm, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
-            rc = MPI_Send(st->buffer, count, MPI_BYTE, peer, TAG_PONG, st->comm);
+            rc = MPI_Send(st->echo, count, MPI_BYTE, peer, TAG_PONG, st->comm);
     }
+    if (rc == MPI_SUCCESS && st->validate)
+        check_message(st, initiator, initiator == st->rank ? peer : st->rank, round,
+                      st->rank < peer ? "the echo" : "the message");
     return rc == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
+}
+
+static int exchange(startup_t *st, int peer, int first)
+{
+    return first ? round_trip(st, peer, 0, &st->first_send[peer], &st->first_end[peer], &st->posted[peer])
+                 : round_trip(st, peer, 1, &st->second_send[peer], &st->second_end[peer], NULL);
 }
 
 static double median_of(double *v, size_t n);
@@ -187,24 +229,30 @@ static double median_of(double *v, size_t n);
 /* WARM more round trips, for what a connected pair takes (the median). */
 static int warm_up(startup_t *st, int peer)
 {
-    int count = (int)st->size_bytes, rc = MPI_SUCCESS;
-    for (int i = 0; i < WARM && rc == MPI_SUCCESS; i++) {
-        stamp_t a, b;
-        stamp_read(&a, 1);
-        if (st->rank < peer) {
-            rc = MPI_Send(st->buffer, count, MPI_BYTE, peer, TAG_PING, st->comm);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Recv(st->buffer, count, MPI_BYTE, peer, TAG_PONG, st->comm, MPI_STATUS_IGNORE);
-        } else {
-            rc = MPI_Recv(st->buffer, count, MPI_BYTE, peer, TAG_PING, st->comm, MPI_STATUS_IGNORE);
-            if (rc == MPI_SUCCESS)
-                rc = MPI_Send(st->buffer, count, MPI_BYTE, peer, TAG_PONG, st->comm);
-        }
-        stamp_read(&b, 1);
-        st->warm_stamps[(size_t)peer * 2 * WARM + 2 * (size_t)i] = a;
-        st->warm_stamps[(size_t)peer * 2 * WARM + 2 * (size_t)i + 1] = b;
+    int rc = 0;
+    for (int i = 0; i < WARM && !rc; i++) {
+        stamp_t *w = st->warm_stamps + (size_t)peer * 2 * WARM + 2 * (size_t)i;
+        rc = round_trip(st, peer, 2 + i, &w[0], &w[1], NULL); /* the responder's stay unread */
     }
-    return rc == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
+    return rc;
+}
+
+/* Every rank's checks summed, and on rank 0 the lowest failing rank's
+ * first mismatch (collective). */
+static void gather_validation(startup_t *st)
+{
+    unsigned long long mine[2] = {st->checked, st->failures};
+    MPI_Allreduce(mine, &st->checked, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, st->comm);
+    MPI_Allreduce(mine + 1, &st->failures, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, st->comm);
+    int failing = mine[1] ? st->rank : st->nprocs;
+    MPI_Allreduce(&failing, &st->first_failing, 1, MPI_INT, MPI_MIN, st->comm);
+    if (st->first_failing == st->nprocs || st->first_failing == 0)
+        return;
+    if (st->rank == st->first_failing)
+        MPI_Send(st->mismatch, (int)sizeof st->mismatch, MPI_CHAR, 0, TAG_MISMATCH, st->comm);
+    else if (st->rank == 0)
+        MPI_Recv(st->mismatch, (int)sizeof st->mismatch, MPI_CHAR, st->first_failing, TAG_MISMATCH, st->comm,
+                 MPI_STATUS_IGNORE);
 }
 
 static int meet_peers(startup_t *st)
@@ -394,6 +442,19 @@ static void point_json(const startup_t *st, const mpiscope__plan_t *plan, const 
     summary(j, "first_contact", first, pairs, scratch);
     summary(j, "second_contact", second, pairs, scratch);
     summary(j, "warm_contact", warm, pairs, scratch);
+    if (st->validate) {
+        mpiscope__json_object(j, "validation");
+        mpiscope__json_bool(j, "supported", 1);
+        mpiscope__json_integer(j, "launches_checked", 1); /* per rank: this launch's */
+        mpiscope__json_integer(j, "messages_checked", (long long)st->checked);
+        mpiscope__json_integer(j, "failures", (long long)st->failures);
+        if (st->failures) {
+            mpiscope__json_integer(j, "first_mismatch_rank", st->first_failing);
+            mpiscope__json_integer(j, "first_mismatch_launch", 0);
+            mpiscope__json_string(j, "first_mismatch", st->mismatch);
+        }
+        mpiscope__json_end(j);
+    }
     mpiscope__json_end(j);
     free(a);
 }
@@ -459,7 +520,8 @@ static int allocate(startup_t *st, size_t n)
     if (!(st->warm_stamps = calloc(n * 2 * WARM, sizeof(stamp_t))))
         return MPISCOPE_ENOMEM;
     st->buffer = calloc(st->size_bytes ? st->size_bytes : 1, 1);
-    return st->buffer ? 0 : MPISCOPE_ENOMEM;
+    st->echo = calloc(st->size_bytes ? st->size_bytes : 1, 1);
+    return st->buffer && st->echo ? 0 : MPISCOPE_ENOMEM;
 }
 
 static void release(startup_t *st)
@@ -471,6 +533,7 @@ static void release(startup_t *st)
     free(st->posted);
     free(st->warm_stamps);
     free(st->buffer);
+    free(st->echo);
 }
 
 /* No Sessions here: MPI_Init, so that the job can say so in one line. */
@@ -510,7 +573,8 @@ int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, c
     startup_t st = {.how = strcmp(plan->startup, "session") == 0 ? HOW_SESSION
                            : how.init_thread                     ? HOW_INIT_THREAD
                                                                  : HOW_INIT,
-                    .level_asked = how.level, .level = -1, .size_bytes = plan->sizes[0]};
+                    .level_asked = how.level, .level = -1, .size_bytes = plan->sizes[0],
+                    .validate = plan->validate};
     int rc;
     if (st.how == HOW_SESSION) {
 #ifdef MPISCOPE_HAVE_SESSIONS
@@ -541,9 +605,15 @@ int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, c
         MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, st.comm);
         if (rc)
             snprintf(err, err_size, "startup: the round trips between the ranks failed");
+        else if (st.validate)
+            gather_validation(&st);
     }
     if (!rc)
         rc = write_document(&st, plan, err, err_size);
+    if (!rc && st.failures) { /* the document says it too */
+        snprintf(err, err_size, "startup: validation failed on rank %d: %s", st.first_failing, st.mismatch);
+        rc = MPISCOPE_EVALIDATE;
+    }
     else if (!err[0])
         snprintf(err, err_size, "startup: %s", mpiscope_strerror(rc));
     *says = st.rank == 0 && rc;

@@ -298,7 +298,7 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
     parts.append("<h3>Environment</h3>")
     parts.append(_environment_table(result))
     special = _special_body(result)
-    if special is not None:  # a machine check or first-call document: no point table
+    if special is not None:  # a machine check, first-call or start-up document: no point table
         parts.append(special)
         parts.append("</section>")
         return "\n".join(parts)
@@ -328,14 +328,17 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
 
 
 def _special_body(result: Result) -> str | None:
-    """The text report's body of a check or first-call document, else None."""
+    """The text report's body of a check, first-call or start-up document, else None."""
     from mpiscope.reports.check import check_lines
     from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
+    from mpiscope.reports.startup import is_startup, startup_lines
 
     if result.data.get("check") is not None:
         title, lines = "Machine check", check_lines(result)
     elif is_firstcall(result):
         title, lines = "First call vs second call", firstcall_lines(result)
+    elif is_startup(result):
+        title, lines = "The start of MPI", startup_lines(result)
     else:
         return None
     return f"<h3>{_e(title)}</h3><pre>{_e(chr(10).join(lines))}</pre>"

@@ -25,6 +25,7 @@ from mpiscope.reports.launch_interval import (
 )
 from mpiscope.reports.launch_report import summary_lines
 from mpiscope.reports.method_compare import comparison_lines
+from mpiscope.reports.startup import is_startup, startup_lines
 from mpiscope.reports.tails import resolution_flag, tail_cell, tail_note, tail_table_lines
 from mpiscope.result import Point, Result
 from mpiscope.result.modes import format_modes, point_modes
@@ -60,11 +61,14 @@ def render_report(result: Result, per_rank: bool = False, tails: bool = False) -
 
 def _body_lines(result: Result, per_rank: bool) -> list[str]:
     """The point table (then the launch summary and the comparison of timing
-    methods, when there are), or what a check or first-call document shows."""
+    methods, when there are), or what a check, first-call or start-up document
+    shows."""
     if result.data.get("check") is not None:
         return check_lines(result)
     if is_firstcall(result):
         return firstcall_lines(result)
+    if is_startup(result):
+        return startup_lines(result)
     return _table_lines(result, per_rank) + summary_lines(result) + comparison_lines(result)
 
 
