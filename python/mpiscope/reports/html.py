@@ -23,7 +23,7 @@ from typing import Any
 from mpiscope import __version__, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
-from mpiscope.reports.html_sections import ledger_html, tails_html
+from mpiscope.reports.html_sections import ledger_html, notes_html, parts_html, tails_html
 from mpiscope.reports.launch_interval import interval_lines
 from mpiscope.reports.launch_report import has_between, summary_values
 from mpiscope.reports.plots.common import source_labels
@@ -314,7 +314,7 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
         f'<p class="note">{_e(line)}</p>'
         for line in interval_lines(result, f"{format_number(result.confidence * 100, 3)}%")
     ]
-    parts += [tails_html(result), ledger_html(result)]
+    parts += [tails_html(result), parts_html(result), notes_html(result), ledger_html(result)]
     summary = result.data.get("launch_summary")
     records = result.data.get("launches")
     if summary or records:

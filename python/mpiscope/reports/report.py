@@ -25,6 +25,7 @@ from mpiscope.reports.launch_interval import (
 )
 from mpiscope.reports.launch_report import summary_lines
 from mpiscope.reports.method_compare import comparison_lines
+from mpiscope.reports.parts import notes_lines, parts_lines
 from mpiscope.reports.startup import is_startup, startup_lines
 from mpiscope.reports.tails import resolution_flag, tail_cell, tail_note, tail_table_lines
 from mpiscope.result import Point, Result
@@ -115,7 +116,8 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
     note = tail_note(result)
     if note:
         lines.append(note)
-    return lines + interval_lines(result, format_percent(result.confidence))
+    lines += interval_lines(result, format_percent(result.confidence))
+    return lines + parts_lines(result) + notes_lines(result)
 
 
 def table_cells(result: Result) -> tuple[list[str], list[str], list[list[str]]]:
