@@ -75,9 +75,9 @@ enum {
     MPISCOPE_OP_THREADS        = 1u << 8, /* calls MPI from several threads of a rank: needs
                                              MPI_THREAD_MULTIPLE (mpiscope-bench asks for it when a
                                              plan holds such an op; the op refuses a lower level) */
-    MPISCOPE_OP_FILES          = 1u << 9, /* writes temporary files into the directory of its `dir`
-                                             option (mpiscope gives it a private directory and
-                                             removes it after the run, whatever happened) */
+    MPISCOPE_OP_FILES          = 1u << 9, /* writes a temporary file into the directory of its
+                                             `dir` option, unlinked as soon as it is open (nothing
+                                             is left, whatever ends the run) */
     MPISCOPE_OP_LARGE_COUNT    = 1u << 10 /* the MPI-4 large-count (_c, MPI_Count) calls: messages
                                              beyond 2^31 - 1 elements */
 };

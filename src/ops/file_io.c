@@ -416,8 +416,9 @@ static int validate(mpiscope_op_ctx_t *ctx, int phase)
 
 static const mpiscope_op_option_t options[] = {
     {.name = "dir", .default_value = ".", .unit = "path", .type = "text",
-     .description = "directory of the file (mpiscope gives a private directory under this one and removes it "
-                    "after the run); the file is unlinked as soon as it is open"},
+     .description = "directory of the file, on the file system to measure (its type and free space are in "
+                    "the result); the file is created under a name of its own and unlinked as soon as every "
+                    "rank has it open, so nothing is left there whatever ends the run"},
     {.name = "access", .default_value = "individual", .unit = "", .type = "choice", .choices = access_choices,
      .description = "individual (MPI_File_write_at, read_at) or collective (write_at_all, read_at_all)"},
     {.name = "layout", .default_value = "contiguous", .unit = "", .type = "choice", .choices = layout_choices,

@@ -27,7 +27,7 @@ from mpiscope.launcher import format_command
 from mpiscope.measure.catalogue import query_ops
 from mpiscope.measure.cluster import cluster_meta, runs_elsewhere
 from mpiscope.measure.method_options import Arrival, check_method_options
-from mpiscope.measure.op_options import check_op_options
+from mpiscope.measure.op_options import check_op_options, check_op_paths
 from mpiscope.measure.options import (
     DEFAULT_MAX_LAUNCHES,
     DEFAULT_NPROCS_SIZE,
@@ -241,6 +241,7 @@ def check_ops(plan: RunPlan, profile: MpiProfile, timeout: float | None = None) 
             raise MpiscopeError(unknown("operation", name, list(known.values())))
     ops = [known[name.lower()] for name in plan.ops]
     check_op_options(plan.options, [op for op in catalogue if op.name in ops])
+    check_op_paths(plan.options, [op for op in catalogue if op.name in ops])
     return ops
 
 
