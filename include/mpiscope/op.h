@@ -143,6 +143,11 @@ struct mpiscope_op {
     void (*free)(const mpiscope_op_t *op);              /* optional, see above */
     int (*validate)(mpiscope_op_ctx_t *ctx, int phase); /* optional, see above */
     void *user_data;          /* for user-defined ops (ctx->op->user_data); the engine never reads it */
+    int (*prepare)(MPI_Comm comm); /* optional: once per run, before its first point, on every
+                                      rank of the run's communicator (collective): what the MPI
+                                      library must have set up on every process before a point
+                                      whose communicator may leave some of them out (0 or an
+                                      MPISCOPE_E* code, the same on every rank) */
 };
 
 /* From initialize: ask the engine for per-launch send and receive buffers

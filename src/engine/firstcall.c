@@ -147,7 +147,11 @@ int mpiscope_firstcall_run(MPI_Comm comm, const mpiscope_params_t *params, const
     err = err ? err : mine && fc ? 0 : MPISCOPE_ENOMEM;
     for (size_t i = 0; i < n_ops && !err; i++) {
         call_times_t t = {0, 0};
-        err = two_calls(comm, ops[i], spec, pool, &t);
+        /* what the library must set up on every process (op.h: prepare) is
+         * not the op's first call: an op that needs it would hang without */
+        err = ops[i]->prepare ? ops[i]->prepare(comm) : 0;
+        if (!err)
+            err = two_calls(comm, ops[i], spec, pool, &t);
         mine[2 * i] = t.first_ns;
         mine[2 * i + 1] = t.second_ns;
     }

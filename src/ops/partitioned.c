@@ -45,13 +45,14 @@ static const char *const order_choices[] = {"in_order", "reverse", "random", NUL
 typedef struct partitioned {
     mpiscope_op_ctx_t *ctx;
     int round_trip;               /* pingpong; else one way and an empty acknowledgement */
-    int peer, first, threads, as, order, partitions;
+    int peer, first, threads, as, order, partitions; /* peer: its rank in the point's communicator */
+    int partner;                  /* the peer's rank in comm (the pair's: 0 first, 1 second) */
     int count;                    /* bytes per partition */
     double fill_ns;
     mpiscope__layout_t layout;    /* one partition */
     int *orders;                  /* [ORDERS * partitions]: the order partitions are filled in */
     double *fills;                /* [ORDERS * partitions]: the fill time of each (random) */
-    MPI_Comm comm;                /* a duplicate of the point's, its own for every point */
+    MPI_Comm comm;                /* the pair's own, made for every point (MPI_COMM_NULL: idle) */
     MPI_Request psend, precv;     /* partitioned: persistent requests */
     MPI_Request *requests;        /* messages: [partitions] */
     mpiscope__team_t *team;
@@ -107,7 +108,7 @@ static int fill_and_mark(void *arg, int t)
         if (s->as == AS_PARTITIONED)
             rc = MPI_Pready(k, s->psend);
         else if (s->as == AS_MESSAGES)
-            rc = MPI_Isend(part_at(s->ctx->send, s, k), s->count, MPI_BYTE, s->peer, s->send_tag + k,
+            rc = MPI_Isend(part_at(s->ctx->send, s, k), s->count, MPI_BYTE, s->partner, s->send_tag + k,
                            s->comm, &s->requests[k]);
     }
     return rc;
@@ -131,7 +132,7 @@ static int send_message(partitioned_t *s, int tag)
     default:
         if ((rc = mpiscope__team_run(s->team, s->ctx->part_ns)) != MPI_SUCCESS)
             return rc;
-        return MPI_Send(s->ctx->send, s->count * s->partitions, MPI_BYTE, s->peer, tag, s->comm);
+        return MPI_Send(s->ctx->send, s->count * s->partitions, MPI_BYTE, s->partner, tag, s->comm);
     }
 }
 
@@ -151,7 +152,7 @@ static int receive_message(partitioned_t *s, int tag)
     case AS_MESSAGES:
         return MPI_Waitall(s->partitions, s->requests, MPI_STATUSES_IGNORE);
     default:
-        return MPI_Recv(s->ctx->recv, s->count * s->partitions, MPI_BYTE, s->peer, tag, s->comm,
+        return MPI_Recv(s->ctx->recv, s->count * s->partitions, MPI_BYTE, s->partner, tag, s->comm,
                         MPI_STATUS_IGNORE);
     }
 }
@@ -164,7 +165,7 @@ static int post_receive(partitioned_t *s, int tag)
     if (s->as == AS_PARTITIONED)
         return MPI_Start(&s->precv);
     for (int k = 0; s->as == AS_MESSAGES && k < s->partitions && rc == MPI_SUCCESS; k++)
-        rc = MPI_Irecv(part_at(s->ctx->recv, s, k), s->count, MPI_BYTE, s->peer, tag + k, s->comm,
+        rc = MPI_Irecv(part_at(s->ctx->recv, s, k), s->count, MPI_BYTE, s->partner, tag + k, s->comm,
                        &s->requests[k]);
     return rc;
 }
@@ -179,7 +180,7 @@ static int run_first(partitioned_t *s)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!s->round_trip)
-        return MPI_Recv(NULL, 0, MPI_BYTE, s->peer, TAG_ACK, s->comm, MPI_STATUS_IGNORE);
+        return MPI_Recv(NULL, 0, MPI_BYTE, s->partner, TAG_ACK, s->comm, MPI_STATUS_IGNORE);
     if (s->as == AS_MESSAGES && (rc = post_receive(s, TAG_BACK)) != MPI_SUCCESS)
         return rc; /* its request slots held the sends until now */
     return receive_message(s, TAG_BACK);
@@ -193,7 +194,7 @@ static int run_second(partitioned_t *s)
     if (rc != MPI_SUCCESS)
         return rc;
     if (!s->round_trip)
-        return MPI_Send(NULL, 0, MPI_BYTE, s->peer, TAG_ACK, s->comm);
+        return MPI_Send(NULL, 0, MPI_BYTE, s->partner, TAG_ACK, s->comm);
     return send_message(s, TAG_BACK);
 }
 
@@ -205,6 +206,46 @@ static int execute(mpiscope_op_ctx_t *ctx)
     s->launch = ctx->launch;
     return mpiscope__ops_mpi(s->first ? run_first(s) : run_second(s));
 }
+
+#ifdef MPISCOPE_HAVE_PARTITIONED
+/* The requests' first round, untimed, before the point's launches: every
+ * timed launch is then a round of requests in use, as the other forms'
+ * messages are. Its receive is started before its send (a barrier of the
+ * pair): Open MPI 5.0.11 completed a first round whose send had started
+ * first without its data (3 ranks, oversubscribed; every later round
+ * right). Should a library still lose it, the point says so in a note. */
+static int first_round(mpiscope_op_ctx_t *ctx, partitioned_t *s, int sends, int receives)
+{
+    enum { MARK = 0xc3 };
+    size_t bytes = (size_t)s->partitions * (size_t)s->count;
+    int rc = MPI_SUCCESS;
+    if (sends)
+        memset(ctx->send, MARK, bytes);
+    if (receives) {
+        memset(ctx->recv, MPISCOPE__POISON, bytes);
+        rc = MPI_Start(&s->precv);
+    }
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Barrier(s->comm);
+    if (rc == MPI_SUCCESS && sends && (rc = MPI_Start(&s->psend)) == MPI_SUCCESS) {
+        for (int k = 0; k < s->partitions && rc == MPI_SUCCESS; k++)
+            rc = MPI_Pready(k, s->psend);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Wait(&s->psend, MPI_STATUS_IGNORE);
+    }
+    if (rc == MPI_SUCCESS && receives)
+        rc = MPI_Wait(&s->precv, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        return MPISCOPE_EMPI;
+    size_t missing = 0;
+    for (size_t i = 0; receives && i < bytes; i++)
+        missing += ((const unsigned char *)ctx->recv)[i] != MARK;
+    if (missing)
+        mpiscope_op_ctx_note(ctx, "first_round", "the requests' first round (untimed) completed with %zu of %zu "
+                             "bytes not delivered; the timed rounds are checked by --validate", missing, bytes);
+    return 0;
+}
+#endif
 
 static int make_requests(mpiscope_op_ctx_t *ctx, partitioned_t *s)
 {
@@ -224,12 +265,12 @@ static int make_requests(mpiscope_op_ctx_t *ctx, partitioned_t *s)
     int send_tag = s->first ? TAG_DATA : TAG_BACK, recv_tag = s->first ? TAG_BACK : TAG_DATA;
     MPI_Count count = s->count;
     if (sends)
-        rc = MPI_Psend_init(ctx->send, s->partitions, count, MPI_BYTE, s->peer, send_tag, s->comm,
+        rc = MPI_Psend_init(ctx->send, s->partitions, count, MPI_BYTE, s->partner, send_tag, s->comm,
                             MPI_INFO_NULL, &s->psend);
     if (rc == MPI_SUCCESS && receives)
-        rc = MPI_Precv_init(ctx->recv, s->partitions, count, MPI_BYTE, s->peer, recv_tag, s->comm,
+        rc = MPI_Precv_init(ctx->recv, s->partitions, count, MPI_BYTE, s->partner, recv_tag, s->comm,
                             MPI_INFO_NULL, &s->precv);
-    return rc == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
+    return rc == MPI_SUCCESS ? first_round(ctx, s, sends, receives) : MPISCOPE_EMPI;
 #else
     return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP, "%s: this MPI library has no partitioned "
                                   "communication (MPI_Psend_init, MPI-4)", ctx->op->name);
@@ -241,15 +282,6 @@ static int setup(mpiscope_op_ctx_t *ctx, partitioned_t *s)
     long partitions, threads;
     double fill_us;
     int rc;
-    /* Requests of this point only on this communicator: Open MPI 5.0.11
-     * delivered nothing in the first round of a partitioned request made
-     * on a communicator, peer and tag whose earlier partitioned requests
-     * had been freed (the receiver's MPI_Wait returned on an untouched
-     * buffer; mpiscope's validation saw it). Collective: every rank. */
-    if (MPI_Comm_dup(ctx->comm, &s->comm) != MPI_SUCCESS) {
-        s->comm = MPI_COMM_NULL;
-        return MPISCOPE_EMPI;
-    }
     if ((rc = mpiscope__option_long(ctx, "partitions", 1, MAX_PARTITIONS, &partitions)) != 0
         || (rc = mpiscope__option_long(ctx, "threads", 1, MAX_THREADS, &threads)) != 0
         || (rc = mpiscope__option_choice(ctx, "as", as_choices, &s->as)) != 0
@@ -257,6 +289,21 @@ static int setup(mpiscope_op_ctx_t *ctx, partitioned_t *s)
         || (rc = mpiscope__option_double(ctx, "fill_us", 0.0, &fill_us)) != 0
         || (rc = mpiscope__pairs_peer(ctx, &s->peer, &s->first)) != 0)
         return rc;
+    /* Each pair on a communicator of its own two ranks, made for this
+     * point (collective over the point's: every rank, the idle ones get
+     * none). Open MPI 5.0.11 needs both: its first partitioned request on
+     * a communicator duplicates that communicator, a collective the ranks
+     * that make no request never join (3 ranks, one idle: the pair hung);
+     * and on a communicator, peer and tag whose earlier partitioned
+     * requests had been freed it delivered nothing in the first round (the
+     * receiver's MPI_Wait returned on an untouched buffer; validation saw
+     * it). The partner is rank 0 (the first) or 1 there. */
+    int color = s->peer < 0 ? MPI_UNDEFINED : (s->first ? ctx->rank : s->peer);
+    if (MPI_Comm_split(ctx->comm, color, s->first ? 0 : 1, &s->comm) != MPI_SUCCESS) {
+        s->comm = MPI_COMM_NULL;
+        return MPISCOPE_EMPI;
+    }
+    s->partner = s->first ? 1 : 0;
     s->partitions = (int)partitions;
     s->threads = (int)(threads < partitions ? threads : partitions);
     s->fill_ns = fill_us * 1e3;
@@ -321,6 +368,49 @@ static int initialize(mpiscope_op_ctx_t *ctx, int round_trip)
     return rc;
 }
 
+/* Open MPI 5.0.11 sets up its partitioned communication on a process's
+ * first partitioned request by duplicating MPI_COMM_WORLD, a nonblocking
+ * collective every process must join and then progress: a rank that makes
+ * no partitioned request (an idle rank of the pairs, a rank outside a
+ * point's sub-communicator) left the others waiting for ever. So every rank of the run takes part in one round first, all at
+ * once: each sends one partition to the next rank and receives one from
+ * the previous, on a communicator of its own, and checks it (MPICH needs
+ * none of it). */
+static int prepare(MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+#ifdef MPISCOPE_HAVE_PARTITIONED
+    MPI_Comm ring;
+    int rank, n;
+    MPI_Request send = MPI_REQUEST_NULL, recv = MPI_REQUEST_NULL;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    unsigned char out = (unsigned char)(rank % 251 + 1), in = 0, want = (unsigned char)((rank + n - 1) % n % 251 + 1);
+    rc = MPI_Comm_dup(comm, &ring);
+    if (rc == MPI_SUCCESS) {
+        rc = MPI_Precv_init(&in, 1, 1, MPI_BYTE, (rank + n - 1) % n, 0, ring, MPI_INFO_NULL, &recv);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Psend_init(&out, 1, 1, MPI_BYTE, (rank + 1) % n, 0, ring, MPI_INFO_NULL, &send);
+        if (rc == MPI_SUCCESS && (rc = MPI_Start(&recv)) == MPI_SUCCESS
+            && (rc = MPI_Barrier(ring)) == MPI_SUCCESS /* every receive started first (see first_round) */
+            && (rc = MPI_Start(&send)) == MPI_SUCCESS && (rc = MPI_Pready(0, send)) == MPI_SUCCESS
+            && (rc = MPI_Wait(&send, MPI_STATUS_IGNORE)) == MPI_SUCCESS)
+            rc = MPI_Wait(&recv, MPI_STATUS_IGNORE);
+        if (rc == MPI_SUCCESS && in != want)
+            rc = MPI_ERR_OTHER; /* its partition never came */
+        if (send != MPI_REQUEST_NULL)
+            MPI_Request_free(&send);
+        if (recv != MPI_REQUEST_NULL)
+            MPI_Request_free(&recv);
+        MPI_Barrier(ring); /* every rank through its round before any point starts */
+        MPI_Comm_free(&ring);
+    }
+#endif
+    int ok = rc == MPI_SUCCESS, all = 0;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, comm);
+    return all ? 0 : MPISCOPE_EMPI;
+}
+
 static int pingpong_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 1); }
 static int bw_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 0); }
 
@@ -371,6 +461,7 @@ const mpiscope_op_t mpiscope__op_partitioned_pingpong = {
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = options,
     .initialize = pingpong_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .prepare = prepare,
 };
 
 const mpiscope_op_t mpiscope__op_partitioned_bw = {
@@ -382,4 +473,5 @@ const mpiscope_op_t mpiscope__op_partitioned_bw = {
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS | MPISCOPE_OP_BANDWIDTH,
     .options = options,
     .initialize = bw_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .prepare = prepare,
 };

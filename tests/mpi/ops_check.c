@@ -402,6 +402,8 @@ int main(int argc, char **argv)
         char detail[160];
         here.op = op->name;
         here.refused = 0;
+        /* what the library must set up on every process first (op.h), as the engine does */
+        EXPECT(!op->prepare || op->prepare(MPI_COMM_WORLD) == 0, "prepare failed");
         int points = run_op(op);
         if (here.refused)
             snprintf(detail, sizeof detail, "refused all %d points: this MPI library lacks what it needs", points);

@@ -341,6 +341,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < mpiscope_op_count(); i++) {
         const mpiscope_op_t *op = mpiscope_op_at(i);
         int any;
+        here.op = op->name; /* what the library must set up on every process first (op.h) */
+        if (op->prepare && op->prepare(MPI_COMM_WORLD) != 0)
+            fail("prepare failed");
         run_op(op, detail, sizeof detail);
         MPI_Allreduce(&here.failures, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
         if (here.rank == 0)
