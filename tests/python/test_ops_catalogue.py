@@ -73,6 +73,17 @@ VARIANTS: list[tuple[str, list[str], list[str]]] = [
     ("cart-2d", [*NEIGHBOR, *(f"i{n}" for n in NEIGHBOR)], ["--option", "dims=2"]),
     ("compute", ["ibcast", "iallreduce", "alltoall_init", "ineighbor_alltoall"],
      ["--option", "compute_us=5", "--option", "test_us=1"]),
+    ("threads-tag", ["thread_pingpong", "thread_rate"],
+     ["--option", "separation=tag", "--option", "threads=3"]),
+    ("threads-shared", ["thread_pingpong", "thread_rate"], ["--option", "separation=shared"]),
+    ("partitioned-as-messages", ["partitioned_pingpong", "partitioned_bw"],
+     ["--option", "as=messages", "--option", "order=random", "--option", "partitions=3"]),
+    ("partitioned-as-single", ["partitioned_pingpong", "partitioned_bw"],
+     ["--option", "as=single", "--option", "order=reverse", "--option", "fill_us=2"]),
+    ("io-collective-strided", MPI_IO,
+     ["--option", "access=collective", "--option", "layout=strided", "--option", "cb=enable"]),
+    ("io-per-process", MPI_IO,
+     ["--option", "file=per_process", "--option", "cb=disable", "--option", "sync=1"]),
 ]  # fmt: skip
 
 
@@ -155,6 +166,25 @@ def test_variant_validates(mpi: str, ops: list[str], extra: list[str], tmp_path:
     given = dict(a.split("=", 1) for a in extra[1::2] if "=" in a)
     for p in doc["points"]:  # the options are recorded with every point
         assert all(p["options"].get(k) == v for k, v in given.items() if k in p["options"])
+
+
+@pytest.mark.mpi
+def test_a_lower_thread_level_is_refused_in_one_line(mpi: str, tmp_path: Path) -> None:
+    """The thread ops need MPI_THREAD_MULTIPLE for more than one thread; asked
+    for less, the level granted is in the result and the point is refused."""
+    out = tmp_path / "t.json"
+    run = mpiscope("run", "thread_pingpong", "--mpi", mpi, "--sizes", "8", *QUICK,
+                   "--thread-level", "serialized", "--out", str(out), "--quiet",
+                   cwd=tmp_path)  # fmt: skip
+    lines = [line for line in run.stderr.splitlines() if line.startswith("mpiscope:")]
+    assert run.returncode != 0 and len(lines) == 1, run.stderr[-2000:]
+    assert "needs MPI_THREAD_MULTIPLE" in lines[0] and "granted" in lines[0], lines[0]
+    doc = json.loads(out.read_text())
+    assert doc["environment"]["thread_level"] == "MPI_THREAD_SERIALIZED"  # what was granted
+    assert not [p for p in doc["points"] if p["op"] == "thread_pingpong"]
+    one = run_validated(mpi, ["thread_pingpong"], ["--thread-level", "serialized", "--option",
+                                                   "threads=1"], tmp_path)  # fmt: skip
+    assert one["environment"]["thread_level"] == "MPI_THREAD_SERIALIZED"  # one thread: enough
 
 
 @pytest.mark.mpi
