@@ -27,7 +27,8 @@ def test_a_row_per_point_with_parts_from_its_threads() -> None:
     assert len(rows) == len(with_parts)
     for row, point in zip(rows, with_parts, strict=True):
         medians = [e["median_ns"] for e in point["parts"]["distribution"]]
-        assert row[:2] == [point.op, row[1]] and row[2] == f"{len(medians)} threads"
+        per_rank = point["parts"]["per_rank"]
+        assert row[0] == point.op and row[2] == f"{per_rank} thread{'s' * (per_rank > 1)} per rank"
         if not medians:  # no valid launch: nothing to say of its threads
             assert row[3:7] == ["-", "-", "-", "-"]
             continue

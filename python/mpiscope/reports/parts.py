@@ -34,6 +34,10 @@ def _where(entry: Mapping[str, Any]) -> str:
     return f"{entry['rank']}.{entry['part']}"
 
 
+def _count(per_rank: int, name: str) -> str:
+    return f"{per_rank} {name}{'' if per_rank == 1 else 's'} per rank"
+
+
 def _part_row(point: Point) -> list[str]:
     parts: Mapping[str, Any] = point.get("parts") or {}
     entries = [e for e in parts.get("distribution") or () if e.get("median_ns") is not None]
@@ -45,7 +49,7 @@ def _part_row(point: Point) -> list[str]:
     return [
         point.op,
         format_bytes(point.size_bytes),
-        f"{len(entries)} {parts.get('name', 'part')}s",
+        _count(int(parts.get("per_rank") or 0), str(parts.get("name") or "part")),
         f"{format_ns(fastest['median_ns'])} ({_where(fastest)})" if fastest else "-",
         f"{format_ns(slowest['median_ns'])} ({_where(slowest)})" if slowest else "-",
         "-" if ratio is None else format_number(ratio, 3),
