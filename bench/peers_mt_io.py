@@ -57,13 +57,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from _common import human_bytes, human_ns
+from _common import human_bytes
 from peers import Tool, _read_table, interleaved, launch, load, parse_osu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
 from mpiscope.errors import MpiscopeError  # noqa: E402
 from mpiscope.mpi_profile import select_profile  # noqa: E402
+from mpiscope.result.units import format_median_range  # noqa: E402
 
 NP = 2
 THREADS = (1, 2)
@@ -245,15 +246,6 @@ def _series(runs: list[dict[str, Any]], key: str) -> list[float]:
     return [r["values_ns"][key] for r in runs if key in r["values_ns"]]
 
 
-def _cell(values: list[float]) -> str:
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return human_ns(values[0])
-    return f"{human_ns(statistics.median(values))} [{human_ns(min(values))} .. " \
-           f"{human_ns(max(values))}]"  # fmt: skip
-
-
 def _ratio(a: list[float], b: list[float]) -> str:
     if not a or not b or statistics.median(b) <= 0:
         return "-"
@@ -266,7 +258,8 @@ def _rows(runs: Mapping[str, list[dict[str, Any]]], rows: list[tuple[str, str, s
     out = [f"| case | {titles[0]} | {titles[1]} | {titles[2]} |", "| --- | --- | --- | --- |"]
     for label, peer, peer_key, mine, mine_key in rows:
         a, b = _series(runs.get(mine, []), mine_key), _series(runs.get(peer, []), peer_key)
-        out.append(f"| {label} | {_cell(b)} | {_cell(a)} | {_ratio(a, b)} |")
+        cells = (format_median_range(b), format_median_range(a), _ratio(a, b))
+        out.append(f"| {label} | " + " | ".join(cells) + " |")
     return out
 
 
@@ -341,7 +334,7 @@ def tables(runs: Mapping[str, list[dict[str, Any]]], tools: list[Tool]) -> str:
             "as one message per partition", ""]  # fmt: skip
     out += ["| size | partitioned | single | messages |", "| --- | --- | --- | --- |"]
     for size in PARTITIONED_SIZES:
-        cells = [_cell(_series(runs.get(f"mpiscope partitioned_pingpong as={a}", []),
+        cells = [format_median_range(_series(runs.get(f"mpiscope partitioned_pingpong as={a}", []),
                                f"partitioned_pingpong {size}"))
                  for a in ("partitioned", "single", "messages")]  # fmt: skip
         out.append(f"| {human_bytes(size)} | " + " | ".join(cells) + " |")

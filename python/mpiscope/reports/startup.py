@@ -17,7 +17,7 @@ from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.result.units import format_bytes, format_ns
+from mpiscope.result.units import format_bytes, format_median_range, format_ns
 
 __all__ = ["is_startup", "startup_lines", "startup_tables"]
 
@@ -50,16 +50,6 @@ def _median(values: Sequence[float]) -> str:
     return format_ns(statistics.median(values)) if values else "-"
 
 
-def _ranged(values: Sequence[float]) -> str:
-    """The median over launches and, with several, their range."""
-    if not values:
-        return "-"
-    if len(values) == 1:
-        return format_ns(values[0])
-    return f"{format_ns(statistics.median(values))} [{format_ns(min(values))} .. " \
-           f"{format_ns(max(values))}]"  # fmt: skip
-
-
 def _level(points: Sequence[Mapping[str, Any]]) -> str:
     levels = sorted({str(p.get("thread_level", "-")).removeprefix("MPI_THREAD_").lower()
                      for p in points})  # fmt: skip
@@ -78,16 +68,17 @@ def startup_tables(result: Result) -> tuple[list[list[str]], list[list[str]]]:
         global_clock = all(p.get("global_clock") for p in points)
         rows.append([
             how, str(nprocs), str(len(points)), _level(points),
-            _ranged(_values(points, "total", "median_ns")),
+            format_median_range(_values(points, "total", "median_ns")),
             _median(_values(points, "total", "max_ns")),
             _median(_values(points, "all_ready_ns")) if global_clock else "-",
-            _ranged(_values(points, "first_contact", "median_ns")),
+            format_median_range(_values(points, "first_contact", "median_ns")),
             _median(_values(points, "second_contact", "median_ns")),
             _median(_values(points, "warm_contact", "median_ns")),
         ])  # fmt: skip
         for index, name in enumerate(points[0].get("calls") or ()):
             key = f"call_{index}"
-            calls.append([how, str(nprocs), name, _ranged(_values(points, key, "median_ns")),
+            medians = _values(points, key, "median_ns")
+            calls.append([how, str(nprocs), name, format_median_range(medians),
                           _median(_values(points, key, "min_ns")),
                           _median(_values(points, key, "max_ns"))])  # fmt: skip
     return rows, calls
