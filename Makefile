@@ -226,8 +226,20 @@ simgrid:
 	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimgrid-dev > /dev/null; fi
 	@command -v $(SMPICC) > /dev/null 2>&1 || { echo "mpiscope: error: SimGrid SMPI is missing: apt-get install libsimgrid-dev (as root)"; exit 1; }
 
+MAX_C_LINES := 80
+MAX_C_BRANCHES := 31
+MAX_PY_LINES := 126
+MAX_PY_BRANCHES := 68
 lint: $(VENV)/.python-installed
 	$(VENV)/bin/ruff check python tests/python bench tools
+	$(VENV)/bin/mypy
+	$(VENV)/bin/codespell python src include tests docs tools bench examples README.md \
+	  CONTRIBUTING.md CHANGELOG.md
+	@# function size and branching held at today's largest (lines of code, cyclomatic)
+	$(VENV)/bin/lizard -l c -x "*/generated/*" -Tnloc=$(MAX_C_LINES) -C $(MAX_C_BRANCHES) -w \
+	  src include tests/c tests/mpi examples
+	$(VENV)/bin/lizard -l python -Tnloc=$(MAX_PY_LINES) -C $(MAX_PY_BRANCHES) -w \
+	  python tools bench tests/python
 
 bench: build
 	$(VPY) bench/bench_engine.py --mpi $(MPI)

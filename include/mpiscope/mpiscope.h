@@ -6,6 +6,7 @@
 #ifndef MPISCOPE_H
 #define MPISCOPE_H
 
+#include "mpiscope/version.h"
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 #include "mpiscope/stats.h"

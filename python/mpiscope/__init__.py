@@ -29,9 +29,23 @@ if TYPE_CHECKING:
     from mpiscope.result import Point, Result, load_result
     from mpiscope.result.frame import load
 
+    __version__: str
+
 __all__ = ["MpiscopeError", "Point", "Result", "__version__", "load", "load_result"]
 
-__version__ = "0.1.0"
+
+
+def _version() -> str:
+    """The installed package's version (pyproject.toml reads it from the
+    repository's VERSION file, as CMake does); VERSION itself when the
+    package runs from a checkout that was never installed."""
+    from importlib.metadata import PackageNotFoundError, version
+    from pathlib import Path
+
+    try:
+        return version("mpiscope")
+    except PackageNotFoundError:
+        return (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
 
 _LAZY = {
     "Point": "mpiscope.result",
@@ -42,6 +56,9 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
+    if name == "__version__":  # importlib.metadata only when asked (the CLI's start-up)
+        globals()[name] = _version()
+        return globals()[name]
     if name not in _LAZY:
         raise AttributeError(f"module 'mpiscope' has no attribute {name!r}")
     value = getattr(importlib.import_module(_LAZY[name]), name)

@@ -131,11 +131,12 @@ def watch() -> Any:
     the stream it was, for :func:`restore`."""
     real = sys.stdout
     stream: Any = real if real is not None else _Closed()
+    each: Any
     for each in (stream, sys.stderr):
         with contextlib.suppress(AttributeError, ValueError, OSError):
             if each is not None and codecs.lookup(each.encoding).name != "utf-8":
                 each.reconfigure(errors=_HANDLER)
-    sys.stdout = _Watched(stream)  # type: ignore[assignment]
+    sys.stdout = _Watched(stream)
     return real
 
 

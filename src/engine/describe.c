@@ -5,14 +5,11 @@
 #include <stdio.h>
 #include "describe.h"
 #include "mpiscope/alltoall.h"
+#include "mpiscope/version.h"
 #include "method.h"
 #include "opctx.h"
 #include "param_table.h"
 #include "plan_spec.h"
-
-#ifndef MPISCOPE_VERSION
-#define MPISCOPE_VERSION "unknown"
-#endif
 
 static const struct { unsigned bit; const char *name; } op_flags[] = {
     {MPISCOPE_OP_USES_SIZE, "size"},         {MPISCOPE_OP_USES_ROOT, "root"},
@@ -272,7 +269,7 @@ void mpiscope__describe(mpiscope__json_t *j)
     mpiscope_params_default(&defaults);
     mpiscope__json_object(j, NULL);
     mpiscope__json_string(j, "describe_version", MPISCOPE_DESCRIBE_VERSION);
-    mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION);
+    mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION_STRING);
     ops(j);
     alltoall_algorithms(j);
     methods(j, &defaults);

@@ -9,6 +9,7 @@
 #include <sched.h>
 #endif
 #include "mpiscope/error.h"
+#include "mpiscope/version.h"
 #include "environment.h"
 #ifdef MPISCOPE_SMPI
 #include <simgrid/version.h>
@@ -301,7 +302,7 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
 {
     char version[16];
     snprintf(version, sizeof version, "%d.%d", env->mpi_version, env->mpi_subversion);
-    mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION);
+    mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION_STRING);
     mpiscope__json_string(j, "mpi_library_version", env->library_version);
     mpiscope__json_string(j, "mpi_version", version);
     if (env->thread_level)

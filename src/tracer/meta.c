@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "mpiscope/timer.h"
+#include "mpiscope/version.h"
 #include "trace_state.h"
 
 typedef struct text {
@@ -73,7 +74,7 @@ void mpiscope__trace_meta(void)
     PMPI_Get_library_version(library, &len);
     PMPI_Get_version(&version, &subversion);
     add(&t, "{\"format\": \"mpiscope-trace\", \"version\": %d, \"tracer\": \"%s\", ",
-        MPISCOPE_TRACE_FORMAT_VERSION, MPISCOPE_VERSION);
+        MPISCOPE_TRACE_FORMAT_VERSION, MPISCOPE_VERSION_STRING);
     add(&t, "\"rank\": %d, \"nprocs\": %d, \"pid\": %ld, \"host\": ", p->rank, p->nprocs,
         (long)getpid());
     add_string(&t, host, strlen(host), 255);

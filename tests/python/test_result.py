@@ -79,7 +79,18 @@ def test_package_exports_are_short() -> None:
         "load",
         "load_result",
     }
-    assert mpiscope.__version__ == "0.1.0"
+
+
+
+def test_one_version_everywhere() -> None:
+    """VERSION is the one place: the package's metadata (pyproject reads it)
+    and the engine's description (test_describe.py holds describe.json to
+    what the bench says, which CMake builds from VERSION) carry it."""
+    from mpiscope.result.describe import description
+
+    written = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert mpiscope.__version__ == written
+    assert description()["mpiscope_version"] == written
 
 
 def drop(doc: dict[str, Any], *path: str | int) -> None:

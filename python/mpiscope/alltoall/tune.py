@@ -314,7 +314,8 @@ def prove(
         per_comm = {}
         starts = {}
         for n, r in rules.items():
-            firsts = [math.ceil(b / n) for b, _ in r]  # per-destination bytes
+            # per-destination bytes (an Open MPI rule always has its first byte count)
+            firsts = [math.ceil((b or 0) / n) for b, _ in r]
             per_comm[n] = [f - 1 for f in firsts[1:]] + [None]
             starts[n] = firsts
         broken, signature = OMPI_BROKEN

@@ -123,7 +123,7 @@ def _list(args: argparse.Namespace) -> int:
     except MpiscopeError as exc:
         lines.append(f"  none: {exc}")
     lines += ["", *("  " + n for n in model_notes())]
-    impls = ("mpich", "openmpi", "smpi")
+    impls: tuple[str, ...] = ("mpich", "openmpi", "smpi")
     if args.mpi is not None:
         from mpiscope.mpi_profile import select_profile
 
@@ -322,7 +322,8 @@ def _check_variants(
     from mpiscope.alltoall.plp import leader_choices
 
     leaders = [a.op for a in lab if a.leader_based]
-    variants = [("", ["alltoall", *(a.op for a in lab)], {})]
+    variants: list[tuple[str, list[str], dict[str, str]]] = [
+        ("", ["alltoall", *(a.op for a in lab)], {})]
     if leaders:
         for inter in ("bruck", "pairwise", "native"):
             variants.append((f"inter={inter}", leaders, {"inter": inter}))

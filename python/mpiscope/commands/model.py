@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -228,7 +229,7 @@ def _append(doc: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _summary(doc: dict[str, Any]) -> str:
+def _summary(doc: Mapping[str, Any]) -> str:
     from mpiscope.reports.texttable import format_table
     from mpiscope.result.units import format_ns
 

@@ -219,7 +219,7 @@ def _probe(args: argparse.Namespace) -> int:
         return None if seconds is None else max(1, int(seconds * 1e9))
 
     agent = AgentSpec(injector=parse_injector(args.inject)) if args.inject else None
-    if agent is not None:
+    if agent is not None and agent.injector is not None:
         _online(agent.injector.core, "--inject @")
     plan = ProbePlan(
         cores=cores, seconds_per_kind=each, kinds=kinds, alone=args.alone, agent=agent,

@@ -106,7 +106,7 @@ def _render(op: str, blocking_op: str, rows: list[dict[str, float | int | None]]
         return "-" if value is None else f"{value / 1e3:.3f}"
 
     names = ("size", f"{blocking_op} us", f"{op} us", "compute us", "total us", "overlap")
-    table = [names]
+    table: list[tuple[str, ...]] = [names]
     for r in rows:
         overlap = "-" if r["overlap"] is None else f"{100 * float(r['overlap']):.1f} %"
         times = (us(r[key]) for key in ("blocking_ns", "nonblocking_ns", "compute_ns", "total_ns"))

@@ -118,7 +118,8 @@ def _engine_flag(param: dict[str, Any]) -> dict[str, Any]:
     passed = name in ALWAYS_PASSED
     what = _WHAT.get(name, name.replace("_", " "))
     if kind in ("choice", "element type", "reduction"):
-        known = {"element type": DTYPES, "reduction": REDUCE_OPS}.get(kind, param["choices"])
+        known: Collection[str] = (DTYPES if kind == "element type" else
+                                REDUCE_OPS if kind == "reduction" else param["choices"])
         parse: Any = choice(known, what, mpi_prefix=kind != "choice")
         shown = "|".join(known) if kind == "choice" else ", ".join(known)
         help_text = f"{param['help']}: {shown}"

@@ -11,7 +11,9 @@ class P2PModel(Protocol):
     """A point-to-point model: T(s) in ns, and gamma, the reduction cost
     per byte (0 when not measured)."""
 
-    gamma_ns_per_byte: float
+    @property
+    def gamma_ns_per_byte(self) -> float:  # read-only: the models are frozen dataclasses
+        ...
 
     def time_ns(self, nbytes: float, sharing: int = 1) -> float:
         """One message of ``nbytes``; ``sharing`` senders share the link

@@ -70,7 +70,7 @@ class Fit:
     model: P2PModel
     structure: dict[str, Any]
     parameters: list[Parameter]
-    residuals: list[dict[str, float]]
+    residuals: list[dict[str, Any]]  # numbers; a direct model's also name the op
     ci_method: str
     warnings: list[str] = field(default_factory=list)
     reference: str | None = None  # what residuals compare with (None: the ping-pong)

@@ -94,7 +94,7 @@ def _modes_warnings(result: Result, points: Sequence[Point]) -> list[ReportWarni
     named = [
         f"{_point_name(result, p)}: {format_modes(modes, 'samples', format_ns)}"
         for p in points
-        if (modes := point_modes(p))
+        if (modes := point_modes(p.data))
     ]
     named += [
         f"{_summary_name(s)}: {format_modes(modes_from_records(s['modes']), 'launches', format_ns)}"
@@ -381,7 +381,7 @@ def _points_table(result: Result) -> str:
     head = "".join(f"<th>{_e(t)}</th>" for t in titles)
     body = []
     for point, row in zip(points, rows, strict=True):
-        css = ' class="flagged"' if point.get("unstable") or point_modes(point) else ""
+        css = ' class="flagged"' if point.get("unstable") or point_modes(point.data) else ""
         cells = "".join(
             f'<td class="num">{_e(c)}</td>' if a == ">" else f"<td>{_e(c)}</td>"
             for c, a in zip(row, aligns, strict=True)

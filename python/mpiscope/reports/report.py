@@ -156,8 +156,7 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         _Column("max", ">", lambda p: _timed(p.max_ns), lambda r: _timed(r.max_ns)),
     ]
     if any(p.get("tail") for p in points):
-        columns += [_Column(key, ">", lambda p, key=key: tail_cell(p, key, _timed))
-                    for key in ("p90", "p99")]  # fmt: skip
+        columns += [_tail_column(key) for key in ("p90", "p99")]
     columns += [
         _Column("span med", ">", lambda p: _timed(_summary_median(p, "global_span"))),
         _Column(
@@ -183,10 +182,7 @@ def _variant_columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         "arrival": None,
         "launch": None,
     }
-    texts: dict[str, Callable[[Point], str]] = {
-        key: (lambda p, key=key: _text(_point_value(p, key, defaults[key])))
-        for key in defaults
-    }
+    texts = {key: _value_text(key, defaults[key]) for key in defaults}
     return [
         _Column(key, "<" if key != "launch" else ">", texts[key])
         for key in defaults
@@ -278,7 +274,7 @@ def _flags(point: Point, result: Result) -> str:
     at_resolution = resolution_flag(point, result)
     if at_resolution:
         flags.append(at_resolution)
-    modes = point_modes(point)
+    modes = point_modes(point.data)
     if modes:
         flags.append(format_modes(modes, "samples", _timed))
     states = states_flag(point)
@@ -300,3 +296,13 @@ def _flags(point: Point, result: Result) -> str:
         else:
             flags.append(f"validated ({validation.get('launches_checked')} launches)")
     return "; ".join(flags)
+
+
+def _tail_column(key: str) -> _Column:
+    """The column of one tail percentile (p90, p99)."""
+    return _Column(key, ">", lambda p: tail_cell(p, key, _timed))
+
+
+def _value_text(key: str, default: Any) -> Callable[[Point], str]:
+    """A point's value of ``key`` as text (``default`` when it has none)."""
+    return lambda p: _text(_point_value(p, key, default))

@@ -348,7 +348,7 @@ def import_validator() -> None:
     cannot land inside the import and leave it half initialised for the
     reading of what was kept."""
     if _fast_validator_module() is None:
-        import jsonschema  # type: ignore[import-untyped]  # noqa: F401
+        import jsonschema  # noqa: F401
 
 
 @functools.lru_cache(maxsize=1)
@@ -356,7 +356,7 @@ def _fast_validator_module() -> Any:
     """jsonschema_rs (compiled: ~0.2 ms for a sweep's document and ~10 ms to
     import, where jsonschema takes ~20 ms and ~50 ms), or None without it."""
     try:
-        import jsonschema_rs  # type: ignore[import-not-found]
+        import jsonschema_rs
     except ImportError:
         return None
     return jsonschema_rs
@@ -391,7 +391,7 @@ def check_schema(doc: Any, schema: Mapping[str, Any], source: str, name: str) ->
     by jsonschema, whose best match names the field."""
     if _fast_valid(doc, schema):
         return
-    import jsonschema  # type: ignore[import-untyped]  # lazy: keeps `mpiscope --help` fast
+    import jsonschema  # lazy: keeps `mpiscope --help` fast
 
     validator = jsonschema.Draft202012Validator(schema)
     try:

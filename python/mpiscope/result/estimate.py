@@ -119,7 +119,7 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
     unstable = any(p.unstable for p in points)
     if len(points) == 1:
         p = points[0]
-        modes = tuple(point_modes(p))
+        modes = tuple(point_modes(p.data))
         return Estimate(
             p.mean_ns,
             p.get("ci_low_ns"),

@@ -32,7 +32,7 @@ from mpiscope.result.student import two_sided_t
 
 __all__ = [
     "MIN_LAUNCHES",
-    "SCHEMA_VERSION",
+    "FIELDS_SINCE",
     "BetweenLaunch",
     "LaunchInterval",
     "between_launch",
@@ -43,7 +43,7 @@ __all__ = [
 #: The result document version that added the fields built from this
 #: module (``launch_summary[].between_rsd``, ``points[].launch_interval``,
 #: ``launch_profile``): a document given them says at least this.
-SCHEMA_VERSION = "1.5"
+FIELDS_SINCE = "1.5"
 #: Launches needed for a between-launch estimate (2 leave one degree of
 #: freedom: an estimate, but one whose t coefficient is 12.7).
 MIN_LAUNCHES = 3
@@ -122,7 +122,7 @@ def launch_interval(
 
 
 def schema_version_with(version: str) -> str:
-    """``version`` ("1.MINOR"), raised to :data:`SCHEMA_VERSION` if older."""
+    """``version`` ("1.MINOR"), raised to :data:`FIELDS_SINCE` if older."""
     major, _, minor = version.partition(".")
-    least = int(SCHEMA_VERSION.partition(".")[2])
+    least = int(FIELDS_SINCE.partition(".")[2])
     return version if not minor.isdigit() or int(minor) >= least else f"{major}.{least}"

@@ -154,7 +154,7 @@ class Ledger:
 def has_ledger(point: Mapping[str, Any]) -> bool:
     """Whether a point carries its companions' series (``run --ledger on``)."""
     ledger = point.get("ledger")
-    return bool(ledger) and all(k in ledger for k in ("main", "warm"))
+    return isinstance(ledger, Mapping) and all(k in ledger for k in ("main", "warm"))
 
 
 def missing(point: Mapping[str, Any]) -> list[str]:

@@ -187,7 +187,7 @@ def analyse(source: Stream | Merged) -> Analysis:
     links: dict[str, Counter[str]] = defaultdict(Counter)
     partitions = [0, 0]  # readied, Pready_list calls
 
-    def on_link(k: int, link: Link, src: Call, dst: Call) -> None:
+    def on_link(k: int, link: Link, src: Call, dst: Call | None) -> None:
         if link.kind == "rma":
             links["rma"][link.detail] += 1
 

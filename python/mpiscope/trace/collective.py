@@ -112,7 +112,7 @@ class Collectives:
             why = "communicator without agreed members (dynamic processes)"
         elif not set(d.members) <= self.present:
             why = "a member's rank file is missing"
-        if why:
+        if why or d is None:
             self.m.not_matched("collective", why, count)
             return None
         members = tuple(dict.fromkeys(d.members))  # a damaged file may repeat a rank
@@ -191,7 +191,7 @@ class Collectives:
                 del st.open[handle]
         elif st.persistent.get(handle) and st.persistent[handle][0].active is not None:
             p = st.persistent[handle][0]
-            part, p.active = p.active, None
+            part, p.active = p.active, None  # type: ignore[assignment]  # not None: tested above
         else:
             return
         part.done = call

@@ -287,8 +287,8 @@ def _data(merged: Merged) -> dict[str, Any]:
         {"label": f"rank {rank}" + (f" thread {thread}" if thread else ""), "s": [], "e": [],
          "k": [], "n": [], "b": [], "maxd": 0.0} for rank, thread in rows]
     for tl in merged.timelines:
-        for i in np.nonzero(tl.main)[0]:
-            i = int(i)
+        for index in np.nonzero(tl.main)[0]:
+            i = int(index)
             row = out_rows[rows[(tl.rank, int(tl.records["thread"][i]))]]
             s, e = round(float(tl.start_ns[i]), 1), round(float(tl.end_ns[i]), 1)
             kind = COLOURS.get(tl.cls(i), OTHER)

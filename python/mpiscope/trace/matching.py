@@ -77,7 +77,7 @@ class _Request:
     active: bool = False  # a receive posted, not completed yet
     partitioned: bool = False
     started: bool = False  # a persistent request's instance, not completed yet
-    sent: tuple | None = None  # the send's key and call index, while it may be cancelled
+    sent: tuple[Key, int] | None = None  # the send's key and call index, while it may be cancelled
     cancelling: bool = False  # MPI_Cancel called on it, its outcome not known yet
 
 
@@ -394,8 +394,10 @@ class Matcher:
             scall.pending -= 1
             rcall.pending -= 1
             if self.on_message is not None:
-                self.on_message(k, Message(key[1], key[2], key[0], key[3], *s, *r,
-                                           partitioned=partitioned), scall, rcall)
+                # s: bytes, index, start, end, blocking; r: index, post, wait, end, blocking
+                message = Message(key[1], key[2], key[0], key[3], *s, *r,  # type: ignore[misc]
+                                  partitioned=partitioned)  # fmt: skip
+                self.on_message(k, message, scall, rcall)
             for c in (scall,) if scall is rcall else (scall, rcall):  # a sendrecv to itself
                 if not c.pending and c.closed:
                     self._settle(c)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import struct
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from mpiscope import outputs
 from mpiscope.trace.calls import Link
@@ -59,7 +59,7 @@ FLOW_OUT, FLOW_IN = _varint(47 << 3 | 1), _varint(48 << 3 | 1)
 
 
 class _Writer:
-    def __init__(self, f: BinaryIO) -> None:
+    def __init__(self, f: IO[bytes]) -> None:
         self.f = f
         self.names: dict[str, bytes] = {}
         self.tracks: dict[tuple[int, int], bytes] = {}

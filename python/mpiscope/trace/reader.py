@@ -60,7 +60,7 @@ PACKED_HEAD = struct.Struct("<IIQQIIIIQ")
 ESCAPE = 0xFFFFFFFF
 RECORD_BLOCKS = ("THRD", "THRC")
 
-# record flags (src/tracer/trace_record.h)
+# record flags (src/tracer/trace_record.h, the source: test_trace_constants.py compares)
 F_ERROR, F_PART, F_COMPLETED, F_RECV_HALF = 0x1, 0x2, 0x4, 0x8
 F_REQUEST_NEW, F_STARTED, F_MESSAGE, F_CANCELLED = 0x10, 0x20, 0x40, 0x80
 F_WINDOW, F_WINDOW_NEW, F_GROUP, F_TRUE = 0x100, 0x200, 0x400, 0x800
@@ -212,7 +212,8 @@ class _Chunk:
     available: int = -1  # lazy THRD/THRC: payload bytes in the file (payload holds its head)
 
 
-def _chunks(data: bytes, path: Path, lazy: bool = False) -> tuple[list[_Chunk], str, int]:
+def _chunks(data: bytes | _FileBytes, path: Path,
+            lazy: bool = False) -> tuple[list[_Chunk], str, int]:
     """The chunks, how the file is cut ("" when it is not) and bytes of holes skipped.
 
     A hole (zero bytes where a chunk should start) is a range the tracer
@@ -377,7 +378,8 @@ def _meta(payload: bytes, path: Path) -> dict[str, Any]:
         needed.update(origin_ticks=int, ns_per_tick=(int, float))
     for key, kind in needed.items():
         value = meta.get(key)
-        if not isinstance(value, kind) or isinstance(value, bool) or value < 0:
+        if (not isinstance(value, (int, float)) or not isinstance(value, kind)
+                or isinstance(value, bool) or value < 0):
             raise MpiscopeError(f"{path}: its header has no valid {key!r}")
     if (meta["rank"] >= meta["nprocs"] or meta["nprocs"] > 1 << 24
             or meta.get("origin_ticks", 0) >= 1 << 64):

@@ -185,8 +185,10 @@ class OneSided:
         self.m.hold(call)
         w.pending.append(_Op(call, name, target, peer, epoch))
 
-    def _take(self, w: _Window, epochs: tuple[str, ...], which=lambda op: True) -> list[_Op]:
-        taken, kept = [], []
+    def _take(self, w: _Window, epochs: tuple[str, ...],
+              which: Callable[[_Op], bool] = lambda op: True) -> list[_Op]:
+        taken: list[_Op] = []
+        kept: list[_Op] = []
         for op in w.pending:
             (taken if op.epoch in epochs and which(op) else kept).append(op)
         if taken:
@@ -277,7 +279,7 @@ class OneSided:
         self.m.release(end)
 
     # -- passive target: complete at the origin's flush or unlock
-    def _passive(self, rank: int, w: _Window, call: Call, which) -> None:
+    def _passive(self, rank: int, w: _Window, call: Call, which: Callable[[_Op], bool]) -> None:
         for op in self._take(w, ("lock", "lock_all"), which):
             self._link(op, call, None)
 
@@ -299,8 +301,8 @@ class OneSided:
                 self.m.release(call)
         for ops in self.fence_ops.values():
             self._left([op for op, _ in ops], "its fence epoch was not closed on every member")
-        for ops, _ in self.access.values():
-            self._left(ops, "the target's MPI_Win_post/MPI_Win_wait epoch is not in the trace")
+        for pending, _ in self.access.values():
+            self._left(pending, "the target's MPI_Win_post/MPI_Win_wait epoch is not in the trace")
         for call in self.exposed.values():
             self.m.release(call)
         self.fences.clear()

@@ -18,7 +18,7 @@ from mpiscope.trace.stream import Stream
 __all__ = ["render_summary"]
 
 
-def _table(header: Sequence[str], rows: list[Sequence[str]], right: int = 1) -> list[str]:
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], right: int = 1) -> list[str]:
     """Columns from `right` on are right-aligned."""
     widths = [max(len(str(x)) for x in col) for col in zip(header, *rows, strict=True)]
 
@@ -235,7 +235,8 @@ def _counts(counts: dict[str, int] | None) -> str:
 def _matching(a: Analysis) -> list[str]:
     """What was linked across ranks per kind, and what could not be, and why."""
     st, why = a.stream, a.stream.unmatched_why
-    coll, rma = a.links.get("collective", {}), a.links.get("rma", {})
+    empty: Counter[str] = Counter()
+    coll, rma = a.links.get("collective", empty), a.links.get("rma", empty)
     lines = ["", "Matching across ranks (what could not be matched, and why)",
              f"point-to-point: {st.messages} messages matched; {st.unmatched_sends} sends and "
              f"{st.unmatched_recvs} receives without a partner in the trace",

@@ -21,7 +21,7 @@ def new_figure() -> tuple[Any, Any]:
 
     fig, ax = plt.subplots(figsize=(8, 4.8), layout="constrained")
     # up to 20 variants with their own colour (the default cycle repeats after 10)
-    ax.set_prop_cycle(color=matplotlib.colormaps["tab20"].colors)
+    ax.set_prop_cycle(color=matplotlib.colormaps["tab20"].colors)  # type: ignore[attr-defined]
     return fig, ax
 
 

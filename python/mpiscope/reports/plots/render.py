@@ -30,7 +30,7 @@ FORMATS = ("png", "svg", "pdf")
 _MAX_TICKS = 11
 _MAX_ANNOTATED_CELLS = 240
 
-_STYLE = {
+_STYLE: Any = {  # matplotlib rc names
     "font.size": 10,
     "axes.titlesize": 11,
     "axes.grid": True,
