@@ -375,8 +375,7 @@ def build_body(f: Function) -> list[str]:
         elif p.kind == "PARTITION" and p.name == "partition_high":
             pre.append(f"c_.r->tag = {p.name};")
     pre += _bytes_lines(f)
-    pre += _window_lines(f)
-    pre += _file_lines(f)
+    pre += _window_lines(f) + _file_lines(f)
 
     status = f.first("STATUS", "out")
     peek = f.base in GET_STATUS

@@ -244,19 +244,85 @@ static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op,
     return 0;
 }
 
+/* One point's op and sample store, from initialize to finalize. */
+typedef struct point {
+    MPI_Comm comm;
+    int rank, n, have_ctx, initialized;
+    mpiscope__op_engine_t engine;
+    mpiscope_op_ctx_t op_ctx;
+    mpiscope__method_state_t st;
+    double *stage_parts;
+    size_t n_parts;
+} point_t;
+
+/* The op initialized, its parts agreed on and rank 0's sample store made;
+ * an error (and the line saying why) the same on every rank. */
+static int point_open(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
+                      const mpiscope_point_spec_t *spec, point_t *p)
+{
+    int err = setup_op_ctx(ctx, p->comm, op, spec, &p->engine, &p->op_ctx);
+    p->have_ctx = !err;
+    if (!err)
+        err = op->initialize(&p->op_ctx);
+    p->initialized = p->have_ctx && !err;
+    if (!p->have_ctx)
+        p->engine.error[0] = '\0';
+    p->n_parts = agree_on_parts(p->comm, &p->engine, &err);
+    p->stage_parts = p->n_parts ? malloc(MPISCOPE__STAGE_KMAX * p->n_parts * sizeof(double)) : NULL;
+    if (!err && p->n_parts && !p->stage_parts)
+        err = MPISCOPE_ENOMEM;
+    /* a collective that moves no data need not synchronize (MPI libraries
+     * return at once from an Allgather of 0 bytes) */
+    int synchronizes = (op->flags & MPISCOPE_OP_SYNCHRONIZING)
+                       && (!(op->flags & MPISCOPE_OP_USES_SIZE) || (p->have_ctx && p->op_ctx.actual_bytes > 0));
+    if (!err && p->rank == 0)
+        err = state_create(ctx, method, synchronizes, spec, p->n, p->n_parts, &p->st);
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, p->comm);
+    agree_on_error(p->comm, p->rank, p->n, p->engine.error, sizeof p->engine.error);
+    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", err ? p->engine.error : "");
+    return err;
+}
+
+/* What every point's result has, the notes kept, the op finalized and rank
+ * 0's samples kept as the context's last. */
+static void point_close(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
+                        const mpiscope_point_spec_t *spec, point_t *p, int err, mpiscope_point_result_t *result)
+{
+    result->actual_bytes = p->have_ctx ? p->op_ctx.actual_bytes : spec->size_bytes;
+    mpiscope__buffer_pool_info_t pool;
+    mpiscope__buffer_pool_info(ctx->pool, &pool);
+    result->buffer_slots = pool.slots;
+    result->buffer_region_bytes = pool.region_bytes;
+    if (!err && p->rank == 0)
+        mpiscope__notes_keep(ctx, &p->engine);
+    if (p->initialized && op->finalize)
+        op->finalize(&p->op_ctx);
+    if (p->have_ctx)
+        mpiscope__op_ctx_release_buffers(&p->op_ctx);
+    mpiscope__op_engine_free(&p->engine);
+    free(p->stage_parts);
+    if (p->rank == 0) {
+        if (method->state_free)
+            method->state_free(&p->st);
+        mpiscope__samples_destroy(ctx->last);
+        ctx->last = p->st.samples;
+        ctx->last_nprocs = p->n;
+    }
+}
+
 int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
                              const mpiscope_point_spec_t *spec, mpiscope_point_result_t *result)
 {
     if (!ctx || !op || !spec || !result)
         return MPISCOPE_EINVAL;
     memset(result, 0, sizeof *result);
-    MPI_Comm comm;
-    int err = point_comm(ctx, spec->nprocs, &comm);
-    if (err || comm == MPI_COMM_NULL)
+    point_t p = {0};
+    int err = point_comm(ctx, spec->nprocs, &p.comm);
+    if (err || p.comm == MPI_COMM_NULL)
         return err; /* not a member of this point's communicator */
-    int rank, n;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(p.comm, &p.rank);
+    MPI_Comm_size(p.comm, &p.n);
+    int rank = p.rank, n = p.n;
     const mpiscope__method_t *method = spec->method_handle ? spec->method_handle : mpiscope__method_find(spec->method);
     err = check_spec(method, op, spec, n);
     if (err)
@@ -265,77 +331,35 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     double t_begin = mpiscope__now_ns();
     mpiscope__buffer_pool_set_cold(ctx->pool, spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold);
     mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(method, &ctx->params, n));
-    mpiscope__op_engine_t engine;
-    mpiscope_op_ctx_t op_ctx;
-    mpiscope__method_state_t st = {0};
-    int have_ctx = 0, initialized = 0;
-    err = setup_op_ctx(ctx, comm, op, spec, &engine, &op_ctx);
-    have_ctx = !err;
-    if (!err)
-        err = op->initialize(&op_ctx);
-    initialized = have_ctx && !err;
-    if (!have_ctx)
-        engine.error[0] = '\0';
-    size_t n_parts = agree_on_parts(comm, &engine, &err);
-    double *stage_parts = n_parts ? malloc(MPISCOPE__STAGE_KMAX * n_parts * sizeof(double)) : NULL;
-    if (!err && n_parts && !stage_parts)
-        err = MPISCOPE_ENOMEM;
-    /* a collective that moves no data need not synchronize (MPI libraries
-     * return at once from an Allgather of 0 bytes) */
-    int synchronizes = (op->flags & MPISCOPE_OP_SYNCHRONIZING)
-                       && (!(op->flags & MPISCOPE_OP_USES_SIZE) || (have_ctx && op_ctx.actual_bytes > 0));
-    if (!err && rank == 0)
-        err = state_create(ctx, method, synchronizes, spec, n, n_parts, &st);
-    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
-    agree_on_error(comm, rank, n, engine.error, sizeof engine.error);
-    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", err ? engine.error : "");
+    err = point_open(ctx, method, op, spec, &p);
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
     mpiscope__stage_env_t env = {
-        .op = op, .op_ctx = &op_ctx, .comm = comm, .rank = rank, .nprocs = n, .root = spec->root,
+        .op = op, .op_ctx = &p.op_ctx, .comm = p.comm, .rank = rank, .nprocs = n, .root = spec->root,
         .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
         .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v,
-        .stage_parts = stage_parts, .n_parts = n_parts};
+        .stage_parts = p.stage_parts, .n_parts = p.n_parts};
     mpiscope__sync_model(ctx->sync, &env.clock);
     if (!err && method->prepare)
-        err = method->prepare(&env, rank == 0 ? &st : NULL);
+        err = method->prepare(&env, rank == 0 ? &p.st : NULL);
     if (!err) {
-        err = run_point(ctx, method, &env, &st); /* the same code on every rank */
+        err = run_point(ctx, method, &env, &p.st); /* the same code on every rank */
         if (err) { /* an op may say why a launch failed (a full file system) */
-            agree_on_error(comm, rank, n, engine.error, sizeof engine.error);
-            snprintf(ctx->last_error, sizeof ctx->last_error, "%s", engine.error);
+            agree_on_error(p.comm, rank, n, p.engine.error, sizeof p.engine.error);
+            snprintf(ctx->last_error, sizeof ctx->last_error, "%s", p.engine.error);
         }
     }
     if (!err && rank == 0) {
-        err = mpiscope__samples_result(st.samples, result);
+        err = mpiscope__samples_result(p.st.samples, result);
         if (method->result)
-            method->result(&st, result);
+            method->result(&p.st, result);
     }
-    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+    MPI_Bcast(&err, 1, MPI_INT, 0, p.comm);
     if (!err)
-        MPI_Bcast(result, (int)sizeof *result, MPI_BYTE, 0, comm);
+        MPI_Bcast(result, (int)sizeof *result, MPI_BYTE, 0, p.comm);
     result->participated = 1;
     if (!err)
-        gather_validation(comm, rank, &v, &engine, result);
-    result->actual_bytes = have_ctx ? op_ctx.actual_bytes : spec->size_bytes;
+        gather_validation(p.comm, rank, &v, &p.engine, result);
     result->elapsed_ns = mpiscope__now_ns() - t_begin;
-    mpiscope__buffer_pool_info_t pool;
-    mpiscope__buffer_pool_info(ctx->pool, &pool);
-    result->buffer_slots = pool.slots;
-    result->buffer_region_bytes = pool.region_bytes;
-    if (!err && rank == 0)
-        mpiscope__notes_keep(ctx, &engine);
-    if (initialized && op->finalize)
-        op->finalize(&op_ctx);
-    if (have_ctx)
-        mpiscope__op_ctx_release_buffers(&op_ctx);
-    mpiscope__op_engine_free(&engine);
-    free(stage_parts);
-    if (rank == 0) {
-        if (method->state_free)
-            method->state_free(&st);
-        mpiscope__samples_destroy(ctx->last);
-        ctx->last = st.samples;
-        ctx->last_nprocs = n;
-    }
+    point_close(ctx, method, op, spec, &p, err, result);
     return err;
 }

@@ -255,6 +255,35 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
     mpiscope__json_end(j);
 }
 
+static void write_validation(mpiscope__json_t *j, const mpiscope_op_t *op, const mpiscope_point_result_t *point)
+{
+    mpiscope__json_object(j, "validation");
+    mpiscope__json_bool(j, "supported", op->validate != NULL);
+    mpiscope__json_integer(j, "launches_checked", (long long)point->validated_launches);
+    mpiscope__json_integer(j, "failures", (long long)point->validation_failures);
+    if (point->first_mismatch_rank >= 0) {
+        mpiscope__json_integer(j, "first_mismatch_rank", point->first_mismatch_rank);
+        mpiscope__json_integer(j, "first_mismatch_launch", (long long)point->first_mismatch_launch);
+        mpiscope__json_string(j, "first_mismatch", point->first_mismatch);
+    }
+    mpiscope__json_end(j);
+}
+
+/* What the op noted, and what the point's samples hold per rank and part
+ * (and every launch with --raw). */
+static void write_samples(mpiscope__json_t *j, const mpiscope_context_t *ctx)
+{
+    if (ctx->n_notes)
+        write_notes(j, ctx);
+    if (!ctx->last)
+        return;
+    write_per_rank(j, ctx->last);
+    if (ctx->last->n_parts)
+        write_parts(j, ctx->last, ctx->part_name);
+    if (ctx->keep_raw)
+        write_raw(j, ctx->last);
+}
+
 void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op,
                           const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
                           int oversubscribed, mpiscope__json_t *j)
@@ -310,18 +339,8 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));
     write_unstable(j, point->unstable);
-    if (spec->validate) {
-        mpiscope__json_object(j, "validation");
-        mpiscope__json_bool(j, "supported", op->validate != NULL);
-        mpiscope__json_integer(j, "launches_checked", (long long)point->validated_launches);
-        mpiscope__json_integer(j, "failures", (long long)point->validation_failures);
-        if (point->first_mismatch_rank >= 0) {
-            mpiscope__json_integer(j, "first_mismatch_rank", point->first_mismatch_rank);
-            mpiscope__json_integer(j, "first_mismatch_launch", (long long)point->first_mismatch_launch);
-            mpiscope__json_string(j, "first_mismatch", point->first_mismatch);
-        }
-        mpiscope__json_end(j);
-    }
+    if (spec->validate)
+        write_validation(j, op, point);
     mpiscope__json_object(j, "buffers");
     mpiscope__json_integer(j, "slots", (long long)point->buffer_slots);
     mpiscope__json_integer(j, "region_bytes", (long long)point->buffer_region_bytes);
@@ -329,13 +348,6 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_bool(j, "oversubscribed", oversubscribed);
     mpiscope__json_number(j, "elapsed_ns", point->elapsed_ns);
     mpiscope__json_number(j, "clock_residual_ns", mpiscope_clock_sync_max_residual_ns(ctx->sync));
-    if (ctx->n_notes)
-        write_notes(j, ctx);
-    if (ctx->last)
-        write_per_rank(j, ctx->last);
-    if (ctx->last && ctx->last->n_parts)
-        write_parts(j, ctx->last, ctx->part_name);
-    if (ctx->last && ctx->keep_raw)
-        write_raw(j, ctx->last);
+    write_samples(j, ctx);
     mpiscope__json_end(j);
 }

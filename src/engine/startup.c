@@ -346,36 +346,13 @@ static void summary(mpiscope__json_t *j, const char *key, const double *v, size_
     mpiscope__json_end(j);
 }
 
-/* The point, on rank 0 from every rank's record (all[r * per + ...]). */
-static void point_json(const startup_t *st, const mpiscope__plan_t *plan, const double *all, int global,
+/* Per rank its calls (own clock) and when it called and was through
+ * (global clock, from the first rank's call), and their summaries. */
+static void ranks_json(const startup_t *st, const double *all, double t0, double *a, double *scratch,
                        mpiscope__json_t *j)
 {
     int n = st->nprocs, calls = n_calls[st->how];
-    size_t per = record_doubles(n), pairs = (size_t)n * (size_t)n;
-    double *a = malloc((pairs + (size_t)n + 1) * 5 * sizeof *a), *scratch = a ? a + 4 * (pairs + n + 1) : NULL;
-    if (!a) {
-        j->failed = 1;
-        return;
-    }
-    double t0 = INFINITY;
-    for (int r = 0; r < n; r++)
-        t0 = fmin(t0, all[r * per]);
-    mpiscope__json_object(j, NULL);
-    mpiscope__json_string(j, "kind", "startup");
-    mpiscope__json_string(j, "op", "startup");
-    mpiscope__json_string(j, "how", plan->startup);
-    mpiscope__json_integer(j, "size_bytes", (long long)st->size_bytes);
-    mpiscope__json_integer(j, "nprocs", n);
-    mpiscope__json_bool(j, "global_clock", global);
-    if (st->how == HOW_INIT_THREAD)
-        mpiscope__json_string(j, "thread_level_requested", mpiscope__thread_level_name(st->level_asked));
-    mpiscope__json_string(j, "thread_level", mpiscope__thread_level_name((int)all[3]));
-    mpiscope__json_array(j, "calls");
-    for (int c = 0; c < calls; c++)
-        mpiscope__json_string(j, NULL, call_names[st->how][c]);
-    mpiscope__json_end(j);
-    /* per rank: on the global clock from the first rank's call (null
-     * without a global clock before MPI started) */
+    size_t per = record_doubles(n);
     double *start = a, *ready = a + n, *total = a + 2 * n;
     mpiscope__json_array(j, "ranks");
     for (int r = 0; r < n; r++) {
@@ -415,7 +392,15 @@ static void point_json(const startup_t *st, const mpiscope__plan_t *plan, const 
     mpiscope__json_number(j, "start_spread_ns", hi_s - lo_s);
     mpiscope__json_number(j, "ready_spread_ns", hi_r - lo_r);
     mpiscope__json_number(j, "all_ready_ns", hi_r);
-    /* per pair (row: the lower rank, its initiator; mirrored) */
+}
+
+/* Per pair (row: the lower rank, its initiator; mirrored) its round
+ * trips, the first with the time the partner was late taken out. */
+static void peers_json(const startup_t *st, const double *all, int global, double *a, double *scratch,
+                       mpiscope__json_t *j)
+{
+    int n = st->nprocs;
+    size_t per = record_doubles(n), pairs = (size_t)n * (size_t)n;
     double *first = a, *second = a + pairs, *late = a + 2 * pairs, *warm = a + 3 * pairs;
     for (size_t i = 0; i < pairs; i++)
         first[i] = second[i] = late[i] = warm[i] = NAN;
@@ -442,19 +427,55 @@ static void point_json(const startup_t *st, const mpiscope__plan_t *plan, const 
     summary(j, "first_contact", first, pairs, scratch);
     summary(j, "second_contact", second, pairs, scratch);
     summary(j, "warm_contact", warm, pairs, scratch);
-    if (st->validate) {
-        mpiscope__json_object(j, "validation");
-        mpiscope__json_bool(j, "supported", 1);
-        mpiscope__json_integer(j, "launches_checked", 1); /* per rank: this launch's */
-        mpiscope__json_integer(j, "messages_checked", (long long)st->checked);
-        mpiscope__json_integer(j, "failures", (long long)st->failures);
-        if (st->failures) {
-            mpiscope__json_integer(j, "first_mismatch_rank", st->first_failing);
-            mpiscope__json_integer(j, "first_mismatch_launch", 0);
-            mpiscope__json_string(j, "first_mismatch", st->mismatch);
-        }
-        mpiscope__json_end(j);
+}
+
+static void validation_json(const startup_t *st, mpiscope__json_t *j)
+{
+    mpiscope__json_object(j, "validation");
+    mpiscope__json_bool(j, "supported", 1);
+    mpiscope__json_integer(j, "launches_checked", 1); /* per rank: this launch's */
+    mpiscope__json_integer(j, "messages_checked", (long long)st->checked);
+    mpiscope__json_integer(j, "failures", (long long)st->failures);
+    if (st->failures) {
+        mpiscope__json_integer(j, "first_mismatch_rank", st->first_failing);
+        mpiscope__json_integer(j, "first_mismatch_launch", 0);
+        mpiscope__json_string(j, "first_mismatch", st->mismatch);
     }
+    mpiscope__json_end(j);
+}
+
+/* The point, on rank 0 from every rank's record (all[r * per + ...]). */
+static void point_json(const startup_t *st, const mpiscope__plan_t *plan, const double *all, int global,
+                       mpiscope__json_t *j)
+{
+    int n = st->nprocs, calls = n_calls[st->how];
+    size_t per = record_doubles(n), pairs = (size_t)n * (size_t)n;
+    double *a = malloc((pairs + (size_t)n + 1) * 5 * sizeof *a), *scratch = a ? a + 4 * (pairs + n + 1) : NULL;
+    if (!a) {
+        j->failed = 1;
+        return;
+    }
+    double t0 = INFINITY;
+    for (int r = 0; r < n; r++)
+        t0 = fmin(t0, all[r * per]);
+    mpiscope__json_object(j, NULL);
+    mpiscope__json_string(j, "kind", "startup");
+    mpiscope__json_string(j, "op", "startup");
+    mpiscope__json_string(j, "how", plan->startup);
+    mpiscope__json_integer(j, "size_bytes", (long long)st->size_bytes);
+    mpiscope__json_integer(j, "nprocs", n);
+    mpiscope__json_bool(j, "global_clock", global);
+    if (st->how == HOW_INIT_THREAD)
+        mpiscope__json_string(j, "thread_level_requested", mpiscope__thread_level_name(st->level_asked));
+    mpiscope__json_string(j, "thread_level", mpiscope__thread_level_name((int)all[3]));
+    mpiscope__json_array(j, "calls");
+    for (int c = 0; c < calls; c++)
+        mpiscope__json_string(j, NULL, call_names[st->how][c]);
+    mpiscope__json_end(j);
+    ranks_json(st, all, t0, a, scratch, j);
+    peers_json(st, all, global, a, scratch, j);
+    if (st->validate)
+        validation_json(st, j);
     mpiscope__json_end(j);
     free(a);
 }

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     benches = {n: find_bench(argparse.Namespace(**{**vars(args), "np": n})) for n in counts}
     display = ProgressDisplay(quiet=args.quiet, nprocs=max(counts))
     with private_dir(out) as tmp:
-        launches = []
+        launches: list[Launch] = []
         for round_ in range(args.launches):
             turn = round_ % len(hows)
             for n in counts:

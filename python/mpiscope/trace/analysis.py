@@ -237,7 +237,8 @@ def analyse(source: Stream | Merged) -> Analysis:
                     {name: dict(c) for name, c in sizes.items()}, dict(late_sender),
                     dict(late_receiver),
                     sorted(collectives.stats.values(), key=lambda x: -x.early_wait_ns), total,
-                    stream, backwards, dict(links), *partitions,
+                    stream, backwards, dict(links), partitions_readied=partitions[0],
+                    pready_unknown=partitions[1],
                     io=sorted(io.values(), key=lambda x: (-x.bytes, x.name)))
 
 
