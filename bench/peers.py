@@ -198,7 +198,7 @@ class Tool:
     name: str
     headline: str
     argv: list[str]
-    read: Callable[[str], dict[int, float]]
+    read: Callable[[str], Mapping[Any, float]]  # size (or a series' name) -> ns
 
 
 def select_peers(env: Mapping[str, str]) -> tuple[list[tuple[Peer, str]], list[str]]:

@@ -312,6 +312,26 @@ def _window_lines(f: Function) -> list[str]:
             "c_.r->flags |= MPISCOPE_TRACE_F_WINDOW;"]
 
 
+def _file_lines(f: Function) -> list[str]:
+    """An MPI-IO call's file handle in `comm`, flagged; a data access at an
+    explicit offset (the *_at calls): the offset in `tag` (high 32 bits) and
+    `root` (low), flagged (docs/trace-format.md)."""
+    if not f.base.startswith("File_"):
+        return []
+    lines = []
+    handle = f.first("FILE", "in") or f.first("FILE", "inout")
+    if handle is not None:
+        deref = "*" if handle.direction == "inout" else ""
+        lines += [f"c_.r->comm = MPISCOPE__H({deref}{handle.name});",
+                  "c_.r->flags |= MPISCOPE_TRACE_F_FILE;"]
+    offset = f.param("offset")
+    if offset is not None and "_at" in f.base:
+        lines += [f"c_.r->root = (int32_t)(uint32_t)((uint64_t){offset.name} & 0xffffffffu);",
+                  f"c_.r->tag = (int32_t)(uint32_t)((uint64_t){offset.name} >> 32);",
+                  "c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;"]
+    return lines
+
+
 def _call_args(f: Function, substitutes: dict[str, str]) -> str:
     return ", ".join(substitutes.get(p.name, p.name) for p in f.params)
 
@@ -355,7 +375,7 @@ def build_body(f: Function) -> list[str]:
         elif p.kind == "PARTITION" and p.name == "partition_high":
             pre.append(f"c_.r->tag = {p.name};")
     pre += _bytes_lines(f)
-    pre += _window_lines(f)
+    pre += _window_lines(f) + _file_lines(f)
 
     status = f.first("STATUS", "out")
     peek = f.base in GET_STATUS

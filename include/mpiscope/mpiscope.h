@@ -14,6 +14,7 @@
 #include "mpiscope/op.h"
 #include "mpiscope/measure.h"
 #include "mpiscope/result.h"
+#include "mpiscope/startup.h"
 #include "mpiscope/check.h"
 #include "mpiscope/firstcall.h"
 #include "mpiscope/describe.h"

@@ -70,8 +70,16 @@ enum {
                                              time the root's data reaching each rank apply */
     MPISCOPE_OP_BANDWIDTH      = 1u << 6, /* size / time is a bandwidth (the size is data each rank
                                              sends or receives; nccl-tests' algorithm bandwidth) */
-    MPISCOPE_OP_PAIRS          = 1u << 7  /* messages between ranks: needs 2 ranks at least (front
+    MPISCOPE_OP_PAIRS          = 1u << 7, /* messages between ranks: needs 2 ranks at least (front
                                              ends refuse fewer before launching) */
+    MPISCOPE_OP_THREADS        = 1u << 8, /* calls MPI from several threads of a rank: needs
+                                             MPI_THREAD_MULTIPLE (mpiscope-bench asks for it when a
+                                             plan holds such an op; the op refuses a lower level) */
+    MPISCOPE_OP_FILES          = 1u << 9, /* writes a temporary file into the directory of its
+                                             `dir` option, unlinked as soon as it is open (nothing
+                                             is left, whatever ends the run) */
+    MPISCOPE_OP_LARGE_COUNT    = 1u << 10 /* the MPI-4 large-count (_c, MPI_Count) calls: messages
+                                             beyond 2^31 - 1 elements */
 };
 
 /* Phases of the validate hook. */
@@ -113,6 +121,10 @@ typedef struct mpiscope_op_ctx {
     void *state;              /* private to the op: set in initialize, freed in finalize */
     void *engine;             /* private to the engine */
     const mpiscope_op_t *op;  /* the descriptor being measured (its user_data, options) */
+    double *part_ns;          /* parts timed by the op (mpiscope_op_ctx_parts()), else NULL:
+                                 execute writes part i's duration, ns of mpiscope_timer_now_ns(),
+                                 into part_ns[i] (NAN: the part did not run this launch) */
+    size_t n_parts;
     double launch_start_ns;   /* this rank's clock (mpiscope_timer_now_ns()) read by the engine
                                  just before it called execute: the start of the timed launch;
                                  NAN outside a timed launch. An op that waits a known time
@@ -131,6 +143,11 @@ struct mpiscope_op {
     void (*free)(const mpiscope_op_t *op);              /* optional, see above */
     int (*validate)(mpiscope_op_ctx_t *ctx, int phase); /* optional, see above */
     void *user_data;          /* for user-defined ops (ctx->op->user_data); the engine never reads it */
+    int (*prepare)(MPI_Comm comm); /* optional: once per run, before its first point, on every
+                                      rank of the run's communicator (collective): what the MPI
+                                      library must have set up on every process before a point
+                                      whose communicator may leave some of them out (0 or an
+                                      MPISCOPE_E* code, the same on every rank) */
 };
 
 /* From initialize: ask the engine for per-launch send and receive buffers
@@ -155,6 +172,40 @@ MPISCOPE_API int mpiscope_op_ctx_buffers_fixed(mpiscope_op_ctx_t *ctx, size_t se
  * its launch number. Not collective. Returns MPISCOPE_EVALIDATE. */
 MPISCOPE_API int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
     __attribute__((format(printf, 2, 3)));
+
+/* From initialize: this op times parts of every launch itself, one per
+ * thread for example (`name`: what a part is, "thread"; at most
+ * MPISCOPE_OP_MAX_PARTS). The engine allocates ctx->part_ns[n_parts]
+ * (every rank of the point must give the same n_parts), sets every entry
+ * to NAN before each launch, and after it keeps the values of the valid
+ * launches: the result then holds each rank's and part's distribution
+ * (median, quartiles, extremes over the valid launches) and their spread
+ * (`parts` in the point). Execute writes each part's duration, measured
+ * with mpiscope_timer_now_ns() (any thread may read it), into its entry:
+ * plain stores into preallocated memory. Not collective. Returns 0,
+ * MPISCOPE_EINVAL (n_parts 0 or above the maximum, a second call with
+ * another count, NULL name), MPISCOPE_ENOMEM. */
+enum { MPISCOPE_OP_MAX_PARTS = 256 };
+MPISCOPE_API int mpiscope_op_ctx_parts(mpiscope_op_ctx_t *ctx, size_t n_parts, const char *name);
+
+/* A note for the point's result (`notes` in the document: what the op
+ * learnt or used that the numbers depend on: the thread level granted, a
+ * file system, the hints in force), printf-style, one line, at most 1023
+ * characters kept; a key given again replaces its value. Rank 0's notes
+ * are written. Call from initialize (outside the timed region). Not
+ * collective. Returns 0, MPISCOPE_EINVAL (NULL or empty key, more than
+ * MPISCOPE_OP_MAX_NOTES keys, a key longer than 31 characters). */
+enum { MPISCOPE_OP_MAX_NOTES = 16 };
+MPISCOPE_API int mpiscope_op_ctx_note(mpiscope_op_ctx_t *ctx, const char *key, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* From initialize: refuse the point, saying why in one line
+ * (printf-style, at most 255 characters: "needs MPI_THREAD_MULTIPLE; the
+ * MPI library granted MPI_THREAD_SERIALIZED"). The engine reports the
+ * first refusing rank's line as the point's error. Returns `err`, which
+ * initialize then returns (a negative MPISCOPE_E* code). Not collective. */
+MPISCOPE_API int mpiscope_op_ctx_refuse(mpiscope_op_ctx_t *ctx, int err, const char *format, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* The value of an op-specific option for this point, as text: the user's
  * value if given (the last one if given twice), else the descriptor's

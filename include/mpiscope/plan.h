@@ -59,6 +59,20 @@ MPISCOPE_API int mpiscope_plan_from_fields(const char *const *names, const char 
  * is not a boolean. */
 MPISCOPE_API int mpiscope_plan_get_bool(const mpiscope_plan_t *plan, const char *field, int *value);
 
+/* How a program should start MPI for this plan (mpiscope-bench does it
+ * before mpiscope_plan_run()): startup 1, the plan measures the start
+ * itself: call mpiscope_startup_run() (mpiscope/startup.h) instead of
+ * MPI_Init; else init_thread 1: MPI_Init_thread(level) (the plan's
+ * "thread_level", or MPI_THREAD_MULTIPLE when one of its ops calls MPI
+ * from threads, MPISCOPE_OP_THREADS), or init_thread 0: MPI_Init. Not
+ * collective, needs no MPI. Returns 0, or MPISCOPE_EINVAL (NULL argument). */
+typedef struct mpiscope_plan_start {
+    int startup;
+    int init_thread;
+    int level;            /* MPI_THREAD_* (init_thread, or the start measured with init_thread) */
+} mpiscope_plan_start_t;
+MPISCOPE_API int mpiscope_plan_start(const mpiscope_plan_t *plan, mpiscope_plan_start_t *out);
+
 /* What mpiscope_plan_run() tells its callback after each measured point
  * (on every rank; the result is complete on every rank). Valid during the
  * call only. */

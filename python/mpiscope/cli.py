@@ -30,6 +30,7 @@ COMMAND_MODULES = (
     "methods",
     "overlap",
     "firstcall",
+    "startup",
     "check",
     "report",
     "explain",

@@ -44,6 +44,18 @@ static void say_error(int rank, int err, const char *text)
         fprintf(stderr, "mpiscope-bench: error: rank %d: %s\n", rank, text);
 }
 
+/* mpiscope startup: the library starts (and ends) MPI itself. */
+static int run_startup(int *argc, char ***argv, bench_command_t *cmd)
+{
+    char err_text[320];
+    int says = 0;
+    int err = mpiscope_startup_run(argc, argv, cmd->plan, err_text, sizeof err_text, &says);
+    if (err && says)
+        fprintf(stderr, "mpiscope-bench: error: %s\n", err_text);
+    mpiscope_plan_free(cmd->plan);
+    return err == MPISCOPE_ENOTSUP || err == MPISCOPE_EINVAL ? 2 : err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
     bench_command_t cmd;
@@ -67,7 +79,16 @@ int main(int argc, char **argv)
     if (cmd.verify)
         return 0;
     mpiscope_timer_prepare(); /* MPI_Init's time becomes the counter's calibration */
-    MPI_Init(&argc, &argv);
+    mpiscope_plan_start_t start = {0};
+    if (!bad)
+        mpiscope_plan_start(cmd.plan, &start);
+    if (start.startup)
+        return run_startup(&argc, &argv, &cmd);
+    int provided;
+    if (start.init_thread)
+        MPI_Init_thread(&argc, &argv, start.level, &provided);
+    else
+        MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     bench_output_t out = {.rank0 = rank == 0};

@@ -14,7 +14,8 @@ enum {
     OPT_K, OPT_K_INIT, OPT_GAMMA, OPT_INVALID_THRESHOLD, OPT_OUT, OPT_FORCE, OPT_RAW,
     OPT_OVERSUBSCRIBED, OPT_META, OPT_OP_OPTION, OPT_PROGRESS, OPT_LIST_OPS, OPT_HELP,
     OPT_SYNC_PATIENCE, OPT_VALIDATE, OPT_RESYNC, OPT_METHOD, OPT_GAP, OPT_WINDOW, OPT_ARRIVAL,
-    OPT_SHUFFLE, OPT_RANKS, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE, OPT_VERIFY
+    OPT_SHUFFLE, OPT_RANKS, OPT_FIRSTCALL, OPT_CHECK, OPT_DRIFT_SECONDS, OPT_PLAN, OPT_DESCRIBE, OPT_VERIFY,
+    OPT_THREAD_LEVEL, OPT_STARTUP
 };
 
 static const struct option long_options[] = {
@@ -65,6 +66,8 @@ static const struct option long_options[] = {
     {"plan", required_argument, 0, OPT_PLAN},
     {"describe", no_argument, 0, OPT_DESCRIBE},
     {"verify", required_argument, 0, OPT_VERIFY},
+    {"thread-level", required_argument, 0, OPT_THREAD_LEVEL},
+    {"startup", required_argument, 0, OPT_STARTUP},
     {0, 0, 0, 0},
 };
 
@@ -86,7 +89,9 @@ void bench_options_usage(void)
          "  --method M[,M...] (window roundtime barrier barrier-each none root max global\n"
          "  bcast-supinski) --gap-ns NS --window-ns NS --cache cold,warm --shuffle SEED\n"
          "  --arrival none|late:RANK:US|linear:US|random:US[:SEED]\n"
-         "  --firstcall (first vs second call)  --check [--drift-seconds S] (machine check)");
+         "  --firstcall (first vs second call)  --check [--drift-seconds S] (machine check)\n"
+         "  --thread-level single|funneled|serialized|multiple (MPI_Init_thread)\n"
+         "  --startup init|init_thread|session (measure how MPI starts, then each first round trip)");
 }
 
 /* The plan field of each flag that carries one. */
@@ -104,7 +109,7 @@ static const struct { int code; const char *field; } flag_fields[] = {
     {OPT_RANKS, "ranks"},
     {OPT_FIRSTCALL, "firstcall"}, {OPT_CHECK, "check"}, {OPT_DRIFT_SECONDS, "drift_seconds"},
     {OPT_OVERSUBSCRIBED, "oversubscribed"}, {OPT_META, "meta"}, {OPT_OP_OPTION, "op_options"},
-    {OPT_PROGRESS, "progress"},
+    {OPT_PROGRESS, "progress"}, {OPT_THREAD_LEVEL, "thread_level"}, {OPT_STARTUP, "startup"},
 };
 /* Every plan flag given, in order, as a field name and its text. */
 typedef struct given {

@@ -23,8 +23,8 @@ int mpiscope_describe_write(FILE *out, unsigned flags)
     return emit(out, &j);
 }
 
-/* The catalogue's flag names: the first five only, as `list-ops` has
- * always shown them (the describe document lists them all). */
+/* The catalogue's flag names: what an op uses or needs (the describe
+ * document lists them all, with broadcast and bandwidth). */
 static void write_flags(mpiscope__json_t *j, unsigned flags)
 {
     static const struct { unsigned bit; const char *name; } names[] = {
@@ -33,6 +33,9 @@ static void write_flags(mpiscope__json_t *j, unsigned flags)
         {MPISCOPE_OP_USES_REDUCTION, "reduction"},
         {MPISCOPE_OP_GROUND_TRUTH, "ground_truth"},
         {MPISCOPE_OP_SYNCHRONIZING, "synchronizing"},
+        {MPISCOPE_OP_THREADS, "threads"},
+        {MPISCOPE_OP_FILES, "files"},
+        {MPISCOPE_OP_LARGE_COUNT, "large_count"},
     };
     mpiscope__json_array(j, "flags");
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #ifdef __linux__
 #include <sched.h>
@@ -221,6 +222,39 @@ static int gather_pids(MPI_Comm comm, int rank, int n, mpiscope__environment_t *
 #endif
 }
 
+const char *mpiscope__thread_level_name(int level)
+{
+    return level == MPI_THREAD_SINGLE       ? "MPI_THREAD_SINGLE"
+           : level == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+           : level == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : level == MPI_THREAD_MULTIPLE   ? "MPI_THREAD_MULTIPLE"
+                                            : "unknown";
+}
+
+int mpiscope__thread_level_parse(const char *name)
+{
+    static const char *const names[] = {"single", "funneled", "serialized", "multiple"};
+    const int levels[] = {MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED, MPI_THREAD_MULTIPLE};
+    if (!name)
+        return -1;
+    if (strncasecmp(name, "MPI_THREAD_", 11) == 0)
+        name += 11;
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcasecmp(name, names[i]) == 0)
+            return levels[i];
+    return -1;
+}
+
+int mpiscope__thread_level(void)
+{
+    int initialized = 0, finalized = 0, level = -1;
+    MPI_Initialized(&initialized);
+    MPI_Finalized(&finalized);
+    if (initialized && !finalized)
+        MPI_Query_thread(&level);
+    return level;
+}
+
 int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
 {
     memset(env, 0, sizeof *env);
@@ -243,6 +277,8 @@ int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
     int pids_err = gather_pids(comm, rank, env->ranks, env);
     err = err ? err : cpus_err ? cpus_err : pids_err;
     read_cpu_model(env->cpu_model, sizeof env->cpu_model);
+    int level = mpiscope__thread_level();
+    env->thread_level = level < 0 ? NULL : mpiscope__thread_level_name(level);
     mpiscope__utc_now(env->start_time_utc, sizeof env->start_time_utc);
     return err;
 }
@@ -294,6 +330,8 @@ void mpiscope__environment_write(const mpiscope__environment_t *env, mpiscope__j
     mpiscope__json_string(j, "mpiscope_version", MPISCOPE_VERSION_STRING);
     mpiscope__json_string(j, "mpi_library_version", env->library_version);
     mpiscope__json_string(j, "mpi_version", version);
+    if (env->thread_level)
+        mpiscope__json_string(j, "thread_level", env->thread_level);
     write_simulation(j);
     mpiscope__json_raw(j, "hosts", env->hosts ? env->hosts : "[]");
     if (env->rank_nodes)

@@ -15,7 +15,19 @@ typedef struct mpiscope__environment {
     int ranks, nodes, ranks_per_node;
     char cpu_model[256];
     char start_time_utc[32];
+    const char *thread_level;   /* "MPI_THREAD_MULTIPLE"... the World model's level, NULL: not known */
 } mpiscope__environment_t;
+
+/* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a level, "unknown" otherwise. */
+const char *mpiscope__thread_level_name(int level);
+
+/* "single", "funneled", "serialized", "multiple" (any case; "MPI_THREAD_"
+ * may precede) to its MPI_THREAD_* value; -1 for anything else. Needs no MPI. */
+int mpiscope__thread_level_parse(const char *name);
+
+/* The thread level of the World model (MPI_Query_thread), -1 when MPI_Init
+ * was not called (a program of the Sessions model). */
+int mpiscope__thread_level(void);
 
 /* Collective over comm. */
 int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env);

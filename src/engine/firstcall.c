@@ -62,6 +62,7 @@ static int two_calls(MPI_Comm parent, const mpiscope_op_t *op, const mpiscope_po
             op->finalize(&ctx);
         mpiscope__op_ctx_release_buffers(&ctx);
     }
+    mpiscope__op_engine_free(&engine);
     MPI_Comm_free(&comm);
     return err;
 }
@@ -146,7 +147,11 @@ int mpiscope_firstcall_run(MPI_Comm comm, const mpiscope_params_t *params, const
     err = err ? err : mine && fc ? 0 : MPISCOPE_ENOMEM;
     for (size_t i = 0; i < n_ops && !err; i++) {
         call_times_t t = {0, 0};
-        err = two_calls(comm, ops[i], spec, pool, &t);
+        /* what the library must set up on every process (op.h: prepare) is
+         * not the op's first call: an op that needs it would hang without */
+        err = ops[i]->prepare ? ops[i]->prepare(comm) : 0;
+        if (!err)
+            err = two_calls(comm, ops[i], spec, pool, &t);
         mine[2 * i] = t.first_ns;
         mine[2 * i + 1] = t.second_ns;
     }

@@ -63,6 +63,18 @@ static double next_lead(double base, const double *start, const double *slot, co
     return fmax(base, 2 * late);
 }
 
+/* Rank 0: each rank's (start, end, done) of the stage's k launches, gathered
+ * rank after rank, into one array per quantity indexed [rank * k + launch]. */
+static void split_gathered(const double *gathered, int n, unsigned k, double *start, double *end, double *done_at)
+{
+    for (int r = 0; r < n; r++) {
+        const double *from = gathered + (size_t)r * 3 * k;
+        memcpy(start + (size_t)r * k, from, k * sizeof(double));
+        memcpy(end + (size_t)r * k, from + k, k * sizeof(double));
+        memcpy(done_at + (size_t)r * k, from + 2 * k, k * sizeof(double));
+    }
+}
+
 /* The stage loop of every method. Collective over comm; rank 0 plans and
  * judges, every rank runs its part of each stage. */
 static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, mpiscope__stage_env_t *env,
@@ -71,14 +83,16 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     enum { KMAX = MPISCOPE__STAGE_KMAX };
     int rank = env->rank, n = env->nprocs;
     double mine[3 * KMAX], slot[KMAX];
-    double *gathered = NULL, *start = NULL, *end = NULL, *done_at = NULL;
+    double *gathered = NULL, *start = NULL, *end = NULL, *done_at = NULL, *parts = NULL;
+    size_t np = env->n_parts;
     int err = 0;
     if (rank == 0) {
         gathered = malloc((size_t)n * 3 * KMAX * sizeof(double));
         start = malloc((size_t)n * KMAX * sizeof(double));
         end = malloc((size_t)n * KMAX * sizeof(double));
         done_at = malloc((size_t)n * KMAX * sizeof(double));
-        if (!gathered || !start || !end || !done_at)
+        parts = np ? malloc((size_t)n * KMAX * np * sizeof(double)) : NULL;
+        if (!gathered || !start || !end || !done_at || (np && !parts))
             err = MPISCOPE_ENOMEM;
     }
     MPI_Bcast(&err, 1, MPI_INT, 0, env->comm);
@@ -104,6 +118,9 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             break;
         }
         size_t first_launch = env->launch; /* the op's number of the stage's first launch */
+        env->stage_launch = 0;
+        for (size_t i = 0; i < (size_t)k * np; i++)
+            env->stage_parts[i] = NAN; /* launches not timed by timed_launch have none */
         int stage_err = method->run_stage(env, &m, mine, mine + k, mine + 2 * k, slot);
         MPI_Allreduce(MPI_IN_PLACE, &stage_err, 1, MPI_INT, MPI_MIN, env->comm);
         if (stage_err) {
@@ -111,14 +128,14 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
             break;
         }
         MPI_Gather(mine, 3 * (int)k, MPI_DOUBLE, gathered, 3 * (int)k, MPI_DOUBLE, 0, env->comm);
+        if (np)
+            MPI_Gather(env->stage_parts, (int)(k * np), MPI_DOUBLE, parts, (int)(k * np), MPI_DOUBLE, 0,
+                       env->comm);
         int done = 0;
         if (rank == 0) {
-            for (int r = 0; r < n; r++) {
-                const double *from = gathered + (size_t)r * 3 * k;
-                memcpy(start + (size_t)r * k, from, k * sizeof(double));
-                memcpy(end + (size_t)r * k, from + k, k * sizeof(double));
-                memcpy(done_at + (size_t)r * k, from + 2 * k, k * sizeof(double));
-            }
+            st->samples->stage_parts = parts;
+            st->samples->stage_k = k;
+            split_gathered(gathered, n, k, start, end, done_at);
             st->samples->stage_first_launch = first_launch;
             if (first_stage)
                 mpiscope__samples_first(st->samples, start, end, k);
@@ -135,6 +152,9 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
     free(start);
     free(end);
     free(done_at);
+    free(parts);
+    if (rank == 0)
+        st->samples->stage_parts = NULL;
     return err;
 }
 
@@ -159,16 +179,50 @@ static void gather_validation(MPI_Comm comm, int rank, const mpiscope__validatio
     r->first_mismatch_launch = launch;
 }
 
+void mpiscope__notes_keep(mpiscope_context_t *ctx, const mpiscope__op_engine_t *engine)
+{
+    ctx->n_notes = engine->n_notes;
+    memcpy(ctx->note_keys, engine->note_keys, sizeof ctx->note_keys);
+    memcpy(ctx->note_values, engine->note_values, sizeof ctx->note_values);
+    memcpy(ctx->part_name, engine->part_name, sizeof ctx->part_name);
+}
+
+/* The line that says why the point was refused: rank 0's, else that of
+ * the lowest rank that has one, on every rank (collective over comm). */
+static void agree_on_error(MPI_Comm comm, int rank, int n, char *error, size_t size)
+{
+    int mine = error[0] ? rank : n, first;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first < n)
+        MPI_Bcast(error, (int)size, MPI_CHAR, first, comm);
+}
+
+/* Every rank must time as many parts: the most any rank declared, which a
+ * rank that declared another number refuses. Returns the count (0: none). */
+static size_t agree_on_parts(MPI_Comm comm, mpiscope__op_engine_t *engine, int *err)
+{
+    unsigned long mine[2] = {engine->n_parts, ~(unsigned long)engine->n_parts}, most[2];
+    MPI_Allreduce(mine, most, 2, MPI_UNSIGNED_LONG, MPI_MAX, comm);
+    if (!*err && most[0] != ~most[1]) { /* max differs from min */
+        snprintf(engine->error, sizeof engine->error, "%s: ranks declared different numbers of parts",
+                 engine->op ? engine->op->name : "the operation");
+        *err = MPISCOPE_EINVAL;
+    }
+    return most[0];
+}
+
 /* Rank 0's sample store and the method's own state for a point. */
-static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
-                        const mpiscope_point_spec_t *spec, int n, mpiscope__method_state_t *st)
+static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, int synchronizes,
+                        const mpiscope_point_spec_t *spec, int n, size_t n_parts, mpiscope__method_state_t *st)
 {
     *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root,
                                      .arrival_ns = spec->arrival_ns};
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
     if (!err)
+        err = mpiscope__samples_set_parts(st->samples, n_parts);
+    if (!err)
         st->samples->resolution_ns = ctx->timer.resolution_ns;
-    if (!err && spec->validate && (op->flags & MPISCOPE_OP_SYNCHRONIZING)) {
+    if (!err && spec->validate && synchronizes) {
         st->samples->check_sync = 1; /* on rank 0, which holds every rank's residual */
         st->samples->sync_tolerance_ns = mpiscope_clock_sync_max_residual_ns(ctx->sync) + 2 * ctx->timer.resolution_ns;
     }
@@ -199,19 +253,85 @@ static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op,
     return 0;
 }
 
+/* One point's op and sample store, from initialize to finalize. */
+typedef struct point {
+    MPI_Comm comm;
+    int rank, n, have_ctx, initialized;
+    mpiscope__op_engine_t engine;
+    mpiscope_op_ctx_t op_ctx;
+    mpiscope__method_state_t st;
+    double *stage_parts;
+    size_t n_parts;
+} point_t;
+
+/* The op initialized, its parts agreed on and rank 0's sample store made;
+ * an error (and the line saying why) the same on every rank. */
+static int point_open(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
+                      const mpiscope_point_spec_t *spec, point_t *p)
+{
+    int err = setup_op_ctx(ctx, p->comm, op, spec, &p->engine, &p->op_ctx);
+    p->have_ctx = !err;
+    if (!err)
+        err = op->initialize(&p->op_ctx);
+    p->initialized = p->have_ctx && !err;
+    if (!p->have_ctx)
+        p->engine.error[0] = '\0';
+    p->n_parts = agree_on_parts(p->comm, &p->engine, &err);
+    p->stage_parts = p->n_parts ? malloc(MPISCOPE__STAGE_KMAX * p->n_parts * sizeof(double)) : NULL;
+    if (!err && p->n_parts && !p->stage_parts)
+        err = MPISCOPE_ENOMEM;
+    /* a collective that moves no data need not synchronize (MPI libraries
+     * return at once from an Allgather of 0 bytes) */
+    int synchronizes = (op->flags & MPISCOPE_OP_SYNCHRONIZING)
+                       && (!(op->flags & MPISCOPE_OP_USES_SIZE) || (p->have_ctx && p->op_ctx.actual_bytes > 0));
+    if (!err && p->rank == 0)
+        err = state_create(ctx, method, synchronizes, spec, p->n, p->n_parts, &p->st);
+    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, p->comm);
+    agree_on_error(p->comm, p->rank, p->n, p->engine.error, sizeof p->engine.error);
+    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", err ? p->engine.error : "");
+    return err;
+}
+
+/* What every point's result has, the notes kept, the op finalized and rank
+ * 0's samples kept as the context's last. */
+static void point_close(mpiscope_context_t *ctx, const mpiscope__method_t *method, const mpiscope_op_t *op,
+                        const mpiscope_point_spec_t *spec, point_t *p, int err, mpiscope_point_result_t *result)
+{
+    result->actual_bytes = p->have_ctx ? p->op_ctx.actual_bytes : spec->size_bytes;
+    mpiscope__buffer_pool_info_t pool;
+    mpiscope__buffer_pool_info(ctx->pool, &pool);
+    result->buffer_slots = pool.slots;
+    result->buffer_region_bytes = pool.region_bytes;
+    if (!err && p->rank == 0)
+        mpiscope__notes_keep(ctx, &p->engine);
+    if (p->initialized && op->finalize)
+        op->finalize(&p->op_ctx);
+    if (p->have_ctx)
+        mpiscope__op_ctx_release_buffers(&p->op_ctx);
+    mpiscope__op_engine_free(&p->engine);
+    free(p->stage_parts);
+    if (p->rank == 0) {
+        if (method->state_free)
+            method->state_free(&p->st);
+        mpiscope__samples_destroy(ctx->last);
+        ctx->last = p->st.samples;
+        ctx->last_nprocs = p->n;
+    }
+}
+
 int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
                              const mpiscope_point_spec_t *spec, mpiscope_point_result_t *result)
 {
     if (!ctx || !op || !spec || !result)
         return MPISCOPE_EINVAL;
     memset(result, 0, sizeof *result);
-    MPI_Comm comm;
-    int err = point_comm(ctx, spec->nprocs, &comm);
-    if (err || comm == MPI_COMM_NULL)
+    point_t p = {0};
+    int err = point_comm(ctx, spec->nprocs, &p.comm);
+    if (err || p.comm == MPI_COMM_NULL)
         return err; /* not a member of this point's communicator */
-    int rank, n;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(p.comm, &p.rank);
+    MPI_Comm_size(p.comm, &p.n);
+    int rank = p.rank, n = p.n;
     const mpiscope__method_t *method = spec->method_handle ? spec->method_handle : mpiscope__method_find(spec->method);
     err = check_spec(method, op, spec, n);
     if (err)
@@ -220,56 +340,35 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     double t_begin = mpiscope__now_ns();
     mpiscope__buffer_pool_set_cold(ctx->pool, spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold);
     mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(method, &ctx->params, n));
-    mpiscope__op_engine_t engine;
-    mpiscope_op_ctx_t op_ctx;
-    mpiscope__method_state_t st = {0};
-    int have_ctx = 0, initialized = 0;
-    err = setup_op_ctx(ctx, comm, op, spec, &engine, &op_ctx);
-    have_ctx = !err;
-    if (!err)
-        err = op->initialize(&op_ctx);
-    initialized = have_ctx && !err;
-    snprintf(ctx->last_error, sizeof ctx->last_error, "%s", have_ctx ? engine.error : "");
-    if (!err && rank == 0)
-        err = state_create(ctx, method, op, spec, n, &st);
-    MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
+    err = point_open(ctx, method, op, spec, &p);
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
     mpiscope__stage_env_t env = {
-        .op = op, .op_ctx = &op_ctx, .comm = comm, .rank = rank, .nprocs = n, .root = spec->root,
+        .op = op, .op_ctx = &p.op_ctx, .comm = p.comm, .rank = rank, .nprocs = n, .root = spec->root,
         .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
-        .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v};
+        .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v,
+        .stage_parts = p.stage_parts, .n_parts = p.n_parts};
     mpiscope__sync_model(ctx->sync, &env.clock);
     if (!err && method->prepare)
-        err = method->prepare(&env, rank == 0 ? &st : NULL);
-    if (!err)
-        err = run_point(ctx, method, &env, &st);
-    if (!err && rank == 0) {
-        err = mpiscope__samples_result(st.samples, result);
-        if (method->result)
-            method->result(&st, result);
+        err = method->prepare(&env, rank == 0 ? &p.st : NULL);
+    if (!err) {
+        err = run_point(ctx, method, &env, &p.st); /* the same code on every rank */
+        if (err) { /* an op may say why a launch failed (a full file system) */
+            agree_on_error(p.comm, rank, n, p.engine.error, sizeof p.engine.error);
+            snprintf(ctx->last_error, sizeof ctx->last_error, "%s", p.engine.error);
+        }
     }
-    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+    if (!err && rank == 0) {
+        err = mpiscope__samples_result(p.st.samples, result);
+        if (method->result)
+            method->result(&p.st, result);
+    }
+    MPI_Bcast(&err, 1, MPI_INT, 0, p.comm);
     if (!err)
-        MPI_Bcast(result, (int)sizeof *result, MPI_BYTE, 0, comm);
+        MPI_Bcast(result, (int)sizeof *result, MPI_BYTE, 0, p.comm);
     result->participated = 1;
     if (!err)
-        gather_validation(comm, rank, &v, &engine, result);
-    result->actual_bytes = have_ctx ? op_ctx.actual_bytes : spec->size_bytes;
+        gather_validation(p.comm, rank, &v, &p.engine, result);
     result->elapsed_ns = mpiscope__now_ns() - t_begin;
-    mpiscope__buffer_pool_info_t pool;
-    mpiscope__buffer_pool_info(ctx->pool, &pool);
-    result->buffer_slots = pool.slots;
-    result->buffer_region_bytes = pool.region_bytes;
-    if (initialized && op->finalize)
-        op->finalize(&op_ctx);
-    if (have_ctx)
-        mpiscope__op_ctx_release_buffers(&op_ctx);
-    if (rank == 0) {
-        if (method->state_free)
-            method->state_free(&st);
-        mpiscope__samples_destroy(ctx->last);
-        ctx->last = st.samples;
-        ctx->last_nprocs = n;
-    }
+    point_close(ctx, method, op, spec, &p, err, result);
     return err;
 }

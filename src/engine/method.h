@@ -45,6 +45,11 @@ typedef struct mpiscope__stage_env {
     double lead_ns;        /* time a small collective decision needs (t_bcast) */
     size_t launch;         /* launches made so far in this point */
     mpiscope__validation_t *validation;
+    /* parts timed by the op: after each timed launch its ctx->part_ns go to
+     * stage_parts[stage_launch * n_parts], stage_launch counting the
+     * stage's timed launches (run_point gathers them after the stage) */
+    double *stage_parts;   /* [MPISCOPE__STAGE_KMAX * n_parts], NULL without parts */
+    size_t n_parts, stage_launch;
 } mpiscope__stage_env_t;
 
 /* Rank 0's state for one point. */

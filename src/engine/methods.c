@@ -94,6 +94,8 @@ static void validate(mpiscope__stage_env_t *env, int phase)
 void mpiscope__prepare_launch(mpiscope__stage_env_t *env)
 {
     mpiscope__op_ctx_select_buffers(env->op_ctx, env->launch++);
+    if (env->n_parts)
+        mpiscope__op_ctx_reset_parts(env->op_ctx);
     if (env->validation->enabled)
         validate(env, MPISCOPE_VALIDATE_PREPARE);
 }
@@ -104,6 +106,10 @@ int mpiscope__timed_launch(mpiscope__stage_env_t *env, double *start, double *en
     env->op_ctx->launch_start_ns = t0;
     int err = env->op->execute(env->op_ctx);
     double t1 = mpiscope__now_ns();
+    if (env->n_parts && env->stage_launch < MPISCOPE__STAGE_KMAX)
+        memcpy(env->stage_parts + env->stage_launch * env->n_parts, env->op_ctx->part_ns,
+               env->n_parts * sizeof(double));
+    env->stage_launch++;
     *start = mpiscope__model_global(&env->clock, t0);
     *end = mpiscope__model_global(&env->clock, t1);
     *done = env->validation->enabled ? mpiscope__check_launch(env) : *end;

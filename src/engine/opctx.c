@@ -9,7 +9,9 @@
 #include "mpiscope/error.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_bytes, int root,
@@ -248,6 +250,66 @@ int mpiscope_op_ctx_mismatch(mpiscope_op_ctx_t *ctx, const char *format, ...)
             snprintf(engine->mismatch, sizeof engine->mismatch, "mismatch");
     }
     return MPISCOPE_EVALIDATE;
+}
+
+int mpiscope_op_ctx_parts(mpiscope_op_ctx_t *ctx, size_t n_parts, const char *name)
+{
+    mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
+    if (!engine || !name || n_parts == 0 || n_parts > MPISCOPE_OP_MAX_PARTS
+        || (engine->n_parts && engine->n_parts != n_parts))
+        return MPISCOPE_EINVAL;
+    if (!engine->parts && !(engine->parts = malloc(n_parts * sizeof *engine->parts)))
+        return MPISCOPE_ENOMEM;
+    engine->n_parts = n_parts;
+    snprintf(engine->part_name, sizeof engine->part_name, "%s", name);
+    ctx->part_ns = engine->parts;
+    ctx->n_parts = n_parts;
+    mpiscope__op_ctx_reset_parts(ctx);
+    return 0;
+}
+
+void mpiscope__op_ctx_reset_parts(mpiscope_op_ctx_t *ctx)
+{
+    for (size_t i = 0; i < ctx->n_parts; i++)
+        ctx->part_ns[i] = NAN;
+}
+
+void mpiscope__op_engine_free(mpiscope__op_engine_t *engine)
+{
+    free(engine->parts);
+    engine->parts = NULL;
+    engine->n_parts = 0;
+}
+
+int mpiscope_op_ctx_note(mpiscope_op_ctx_t *ctx, const char *key, const char *format, ...)
+{
+    mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
+    if (!engine || !key || !key[0] || strlen(key) >= sizeof engine->note_keys[0] || !format)
+        return MPISCOPE_EINVAL;
+    size_t i = 0;
+    while (i < engine->n_notes && strcmp(engine->note_keys[i], key) != 0)
+        i++;
+    if (i == MPISCOPE_OP_MAX_NOTES)
+        return MPISCOPE_EINVAL;
+    if (i == engine->n_notes)
+        snprintf(engine->note_keys[engine->n_notes++], sizeof engine->note_keys[0], "%s", key);
+    va_list ap;
+    va_start(ap, format);
+    vsnprintf(engine->note_values[i], sizeof engine->note_values[i], format, ap);
+    va_end(ap);
+    return 0;
+}
+
+int mpiscope_op_ctx_refuse(mpiscope_op_ctx_t *ctx, int err, const char *format, ...)
+{
+    mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
+    if (engine && format && !engine->error[0]) {
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(engine->error, sizeof engine->error, format, ap);
+        va_end(ap);
+    }
+    return err;
 }
 
 int mpiscope__op_ctx_bad_option_why(const mpiscope_op_ctx_t *ctx, const char *name, const char *why)

@@ -63,7 +63,19 @@ typedef struct mpiscope__op_engine {
     char mismatch[256];                /* first validation mismatch of the point, "" if none */
     char error[256];                   /* why initialize refused the point, "" if it did not */
     size_t mismatch_launch;
+    double *parts;                     /* mpiscope_op_ctx_parts(): [n_parts], owned */
+    size_t n_parts;
+    char part_name[32];
+    size_t n_notes;                    /* mpiscope_op_ctx_note() */
+    char note_keys[MPISCOPE_OP_MAX_NOTES][32];
+    char note_values[MPISCOPE_OP_MAX_NOTES][1024];
 } mpiscope__op_engine_t;
+
+/* Free what the engine part of a point holds (its parts). */
+void mpiscope__op_engine_free(mpiscope__op_engine_t *engine);
+
+/* Every part's entry NAN (before a launch). */
+void mpiscope__op_ctx_reset_parts(mpiscope_op_ctx_t *ctx);
 
 /* Fill ctx for a point: comm (rank, nprocs from it), size, root, element
  * type and reduction. count = max(1, size_bytes / dtype_bytes).

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "mpiscope/error.h"
+#include "environment.h"
 #include "opctx.h"
 #include "param_table.h"
 #include "plan_spec.h"
@@ -208,12 +209,22 @@ static int set_string(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
         return MPISCOPE_EINVAL;
     const char *s = v->string;
     if (f->choices) {
-        for (int i = 0; f->choices[i]; i++)
-            if (strcmp(s, f->choices[i]) == 0) {
-                p->floor = (mpiscope__floor_mode_t)i; /* the one choice field */
-                return 0;
-            }
-        return bad(w, "'%s' is not one of: %s, %s", s, f->choices[0], f->choices[1]);
+        int i = 0;
+        while (f->choices[i] && strcmp(s, f->choices[i]) != 0)
+            i++;
+        if (!f->choices[i] && !(!s[0] && strcmp(f->default_text, "\"\"") == 0)) {
+            char list[128] = "";
+            for (int k = 0; f->choices[k]; k++)
+                snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "", f->choices[k]);
+            return bad(w, "'%s' is not one of: %s", s, list);
+        }
+        if (strcmp(f->name, "floor") == 0)
+            p->floor = (mpiscope__floor_mode_t)i;
+        else if (strcmp(f->name, "thread_level") == 0)
+            p->thread_level = s;
+        else
+            p->startup = s;
+        return 0;
     }
     if (strcmp(f->name, "out") == 0) {
         if (!s[0])
@@ -325,6 +336,8 @@ typedef struct field_entry {
 #define CHOICES(nm, list, dflt, fn, hlp) \
     {{.name = nm, .kind = MPISCOPE__FIELD_STRING, .type = "choice", .default_text = dflt, .unit = "", \
       .help = hlp, .choices = list}, fn}
+static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple", NULL};
+static const char *const startups[] = {"init", "init_thread", "session", NULL};
 static const field_entry_t fields[] = {
     F("ops", MPISCOPE__FIELD_LIST, "array of operation names", NULL, "", 0, 0, set_ops,
       "the operations to measure (required unless check)"),
@@ -360,6 +373,14 @@ static const field_entry_t fields[] = {
       "environment entries of the result document (flag --meta KEY=VALUE)"),
     F("out", MPISCOPE__FIELD_STRING, "string", NULL, "path", 0, 0, set_string,
       "the result document to write (required)"),
+    CHOICES("thread_level", thread_levels, "\"\"", set_string,
+      "the MPI thread level to ask for: single, funneled, serialized or multiple (MPI_Init_thread); "
+      "\"\": multiple when an op calls MPI from threads, else MPI_Init. The level granted is in "
+      "the result (environment.thread_level) and an op that needs more refuses the point"),
+    CHOICES("startup", startups, "\"\"", set_string,
+      "measure how MPI starts instead (mpiscope startup): init (MPI_Init), init_thread "
+      "(MPI_Init_thread at thread_level), session (MPI_Session_init, a group from mpi://WORLD, "
+      "MPI_Comm_create_from_group); then each rank's first and second round trip to every peer"),
     F("force", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "overwrite an existing result"),
     F("raw", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "keep every launch's raw times"),
     F("validate", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
@@ -474,8 +495,10 @@ static int reduction_refused(const where_t *w, const char *reduce_op, const char
 static int check_whole(mpiscope__plan_t *p, int gave_max_launches, char *err, size_t err_size)
 {
     where_t w = {.index = -1, .err = err, .err_size = err_size};
-    if (p->n_ops == 0 && !p->check)
-        return w.field = "ops", bad(&w, "required (unless check is true)");
+    if (p->n_ops == 0 && !p->check && !(p->startup && p->startup[0]))
+        return w.field = "ops", bad(&w, "required (unless check is true or startup is set)");
+    if (p->startup && p->startup[0] && (p->check || p->firstcall || p->n_ops))
+        return w.field = "startup", bad(&w, "measures the start alone: no ops, check or firstcall with it");
     if (!p->out)
         return w.field = "out", bad(&w, "required");
     const char *dtype = p->dtype ? p->dtype : "double", *reduce_op = p->reduce_op ? p->reduce_op : "sum";

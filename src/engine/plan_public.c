@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mpiscope/error.h"
+#include "environment.h"
 #include "mpiscope/timer.h"
 #include "plan_spec.h"
 
@@ -98,6 +99,24 @@ int mpiscope_plan_get_bool(const mpiscope_plan_t *p, const char *field, int *val
     if (!flag)
         return MPISCOPE_EINVAL;
     *value = *flag;
+    return 0;
+}
+
+int mpiscope_plan_start(const mpiscope_plan_t *p, mpiscope_plan_start_t *out)
+{
+    if (!p || !out)
+        return MPISCOPE_EINVAL;
+    int threads = 0;
+    for (int i = 0; i < p->n_ops; i++)
+        threads |= (p->op_handles[i]->flags & MPISCOPE_OP_THREADS) != 0;
+    int given = p->thread_level && p->thread_level[0] ? mpiscope__thread_level_parse(p->thread_level) : -1;
+    *out = (mpiscope_plan_start_t){
+        .startup = p->startup && p->startup[0],
+        .init_thread = given >= 0 || threads,
+        .level = given >= 0 ? given : threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+    };
+    if (out->startup)
+        out->init_thread = strcmp(p->startup, "init_thread") == 0;
     return 0;
 }
 

@@ -113,6 +113,22 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     return err ? fail_write(run, mpiscope__result_error(run->res), err) : 0;
 }
 
+/* Each op's prepare hook, once, on every rank of the run (collective). */
+static int prepare_ops(run_t *run)
+{
+    const mpiscope__plan_t *o = run->plan;
+    for (int i = 0; i < o->n_ops; i++) {
+        const mpiscope_op_t *op = o->op_handles[i];
+        int err = op->prepare ? op->prepare(run->comm) : 0;
+        if (err) {
+            char what[160];
+            snprintf(what, sizeof what, "%s: preparing the MPI library", op->name);
+            return fail(run, what, err);
+        }
+    }
+    return 0;
+}
+
 /* Every point of the plan, in plan order (or shuffled). */
 static int run_points(run_t *run, mpiscope_plan_point_fn on_point, void *user)
 {
@@ -230,6 +246,8 @@ static void describe_run(const mpiscope__plan_t *o, mpiscope_result_t *res)
     mpiscope_result_set_varied(res, o->n_nprocs ? "nprocs" : "size");
     mpiscope_result_set_methods(res, o->methods, o->n_methods);
     mpiscope_result_set_oversubscribed(res, o->oversubscribed);
+    if (o->thread_level && o->thread_level[0])
+        mpiscope_result_set_meta(res, "thread_level_requested", o->thread_level);
     if (o->oversubscribed)
         mpiscope_result_warn(res, "more ranks than cores: every point was measured oversubscribed");
     if (o->validate)
@@ -260,6 +278,8 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     }
     describe_run(o, run->res);
     err = measure_floor(run);
+    if (!err)
+        err = prepare_ops(run);
     if (!err)
         err = run_points(run, on_point, user);
     char why[256];

@@ -78,6 +78,9 @@ typedef struct mpiscope_plan {
     const char *meta_keys[MPISCOPE__PLAN_MAX_META], *meta_values[MPISCOPE__PLAN_MAX_META];
     int n_meta;
     const char *out;
+    const char *thread_level;              /* "" (the ops decide), "single" ... "multiple" */
+    const char *startup;                   /* "" or how MPI starts when the start is measured:
+                                              "init", "init_thread", "session" */
     int force, raw, oversubscribed, progress, validate, resync, firstcall, check;
     int ledger;                            /* measure each window point's bias-ledger companions */
     mpiscope__floor_mode_t floor;
@@ -101,7 +104,8 @@ typedef struct mpiscope__plan_field {
     const char *unit;
     double min, max;              /* INTEGER, NUMBER, list of integers; max INFINITY: unbounded */
     const char *help;
-    const char *const *choices;   /* a string field with these values only (NULL-terminated), or NULL */
+    const char *const *choices;   /* a string field with these values only (NULL-terminated), and ""
+                                     where that is its default; or NULL */
 } mpiscope__plan_field_t;
 
 

@@ -136,6 +136,96 @@ static void write_per_rank(mpiscope__json_t *j, const mpiscope__samples_t *w)
     free(v);
 }
 
+/* The finite values of column (r, p) of the parts over the valid launches. */
+static size_t part_column(const mpiscope__samples_t *w, size_t r, size_t p, double *v)
+{
+    size_t m = 0, stride = (size_t)w->nprocs * w->n_parts;
+    for (size_t i = 0; i < w->valid; i++) {
+        double x = w->part_ns[i * stride + r * w->n_parts + p];
+        if (isfinite(x))
+            v[m++] = x;
+    }
+    return m;
+}
+
+/* Per valid launch, the slowest part minus the fastest (every rank's). */
+static size_t part_launch_spread(const mpiscope__samples_t *w, double *v)
+{
+    size_t m = 0, stride = (size_t)w->nprocs * w->n_parts;
+    for (size_t i = 0; i < w->valid; i++) {
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t k = 0; k < stride; k++) {
+            double x = w->part_ns[i * stride + k];
+            if (isfinite(x)) {
+                lo = fmin(lo, x);
+                hi = fmax(hi, x);
+            }
+        }
+        if (hi >= lo)
+            v[m++] = hi - lo;
+    }
+    return m;
+}
+
+/* The op's own parts (one per thread...): each rank's and part's
+ * distribution over the valid launches, and how far they spread. */
+static void write_parts(mpiscope__json_t *j, const mpiscope__samples_t *w, const char *name)
+{
+    double *v = malloc((w->valid ? w->valid : 1) * sizeof *v);
+    if (!v) {
+        j->failed = 1;
+        return;
+    }
+    double lo = INFINITY, hi = -INFINITY;
+    mpiscope__json_object(j, "parts");
+    mpiscope__json_string(j, "name", name[0] ? name : "part");
+    mpiscope__json_integer(j, "per_rank", (long long)w->n_parts);
+    mpiscope__json_array(j, "distribution");
+    for (size_t r = 0; r < (size_t)w->nprocs; r++)
+        for (size_t p = 0; p < w->n_parts; p++) {
+            size_t m = part_column(w, r, p, v);
+            if (m == 0)
+                continue; /* a part that never ran on this rank (an idle rank) */
+            mpiscope_stats_t s;
+            mpiscope_stats_compute(v, m, 0, 0.95, &s);
+            lo = fmin(lo, s.median);
+            hi = fmax(hi, s.median);
+            mpiscope__json_object(j, NULL);
+            mpiscope__json_integer(j, "rank", (long long)r);
+            mpiscope__json_integer(j, "part", (long long)p);
+            mpiscope__json_integer(j, "samples", (long long)m);
+            mpiscope__json_number(j, "median_ns", s.median);
+            mpiscope__json_number(j, "mean_ns", s.mean);
+            mpiscope__json_number(j, "q25_ns", s.q25);
+            mpiscope__json_number(j, "q75_ns", s.q75);
+            mpiscope__json_number(j, "min_ns", s.min);
+            mpiscope__json_number(j, "max_ns", s.max);
+            mpiscope__json_end(j);
+        }
+    mpiscope__json_end(j);
+    mpiscope__json_number(j, "slowest_median_ns", hi >= lo ? hi : NAN);
+    mpiscope__json_number(j, "fastest_median_ns", hi >= lo ? lo : NAN);
+    mpiscope__json_number(j, "median_spread", hi >= lo && lo > 0 ? hi / lo : NAN);
+    size_t m = part_launch_spread(w, v);
+    double median = NAN;
+    if (m) {
+        mpiscope_stats_t s;
+        mpiscope_stats_compute(v, m, 0, 0.95, &s);
+        median = s.median;
+    }
+    mpiscope__json_number(j, "launch_spread_median_ns", median);
+    mpiscope__json_end(j);
+    free(v);
+}
+
+static void write_notes(mpiscope__json_t *j, const mpiscope_context_t *ctx)
+{
+    mpiscope__json_object(j, "notes");
+    for (size_t i = 0; i < ctx->n_notes; i++)
+        mpiscope__json_string(j, ctx->note_keys[i], ctx->note_values[i]);
+    mpiscope__json_end(j);
+}
+
 static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
 {
     size_t n = w->total < w->capacity ? w->total : w->capacity;
@@ -167,6 +257,35 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
         mpiscope__json_end(j);
     }
     mpiscope__json_end(j);
+}
+
+static void write_validation(mpiscope__json_t *j, const mpiscope_op_t *op, const mpiscope_point_result_t *point)
+{
+    mpiscope__json_object(j, "validation");
+    mpiscope__json_bool(j, "supported", op->validate != NULL);
+    mpiscope__json_integer(j, "launches_checked", (long long)point->validated_launches);
+    mpiscope__json_integer(j, "failures", (long long)point->validation_failures);
+    if (point->first_mismatch_rank >= 0) {
+        mpiscope__json_integer(j, "first_mismatch_rank", point->first_mismatch_rank);
+        mpiscope__json_integer(j, "first_mismatch_launch", (long long)point->first_mismatch_launch);
+        mpiscope__json_string(j, "first_mismatch", point->first_mismatch);
+    }
+    mpiscope__json_end(j);
+}
+
+/* What the op noted, and what the point's samples hold per rank and part
+ * (and every launch with --raw). */
+static void write_samples(mpiscope__json_t *j, const mpiscope_context_t *ctx)
+{
+    if (ctx->n_notes)
+        write_notes(j, ctx);
+    if (!ctx->last)
+        return;
+    write_per_rank(j, ctx->last);
+    if (ctx->last->n_parts)
+        write_parts(j, ctx->last, ctx->part_name);
+    if (ctx->keep_raw)
+        write_raw(j, ctx->last);
 }
 
 void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op,
@@ -224,18 +343,8 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_number(j, "invalid_fraction", point->invalid_fraction);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(point->stop_reason));
     write_unstable(j, point->unstable);
-    if (spec->validate) {
-        mpiscope__json_object(j, "validation");
-        mpiscope__json_bool(j, "supported", op->validate != NULL);
-        mpiscope__json_integer(j, "launches_checked", (long long)point->validated_launches);
-        mpiscope__json_integer(j, "failures", (long long)point->validation_failures);
-        if (point->first_mismatch_rank >= 0) {
-            mpiscope__json_integer(j, "first_mismatch_rank", point->first_mismatch_rank);
-            mpiscope__json_integer(j, "first_mismatch_launch", (long long)point->first_mismatch_launch);
-            mpiscope__json_string(j, "first_mismatch", point->first_mismatch);
-        }
-        mpiscope__json_end(j);
-    }
+    if (spec->validate)
+        write_validation(j, op, point);
     mpiscope__json_object(j, "buffers");
     mpiscope__json_integer(j, "slots", (long long)point->buffer_slots);
     mpiscope__json_integer(j, "region_bytes", (long long)point->buffer_region_bytes);
@@ -243,9 +352,6 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_bool(j, "oversubscribed", oversubscribed);
     mpiscope__json_number(j, "elapsed_ns", point->elapsed_ns);
     mpiscope__json_number(j, "clock_residual_ns", mpiscope_clock_sync_max_residual_ns(ctx->sync));
-    if (ctx->last)
-        write_per_rank(j, ctx->last);
-    if (ctx->last && ctx->keep_raw)
-        write_raw(j, ctx->last);
+    write_samples(j, ctx);
     mpiscope__json_end(j);
 }

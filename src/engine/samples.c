@@ -15,7 +15,8 @@ static size_t bytes_per_launch(const mpiscope__samples_t *s)
 {
     size_t per_rank = (size_t)s->nprocs * sizeof(double) * (s->keep_raw ? 3 : 1);
     size_t raw = s->keep_raw ? 2 * sizeof(double) + sizeof(size_t) + 1 : 0;
-    return 4 * sizeof(double) + 1 + per_rank + raw + (size_t)s->n_views * sizeof(double);
+    return 4 * sizeof(double) + 1 + per_rank + raw + (size_t)s->n_views * sizeof(double)
+           + (size_t)s->nprocs * s->n_parts * sizeof(double);
 }
 
 size_t mpiscope__samples_bytes(const mpiscope__samples_t *s)
@@ -53,6 +54,8 @@ static int reserve(mpiscope__samples_t *s, size_t want)
              && grow_array(&s->raw_flags, c, 1) && grow_array(&s->raw_launch, c, sizeof(size_t));
     for (int i = 0; ok && i < s->n_views; i++)
         ok = !s->view_ns[i] || grow_array(&s->view_ns[i], c, sizeof(double));
+    if (ok && s->n_parts)
+        ok = grow_array(&s->part_ns, c * p * s->n_parts, sizeof(double));
     if (!ok) {
         s->limit = s->capacity; /* out of memory: the point stops at what it holds */
         return 0;
@@ -85,6 +88,17 @@ int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int ke
     return 0;
 }
 
+int mpiscope__samples_set_parts(mpiscope__samples_t *s, size_t n_parts)
+{
+    if (!n_parts)
+        return 0;
+    s->n_parts = n_parts;
+    if (grow_array(&s->part_ns, s->capacity * (size_t)s->nprocs * n_parts, sizeof(double)))
+        return 0;
+    s->n_parts = 0;
+    return MPISCOPE_ENOMEM;
+}
+
 void mpiscope__samples_destroy(mpiscope__samples_t *s)
 {
     if (!s)
@@ -102,6 +116,7 @@ void mpiscope__samples_destroy(mpiscope__samples_t *s)
     free(s->raw_time_ns);
     free(s->raw_flags);
     free(s->raw_launch);
+    free(s->part_ns);
     for (int i = 0; i < MPISCOPE__MAX_VIEWS; i++)
         free(s->view_ns[i]);
     free(s);
@@ -170,6 +185,12 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
     for (int r = 0; r < s->nprocs; r++)
         s->rank_time_ns[v * s->nprocs + r] =
             l->end_ns[(size_t)r * l->stride] - l->start_ns[(size_t)r * l->stride] - s->params.floor_ns;
+    for (size_t i = 0; i < (size_t)s->nprocs * s->n_parts; i++) {
+        size_t r = i / s->n_parts, part = i % s->n_parts;
+        s->part_ns[v * (size_t)s->nprocs * s->n_parts + i] =
+            s->stage_parts && l->in_stage < s->stage_k
+                ? s->stage_parts[(r * s->stage_k + l->in_stage) * s->n_parts + part] : NAN;
+    }
     return tmax;
 }
 

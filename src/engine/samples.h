@@ -18,7 +18,7 @@ typedef struct mpiscope__launch {
     const double *start_ns;     /* rank r's start at start_ns[r * stride] */
     const double *end_ns;
     size_t stride;
-    unsigned in_stage;          /* the launch's place in its stage, from 0 */
+    unsigned in_stage;          /* the launch's place in its stage, from 0 (where its parts are) */
     double slot_ns;             /* scheduled start, NAN when the method has none */
     unsigned flags;             /* MPISCOPE__LAUNCH_*; 0 = valid */
     size_t launch;              /* the op's number of the launch (ctx->launch) */
@@ -53,6 +53,14 @@ typedef struct mpiscope__samples {
     double *view_ns[MPISCOPE__MAX_VIEWS];
     size_t n_view_values[MPISCOPE__MAX_VIEWS];
     int n_views;
+    /* parts timed by the op (mpiscope_op_ctx_parts): n_parts per rank and
+     * valid launch, part_ns[(v * nprocs + r) * n_parts + p]; the stage's
+     * gathered parts (stage_parts[(r * stage_k + index) * n_parts + p]),
+     * set before each judge */
+    size_t n_parts;
+    double *part_ns;
+    const double *stage_parts;
+    size_t stage_k;
     mpiscope_stop_reason_t stop_reason;
     double resolution_ns;              /* the timer's step (the clock's limit of every interval) */
     double first_launch_ns;            /* the point's first launch (mpiscope__samples_first) */
@@ -71,6 +79,10 @@ typedef struct mpiscope__samples {
  * --max-launches 1000000 with --raw could not start). */
 int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
                              mpiscope__samples_t **out);
+
+/* Keep n_parts op-timed parts per rank with every valid launch (before
+ * the first launch). Returns 0 or MPISCOPE_ENOMEM. */
+int mpiscope__samples_set_parts(mpiscope__samples_t *s, size_t n_parts);
 
 /* Bytes the store holds in its arrays (for the tests' memory counts). */
 size_t mpiscope__samples_bytes(const mpiscope__samples_t *s);

@@ -221,8 +221,10 @@ static int select_kind(mpiscope_timer_kind_t kind)
     case MPISCOPE_TIMER_WTIME: {
         if (!wtime_available())
             return MPISCOPE_ENOTIMER;
-        int *is_global = NULL, found = 0;
-        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &is_global, &found);
+        int *is_global = NULL, found = 0, world = 0;
+        MPI_Initialized(&world); /* a program of the Sessions model has no MPI_COMM_WORLD */
+        if (world)
+            MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &is_global, &found);
         info->wtime_is_global = found && is_global && *is_global;
         s->wtime = call_mpi_wtime;
 #ifdef MPISCOPE_SMPI

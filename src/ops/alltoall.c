@@ -48,10 +48,11 @@ static int alltoallw_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t 
     }
 }
 
-#define ALLTOALL_CLASS(call_fn, with_vectors)                                                          \
-    {.call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ALL,                       \
-     .recv = MPISCOPE__SHAPE_ALL, .source = MPISCOPE__FROM_J_BLOCK_RANK,                              \
-     .in_place = MPISCOPE__IN_PLACE_SEND, .vectors = with_vectors}
+#define ALLTOALL_SHAPE(call_fn, with_vectors)                                                          \
+    .call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ALL,                        \
+    .recv = MPISCOPE__SHAPE_ALL, .source = MPISCOPE__FROM_J_BLOCK_RANK,                               \
+    .in_place = MPISCOPE__IN_PLACE_SEND, .vectors = with_vectors
+#define ALLTOALL_CLASS(call_fn, with_vectors) {ALLTOALL_SHAPE(call_fn, with_vectors)}
 static const mpiscope__coll_class_t alltoall_class = ALLTOALL_CLASS(alltoall_call, 0);
 static const mpiscope__coll_class_t alltoallv_class = ALLTOALL_CLASS(alltoallv_call, 1);
 static const mpiscope__coll_class_t alltoallw_class = ALLTOALL_CLASS(alltoallw_call, 1);
@@ -67,3 +68,39 @@ MPISCOPE__COLL_OPS(alltoallw, alltoallw_class, MPISCOPE_OP_USES_SIZE | MPISCOPE_
                    mpiscope__opts_move_in_place_nb, "Alltoallw", "Ialltoallw",
                    "with equal counts and one type for every peer, every rank sends a different message "
                    "to every rank", SIZE_MEANING)
+
+/* The large-count forms (MPI-4 _c): blocking only, MPI_Count counts and
+ * MPI_Aint displacements. */
+static int alltoall_c_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
+{
+    (void)form, (void)request;
+    return MPISCOPE__LARGE(MPI_Alltoall_c(a->send, a->ccount, a->type, a->recv, a->ccount, a->type, a->comm));
+}
+
+static int alltoallv_c_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
+{
+    (void)form, (void)request;
+    return MPISCOPE__LARGE(MPI_Alltoallv_c(a->send, a->ccounts, a->cdispls, a->type, a->recv, a->ccounts,
+                                           a->cdispls, a->type, a->comm));
+}
+
+/* Alltoallw_c's displacements are in bytes (MPI_Aint). */
+static int alltoallw_c_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
+{
+    (void)form, (void)request;
+    return MPISCOPE__LARGE(MPI_Alltoallw_c(a->send, a->ccounts, a->aint_displs, a->types, a->recv, a->ccounts,
+                                           a->aint_displs, a->types, a->comm));
+}
+
+static const mpiscope__coll_class_t alltoall_c_class = {ALLTOALL_SHAPE(alltoall_c_call, 0), .large = 1};
+static const mpiscope__coll_class_t alltoallv_c_class = {ALLTOALL_SHAPE(alltoallv_c_call, 1), .large = 1};
+static const mpiscope__coll_class_t alltoallw_c_class = {ALLTOALL_SHAPE(alltoallw_c_call, 1), .large = 1};
+#define LARGE_FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH)
+MPISCOPE__COLL_LARGE_OP(alltoall_c, alltoall_c_class, LARGE_FLAGS, mpiscope__opts_large_in_place, "Alltoall_c",
+                        "every rank sends a different message to every rank", SIZE_MEANING)
+MPISCOPE__COLL_LARGE_OP(alltoallv_c, alltoallv_c_class, LARGE_FLAGS, mpiscope__opts_large_in_place,
+                        "Alltoallv_c", "with equal counts, every rank sends a different message to every rank",
+                        SIZE_MEANING)
+MPISCOPE__COLL_LARGE_OP(alltoallw_c, alltoallw_c_class, LARGE_FLAGS, mpiscope__opts_large_in_place,
+                        "Alltoallw_c", "with equal counts and one type for every peer, every rank sends a "
+                        "different message to every rank", SIZE_MEANING)

@@ -47,20 +47,24 @@ static int set_message(mpiscope_op_ctx_t *ctx, coll_t *c)
     int rc;
 
     if (c->cls->kind == MPISCOPE__COLL_MOVE) {
-        if ((rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes,
-                                          &c->layout)) != 0)
+        if (c->cls->large)
+            mpiscope__layout_large_bytes(ctx->size_bytes, &c->layout);
+        else if ((rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes,
+                                               &c->layout)) != 0)
             return rc;
+        c->args.ccount = (MPI_Count)ctx->size_bytes;
         c->args.type = c->layout.type;
         c->args.count = c->layout.count;
         c->args.span_bytes = c->layout.span_bytes;
         ctx->actual_bytes = c->layout.payload_bytes;
     } else if (c->cls->kind == MPISCOPE__COLL_REDUCE) {
-        if (ctx->count > INT_MAX)
+        if (ctx->count > INT_MAX && !c->cls->large)
             return MPISCOPE_ERANGE;
         if ((rc = mpiscope__values_init(&c->values, ctx->dtype, ctx->dtype_bytes, ctx->reduce_op, ctx->nprocs)) != 0)
             return rc;
         c->args.type = ctx->dtype;
-        c->args.count = (int)ctx->count;
+        c->args.count = ctx->count > INT_MAX ? 0 : (int)ctx->count;
+        c->args.ccount = (MPI_Count)ctx->count;
         c->args.op = ctx->reduce_op;
         c->args.span_bytes = ctx->count * ctx->dtype_bytes;
     }
@@ -94,8 +98,27 @@ static int set_buffers(mpiscope_op_ctx_t *ctx, coll_t *c, mpiscope__coll_form_t 
         return 0;
     if (span && (c->send_blocks > SIZE_MAX / span || c->recv_blocks > SIZE_MAX / span))
         return MPISCOPE_ERANGE;
+    if (c->cls->large) { /* one pair, and only once the node is known to hold it */
+        int rc = mpiscope__ops_memory_check(ctx, (c->send_blocks + c->recv_blocks) * span);
+        return rc ? rc : mpiscope_op_ctx_buffers_fixed(ctx, c->send_blocks * span, c->recv_blocks * span);
+    }
     return (form == MPISCOPE__COLL_PERSISTENT ? mpiscope_op_ctx_buffers_fixed : mpiscope_op_ctx_buffers)(
         ctx, c->send_blocks * span, c->recv_blocks * span);
+}
+
+/* A large-count class beyond int displacements: the w variant's byte
+ * displacements (MPI_Aint) and types; the int arrays stay unused. */
+static int set_vectors_bytes(mpiscope__coll_args_t *a, size_t n)
+{
+    a->aint_displs = malloc(n * sizeof *a->aint_displs);
+    a->types = malloc(n * sizeof *a->types);
+    if (!a->aint_displs || !a->types)
+        return MPISCOPE_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        a->aint_displs[i] = (MPI_Aint)(i * a->span_bytes);
+        a->types[i] = a->type;
+    }
+    return 0;
 }
 
 /* The v/w arrays: every peer the same message, at its own place. */
@@ -108,8 +131,18 @@ static int set_vectors(coll_t *c)
         n = (size_t)c->topology.in_degree;
     if (n < (size_t)c->topology.out_degree)
         n = (size_t)c->topology.out_degree;
+    if (c->cls->large) {
+        a->ccounts = malloc(n * sizeof *a->ccounts);
+        a->cdispls = malloc(n * sizeof *a->cdispls);
+        if (!a->ccounts || !a->cdispls)
+            return MPISCOPE_ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+            a->ccounts[i] = a->ccount;
+            a->cdispls[i] = (MPI_Aint)i * (MPI_Aint)a->ccount;
+        }
+    }
     if ((a->count && n > (size_t)INT_MAX / (size_t)a->count) || (a->span_bytes && n > INT_MAX / a->span_bytes))
-        return MPISCOPE_ERANGE;
+        return c->cls->large ? set_vectors_bytes(a, n) : MPISCOPE_ERANGE;
     a->counts = malloc(n * sizeof *a->counts);
     a->displs = malloc(n * sizeof *a->displs);
     a->byte_displs = malloc(n * sizeof *a->byte_displs);
@@ -194,6 +227,8 @@ static int setup(mpiscope_op_ctx_t *ctx, coll_t *c, const mpiscope__coll_class_t
     if (form == MPISCOPE__COLL_PERSISTENT)
         return MPISCOPE_ENOTSUP;
 #endif
+    if (cls->large && mpiscope__ops_large_refused(ctx))
+        return MPISCOPE_ENOTSUP;
     if (cls->topology) {
         if ((rc = mpiscope__topology_create(ctx, &c->topology)) != 0)
             return rc;
@@ -265,6 +300,8 @@ int mpiscope__coll_finalize(mpiscope_op_ctx_t *ctx)
     free(c->args.aint_displs);
     free(c->args.types);
     free(c->args.requests);
+    free(c->args.ccounts);
+    free(c->args.cdispls);
     free(c->ranks);
     free(c);
     ctx->state = NULL;

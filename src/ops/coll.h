@@ -35,6 +35,11 @@ typedef struct mpiscope__coll_args {
     MPI_Datatype *types;
     size_t span_bytes;         /* bytes one message spans */
     MPI_Request *requests;     /* linear ops: nprocs + 1 */
+    /* large-count classes (the MPI-4 _c calls): count, counts and
+     * displacements (in extents of `type`) as MPI_Count and MPI_Aint */
+    MPI_Count ccount;
+    MPI_Count *ccounts;
+    MPI_Aint *cdispls;
 } mpiscope__coll_args_t;
 
 typedef int (*mpiscope__coll_call_t)(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form,
@@ -74,6 +79,8 @@ typedef struct mpiscope__coll_class {
     unsigned char vectors;   /* 1: the v/w arrays */
     unsigned char topology;  /* 1: on the topology the options describe */
     unsigned char linear;    /* 1: args.requests */
+    unsigned char large;     /* 1: the _c call: bytes (no datatype option) or elements as MPI_Count,
+                                one buffer pair for the point, the node's memory checked first */
 } mpiscope__coll_class_t;
 
 /* The shared hooks. */
@@ -109,6 +116,13 @@ int mpiscope__ops_wait_computing(MPI_Request *request, double compute_ns, double
         .options = OPTIONS, .initialize = NAME##_initialize, .execute = EXECUTE,                    \
         .finalize = mpiscope__coll_finalize, .validate = mpiscope__coll_validate,                  \
     };
+
+/* A large-count collective: the blocking form of the _c call (MPI-4). */
+#define MPISCOPE__COLL_LARGE_OP(NAME, CLASS, FLAGS, OPTIONS, MPI_NAME, WHAT, SIZE_MEANING)               \
+    MPISCOPE__COLL_OP(NAME, CLASS, MPISCOPE__COLL_BLOCKING, mpiscope__coll_execute,                       \
+                      (FLAGS) | MPISCOPE_OP_LARGE_COUNT, OPTIONS,                                          \
+                      "MPI_" MPI_NAME " (MPI-4 large count: MPI_Count counts, beyond 2^31 - 1 elements "     \
+                      "where memory allows): " WHAT, SIZE_MEANING)
 
 /* The three descriptors NAME, iNAME and NAME_init. MPI_NAME is the
  * blocking call's name ("Bcast"); OPTIONS and OPTIONS_NB the option lists

@@ -35,6 +35,16 @@ static int commit(mpiscope__layout_t *l, MPI_Datatype type)
     return mpiscope__ops_mpi(MPI_Type_commit(&l->type));
 }
 
+void mpiscope__layout_large_bytes(size_t size_bytes, mpiscope__layout_t *l)
+{
+    memset(l, 0, sizeof *l);
+    l->type = MPI_BYTE;
+    l->payload_bytes = l->span_bytes = size_bytes;
+    l->units = size_bytes > 0;
+    l->unit_extent = size_bytes;
+    set_piece(l, 0, size_bytes);
+}
+
 static int make_bytes(mpiscope__layout_t *l, size_t size_bytes)
 {
     if (size_bytes > INT_MAX)

@@ -35,6 +35,11 @@ typedef struct mpiscope__layout {
  * message does not fit MPI's int counts, MPISCOPE_EMPI. */
 int mpiscope__layout_create(const char *name, size_t size_bytes, mpiscope__layout_t *layout);
 
+/* Contiguous bytes of any size, for the large-count (_c) calls, whose
+ * count is an MPI_Count kept by the caller: `count` is then 0. Not
+ * collective, cannot fail. */
+void mpiscope__layout_large_bytes(size_t size_bytes, mpiscope__layout_t *layout);
+
 /* Free the derived type, if any (safe on a zeroed or failed layout). */
 void mpiscope__layout_free(mpiscope__layout_t *layout);
 

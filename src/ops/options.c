@@ -132,3 +132,8 @@ PAIR(mpiscope__opts_root_reduce, MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DTYPE, MPISCO
      MPISCOPE__OPT_IN_PLACE,)
 PAIR(mpiscope__opts_reduce, MPISCOPE__OPT_DTYPE, MPISCOPE__OPT_REDUCE_OP, MPISCOPE__OPT_IN_PLACE,)
 PAIR(mpiscope__opts_neighbor, DIMS_OPTION, PERIODIC_OPTION, GRAPH_OPTION, MPISCOPE__OPT_DATATYPE,)
+
+const mpiscope_op_option_t mpiscope__opts_large_root[] = {MPISCOPE__OPT_ROOT, MPISCOPE__OPT_END};
+const mpiscope_op_option_t mpiscope__opts_large_root_in_place[] = {MPISCOPE__OPT_ROOT, MPISCOPE__OPT_IN_PLACE,
+                                                                   MPISCOPE__OPT_END};
+const mpiscope_op_option_t mpiscope__opts_large_in_place[] = {MPISCOPE__OPT_IN_PLACE, MPISCOPE__OPT_END};

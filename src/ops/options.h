@@ -64,6 +64,11 @@ int mpiscope__option_choice(const mpiscope_op_ctx_t *ctx, const char *name, cons
 /* compute_us: "US" or "SIZE:US,..." for ctx->size_bytes, in ns. */
 int mpiscope__option_compute_ns(const mpiscope_op_ctx_t *ctx, double *out);
 
+/* The large-count collectives' (contiguous bytes: no datatype option). */
+extern const mpiscope_op_option_t mpiscope__opts_large_root[];          /* root */
+extern const mpiscope_op_option_t mpiscope__opts_large_root_in_place[]; /* root, in_place */
+extern const mpiscope_op_option_t mpiscope__opts_large_in_place[];      /* in_place */
+
 /* The option lists of the collective family: NAME without and NAME_nb
  * with compute_us and test_us (nonblocking and persistent forms). */
 #define MPISCOPE__OPTION_PAIR_DECLARE(name) \

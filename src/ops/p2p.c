@@ -51,6 +51,14 @@ static int msg_count(const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *
     return m->empty ? 0 : s->layout.count;
 }
 
+#ifdef MPISCOPE_HAVE_LARGE_COUNT
+/* A large-count op's message: its bytes as an MPI_Count. */
+static MPI_Count msg_ccount(const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m)
+{
+    return m->empty ? 0 : (MPI_Count)s->layout.payload_bytes;
+}
+#endif
+
 static MPI_Datatype msg_type(const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m)
 {
     return m->empty ? MPI_BYTE : s->layout.type;
@@ -66,10 +74,18 @@ static int make_persistent(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *
 {
     for (size_t i = 0; i < p->n_msgs; i++) {
         const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        int rc = m->recv ? MPI_Recv_init(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), m->peer, m->tag,
-                                         s->comm, &p->requests[i])
-                         : MPI_Send_init(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), m->peer, m->tag,
-                                         s->comm, &p->requests[i]);
+        void *buf = msg_buffer(ctx, s, m);
+        int rc;
+        if (s->large)
+            rc = m->recv ? MPISCOPE__LARGE(MPI_Recv_init_c(buf, msg_ccount(s, m), MPI_BYTE, m->peer, m->tag,
+                                                           s->comm, &p->requests[i]))
+                         : MPISCOPE__LARGE(MPI_Send_init_c(buf, msg_ccount(s, m), MPI_BYTE, m->peer, m->tag,
+                                                           s->comm, &p->requests[i]));
+        else
+            rc = m->recv ? MPI_Recv_init(buf, msg_count(s, m), msg_type(s, m), m->peer, m->tag, s->comm,
+                                         &p->requests[i])
+                         : MPI_Send_init(buf, msg_count(s, m), msg_type(s, m), m->peer, m->tag, s->comm,
+                                         &p->requests[i]);
         if (rc != MPI_SUCCESS)
             return MPISCOPE_EMPI;
     }
@@ -120,22 +136,30 @@ static size_t larger(size_t a, size_t b)
 
 static int setup(mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *s, mpiscope__p2p_build_t build)
 {
-    size_t span;
+    size_t span, send, recv;
     int rc;
 
+    if (s->large && mpiscope__ops_large_refused(ctx))
+        return MPISCOPE_ENOTSUP;
+    if (s->large)
+        mpiscope__layout_large_bytes(ctx->size_bytes, &s->layout);
     if ((rc = mpiscope__option_choice(ctx, "mode", mpiscope__choices_p2p_mode, &s->mode)) != 0
-        || (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &s->layout)) != 0
+        || (!s->large
+            && (rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &s->layout)))
         || (rc = build_plans(ctx, s, build)) != 0)
         return rc;
     ctx->actual_bytes = s->layout.payload_bytes;
     span = s->layout.span_bytes;
-    rc = (s->mode == MPISCOPE__P2P_PERSISTENT ? mpiscope_op_ctx_buffers_fixed : mpiscope_op_ctx_buffers)(
-        ctx, larger(s->plan[0].send_blocks, s->plan[1].send_blocks) * span,
-        larger(s->plan[0].recv_blocks, s->plan[1].recv_blocks) * span);
+    send = larger(s->plan[0].send_blocks, s->plan[1].send_blocks) * span;
+    recv = larger(s->plan[0].recv_blocks, s->plan[1].recv_blocks) * span;
+    if (s->large && (rc = mpiscope__ops_memory_check(ctx, send + recv)) != 0)
+        return rc;
+    rc = (s->mode == MPISCOPE__P2P_PERSISTENT || s->large ? mpiscope_op_ctx_buffers_fixed
+                                                          : mpiscope_op_ctx_buffers)(ctx, send, recv);
     return rc || s->mode != MPISCOPE__P2P_PERSISTENT ? rc : make_persistent(ctx, s, &s->plan[0]);
 }
 
-int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
+static int initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build, int large)
 {
     mpiscope__p2p_state_t *s = calloc(1, sizeof *s);
     int rc;
@@ -143,9 +167,20 @@ int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build
     if (!(ctx->state = s))
         return MPISCOPE_ENOMEM;
     s->comm = ctx->comm;
+    s->large = large;
     if ((rc = setup(ctx, s, build)) != 0)
         mpiscope__p2p_finalize(ctx); /* the engine finalizes only what initialized */
     return rc;
+}
+
+int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
+{
+    return initialize(ctx, build, 0);
+}
+
+int mpiscope__p2p_initialize_large(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build)
+{
+    return initialize(ctx, build, 1);
 }
 
 /* The plan of this launch and the partner of its round (NULL: idle). */
@@ -165,12 +200,18 @@ static mpiscope__p2p_t *launch_plan(const mpiscope_op_ctx_t *ctx, int *partner)
 static int send_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
                     int partner)
 {
+    if (s->large)
+        return MPISCOPE__LARGE(MPI_Send_c(msg_buffer(ctx, s, m), msg_ccount(s, m), MPI_BYTE, msg_peer(m, partner),
+                                          m->tag, s->comm));
     return MPI_Send(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm);
 }
 
 static int recv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
                     int partner)
 {
+    if (s->large)
+        return MPISCOPE__LARGE(MPI_Recv_c(msg_buffer(ctx, s, m), msg_ccount(s, m), MPI_BYTE, msg_peer(m, partner),
+                                          m->tag, s->comm, MPI_STATUS_IGNORE));
     return MPI_Recv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm,
                     MPI_STATUS_IGNORE);
 }
@@ -178,9 +219,28 @@ static int recv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s
 static int sendrecv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
                         const mpiscope__p2p_msg_t *r, int partner)
 {
+    if (s->large)
+        return MPISCOPE__LARGE(MPI_Sendrecv_c(msg_buffer(ctx, s, m), msg_ccount(s, m), MPI_BYTE, msg_peer(m, partner),
+                                              m->tag, msg_buffer(ctx, s, r), msg_ccount(s, r), MPI_BYTE,
+                                              msg_peer(r, partner), r->tag, s->comm, MPI_STATUS_IGNORE));
     return MPI_Sendrecv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag,
                         msg_buffer(ctx, s, r), msg_count(s, r), msg_type(s, r), msg_peer(r, partner), r->tag,
                         s->comm, MPI_STATUS_IGNORE);
+}
+
+/* MPI_Irecv, MPI_Isend or MPI_Issend of message m (the _c call for large counts). */
+static int post(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
+                int partner, MPI_Request *r)
+{
+    void *buf = msg_buffer(ctx, s, m);
+    int sync = s->mode == MPISCOPE__P2P_SYNCHRONOUS, peer = msg_peer(m, partner);
+    if (s->large)
+        return m->recv ? MPISCOPE__LARGE(MPI_Irecv_c(buf, msg_ccount(s, m), MPI_BYTE, peer, m->tag, s->comm, r))
+               : sync  ? MPISCOPE__LARGE(MPI_Issend_c(buf, msg_ccount(s, m), MPI_BYTE, peer, m->tag, s->comm, r))
+                       : MPISCOPE__LARGE(MPI_Isend_c(buf, msg_ccount(s, m), MPI_BYTE, peer, m->tag, s->comm, r));
+    return m->recv ? MPI_Irecv(buf, msg_count(s, m), msg_type(s, m), peer, m->tag, s->comm, r)
+           : sync  ? MPI_Issend(buf, msg_count(s, m), msg_type(s, m), peer, m->tag, s->comm, r)
+                   : MPI_Isend(buf, msg_count(s, m), msg_type(s, m), peer, m->tag, s->comm, r);
 }
 
 static int run_blocking(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, size_t first, size_t end,
@@ -206,19 +266,12 @@ static int run_nonblocking(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p, siz
     MPI_Request *r = p->requests + first;
     int rc = MPI_SUCCESS, n = 0;
 
-    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
-        const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        if (m->recv)
-            rc = MPI_Irecv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag,
-                           s->comm, &r[n++]);
-    }
-    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++) {
-        const mpiscope__p2p_msg_t *m = &p->msgs[i];
-        if (!m->recv)
-            rc = (s->mode == MPISCOPE__P2P_SYNCHRONOUS ? MPI_Issend : MPI_Isend)(
-                msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm,
-                &r[n++]);
-    }
+    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++)
+        if (p->msgs[i].recv)
+            rc = post(ctx, s, &p->msgs[i], partner, &r[n++]);
+    for (size_t i = first; rc == MPI_SUCCESS && i < end; i++)
+        if (!p->msgs[i].recv)
+            rc = post(ctx, s, &p->msgs[i], partner, &r[n++]);
     return rc == MPI_SUCCESS ? MPI_Waitall(n, r, MPI_STATUSES_IGNORE) : rc;
 }
 

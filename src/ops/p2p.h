@@ -61,6 +61,7 @@ typedef struct mpiscope__p2p_state {
     MPI_Comm comm;
     mpiscope__layout_t layout;
     int mode;
+    int large;               /* the MPI-4 _c calls: bytes, an MPI_Count each (MPISCOPE__P2P_LARGE_OP) */
     mpiscope__p2p_t plan[2]; /* plan[0] alone; with rounds, plan[first] for each role */
     int scheduled;           /* 1: rounds (pairs.rounds > 1) */
     mpiscope__pairs_t pairs; /* with rounds: this rank's partner and role per round */
@@ -75,6 +76,7 @@ int mpiscope__p2p_add(mpiscope__p2p_t *plan, int recv, int peer, int tag, size_t
 
 /* The shared hooks. */
 int mpiscope__p2p_initialize(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build);
+int mpiscope__p2p_initialize_large(mpiscope_op_ctx_t *ctx, mpiscope__p2p_build_t build);
 int mpiscope__p2p_execute(mpiscope_op_ctx_t *ctx);
 int mpiscope__p2p_finalize(mpiscope_op_ctx_t *ctx);
 int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase);
@@ -88,6 +90,20 @@ int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase);
     const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING, .flags = FLAGS,   \
         .options = OPTIONS, .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,      \
+        .finalize = mpiscope__p2p_finalize, .validate = mpiscope__p2p_validate,                    \
+    };
+
+/* The same with the large-count calls (MPI_Send_c ...): contiguous bytes,
+ * one buffer pair for the point, the node's memory checked first. */
+#define MPISCOPE__P2P_LARGE_OP(NAME, BUILD, FLAGS, OPTIONS, DESCRIPTION, SIZE_MEANING)              \
+    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                           \
+    {                                                                                               \
+        return mpiscope__p2p_initialize_large(ctx, BUILD);                                         \
+    }                                                                                               \
+    const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
+        .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                   \
+        .flags = (FLAGS) | MPISCOPE_OP_LARGE_COUNT, .options = OPTIONS,                            \
+        .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,                         \
         .finalize = mpiscope__p2p_finalize, .validate = mpiscope__p2p_validate,                    \
     };
 

@@ -62,3 +62,12 @@ MPISCOPE__P2P_OP(roundtrip, roundtrip_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_
 MPISCOPE__P2P_OP(pingping, pingping_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
                  "ping-ping: both ranks of a pair send to each other at once",
                  "bytes of each message (one each way)")
+
+static const mpiscope_op_option_t large_options[] = {
+    MPISCOPE__OPT_MODE("blocking"), MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_END,
+};
+MPISCOPE__P2P_LARGE_OP(pingpong_c, pingpong_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, large_options,
+                       "ping-pong with the MPI-4 large-count calls (MPI_Send_c, MPI_Recv_c ...: MPI_Count "
+                       "counts, beyond 2^31 - 1 bytes where memory allows): a message to the partner and one "
+                       "back (time: the round trip)",
+                       "bytes of each message (one each way)")

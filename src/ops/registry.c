@@ -68,6 +68,33 @@
     X(bibw)                                                                                         \
     X(multi_lat)                                                                                    \
     X(mbw_mr)                                                                                       \
+    /* threads (MPI_THREAD_MULTIPLE) and partitioned point-to-point (MPI-4) */                      \
+    X(thread_pingpong)                                                                              \
+    X(thread_rate)                                                                                  \
+    X(partitioned_pingpong)                                                                         \
+    X(partitioned_bw)                                                                               \
+    /* large counts (MPI-4 _c calls: MPI_Count counts) */                                           \
+    X(bcast_c)                                                                                      \
+    X(gather_c)                                                                                     \
+    X(gatherv_c)                                                                                    \
+    X(scatter_c)                                                                                    \
+    X(scatterv_c)                                                                                   \
+    X(allgather_c)                                                                                  \
+    X(allgatherv_c)                                                                                 \
+    X(alltoall_c)                                                                                   \
+    X(alltoallv_c)                                                                                  \
+    X(alltoallw_c)                                                                                  \
+    X(reduce_c)                                                                                     \
+    X(allreduce_c)                                                                                  \
+    X(reduce_scatter_c)                                                                             \
+    X(reduce_scatter_block_c)                                                                       \
+    X(scan_c)                                                                                       \
+    X(exscan_c)                                                                                     \
+    X(pingpong_c)                                                                                   \
+    X(bw_c)                                                                                         \
+    /* MPI-IO */                                                                                    \
+    X(file_write)                                                                                   \
+    X(file_read)                                                                                    \
     /* MPIBlib's experiments */                                                                     \
     X(roundtrip)                                                                                    \
     X(linear_scatter)                                                                               \

@@ -63,5 +63,8 @@ _Static_assert(sizeof(mpiscope__trace_block_head_t) == 40, "a block head is 40 b
 #define MPISCOPE_TRACE_F_GROUP 0x0400u         /* part: peer is a member of the call's group
                                                   (Win_start, Win_post), rank in the window */
 #define MPISCOPE_TRACE_F_TRUE 0x0800u          /* the call's out flag was true (Win_test, Parrived) */
+#define MPISCOPE_TRACE_F_FILE 0x1000u          /* comm holds an MPI_File handle (MPI-IO calls) */
+#define MPISCOPE_TRACE_F_OFFSET 0x2000u        /* an MPI-IO access at an explicit offset (the *_at
+                                                  calls): tag holds its high 32 bits, root its low */
 
 #endif

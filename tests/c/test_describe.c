@@ -69,7 +69,7 @@ static void test_describe(void)
         }
     }
     const mpiscope__jv_t *supinski = mpiscope__jv_get(named(methods, "bcast-supinski"), "applies_to");
-    CHECK(supinski->type == MPISCOPE__JV_ARRAY && supinski->count == 2); /* bcast, linear_bcast */
+    CHECK(supinski->type == MPISCOPE__JV_ARRAY && supinski->count == 3); /* bcast, bcast_c, linear_bcast */
     CHECK(strcmp(supinski->first->string, "bcast") == 0);
     CHECK(strcmp(mpiscope__jv_get(named(methods, "window"), "applies_to")->string, "all") == 0);
     const mpiscope__jv_t *plan = mpiscope__jv_get(d, "plan_parameters");

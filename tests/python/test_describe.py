@@ -39,7 +39,7 @@ def test_checked_in_description_is_the_bench_output() -> None:
 
 def test_vocabulary_comes_from_the_description() -> None:
     assert list(METHODS) == list(names("methods"))
-    assert METHODS["bcast-supinski"].only_ops == ("bcast", "linear_bcast")
+    assert METHODS["bcast-supinski"].only_ops == ("bcast", "bcast_c", "linear_bcast")
     assert [m for m, info in METHODS.items() if info.scheduled] == ["window", "roundtime"]
     assert [DEFAULT_METHOD] == parameter("methods")["default"]
     assert list(options.DTYPES) == list(names("element_types"))

@@ -106,7 +106,7 @@ def real_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, A
 
     where = tmp_path_factory.mktemp("real")
     docs = {}
-    for name in ("sample", "check", "firstcall", "methods"):
+    for name in ("sample", "check", "firstcall", "methods", "startup", "threads"):
         _, args = RUNS[name]
         proc = mpiscope(*args, "--out", f"{name}.json", "--quiet", cwd=where)
         assert proc.returncode == 0, proc.stderr
@@ -118,7 +118,9 @@ def real_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, A
 @pytest.mark.parametrize(("name", "path"), [("sample", SAMPLE),
                                             ("check", DATA / "check-result.json"),
                                             ("firstcall", DATA / "firstcall-result.json"),
-                                            ("methods", DATA / "golden" / "methods.json")])
+                                            ("methods", DATA / "golden" / "methods.json"),
+                                            ("startup", DATA / "startup-result.json"),
+                                            ("threads", DATA / "threads-result.json")])
 def test_recorded_fixtures_are_what_the_bench_writes_today(
     real_runs: dict[str, dict[str, Any]], name: str, path: Path
 ) -> None:

@@ -183,8 +183,8 @@ def test_supinski_with_other_ops_is_refused(fake_mpi: FakeMpi, tmp_path: Path) -
     run = run_cli(["run", "allreduce", "--method", "bcast-supinski"], fake_mpi.env, tmp_path)
     assert run.code == 2
     assert run.err_lines == [
-        "mpiscope: error: method bcast-supinski applies only to bcast, linear_bcast, which is not "
-        "among the operations allreduce"
+        "mpiscope: error: method bcast-supinski applies only to bcast, bcast_c, linear_bcast, "
+        "which is not among the operations allreduce"
     ]
 
 

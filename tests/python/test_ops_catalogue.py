@@ -36,9 +36,12 @@ MODELS = ["prtt", "overhead_send", "overhead_recv", "reduce_local"]  # the model
 ALLTOALL_LAB = ["alltoall_bruck", "alltoall_pairwise", "alltoall_linear", "alltoall_one_leader",
                 "alltoall_m_leader", "alltoall_plp", "alltoall_lss", "fft3d"]  # fmt: skip
 RMA = ["put", "get", "accumulate", "get_accumulate", "fetch_and_op", "compare_and_swap"]
+THREADED = ["thread_pingpong", "thread_rate", "partitioned_pingpong", "partitioned_bw"]
+LARGE_COUNT = [*(f"{c}_c" for c in COLLECTIVES if c != "barrier"), "pingpong_c", "bw_c"]
+MPI_IO = ["file_write", "file_read"]
 EXPECTED = [
     *COLLECTIVES, *(f"i{c}" for c in COLLECTIVES), *(f"{c}_init" for c in COLLECTIVES),
-    *P2P, *MPIBLIB, *MODELS, *ALLTOALL_LAB, *RMA,
+    *P2P, *THREADED, *LARGE_COUNT, *MPI_IO, *MPIBLIB, *MODELS, *ALLTOALL_LAB, *RMA,
     *NEIGHBOR, *(f"i{n}" for n in NEIGHBOR), *(f"{n}_init" for n in NEIGHBOR),
     "waitpattern_up", "waitpattern_down", "waitpattern_null",
 ]  # fmt: skip
@@ -70,6 +73,17 @@ VARIANTS: list[tuple[str, list[str], list[str]]] = [
     ("cart-2d", [*NEIGHBOR, *(f"i{n}" for n in NEIGHBOR)], ["--option", "dims=2"]),
     ("compute", ["ibcast", "iallreduce", "alltoall_init", "ineighbor_alltoall"],
      ["--option", "compute_us=5", "--option", "test_us=1"]),
+    ("threads-tag", ["thread_pingpong", "thread_rate"],
+     ["--option", "separation=tag", "--option", "threads=3"]),
+    ("threads-shared", ["thread_pingpong", "thread_rate"], ["--option", "separation=shared"]),
+    ("partitioned-as-messages", ["partitioned_pingpong", "partitioned_bw"],
+     ["--option", "as=messages", "--option", "order=random", "--option", "partitions=3"]),
+    ("partitioned-as-single", ["partitioned_pingpong", "partitioned_bw"],
+     ["--option", "as=single", "--option", "order=reverse", "--option", "fill_us=2"]),
+    ("io-collective-strided", MPI_IO,
+     ["--option", "access=collective", "--option", "layout=strided", "--option", "cb=enable"]),
+    ("io-per-process", MPI_IO,
+     ["--option", "file=per_process", "--option", "cb=disable", "--option", "sync=1"]),
 ]  # fmt: skip
 
 
@@ -115,11 +129,34 @@ def test_catalogue_lists_every_operation(mpi: str, tmp_path: Path) -> None:
             assert option["description"], (op["name"], option["name"])
 
 
+def has_large_counts(mpi: str) -> bool:
+    """Open MPI 5.0 has no MPI-4 large-count (_c) calls; MPICH has them."""
+    return find_profiles()[mpi].implementation != "openmpi"
+
+
 @pytest.mark.mpi
 def test_every_operation_validates(mpi: str, tmp_path: Path) -> None:
-    doc = run_validated(mpi, EXPECTED, [], tmp_path)
+    ops = EXPECTED if has_large_counts(mpi) else [op for op in EXPECTED if op not in LARGE_COUNT]
+    doc = run_validated(mpi, ops, [], tmp_path)
     sized = {p["op"] for p in doc["points"] if p["size_bytes"] == 4096}
     assert "bcast" in sized and "barrier" not in sized
+
+
+@pytest.mark.mpi
+def test_large_counts_where_the_library_has_them(mpi: str, tmp_path: Path) -> None:
+    """Where the library has the _c calls every large-count op validates
+    (test_every_operation_validates); where it has not, each refuses with
+    one line naming what is missing, before measuring anything."""
+    if has_large_counts(mpi):
+        run_validated(mpi, ["bcast_c", "allreduce_c", "pingpong_c"], ["--option", "in_place=1"],
+                      tmp_path)  # fmt: skip
+        return
+    for op in ["bcast_c", "alltoallv_c", "bw_c"]:
+        run = mpiscope("run", op, "--mpi", mpi, "--sizes", "8", "--validate", *QUICK,
+                       "--out", str(tmp_path / f"{op}.json"), "--quiet", cwd=tmp_path)  # fmt: skip
+        lines = [line for line in run.stderr.splitlines() if line.startswith("mpiscope:")]
+        assert run.returncode != 0 and len(lines) == 1, run.stderr[-2000:]
+        assert f"{op}: this MPI library has no large-count calls" in lines[0], lines[0]
 
 
 @pytest.mark.parametrize(("ops", "extra"), [v[1:] for v in VARIANTS], ids=[v[0] for v in VARIANTS])
@@ -129,6 +166,25 @@ def test_variant_validates(mpi: str, ops: list[str], extra: list[str], tmp_path:
     given = dict(a.split("=", 1) for a in extra[1::2] if "=" in a)
     for p in doc["points"]:  # the options are recorded with every point
         assert all(p["options"].get(k) == v for k, v in given.items() if k in p["options"])
+
+
+@pytest.mark.mpi
+def test_a_lower_thread_level_is_refused_in_one_line(mpi: str, tmp_path: Path) -> None:
+    """The thread ops need MPI_THREAD_MULTIPLE for more than one thread; asked
+    for less, the level granted is in the result and the point is refused."""
+    out = tmp_path / "t.json"
+    run = mpiscope("run", "thread_pingpong", "--mpi", mpi, "--sizes", "8", *QUICK,
+                   "--thread-level", "serialized", "--out", str(out), "--quiet",
+                   cwd=tmp_path)  # fmt: skip
+    lines = [line for line in run.stderr.splitlines() if line.startswith("mpiscope:")]
+    assert run.returncode != 0 and len(lines) == 1, run.stderr[-2000:]
+    assert "needs MPI_THREAD_MULTIPLE" in lines[0] and "granted" in lines[0], lines[0]
+    doc = json.loads(out.read_text())
+    assert doc["environment"]["thread_level"] == "MPI_THREAD_SERIALIZED"  # what was granted
+    assert not [p for p in doc["points"] if p["op"] == "thread_pingpong"]
+    one = run_validated(mpi, ["thread_pingpong"], ["--thread-level", "serialized", "--option",
+                                                   "threads=1"], tmp_path)  # fmt: skip
+    assert one["environment"]["thread_level"] == "MPI_THREAD_SERIALIZED"  # one thread: enough
 
 
 @pytest.mark.mpi

@@ -37,7 +37,7 @@ char mpiscope__serial_in_place, mpiscope__serial_bottom;
 MPI_Status mpiscope__serial_status_ignore[1], mpiscope__serial_statuses_ignore[1];
 int mpiscope__serial_unweighted[1], mpiscope__serial_weights_empty[1];
 
-static int initialized, finalized;
+static int initialized, finalized, level = MPI_THREAD_SINGLE;
 static unsigned long comms_made;
 
 #define LIBRARY_VERSION "mpiscope serial MPI (unit tests only: one rank, no communication)"
@@ -97,7 +97,14 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
         return fail(NULL, "MPI_Init", MPI_ERR_OTHER, "MPI is already %s",
                     finalized ? "finalized" : "initialized");
     initialized = 1;
+    level = required;
     *provided = required; /* one process, no threads of its own */
+    return MPI_SUCCESS;
+}
+
+int MPI_Query_thread(int *provided)
+{
+    *provided = level;
     return MPI_SUCCESS;
 }
 

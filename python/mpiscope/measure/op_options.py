@@ -11,11 +11,12 @@ from __future__ import annotations
 import argparse
 import difflib
 from collections.abc import Sequence
+from pathlib import Path
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.catalogue import OpInfo
 
-__all__ = ["ENGINE_OPTIONS", "check_op_options", "parse_op_option"]
+__all__ = ["ENGINE_OPTIONS", "check_op_options", "check_op_paths", "parse_op_option"]
 
 #: Catalogue options that are engine parameters, and the flag that sets each.
 ENGINE_OPTIONS = {"root": "--root", "dtype": "--dtype", "op": "--reduce-op"}
@@ -55,3 +56,22 @@ def check_op_options(options: Sequence[tuple[str, str]], ops: Sequence[OpInfo]) 
         listed = ", ".join(declared) or "none"
         hint = f"did you mean {close[0]!r}?" if close else f"their options: {listed}"
         raise MpiscopeError(f"--option {name}: no such option of {names} ({hint})")
+
+
+def check_op_paths(options: Sequence[tuple[str, str]], ops: Sequence[OpInfo]) -> None:
+    """An option whose unit is a path names something that exists: a
+    directory for an op that writes files (flag ``files``: its ``dir``),
+    else a file to read (``graph``); raise MpiscopeError otherwise, before
+    anything is launched (the bench checks again on every rank's node)."""
+    paths = {o.name for op in ops for o in op.options if o.unit == "path"}
+    dirs = {o.name for op in ops if "files" in op.flags for o in op.options if o.unit == "path"}
+    for name, value in options:
+        if name not in paths or not value:
+            continue
+        path = Path(value).expanduser()
+        if name in dirs and not path.is_dir():
+            what = "not a directory" if path.exists() else "no such directory"
+            raise MpiscopeError(f"--option {name}={value}: {what}")
+        if name not in dirs and not path.is_file():
+            what = "not a file" if path.exists() else "no such file"
+            raise MpiscopeError(f"--option {name}={value}: {what}")

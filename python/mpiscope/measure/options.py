@@ -83,8 +83,9 @@ ALWAYS_PASSED = (
     "confidence", "trim", "align", "window_min_ns", "root", "dtype", "reduce_op",
 )  # fmt: skip
 #: Plan parameters with a command line of their own: the point order
-#: (--launches, --seed) and the check's pause (mpiscope check --drift-seconds).
-_NOT_FLAGS = frozenset({"shuffle", "drift_seconds"})
+#: (--launches, --seed), the check's pause (mpiscope check --drift-seconds)
+#: and what to start (mpiscope startup).
+_NOT_FLAGS = frozenset({"shuffle", "drift_seconds", "startup"})
 #: How an unknown value is named in the error line.
 _WHAT = {
     "sync": "clock sync algorithm",

@@ -4,7 +4,8 @@
 statistics parameters, methods and arrival, element type and reduction,
 the output file, the number of cores); :func:`check_ops` checks the
 operations and their options against the bench's catalogue; and
-:func:`bench_plan` (:func:`check_plan` for the machine check) builds the
+:func:`bench_plan` (:func:`check_plan` for the machine check,
+:func:`startup_plan` for a start-up launch) builds the
 one JSON document the bench reads (``mpiscope-bench --plan FILE``,
 docs/plan-format.md), every value typed: sizes and process counts are the
 integers parsed here, never text again.
@@ -26,7 +27,7 @@ from mpiscope.launcher import format_command
 from mpiscope.measure.catalogue import query_ops
 from mpiscope.measure.cluster import cluster_meta, runs_elsewhere
 from mpiscope.measure.method_options import Arrival, check_method_options
-from mpiscope.measure.op_options import check_op_options
+from mpiscope.measure.op_options import check_op_options, check_op_paths
 from mpiscope.measure.options import (
     DEFAULT_MAX_LAUNCHES,
     DEFAULT_NPROCS_SIZE,
@@ -56,6 +57,7 @@ __all__ = [
     "check_plan",
     "join_ops",
     "plan_run",
+    "startup_plan",
 ]
 
 
@@ -239,6 +241,7 @@ def check_ops(plan: RunPlan, profile: MpiProfile, timeout: float | None = None) 
             raise MpiscopeError(unknown("operation", name, list(known.values())))
     ops = [known[name.lower()] for name in plan.ops]
     check_op_options(plan.options, [op for op in catalogue if op.name in ops])
+    check_op_paths(plan.options, [op for op in catalogue if op.name in ops])
     return ops
 
 
@@ -288,6 +291,25 @@ def check_plan(
         if getattr(args, name, None) is not None:
             doc[name] = getattr(args, name)
     doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
+    return doc
+
+
+def startup_plan(
+    args: argparse.Namespace, how: str, size: int, out: Path, profile: MpiProfile,
+    launcher: list[str],
+) -> dict[str, Any]:  # fmt: skip
+    """The bench's plan document for one start-up launch (``mpiscope
+    startup``) on ``args.np`` ranks: MPI started as ``how`` (``init``,
+    ``init_thread`` at ``args.thread_level``, ``session``), then round trips
+    of ``size`` bytes to every peer."""
+    doc: dict[str, Any] = {"startup": how, "sizes": [size]}
+    if how == "init_thread":
+        doc["thread_level"] = args.thread_level
+    for name in ("timer", "sync", *SYNC_PARAMETERS):
+        if getattr(args, name, None) is not None:
+            doc[name] = getattr(args, name)
+    doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
+    doc["validate"] = bool(getattr(args, "validate", False))
     return doc
 
 

@@ -133,6 +133,9 @@ class Launch:
 
     plan: dict[str, Any]
     shuffle_seed: int | None = None
+    #: the launcher of this launch when it is not the bench's (another
+    #: process count: mpiscope startup --nprocs)
+    launcher: tuple[str, ...] | None = None
 
     @property
     def out(self) -> Path:
@@ -213,7 +216,8 @@ def run_launches(
         plans = [launch.plan for launch in launches]
         print(json.dumps(plans[0] if len(plans) == 1 else plans, indent=2))
         return 0
-    commands = [bench.command(["--plan", str(_write_plan(launch.plan, tmp, index))])
+    commands = [[*(launch.launcher or bench.launcher), bench.path,
+                 "--plan", str(_write_plan(launch.plan, tmp, index))]
                 for index, launch in enumerate(launches)]  # fmt: skip
     env = bench.environment()
     import_validator()  # now, not in the reading of a launch a Ctrl-C may cut short

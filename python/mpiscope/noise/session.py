@@ -232,7 +232,7 @@ def environment(profile: MpiProfile, topology: Topology) -> dict[str, Any]:
 
 def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema_version": "1.1",
+        "schema_version": "1.2" if "mpi_wheel" in env else "1.0",  # the fields it holds
         "kind": "noise-run",
         "mpiscope_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

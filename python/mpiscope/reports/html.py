@@ -23,7 +23,7 @@ from typing import Any
 from mpiscope import __version__, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.reports.header import header_rows
-from mpiscope.reports.html_sections import ledger_html, tails_html
+from mpiscope.reports.html_sections import ledger_html, notes_html, parts_html, tails_html
 from mpiscope.reports.launch_interval import interval_lines
 from mpiscope.reports.launch_report import has_between, summary_values
 from mpiscope.reports.plots.common import source_labels
@@ -298,7 +298,7 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
     parts.append("<h3>Environment</h3>")
     parts.append(_environment_table(result))
     special = _special_body(result)
-    if special is not None:  # a machine check or first-call document: no point table
+    if special is not None:  # a machine check, first-call or start-up document: no point table
         parts.append(special)
         parts.append("</section>")
         return "\n".join(parts)
@@ -314,7 +314,7 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
         f'<p class="note">{_e(line)}</p>'
         for line in interval_lines(result, f"{format_number(result.confidence * 100, 3)}%")
     ]
-    parts += [tails_html(result), ledger_html(result)]
+    parts += [tails_html(result), parts_html(result), notes_html(result), ledger_html(result)]
     summary = result.data.get("launch_summary")
     records = result.data.get("launches")
     if summary or records:
@@ -328,14 +328,17 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
 
 
 def _special_body(result: Result) -> str | None:
-    """The text report's body of a check or first-call document, else None."""
+    """The text report's body of a check, first-call or start-up document, else None."""
     from mpiscope.reports.check import check_lines
     from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
+    from mpiscope.reports.startup import is_startup, startup_lines
 
     if result.data.get("check") is not None:
         title, lines = "Machine check", check_lines(result)
     elif is_firstcall(result):
         title, lines = "First call vs second call", firstcall_lines(result)
+    elif is_startup(result):
+        title, lines = "The start of MPI", startup_lines(result)
     else:
         return None
     return f"<h3>{_e(title)}</h3><pre>{_e(chr(10).join(lines))}</pre>"

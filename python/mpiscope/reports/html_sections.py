@@ -1,6 +1,7 @@
 """Sections of the HTML report beyond the point table: the tails of every
-point with their distribution-free intervals, and the bias ledger against
-OSU and IMB (the same rows as ``report --tails`` and ``mpiscope explain``)."""
+point with their distribution-free intervals, the bias ledger against
+OSU and IMB (the same rows as ``report --tails`` and ``mpiscope explain``),
+each thread's time and what the numbers depend on (reports/parts.py)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,13 @@ import html
 from collections.abc import Sequence
 
 from mpiscope.reports.ledger import TITLES, ledger_rows, point_title, result_ledgers
+from mpiscope.reports.parts import PART_TITLES, op_notes, parts_rows
 from mpiscope.reports.tails import TAIL_TITLES, tail_note, tail_rows
 from mpiscope.result import Result
 from mpiscope.result.ledger import has_ledger
 from mpiscope.result.units import format_percent
 
-__all__ = ["ledger_html", "table_html", "tails_html"]
+__all__ = ["ledger_html", "notes_html", "parts_html", "table_html", "tails_html"]
 
 
 def _e(text: object) -> str:
@@ -63,3 +65,24 @@ def ledger_html(result: Result) -> str:
                                     ledger_rows(ledger), css="ledger"))  # fmt: skip
             parts.append(f'<p class="note">{_e(ledger.first_call_note)}</p>')
     return "\n".join(parts)
+
+
+def parts_html(result: Result) -> str:
+    """Each thread's time of the points that have parts (as in the report)."""
+    rows = parts_rows(result)
+    if not rows:
+        return ""
+    return ("<h3>Threads</h3>" + '<p class="note">Each thread\'s own time in a launch (the '
+            "point's time is the slowest thread's); medians over the valid launches; launch "
+            "spread: per launch the slowest thread minus the fastest (median).</p>"
+            + table_html(PART_TITLES, "<>>>>>><", rows, css="parts"))  # fmt: skip
+
+
+def notes_html(result: Result) -> str:
+    """Per op, what its numbers depend on (file system, hints, threads...)."""
+    notes = op_notes(result.points)
+    if not notes:
+        return ""
+    rows = [[op, key, text] for op, items in notes.items() for key, text in items]
+    return ("<h3>What the numbers depend on</h3>"
+            + table_html(["op", "note", "as the op found it"], "<<<", rows, css="notes"))

@@ -25,6 +25,8 @@ from mpiscope.reports.launch_interval import (
 )
 from mpiscope.reports.launch_report import summary_lines
 from mpiscope.reports.method_compare import comparison_lines
+from mpiscope.reports.parts import notes_lines, parts_lines
+from mpiscope.reports.startup import is_startup, startup_lines
 from mpiscope.reports.tails import resolution_flag, tail_cell, tail_note, tail_table_lines
 from mpiscope.result import Point, Result
 from mpiscope.result.modes import format_modes, point_modes
@@ -60,11 +62,14 @@ def render_report(result: Result, per_rank: bool = False, tails: bool = False) -
 
 def _body_lines(result: Result, per_rank: bool) -> list[str]:
     """The point table (then the launch summary and the comparison of timing
-    methods, when there are), or what a check or first-call document shows."""
+    methods, when there are), or what a check, first-call or start-up document
+    shows."""
     if result.data.get("check") is not None:
         return check_lines(result)
     if is_firstcall(result):
         return firstcall_lines(result)
+    if is_startup(result):
+        return startup_lines(result)
     return _table_lines(result, per_rank) + summary_lines(result) + comparison_lines(result)
 
 
@@ -111,7 +116,8 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
     note = tail_note(result)
     if note:
         lines.append(note)
-    return lines + interval_lines(result, format_percent(result.confidence))
+    lines += interval_lines(result, format_percent(result.confidence))
+    return lines + parts_lines(result) + notes_lines(result)
 
 
 def table_cells(result: Result) -> tuple[list[str], list[str], list[list[str]]]:

@@ -7,11 +7,13 @@ bytes; this module is the only place that turns them into text for humans.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+import statistics
+from collections.abc import Iterable, Sequence
 
 __all__ = [
     "TIME_UNITS",
     "format_bytes",
+    "format_median_range",
     "format_ns",
     "format_percent",
     "format_number",
@@ -80,6 +82,17 @@ def format_ns(ns: float | None, digits: int = 3) -> str:
         return MISSING
     name, scale = pick_time_unit([ns])
     return f"{format_number(ns / scale, digits)} {name}"
+
+
+def format_median_range(values_ns: Sequence[float]) -> str:
+    """The median of several times and their range, "1.2 ms [1.1 ms .. 1.5 ms]";
+    one time alone; "-" for none."""
+    if not values_ns:
+        return MISSING
+    if len(values_ns) == 1:
+        return format_ns(values_ns[0])
+    return (f"{format_ns(statistics.median(values_ns))} [{format_ns(min(values_ns))} .. "
+            f"{format_ns(max(values_ns))}]")  # fmt: skip
 
 
 def format_bytes(size: int | float | None) -> str:

@@ -13,7 +13,9 @@ the tables, not the trace.
   the last to arrive, in the call that completes their part, and the
   operation costs, after the last arrival, until the last finishes;
 * what else was linked: one-sided transfers per epoch kind, partitioned
-  messages and the partitions readied.
+  messages and the partitions readied;
+* MPI-IO: per function, its calls, bytes, files and the range of the
+  explicit offsets of the *_at calls.
 """
 
 from __future__ import annotations
@@ -24,10 +26,11 @@ from dataclasses import dataclass, field
 from mpiscope.trace.calls import Link, Message
 from mpiscope.trace.collective import Instance
 from mpiscope.trace.merge import Merged
-from mpiscope.trace.reader import NONE
+from mpiscope.trace.reader import F_FILE, F_OFFSET, NONE
 from mpiscope.trace.stream import Call, Stream, as_stream
 
-__all__ = ["Analysis", "CollectiveStats", "FunctionStats", "RankStats", "WaitStats", "analyse"]
+__all__ = ["Analysis", "CollectiveStats", "FunctionStats", "IoStats", "RankStats", "WaitStats",
+           "analyse"]
 
 
 @dataclass
@@ -37,6 +40,31 @@ class FunctionStats:
     total_ns: float = 0.0
     max_ns: float = 0.0
     bytes: int = 0
+
+
+@dataclass
+class IoStats:
+    """One MPI-IO function: its calls, bytes, files (rank, handle) and the
+    explicit offsets of its accesses (units of the view's etype; bytes for
+    a byte view), None when it has none."""
+
+    name: str
+    calls: int = 0
+    bytes: int = 0
+    files: set[tuple[int, int]] = field(default_factory=set)
+    min_offset: int | None = None
+    max_offset: int | None = None
+
+    def add(self, call: Call) -> None:
+        self.calls += 1
+        self.bytes += max(call.bytes, 0)
+        if call.flags & F_FILE:
+            self.files.add((call.rank, call.comm))
+        if call.flags & F_OFFSET:
+            offset = (call.tag & 0xFFFFFFFF) << 32 | (call.root & 0xFFFFFFFF)
+            offset -= 1 << 64 if offset >= 1 << 63 else 0  # MPI_Offset is signed
+            self.min_offset = offset if self.min_offset is None else min(self.min_offset, offset)
+            self.max_offset = offset if self.max_offset is None else max(self.max_offset, offset)
 
 
 @dataclass
@@ -88,6 +116,7 @@ class Analysis:
     links: dict[str, Counter[str]] = field(default_factory=dict)  # kind -> detail -> arrows
     partitions_readied: int = 0  # partitions marked ready (MPI_Pready, MPI_Pready_range)
     pready_unknown: int = 0  # MPI_Pready* calls whose partitions are not recorded
+    io: list[IoStats] = field(default_factory=list)  # MPI-IO functions, by bytes
 
 
 class _Collectives:
@@ -175,9 +204,12 @@ def analyse(source: Stream | Merged) -> Analysis:
         if m.send_blocking and m.post_ns > m.send_ns:
             late_receiver[(m.src, m.dst)].add(min(m.post_ns, m.send_end_ns) - m.send_ns)
 
+    io: dict[str, IoStats] = {}
     for call in stream.calls(on_message=on_message, on_link=on_link, on_instance=on_instance):
         if call.cls == "partitioned" and call.name.startswith("MPI_Pready"):
             _readied(call, partitions)
+        elif call.cls == "file":
+            io.setdefault(call.name, IoStats(call.name)).add(call)
         d = max(call.end_ns - call.start_ns, 0.0)
         s = stats.get(call.name)
         if s is None:
@@ -205,7 +237,9 @@ def analyse(source: Stream | Merged) -> Analysis:
                     {name: dict(c) for name, c in sizes.items()}, dict(late_sender),
                     dict(late_receiver),
                     sorted(collectives.stats.values(), key=lambda x: -x.early_wait_ns), total,
-                    stream, backwards, dict(links), *partitions)
+                    stream, backwards, dict(links), partitions_readied=partitions[0],
+                    pready_unknown=partitions[1],
+                    io=sorted(io.values(), key=lambda x: (-x.bytes, x.name)))
 
 
 def _readied(call: Call, partitions: list[int]) -> None:

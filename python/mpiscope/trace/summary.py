@@ -215,6 +215,19 @@ def _collectives(a: Analysis) -> list[str]:
                            "mean cost after last", "last to arrive"], rows, right=2)
 
 
+def _io(a: Analysis) -> list[str]:
+    """MPI-IO per function: calls, bytes, files, the explicit offsets' range."""
+    if not a.io:
+        return []
+    rows = [[s.name, str(s.calls), format_bytes(s.bytes) if s.bytes else "-",
+             str(len(s.files)) if s.files else "-",
+             "-" if s.min_offset is None else f"{s.min_offset} .. {s.max_offset}"]
+            for s in a.io]  # fmt: skip
+    return ["", "MPI-IO (files: distinct handles over the ranks; offsets: the explicit ones of "
+            "the *_at calls, in etypes of the view)"] + _table(
+        ["function", "calls", "bytes", "files", "offsets"], rows)
+
+
 def _counts(counts: dict[str, int] | None) -> str:
     return ", ".join(f"{k} {n}" for k, n in sorted((counts or {}).items()))
 
@@ -255,5 +268,5 @@ def render_summary(source: Stream | Merged, top: int = 15) -> str:
     lines += _waits("Late receiver (a blocking send waits for the receive to be posted)",
                     "waited: from the start of the send to the post of the receive (or the "
                     "send's end)", a.late_receiver)
-    lines += _collectives(a) + _matching(a)
+    lines += _collectives(a) + _io(a) + _matching(a)
     return "\n".join(lines)

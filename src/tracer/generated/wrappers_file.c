@@ -10,6 +10,8 @@ MPI_Fint MPI_File_c2f(MPI_File file)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_c2f, MPISCOPE__TRACE_SITE()))
         return PMPI_File_c2f(file);
+    c_.r->comm = MPISCOPE__H(file);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     MPI_Fint ret_ = PMPI_File_c2f(file);
     mpiscope__trace_stamp_exit(&c_);
@@ -24,6 +26,8 @@ int MPI_File_call_errhandler(MPI_File fh, int errorcode)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_call_errhandler, MPISCOPE__TRACE_SITE()))
         return PMPI_File_call_errhandler(fh, errorcode);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_call_errhandler(fh, errorcode);
     mpiscope__trace_stamp_exit(&c_);
@@ -38,6 +42,8 @@ int MPI_File_close(MPI_File* fh)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_close, MPISCOPE__TRACE_SITE()))
         return PMPI_File_close(fh);
+    c_.r->comm = MPISCOPE__H(*fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_close(fh);
     mpiscope__trace_stamp_exit(&c_);
@@ -108,6 +114,8 @@ int MPI_File_get_amode(MPI_File fh, int* amode)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_amode, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_amode(fh, amode);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_amode(fh, amode);
     mpiscope__trace_stamp_exit(&c_);
@@ -122,6 +130,8 @@ int MPI_File_get_atomicity(MPI_File fh, int* flag)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_atomicity, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_atomicity(fh, flag);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_atomicity(fh, flag);
     mpiscope__trace_stamp_exit(&c_);
@@ -136,6 +146,8 @@ int MPI_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset* disp)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_byte_offset, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_byte_offset(fh, offset, disp);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_byte_offset(fh, offset, disp);
     mpiscope__trace_stamp_exit(&c_);
@@ -150,6 +162,8 @@ int MPI_File_get_errhandler(MPI_File file, MPI_Errhandler* errhandler)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_errhandler, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_errhandler(file, errhandler);
+    c_.r->comm = MPISCOPE__H(file);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_errhandler(file, errhandler);
     mpiscope__trace_stamp_exit(&c_);
@@ -164,6 +178,8 @@ int MPI_File_get_group(MPI_File fh, MPI_Group* group)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_group, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_group(fh, group);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_group(fh, group);
     mpiscope__trace_stamp_exit(&c_);
@@ -178,6 +194,8 @@ int MPI_File_get_info(MPI_File fh, MPI_Info* info_used)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_info, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_info(fh, info_used);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_info(fh, info_used);
     mpiscope__trace_stamp_exit(&c_);
@@ -192,6 +210,8 @@ int MPI_File_get_position(MPI_File fh, MPI_Offset* offset)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_position, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_position(fh, offset);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_position(fh, offset);
     mpiscope__trace_stamp_exit(&c_);
@@ -206,6 +226,8 @@ int MPI_File_get_position_shared(MPI_File fh, MPI_Offset* offset)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_position_shared, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_position_shared(fh, offset);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_position_shared(fh, offset);
     mpiscope__trace_stamp_exit(&c_);
@@ -220,6 +242,8 @@ int MPI_File_get_size(MPI_File fh, MPI_Offset* size)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_size, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_size(fh, size);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_size(fh, size);
     mpiscope__trace_stamp_exit(&c_);
@@ -234,6 +258,8 @@ int MPI_File_get_type_extent(MPI_File fh, MPI_Datatype datatype, MPI_Aint* exten
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_type_extent, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_type_extent(fh, datatype, extent);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_type_extent(fh, datatype, extent);
     mpiscope__trace_stamp_exit(&c_);
@@ -248,6 +274,8 @@ int MPI_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count* ex
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_type_extent_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_type_extent_c(fh, datatype, extent);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_type_extent_c(fh, datatype, extent);
     mpiscope__trace_stamp_exit(&c_);
@@ -262,6 +290,8 @@ int MPI_File_get_view(MPI_File fh, MPI_Offset* disp, MPI_Datatype* etype, MPI_Da
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_get_view, MPISCOPE__TRACE_SITE()))
         return PMPI_File_get_view(fh, disp, etype, filetype, datarep);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_get_view(fh, disp, etype, filetype, datarep);
     mpiscope__trace_stamp_exit(&c_);
@@ -277,6 +307,8 @@ int MPI_File_iread(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -293,6 +325,8 @@ int MPI_File_iread_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype,
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_all(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_all(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -309,6 +343,8 @@ int MPI_File_iread_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype d
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_all_c(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -325,6 +361,11 @@ int MPI_File_iread_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_at, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_at(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -341,6 +382,11 @@ int MPI_File_iread_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, 
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_at_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_at_all(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -357,6 +403,11 @@ int MPI_File_iread_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_at_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_at_all_c(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -373,6 +424,11 @@ int MPI_File_iread_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count cou
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_at_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_at_c(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -389,6 +445,8 @@ int MPI_File_iread_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype datat
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_c(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_c(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -405,6 +463,8 @@ int MPI_File_iread_shared(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_shared, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_shared(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_shared(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -421,6 +481,8 @@ int MPI_File_iread_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iread_shared_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iread_shared_c(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -437,6 +499,8 @@ int MPI_File_iwrite(MPI_File fh, const void* buf, int count, MPI_Datatype dataty
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -453,6 +517,8 @@ int MPI_File_iwrite_all(MPI_File fh, const void* buf, int count, MPI_Datatype da
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_all(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -469,6 +535,8 @@ int MPI_File_iwrite_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Dat
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_all_c(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -485,6 +553,11 @@ int MPI_File_iwrite_at(MPI_File fh, MPI_Offset offset, const void* buf, int coun
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_at, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_at(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -501,6 +574,11 @@ int MPI_File_iwrite_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int 
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_at_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_at_all(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -517,6 +595,11 @@ int MPI_File_iwrite_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MP
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_at_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_at_all_c(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -533,6 +616,11 @@ int MPI_File_iwrite_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Co
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_at_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_at_c(fh, offset, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -549,6 +637,8 @@ int MPI_File_iwrite_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatyp
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_c(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -565,6 +655,8 @@ int MPI_File_iwrite_shared(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_shared, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_shared(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -581,6 +673,8 @@ int MPI_File_iwrite_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_iwrite_shared_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_iwrite_shared_c(fh, buf, count, datatype, request);
     mpiscope__trace_stamp_exit(&c_);
@@ -611,6 +705,8 @@ int MPI_File_preallocate(MPI_File fh, MPI_Offset size)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_preallocate, MPISCOPE__TRACE_SITE()))
         return PMPI_File_preallocate(fh, size);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_preallocate(fh, size);
     mpiscope__trace_stamp_exit(&c_);
@@ -626,6 +722,8 @@ int MPI_File_read(MPI_File fh, void* buf, int count, MPI_Datatype datatype, MPI_
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -641,6 +739,8 @@ int MPI_File_read_all(MPI_File fh, void* buf, int count, MPI_Datatype datatype, 
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_all(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_all(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -656,6 +756,8 @@ int MPI_File_read_all_begin(MPI_File fh, void* buf, int count, MPI_Datatype data
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_all_begin, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_all_begin(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_all_begin(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -671,6 +773,8 @@ int MPI_File_read_all_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datat
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_all_begin_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_all_begin_c(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -686,6 +790,8 @@ int MPI_File_read_all_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype da
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_all_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_all_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -700,6 +806,8 @@ int MPI_File_read_all_end(MPI_File fh, void* buf, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_all_end, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_all_end(fh, buf, status);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_all_end(fh, buf, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -715,6 +823,11 @@ int MPI_File_read_at(MPI_File fh, MPI_Offset offset, void* buf, int count, MPI_D
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -730,6 +843,11 @@ int MPI_File_read_at_all(MPI_File fh, MPI_Offset offset, void* buf, int count, M
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at_all(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -745,6 +863,11 @@ int MPI_File_read_at_all_begin(MPI_File fh, MPI_Offset offset, void* buf, int co
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at_all_begin, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at_all_begin(fh, offset, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -760,6 +883,11 @@ int MPI_File_read_at_all_begin_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at_all_begin_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at_all_begin_c(fh, offset, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -775,6 +903,11 @@ int MPI_File_read_at_all_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count 
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at_all_c(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -789,6 +922,8 @@ int MPI_File_read_at_all_end(MPI_File fh, void* buf, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at_all_end, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at_all_end(fh, buf, status);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at_all_end(fh, buf, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -804,6 +939,11 @@ int MPI_File_read_at_c(MPI_File fh, MPI_Offset offset, void* buf, MPI_Count coun
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_at_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_at_c(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -819,6 +959,8 @@ int MPI_File_read_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype dataty
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -834,6 +976,8 @@ int MPI_File_read_ordered(MPI_File fh, void* buf, int count, MPI_Datatype dataty
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_ordered, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_ordered(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_ordered(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -849,6 +993,8 @@ int MPI_File_read_ordered_begin(MPI_File fh, void* buf, int count, MPI_Datatype 
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_ordered_begin, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_ordered_begin(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -864,6 +1010,8 @@ int MPI_File_read_ordered_begin_c(MPI_File fh, void* buf, MPI_Count count, MPI_D
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_ordered_begin_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_ordered_begin_c(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -879,6 +1027,8 @@ int MPI_File_read_ordered_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatyp
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_ordered_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_ordered_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -893,6 +1043,8 @@ int MPI_File_read_ordered_end(MPI_File fh, void* buf, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_ordered_end, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_ordered_end(fh, buf, status);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_ordered_end(fh, buf, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -908,6 +1060,8 @@ int MPI_File_read_shared(MPI_File fh, void* buf, int count, MPI_Datatype datatyp
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_shared, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_shared(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_shared(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -923,6 +1077,8 @@ int MPI_File_read_shared_c(MPI_File fh, void* buf, MPI_Count count, MPI_Datatype
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_read_shared_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_read_shared_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -937,6 +1093,8 @@ int MPI_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_seek, MPISCOPE__TRACE_SITE()))
         return PMPI_File_seek(fh, offset, whence);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_seek(fh, offset, whence);
     mpiscope__trace_stamp_exit(&c_);
@@ -951,6 +1109,8 @@ int MPI_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_seek_shared, MPISCOPE__TRACE_SITE()))
         return PMPI_File_seek_shared(fh, offset, whence);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_seek_shared(fh, offset, whence);
     mpiscope__trace_stamp_exit(&c_);
@@ -965,6 +1125,8 @@ int MPI_File_set_atomicity(MPI_File fh, int flag)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_set_atomicity, MPISCOPE__TRACE_SITE()))
         return PMPI_File_set_atomicity(fh, flag);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_set_atomicity(fh, flag);
     mpiscope__trace_stamp_exit(&c_);
@@ -979,6 +1141,8 @@ int MPI_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_set_errhandler, MPISCOPE__TRACE_SITE()))
         return PMPI_File_set_errhandler(file, errhandler);
+    c_.r->comm = MPISCOPE__H(file);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_set_errhandler(file, errhandler);
     mpiscope__trace_stamp_exit(&c_);
@@ -993,6 +1157,8 @@ int MPI_File_set_info(MPI_File fh, MPI_Info info)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_set_info, MPISCOPE__TRACE_SITE()))
         return PMPI_File_set_info(fh, info);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_set_info(fh, info);
     mpiscope__trace_stamp_exit(&c_);
@@ -1007,6 +1173,8 @@ int MPI_File_set_size(MPI_File fh, MPI_Offset size)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_set_size, MPISCOPE__TRACE_SITE()))
         return PMPI_File_set_size(fh, size);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_set_size(fh, size);
     mpiscope__trace_stamp_exit(&c_);
@@ -1021,6 +1189,8 @@ int MPI_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Data
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_set_view, MPISCOPE__TRACE_SITE()))
         return PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_set_view(fh, disp, etype, filetype, datarep, info);
     mpiscope__trace_stamp_exit(&c_);
@@ -1035,6 +1205,8 @@ int MPI_File_sync(MPI_File fh)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_sync, MPISCOPE__TRACE_SITE()))
         return PMPI_File_sync(fh);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_sync(fh);
     mpiscope__trace_stamp_exit(&c_);
@@ -1049,6 +1221,8 @@ int MPI_File_toint(MPI_File file)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_toint, MPISCOPE__TRACE_SITE()))
         return PMPI_File_toint(file);
+    c_.r->comm = MPISCOPE__H(file);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_toint(file);
     mpiscope__trace_stamp_exit(&c_);
@@ -1064,6 +1238,8 @@ int MPI_File_write(MPI_File fh, const void* buf, int count, MPI_Datatype datatyp
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1079,6 +1255,8 @@ int MPI_File_write_all(MPI_File fh, const void* buf, int count, MPI_Datatype dat
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_all(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_all(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1094,6 +1272,8 @@ int MPI_File_write_all_begin(MPI_File fh, const void* buf, int count, MPI_Dataty
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_all_begin, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_all_begin(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_all_begin(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -1109,6 +1289,8 @@ int MPI_File_write_all_begin_c(MPI_File fh, const void* buf, MPI_Count count, MP
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_all_begin_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_all_begin_c(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -1124,6 +1306,8 @@ int MPI_File_write_all_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Data
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_all_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_all_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1138,6 +1322,8 @@ int MPI_File_write_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_all_end, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_all_end(fh, buf, status);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_all_end(fh, buf, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1153,6 +1339,11 @@ int MPI_File_write_at(MPI_File fh, MPI_Offset offset, const void* buf, int count
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1168,6 +1359,11 @@ int MPI_File_write_at_all(MPI_File fh, MPI_Offset offset, const void* buf, int c
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at_all, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at_all(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1183,6 +1379,11 @@ int MPI_File_write_at_all_begin(MPI_File fh, MPI_Offset offset, const void* buf,
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at_all_begin, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at_all_begin(fh, offset, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -1198,6 +1399,11 @@ int MPI_File_write_at_all_begin_c(MPI_File fh, MPI_Offset offset, const void* bu
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at_all_begin_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at_all_begin_c(fh, offset, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -1213,6 +1419,11 @@ int MPI_File_write_at_all_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at_all_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at_all_c(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1227,6 +1438,8 @@ int MPI_File_write_at_all_end(MPI_File fh, const void* buf, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at_all_end, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at_all_end(fh, buf, status);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at_all_end(fh, buf, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1242,6 +1455,11 @@ int MPI_File_write_at_c(MPI_File fh, MPI_Offset offset, const void* buf, MPI_Cou
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_at_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
+    c_.r->root = (int32_t)(uint32_t)((uint64_t)offset & 0xffffffffu);
+    c_.r->tag = (int32_t)(uint32_t)((uint64_t)offset >> 32);
+    c_.r->flags |= MPISCOPE_TRACE_F_OFFSET;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_at_c(fh, offset, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1257,6 +1475,8 @@ int MPI_File_write_c(MPI_File fh, const void* buf, MPI_Count count, MPI_Datatype
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1272,6 +1492,8 @@ int MPI_File_write_ordered(MPI_File fh, const void* buf, int count, MPI_Datatype
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_ordered, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_ordered(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_ordered(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1287,6 +1509,8 @@ int MPI_File_write_ordered_begin(MPI_File fh, const void* buf, int count, MPI_Da
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_ordered_begin, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_ordered_begin(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -1302,6 +1526,8 @@ int MPI_File_write_ordered_begin_c(MPI_File fh, const void* buf, MPI_Count count
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_ordered_begin_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_ordered_begin_c(fh, buf, count, datatype);
     mpiscope__trace_stamp_exit(&c_);
@@ -1317,6 +1543,8 @@ int MPI_File_write_ordered_c(MPI_File fh, const void* buf, MPI_Count count, MPI_
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_ordered_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_ordered_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1331,6 +1559,8 @@ int MPI_File_write_ordered_end(MPI_File fh, const void* buf, MPI_Status* status)
     mpiscope__trace_call_t c_;
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_ordered_end, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_ordered_end(fh, buf, status);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_ordered_end(fh, buf, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1346,6 +1576,8 @@ int MPI_File_write_shared(MPI_File fh, const void* buf, int count, MPI_Datatype 
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_shared, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_shared(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_shared(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);
@@ -1361,6 +1593,8 @@ int MPI_File_write_shared_c(MPI_File fh, const void* buf, MPI_Count count, MPI_D
     if (!mpiscope__trace_begin(&c_, MPISCOPE_TRACE_FN_MPI_File_write_shared_c, MPISCOPE__TRACE_SITE()))
         return PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     c_.r->bytes = mpiscope__trace_bytes(count, datatype);
+    c_.r->comm = MPISCOPE__H(fh);
+    c_.r->flags |= MPISCOPE_TRACE_F_FILE;
     mpiscope__trace_stamp_enter(&c_);
     int ret_ = PMPI_File_write_shared_c(fh, buf, count, datatype, status);
     mpiscope__trace_stamp_exit(&c_);

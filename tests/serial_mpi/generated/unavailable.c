@@ -1958,11 +1958,6 @@ int MPI_Put_c(const void* origin_addr, MPI_Count origin_count, MPI_Datatype orig
     mpiscope__serial_unavailable("MPI_Put_c");
 }
 
-int MPI_Query_thread(int* provided)
-{
-    mpiscope__serial_unavailable("MPI_Query_thread");
-}
-
 int MPI_Raccumulate(const void* origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request* request)
 {
     mpiscope__serial_unavailable("MPI_Raccumulate");
