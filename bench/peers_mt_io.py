@@ -57,7 +57,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from _common import human_bytes
+from _common import cpu_name, human_bytes
 from peers import Tool, _read_table, interleaved, launch, load, parse_osu
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
@@ -346,16 +346,6 @@ def tables(runs: Mapping[str, list[dict[str, Any]]], tools: list[Tool]) -> str:
     return "\n".join(out)
 
 
-def processor() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown processor"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--launches", type=int, default=5, help="launches per tool (R)")
@@ -374,7 +364,7 @@ def main() -> None:
             sys.exit(f"peers_mt_io.py: error: {exc}")
         for line in skipped:
             print(line, flush=True)
-        print(f"{processor()}; load before: {load_before}", flush=True)
+        print(f"{cpu_name()}; load before: {load_before}", flush=True)
         by_name = {tool.name: tool for tool in tools}
         order = interleaved(list(by_name), args.launches, args.seed)
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in by_name}
@@ -390,10 +380,10 @@ def main() -> None:
         load_after = load()
         text = tables(runs, tools)
     print(text)
-    print(f"\n{processor()}; load before: {load_before}; after: {load_after}")
+    print(f"\n{cpu_name()}; load before: {load_before}; after: {load_after}")
     if args.out:
         doc = {"launches": args.launches, "seed": args.seed, "nprocs": NP,
-               "processor": processor(), "load_before": load_before, "load_after": load_after,
+               "processor": cpu_name(), "load_before": load_before, "load_after": load_after,
                "skipped": skipped, "order": order,
                "tools": {t.name: {"headline": t.headline, "command": t.argv,
                                   "launches": runs[t.name]} for t in tools}}  # fmt: skip

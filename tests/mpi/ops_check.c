@@ -8,6 +8,7 @@
  *     src/ops/[a-z]*.c src/engine/{opctx,buffers,error,timer}.c -lm
  * Run: mpiexec -n 2 ./ops_check   (any number of ranks) */
 #include "opctx.h"
+#include "refusal.h"
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 
@@ -208,18 +209,6 @@ static void reduction_verify(check_kind_t kind, const mpiscope_op_ctx_t *ctx, si
 }
 
 /* ---- one measurement point ---- */
-
-/* An op that needs a part of MPI-4 this library lacks (CMake's feature
- * definitions) must refuse its points; where the library has it, never. */
-static int refusal_expected(const mpiscope_op_t *op)
-{
-#ifndef MPISCOPE_HAVE_LARGE_COUNT
-    if (op->flags & MPISCOPE_OP_LARGE_COUNT)
-        return 1;
-#endif
-    (void)op;
-    return 0;
-}
 
 static int wait_steps(check_kind_t kind, const mpiscope_op_ctx_t *ctx)
 {

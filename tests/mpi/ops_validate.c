@@ -9,6 +9,7 @@
  * Rooted ops use root nprocs-1. Rank 0 prints one line per op; the exit
  * status is 1 on any failure. Run: mpiexec -n 2 ./ops_validate (any n). */
 #include "opctx.h"
+#include "refusal.h"
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 
@@ -176,18 +177,6 @@ static void point_end(point_t *p, const mpiscope_op_t *op)
         fail("finalize failed");
     mpiscope__op_ctx_release_buffers(&p->ctx);
     mpiscope__op_engine_free(&p->engine);
-}
-
-/* An op that needs a part of MPI-4 this library lacks (CMake's feature
- * definitions) must refuse its points; where the library has it, never. */
-static int refusal_expected(const mpiscope_op_t *op)
-{
-#ifndef MPISCOPE_HAVE_LARGE_COUNT
-    if (op->flags & MPISCOPE_OP_LARGE_COUNT)
-        return 1;
-#endif
-    (void)op;
-    return 0;
 }
 
 /* One launch, validated; execute skipped when !run. 0 if this rank's check passed. */
