@@ -57,6 +57,7 @@ static int linear_bcast_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_t linear_bcast = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "user_linear_bcast",
     .description = "hand-written linear broadcast: the root sends to every rank in turn",
     .size_meaning = "bytes broadcast by the root",

@@ -105,6 +105,7 @@ static int o2t_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_t user_one_to_two = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "user_one_to_two",
     .description = "MPIBlib one-to-two, user-defined: rank 0 sends to ranks 1 and 2, each answers empty",
     .size_meaning = "bytes of each of the two messages",

@@ -9,7 +9,8 @@
  *
  *   static int my_execute(mpiscope_op_ctx_t *ctx) { ... one launch ... }
  *   static const mpiscope_op_t my_op = {
- *       .name = "one_to_two", .description = "...", .size_meaning = "bytes of each message",
+ .abi = MPISCOPE_OP_ABI,
+ *       .abi = MPISCOPE_OP_ABI, .name = "one_to_two", .description = "...", .size_meaning = "bytes of each message",
  *       .flags = MPISCOPE_OP_USES_SIZE, .initialize = my_initialize,
  *       .execute = my_execute, .finalize = my_finalize, .validate = my_validate,
  *   };
@@ -131,7 +132,16 @@ typedef struct mpiscope_op_ctx {
                                  counts from it, so its own clock read is not in the launch */
 } mpiscope_op_ctx_t;
 
+/* The layout of mpiscope_op_t below. A descriptor names the layout it was
+ * compiled against in its first field, `.abi = MPISCOPE_OP_ABI`; the engine
+ * refuses a descriptor of another layout (MPISCOPE_EINVAL, and
+ * mpiscope_context_last_error() says so) rather than read its fields at the
+ * wrong places: an op built against an older libmpiscope is rebuilt, not
+ * misread. Raised whenever a field is added, moved or changes type. */
+#define MPISCOPE_OP_ABI 1
+
 struct mpiscope_op {
+    unsigned abi;             /* MPISCOPE_OP_ABI, as this descriptor was compiled */
     const char *name;         /* lower case, unique among built-ins: "bcast", "one_to_two" */
     const char *description;  /* one line for list-ops */
     const char *size_meaning; /* what size_bytes is: "bytes broadcast by the root" */

@@ -211,6 +211,7 @@ static const mpiscope_op_option_t fft3d_options[] = {
     MPISCOPE__OPT_END};
 
 const mpiscope_op_t mpiscope__op_fft3d = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "fft3d",
     .description = "Alltoall lab: a forward 3-D FFT of an N^3 grid in slabs, its transpose one Alltoall "
                    "(the seed's application)",

@@ -148,6 +148,7 @@ static int a2a_validate(mpiscope_op_ctx_t *ctx, int phase)
         return a2a_initialize(ctx, ALGORITHM, FIXED);                                              \
     }                                                                                              \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                    \
+        .abi = MPISCOPE_OP_ABI,                                                                    \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                   \
         .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH,         \
         .options = OPTIONS, .initialize = NAME##_initialize, .execute = a2a_execute,               \

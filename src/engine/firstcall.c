@@ -74,7 +74,7 @@ static int check_arguments(MPI_Comm comm, const mpiscope_op_t *const *ops, size_
         || spec->nprocs != 0 || spec->validate || spec->arrival_ns)
         return MPISCOPE_EINVAL;
     for (size_t i = 0; i < n_ops; i++)
-        if (!ops[i] || !ops[i]->initialize || !ops[i]->execute)
+        if (!mpiscope__op_usable(ops[i], NULL, 0))
             return MPISCOPE_EINVAL;
     int n;
     MPI_Comm_size(comm, &n);

@@ -324,6 +324,9 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
 {
     if (!ctx || !op || !spec || !result)
         return MPISCOPE_EINVAL;
+    ctx->last_error[0] = '\0';
+    if (!mpiscope__op_usable(op, ctx->last_error, sizeof ctx->last_error))
+        return MPISCOPE_EINVAL;
     memset(result, 0, sizeof *result);
     point_t p = {0};
     int err = point_comm(ctx, spec->nprocs, &p.comm);

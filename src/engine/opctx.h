@@ -8,6 +8,11 @@
 
 typedef struct mpiscope__buffer_pool mpiscope__buffer_pool_t;
 
+/* 1 if the engine can run the descriptor: compiled against this header's
+ * layout (MPISCOPE_OP_ABI) and with initialize and execute; else 0, and
+ * when the layout differs `why` (if not NULL) says so in one line. */
+int mpiscope__op_usable(const mpiscope_op_t *op, char *why, size_t size);
+
 /* A buffer pool lives for the whole run and is reused by every point.
  * cold != 0: each launch gets a new (send, recv) pair, taken in a shuffled
  * order from one region of at most limit_bytes (default target: twice the

@@ -112,6 +112,7 @@ int mpiscope__ops_wait_computing(MPI_Request *request, double compute_ns, double
         return mpiscope__coll_initialize(ctx, &(CLASS), FORM);                                     \
     }                                                                                               \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
+        .abi = MPISCOPE_OP_ABI,                                                                    \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING, .flags = FLAGS,   \
         .options = OPTIONS, .initialize = NAME##_initialize, .execute = EXECUTE,                    \
         .finalize = mpiscope__coll_finalize, .validate = mpiscope__coll_validate,                  \

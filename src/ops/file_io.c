@@ -443,6 +443,7 @@ static const mpiscope_op_option_t options[] = {
 };
 
 const mpiscope_op_t mpiscope__op_file_write = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "file_write",
     .description = "MPI-IO write (IMB-IO): every rank writes its region of a shared file or of its own file, "
                    "individually (MPI_File_write_at) or collectively (write_at_all), contiguous or through a "
@@ -454,6 +455,7 @@ const mpiscope_op_t mpiscope__op_file_write = {
 };
 
 const mpiscope_op_t mpiscope__op_file_read = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "file_read",
     .description = "MPI-IO read (IMB-IO): every rank reads its region of a shared file or of its own file, "
                    "individually (MPI_File_read_at) or collectively (read_at_all), contiguous or through a "

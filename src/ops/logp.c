@@ -161,6 +161,7 @@ static const mpiscope_op_option_t overhead_recv_options[] = {
 
 #define LOGP_OP(NAME, OPTIONS, DESCRIPTION, SIZE_MEANING)                                           \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
+        .abi = MPISCOPE_OP_ABI,                                                                     \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                    \
         .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, .options = OPTIONS,                     \
         .initialize = NAME##_initialize,                                                            \

@@ -88,6 +88,7 @@ int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase);
         return mpiscope__p2p_initialize(ctx, BUILD);                                               \
     }                                                                                               \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
+        .abi = MPISCOPE_OP_ABI,                                                                    \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING, .flags = FLAGS,   \
         .options = OPTIONS, .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,      \
         .finalize = mpiscope__p2p_finalize, .validate = mpiscope__p2p_validate,                    \
@@ -101,6 +102,7 @@ int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase);
         return mpiscope__p2p_initialize_large(ctx, BUILD);                                         \
     }                                                                                               \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
+        .abi = MPISCOPE_OP_ABI,                                                                    \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                   \
         .flags = (FLAGS) | MPISCOPE_OP_LARGE_COUNT, .options = OPTIONS,                            \
         .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,                         \

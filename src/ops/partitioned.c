@@ -474,6 +474,7 @@ static const mpiscope_op_option_t options[] = {
 };
 
 const mpiscope_op_t mpiscope__op_partitioned_pingpong = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "partitioned_pingpong",
     .description = "partitioned ping-pong (MPI-4, osu_partitioned_latency): a message of `partitions` "
                    "partitions filled by `threads` threads and marked ready one by one, to the partner "
@@ -487,6 +488,7 @@ const mpiscope_op_t mpiscope__op_partitioned_pingpong = {
 };
 
 const mpiscope_op_t mpiscope__op_partitioned_bw = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "partitioned_bw",
     .description = "partitioned bandwidth (MPI-4): a message of `partitions` partitions filled by "
                    "`threads` threads to the partner, then an empty acknowledgement; `as` sends the "

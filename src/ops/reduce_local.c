@@ -64,6 +64,7 @@ static const mpiscope_op_option_t reduce_local_options[] = {
 };
 
 const mpiscope_op_t mpiscope__op_reduce_local = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "reduce_local",
     .description = "MPI_Reduce_local of the vector into a second one on every rank, no communication "
                    "(each rank's time over the size: the reduction cost gamma per byte)",

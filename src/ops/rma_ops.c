@@ -49,6 +49,7 @@ static const mpiscope_op_option_t swap_options[] = {
         return mpiscope__rma_initialize(ctx, WHAT);                                                    \
     }                                                                                                   \
     const mpiscope_op_t mpiscope__op_##NAME = {                                                         \
+        .abi = MPISCOPE_OP_ABI,                                                                        \
         .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                       \
         .flags = (FLAGS) | MPISCOPE_OP_PAIRS,                                                           \
         .options = OPTIONS, .initialize = NAME##_initialize, .execute = mpiscope__rma_execute,          \

@@ -212,6 +212,7 @@ static const mpiscope_op_option_t rate_options[] = {
 };
 
 const mpiscope_op_t mpiscope__op_thread_pingpong = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "thread_pingpong",
     .description = "multi-threaded latency (osu_latency_mt): each of `threads` threads per rank does one "
                    "ping-pong with its partner rank's thread at once (time: until the slowest thread's "
@@ -223,6 +224,7 @@ const mpiscope_op_t mpiscope__op_thread_pingpong = {
 };
 
 const mpiscope_op_t mpiscope__op_thread_rate = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "thread_rate",
     .description = "multi-threaded message rate: each of `threads` threads per rank sends a window of "
                    "messages to its partner rank's thread, then gets an empty acknowledgement (time: "

@@ -112,6 +112,7 @@ static const mpiscope_op_option_t wait_options[] = {
 };
 
 const mpiscope_op_t mpiscope__op_waitpattern_up = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "waitpattern_up",
     .description = "ground truth: rank i busy-waits (i+1) steps; true time nprocs steps",
     .size_meaning = "not used",
@@ -124,6 +125,7 @@ const mpiscope_op_t mpiscope__op_waitpattern_up = {
 };
 
 const mpiscope_op_t mpiscope__op_waitpattern_down = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "waitpattern_down",
     .description = "ground truth: rank i busy-waits (nprocs-i) steps; true time nprocs steps",
     .size_meaning = "not used",
@@ -136,6 +138,7 @@ const mpiscope_op_t mpiscope__op_waitpattern_down = {
 };
 
 const mpiscope_op_t mpiscope__op_waitpattern_null = {
+    .abi = MPISCOPE_OP_ABI,
     .name = "waitpattern_null",
     .description = "ground truth: every rank returns at once; true time 0 (the measurement floor)",
     .size_meaning = "not used",
