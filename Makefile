@@ -256,6 +256,9 @@ simgrid:
 	@if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libsimgrid-dev > /dev/null; fi
 	@command -v $(SMPICC) > /dev/null 2>&1 || { echo "mpiscope: error: SimGrid SMPI is missing: apt-get install libsimgrid-dev (as root)"; exit 1; }
 
+# The C files clang-format holds (generated ones excepted).
+C_FORMATTED = $(shell git ls-files 'src/*.c' 'src/*.h' 'include/*.h' 'tests/c/*.[ch]' 'tests/mpi/*.[ch]' \
+  'tests/trace/*.c' 'examples/*.[ch]' 'bench/*.c' | grep -v /generated/)
 MAX_C_LINES := 80
 MAX_C_BRANCHES := 31
 MAX_PY_LINES := 126
@@ -265,6 +268,9 @@ lint: $(VENV)/.python-installed
 	$(VENV)/bin/mypy
 	$(VENV)/bin/codespell python src include tests docs tools bench examples README.md \
 	  CONTRIBUTING.md CHANGELOG.md
+	@# C layout: .clang-format (clang-format -i on the files below reformats)
+	@echo "clang-format --dry-run --Werror ($(words $(C_FORMATTED)) C files)"
+	@$(VENV)/bin/clang-format --dry-run --Werror $(C_FORMATTED)
 	@# function size and branching held at today's largest (lines of code, cyclomatic)
 	$(VENV)/bin/lizard -l c -x "*/generated/*" -Tnloc=$(MAX_C_LINES) -C $(MAX_C_BRANCHES) -w \
 	  src include tests/c tests/mpi examples

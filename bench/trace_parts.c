@@ -76,8 +76,7 @@ static double records(long n)
     double sw = 0, t0 = now_ns();
     for (long i = 0; i < n; i++) {
         mpiscope__trace_thread_t *t = mpiscope__trace_self;
-        if (__builtin_expect(atomic_load_explicit(&t->count, memory_order_relaxed) >= t->capacity,
-                             0)) {
+        if (__builtin_expect(atomic_load_explicit(&t->count, memory_order_relaxed) >= t->capacity, 0)) {
             double s0 = now_ns();
             mpiscope__trace_begin(&c, MPISCOPE_TRACE_FN_MPI_Comm_rank, MPISCOPE__TRACE_SITE());
             c.r->t_enter = c.r->t_exit = 1;
@@ -267,12 +266,16 @@ int main(int argc, char **argv)
     }
     best[3] = best_switch / (double)mpiscope__trace_proc.records_per_thread;
     printf("tracer cost per call, by part (best of %ld repeats of %ld calls; records per half "
-           "%llu, trace in %s)\n", repeats, n,
-           (unsigned long long)mpiscope__trace_proc.records_per_thread, mpiscope__trace_proc.dir);
-    const char *names[8] = {"stamps (enter + exit)", "thread lookup",
-                            "record write (slot, fields)", "switch + pack + pwrite (amortised)",
-                            "arguments: send (datatype size)", "arguments: receive (status)",
-                            "PMPI_Comm_rank", "MPI_Comm_rank traced"};
+           "%llu, trace in %s)\n",
+           repeats, n, (unsigned long long)mpiscope__trace_proc.records_per_thread, mpiscope__trace_proc.dir);
+    const char *names[8] = {"stamps (enter + exit)",
+                            "thread lookup",
+                            "record write (slot, fields)",
+                            "switch + pack + pwrite (amortised)",
+                            "arguments: send (datatype size)",
+                            "arguments: receive (status)",
+                            "PMPI_Comm_rank",
+                            "MPI_Comm_rank traced"};
     for (int k = 0; k < 8; k++)
         printf("%-36s %8.2f ns\n", names[k], best[k]);
     /* A repeat shorter than a half can hold no switch (the best one does
@@ -284,17 +287,20 @@ int main(int argc, char **argv)
     /* The self ping-pong: ns per round (one pair of calls, or four). */
     double share = (uint64_t)n < mpiscope__trace_proc.records_per_thread ? best[3] : 0;
     printf("ping-pong on MPI_COMM_SELF, 8 bytes, ns per round\n");
-    const char *pnames[NPP] = {"Send + Recv, PMPI", "Send traced",
-                               "Recv traced", "Send + Recv traced",
-                               "Irecv+Isend+2 Wait, PMPI", "Irecv+Isend+2 Wait, traced",
-                               "PMPI_Wtime (per call)", "MPI_Wtime traced (per call)"};
+    const char *pnames[NPP] = {"Send + Recv, PMPI",
+                               "Send traced",
+                               "Recv traced",
+                               "Send + Recv traced",
+                               "Irecv+Isend+2 Wait, PMPI",
+                               "Irecv+Isend+2 Wait, traced",
+                               "PMPI_Wtime (per call)",
+                               "MPI_Wtime traced (per call)"};
     for (int k = 0; k < NPP; k++)
         printf("%-36s %8.2f ns\n", pnames[k], pp[k]);
     printf("%-36s %8.2f ns\n", "added per MPI_Send", pp[1] - pp[0] + share);
     printf("%-36s %8.2f ns\n", "added per MPI_Recv", pp[2] - pp[0] + share);
     printf("%-36s %8.2f ns\n", "added per call, Send + Recv", (pp[3] - pp[0]) / 2 + share);
-    printf("%-36s %8.2f ns\n", "added per call, Irecv..Wait (4 calls)",
-           (pp[5] - pp[4]) / 4 + share);
+    printf("%-36s %8.2f ns\n", "added per call, Irecv..Wait (4 calls)", (pp[5] - pp[4]) / 4 + share);
     printf("%-36s %8.2f ns\n", "added per MPI_Wtime", pp[7] - pp[6] + share);
     MPI_Finalize();
     return 0;

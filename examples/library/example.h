@@ -13,8 +13,8 @@
 #include <string.h>
 
 /* Measure op at size_bytes (collective), write the point, print a line on rank 0. */
-static int example_measure(mpiscope_context_t *ctx, mpiscope_result_t *res, const mpiscope_op_t *op,
-                           size_t size_bytes, int validate, int rank)
+static int example_measure(mpiscope_context_t *ctx, mpiscope_result_t *res, const mpiscope_op_t *op, size_t size_bytes,
+                           int validate, int rank)
 {
     mpiscope_point_spec_t spec = MPISCOPE_POINT_SPEC_INIT;
     mpiscope_point_result_t r;

@@ -116,8 +116,8 @@ static int report(const mpiscope_model_t *m, const size_t *sizes, const double *
     for (size_t i = 0; i < N_SIZES; i += EVERY) {
         if ((err = mpiscope_model_predict(m, "bcast:binomial", world, (double)sizes[i], &t)) != 0)
             return err;
-        printf("  %8zu B  measured %9.3f us  predicted %9.3f us  (own ping-pong, one way %9.3f us)\n",
-               sizes[i], bcast[i / EVERY] / 1e3, t / 1e3, one_way[i] / 1e3);
+        printf("  %8zu B  measured %9.3f us  predicted %9.3f us  (own ping-pong, one way %9.3f us)\n", sizes[i],
+               bcast[i / EVERY] / 1e3, t / 1e3, one_way[i] / 1e3);
     }
     return 0;
 }
@@ -130,9 +130,9 @@ static int measure_bcasts(const size_t *sizes, double *bcast)
     int err;
 
     mpiscope_params_default(&params);
-    params.target_rse = 0.05;  /* stop at 5% relative standard error ... */
-    params.min_valid = 10;     /* ... with at least 10 valid launches ... */
-    params.max_launches = 100; /* ... and at most 100 launches, */
+    params.target_rse = 0.05;       /* stop at 5% relative standard error ... */
+    params.min_valid = 10;          /* ... with at least 10 valid launches ... */
+    params.max_launches = 100;      /* ... and at most 100 launches, */
     params.max_point_seconds = 3.0; /* 3 s a size (a loaded machine) */
     if ((err = mpiscope_context_create(MPI_COMM_WORLD, &params, &ctx)) != 0)
         return err;
@@ -157,7 +157,9 @@ int main(int argc, char **argv)
     if (world < 2 || nprocs < 1 || !buf || !a || !b) {
         if (rank == 0)
             fprintf(stderr, "model_fit: error: %s\n",
-                    world < 2 ? "needs 2 ranks at least" : nprocs < 1 ? "bad NPROCS" : "out of memory");
+                    world < 2    ? "needs 2 ranks at least"
+                    : nprocs < 1 ? "bad NPROCS"
+                                 : "out of memory");
         MPI_Finalize();
         return 1;
     }
@@ -175,7 +177,8 @@ int main(int argc, char **argv)
         if ((err = mpiscope_model_fit_hockney(sizes, one_way, N_SIZES, NULL, &model)) == 0
             && (err = mpiscope_model_set_gamma(model, gamma)) == 0) {
             printf("model_fit: ping-pong between ranks 0 and 1, %d sizes, one-way time = min of %d round "
-                   "trips / 2\n", N_SIZES, REPS);
+                   "trips / 2\n",
+                   N_SIZES, REPS);
             err = report(model, sizes, one_way, nprocs, world, bcast);
         }
         mpiscope_model_destroy(model);

@@ -97,8 +97,8 @@ static int o2t_validate(mpiscope_op_ctx_t *ctx, int phase)
             else if (phase == MPISCOPE_VALIDATE_PREPARE && mine)
                 got[i] = 0;
             else if (phase == MPISCOPE_VALIDATE_CHECK && mine && got[i] != expected(ctx->launch, t, i))
-                return mpiscope_op_ctx_mismatch(ctx, "rank %d: message %d byte %zu: got %u, want %u", ctx->rank,
-                                                t, i, got[i], expected(ctx->launch, t, i));
+                return mpiscope_op_ctx_mismatch(ctx, "rank %d: message %d byte %zu: got %u, want %u", ctx->rank, t, i,
+                                                got[i], expected(ctx->launch, t, i));
         }
     }
     return 0;

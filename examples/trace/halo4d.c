@@ -164,8 +164,8 @@ int main(int argc, char **argv)
     MPI_Comm cart = setup(&g, ndims, L);
     if (rank == 0) {
         printf("halo4d: %d-D decomposition %dx%dx%dx%d of a %d^4 lattice, local %dx%dx%dx%d, "
-               "%d doubles per site, %ld iterations\n", ndims, g.dims[0], g.dims[1], g.dims[2],
-               g.dims[3], L, g.n[0], g.n[1], g.n[2], g.n[3], g.site, iters);
+               "%d doubles per site, %ld iterations\n",
+               ndims, g.dims[0], g.dims[1], g.dims[2], g.dims[3], L, g.n[0], g.n[1], g.n[2], g.n[3], g.site, iters);
         fflush(stdout);
     }
     double norm = 0;

@@ -28,8 +28,8 @@ int main(int argc, char **argv)
     double *out = malloc((size_t)(n > 0 ? n : 1) * sizeof *out);
     double sum = 0;
     if (rank == 0) {
-        printf("late_collective: %s, %d ranks, rank 0 late by %ld ms, %ld loops, %ld bytes\n", op,
-               nprocs, late_ms, loops, size);
+        printf("late_collective: %s, %d ranks, rank 0 late by %ld ms, %ld loops, %ld bytes\n", op, nprocs, late_ms,
+               loops, size);
         fflush(stdout);
     }
     for (long loop = 0; loop < loops; loop++) {

@@ -11,8 +11,7 @@
 #include <mpi.h>
 #include "example_args.h"
 
-static void one_message(int rank, int late_recv, long delay_ms, long bytes, unsigned char *buf,
-                        unsigned long *checksum)
+static void one_message(int rank, int late_recv, long delay_ms, long bytes, unsigned char *buf, unsigned long *checksum)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
@@ -47,8 +46,7 @@ int main(int argc, char **argv)
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     if (rank == 0) {
-        printf("late_p2p: late %s, delay %ld ms, sizes %s bytes, %ld trials\n", late, delay_ms,
-               sizes, trials);
+        printf("late_p2p: late %s, delay %ld ms, sizes %s bytes, %ld trials\n", late, delay_ms, sizes, trials);
         fflush(stdout);
     }
     unsigned long checksum = 0;

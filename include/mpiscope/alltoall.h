@@ -54,24 +54,23 @@ typedef enum mpiscope_alltoall_aggregate {
 /* Parameters; MPISCOPE_ALLTOALL_PARAMS_INIT gives every default. Fields an
  * algorithm does not use are ignored. */
 typedef struct mpiscope_alltoall_params {
-    int nodes;                /* 0: nodes from MPI_COMM_TYPE_SHARED; K >= 1: K virtual nodes */
-    int leaders;              /* plp: leaders per node d (must divide every node's rank count);
+    int nodes;              /* 0: nodes from MPI_COMM_TYPE_SHARED; K >= 1: K virtual nodes */
+    int leaders;            /* plp: leaders per node d (must divide every node's rank count);
                                  0: chosen by the seed's rule from size_crit_bytes */
-    size_t size_crit_bytes;   /* the Bruck/ring switch of the inter-node exchange, bytes per
+    size_t size_crit_bytes; /* the Bruck/ring switch of the inter-node exchange, bytes per
                                  destination of the exchange (default 8192, the seed's) */
     mpiscope_alltoall_inter_t inter;
     mpiscope_alltoall_aggregate_t aggregate;
-    unsigned flags;           /* must be 0 */
+    unsigned flags; /* must be 0 */
 } mpiscope_alltoall_params_t;
-#define MPISCOPE_ALLTOALL_PARAMS_INIT {0, 0, 8192, MPISCOPE_ALLTOALL_INTER_AUTO, \
-                                       MPISCOPE_ALLTOALL_AGGREGATE_SHM, 0u}
+#define MPISCOPE_ALLTOALL_PARAMS_INIT {0, 0, 8192, MPISCOPE_ALLTOALL_INTER_AUTO, MPISCOPE_ALLTOALL_AGGREGATE_SHM, 0u}
 
 /* One algorithm of the registry. */
 typedef struct mpiscope_alltoall_algorithm {
-    const char *name;         /* "bruck", "pairwise", "linear", "one_leader", "m_leader", "plp", "lss" */
-    const char *op_name;      /* the operation measuring it: "alltoall_bruck", ... */
-    const char *description;  /* one line */
-    int leader_based;         /* 1: uses nodes, inter, aggregate (and plp: leaders, size_crit) */
+    const char *name;        /* "bruck", "pairwise", "linear", "one_leader", "m_leader", "plp", "lss" */
+    const char *op_name;     /* the operation measuring it: "alltoall_bruck", ... */
+    const char *description; /* one line */
+    int leader_based;        /* 1: uses nodes, inter, aggregate (and plp: leaders, size_crit) */
 } mpiscope_alltoall_algorithm_t;
 
 /* The registry, in listing order. Not collective; callable before MPI_Init. */
@@ -98,8 +97,7 @@ typedef struct mpiscope_alltoall mpiscope_alltoall_t;
  * the algorithm exceeds MPI's int count of bytes), MPISCOPE_EMPI.
  * Every rank gets the same return value. */
 MPISCOPE_API int mpiscope_alltoall_create(MPI_Comm comm, const char *algorithm, size_t block_bytes,
-                                          const mpiscope_alltoall_params_t *params,
-                                          mpiscope_alltoall_t **out);
+                                          const mpiscope_alltoall_params_t *params, mpiscope_alltoall_t **out);
 
 /* One Alltoall: send and recv each hold nprocs blocks of block_bytes and
  * must not overlap; with block_bytes 0 it is one barrier (nothing moves,

@@ -24,35 +24,35 @@ extern "C" {
 #endif
 
 enum {
-    MPISCOPE_CHECK_MAX_TIMERS = 4,       /* tsc, monotonic, gettimeofday, wtime */
+    MPISCOPE_CHECK_MAX_TIMERS = 4,                  /* tsc, monotonic, gettimeofday, wtime */
     MPISCOPE_CHECK_MAX_SYNCS = MPISCOPE_SYNC_COUNT, /* linear, ring, tree */
-    MPISCOPE_CHECK_MAX_WAITPATTERNS = 3, /* waitpattern_null, _up, _down */
-    MPISCOPE_CHECK_STATE_RUNS = 16       /* short runs of the states check */
+    MPISCOPE_CHECK_MAX_WAITPATTERNS = 3,            /* waitpattern_null, _up, _down */
+    MPISCOPE_CHECK_STATE_RUNS = 16                  /* short runs of the states check */
 };
 
 /* A ground-truth operation (known true time) measured with one timer. */
 typedef struct mpiscope_check_waitpattern {
-    const char *op;                   /* "waitpattern_null", ... (static) */
-    double expected_ns;               /* its true time: 0, or 1000 ns x ranks */
+    const char *op;                          /* "waitpattern_null", ... (static) */
+    double expected_ns;                      /* its true time: 0, or 1000 ns x ranks */
     double median_ns, ci_low_ns, ci_high_ns; /* what the window method measured */
-    double span_median_ns;            /* global span (first start to last end) */
-    double skew_median_ns;            /* start skew between ranks */
+    double span_median_ns;                   /* global span (first start to last end) */
+    double skew_median_ns;                   /* start skew between ranks */
 } mpiscope_check_waitpattern_t;
 
 /* One timer. Unless said otherwise a value is this rank's; rank 0's are
  * the ones a result document gets. */
 typedef struct mpiscope_check_timer {
     mpiscope_timer_kind_t kind;
-    int available;                    /* 1 if every rank could select it; else only
+    int available;                      /* 1 if every rank could select it; else only
                                          kind and unavailable_error are set */
-    int unavailable_error;            /* the lowest MPISCOPE_E* code over the ranks
+    int unavailable_error;              /* the lowest MPISCOPE_E* code over the ranks
                                          (MPISCOPE_ENOTIMER: not trustworthy here) */
-    mpiscope_timer_info_t info;       /* source, invariant, frequency_hz, wtime_is_global */
-    unsigned long reads;              /* consecutive reads made for the next three */
+    mpiscope_timer_info_t info;         /* source, invariant, frequency_hz, wtime_is_global */
+    unsigned long reads;                /* consecutive reads made for the next three */
     unsigned long monotonic_violations; /* reads going backwards, all ranks together */
-    double resolution_ns;             /* smallest non-zero step between two reads */
-    double read_overhead_ns;          /* mean cost of one read */
-    double frequency_error_ppm;       /* tsc: rate against CLOCK_MONOTONIC_RAW over 0.5 s,
+    double resolution_ns;               /* smallest non-zero step between two reads */
+    double read_overhead_ns;            /* mean cost of one read */
+    double frequency_error_ppm;         /* tsc: rate against CLOCK_MONOTONIC_RAW over 0.5 s,
                                          the worst rank's, signed; NAN for the other timers */
     mpiscope_check_waitpattern_t waitpatterns[MPISCOPE_CHECK_MAX_WAITPATTERNS];
     size_t n_waitpatterns;
@@ -94,10 +94,10 @@ typedef struct mpiscope_check {
     size_t n_syncs;
     /* The machine's states: the same point measured in short runs spread
      * over some seconds; the front end groups them into modes. */
-    const char *states_op;            /* "bcast" (static) */
-    const char *states_method;        /* "barrier-each" (static), warm buffer */
-    size_t states_size_bytes;         /* 1 MiB */
-    double states_gap_seconds;        /* pause between two runs, s */
+    const char *states_op;     /* "bcast" (static) */
+    const char *states_method; /* "barrier-each" (static), warm buffer */
+    size_t states_size_bytes;  /* 1 MiB */
+    double states_gap_seconds; /* pause between two runs, s */
     mpiscope_check_state_run_t state_runs[MPISCOPE_CHECK_STATE_RUNS];
     size_t n_state_runs;
 } mpiscope_check_t;

@@ -32,12 +32,12 @@ extern "C" {
 /* The two calls of every op on every rank. Complete on every rank. */
 typedef struct mpiscope_firstcall {
     size_t n_ops;
-    int nprocs;                       /* ranks of the communicator */
-    size_t size_bytes;                /* message size of every call, bytes */
-    const mpiscope_op_t **ops;        /* [n_ops] the descriptors measured (not owned) */
-    double *first_ns;                 /* [n_ops * nprocs] the first call of op i on rank r
+    int nprocs;                /* ranks of the communicator */
+    size_t size_bytes;         /* message size of every call, bytes */
+    const mpiscope_op_t **ops; /* [n_ops] the descriptors measured (not owned) */
+    double *first_ns;          /* [n_ops * nprocs] the first call of op i on rank r
                                          at [i * nprocs + r], ns of rank r's own clock */
-    double *second_ns;                /* the same for the second call */
+    double *second_ns;         /* the same for the second call */
 } mpiscope_firstcall_t;
 
 /* Collective over comm: for each op in turn, on a fresh duplicate of comm,
@@ -56,9 +56,8 @@ typedef struct mpiscope_firstcall {
  * set, an element type, reduction or option value refused), MPISCOPE_ERANGE
  * (root out of range), MPISCOPE_ENOTIMER, MPISCOPE_ENOTSUP (an MPI-4 call
  * this MPI lacks), MPISCOPE_EMPI, MPISCOPE_ENOMEM; then *out is not set. */
-MPISCOPE_API int mpiscope_firstcall_run(MPI_Comm comm, const mpiscope_params_t *params,
-                                        const mpiscope_op_t *const *ops, size_t n_ops,
-                                        const mpiscope_point_spec_t *spec, mpiscope_firstcall_t **out);
+MPISCOPE_API int mpiscope_firstcall_run(MPI_Comm comm, const mpiscope_params_t *params, const mpiscope_op_t *const *ops,
+                                        size_t n_ops, const mpiscope_point_spec_t *spec, mpiscope_firstcall_t **out);
 
 /* Free what mpiscope_firstcall_run() made (NULL is ignored). Not collective. */
 MPISCOPE_API void mpiscope_firstcall_free(mpiscope_firstcall_t *fc);

@@ -49,22 +49,22 @@ typedef enum mpiscope_model_kind {
  * between two segments' fitted ranges take the next one, and sizes below
  * the first take the first). */
 typedef struct mpiscope_hockney_segment {
-    size_t from_bytes;        /* smallest size fitted in it (informative) */
-    size_t to_bytes;          /* largest size it applies to; MPISCOPE_MODEL_NO_LIMIT for the last */
-    double alpha_ns;          /* latency, ns, >= 0 when fitted */
-    double beta_ns_per_byte;  /* time per byte, ns/byte, >= 0 when fitted */
-    size_t points;            /* points fitted in it (0 for given segments) */
-    double max_rel_error;     /* largest |alpha + beta s - t| / t of those points (0 if given) */
+    size_t from_bytes;       /* smallest size fitted in it (informative) */
+    size_t to_bytes;         /* largest size it applies to; MPISCOPE_MODEL_NO_LIMIT for the last */
+    double alpha_ns;         /* latency, ns, >= 0 when fitted */
+    double beta_ns_per_byte; /* time per byte, ns/byte, >= 0 when fitted */
+    size_t points;           /* points fitted in it (0 for given segments) */
+    double max_rel_error;    /* largest |alpha + beta s - t| / t of those points (0 if given) */
 } mpiscope_hockney_segment_t;
 
 /* How mpiscope_model_fit_hockney() chooses its segments. */
 typedef struct mpiscope_hockney_fit_options {
-    int segments;       /* > 0: exactly this many segments (fewer only when there are not
+    int segments;      /* > 0: exactly this many segments (fewer only when there are not
                            min_points points for each); 0: as many as the data need (below) */
-    int max_segments;   /* segments == 0: at most this many, >= 1 (default 4) */
-    double tolerance;   /* segments == 0: the relative error every point must be within,
+    int max_segments;  /* segments == 0: at most this many, >= 1 (default 4) */
+    double tolerance;  /* segments == 0: the relative error every point must be within,
                            >= 0 (default 0.05) */
-    size_t min_points;  /* points per segment, >= 1 (default 2) */
+    size_t min_points; /* points per segment, >= 1 (default 2) */
 } mpiscope_hockney_fit_options_t;
 
 #define MPISCOPE_HOCKNEY_FIT_OPTIONS_INIT {0, 4, 0.05, 2}
@@ -98,8 +98,7 @@ typedef struct mpiscope_hockney_fit_options {
  * than 2 positive times, fewer than min_points, an option out of range),
  * MPISCOPE_ERANGE (more than 1024 points) or MPISCOPE_ENOMEM. */
 MPISCOPE_API int mpiscope_model_fit_hockney(const size_t *sizes_bytes, const double *times_ns, size_t n,
-                                            const mpiscope_hockney_fit_options_t *options,
-                                            mpiscope_model_t **out);
+                                            const mpiscope_hockney_fit_options_t *options, mpiscope_model_t **out);
 
 /* A Hockney model of n >= 1 given segments (copied), e.g. read from the
  * "segments" of `mpiscope model fit --model hockney`. to_bytes must
@@ -150,16 +149,14 @@ MPISCOPE_API int mpiscope_model_time(const mpiscope_model_t *model, double size_
  * NULL), and segment `index` copied to *out (0, or MPISCOPE_EINVAL for a
  * bad index, another kind or a NULL pointer). */
 MPISCOPE_API size_t mpiscope_model_segment_count(const mpiscope_model_t *model);
-MPISCOPE_API int mpiscope_model_segment(const mpiscope_model_t *model, size_t index,
-                                        mpiscope_hockney_segment_t *out);
+MPISCOPE_API int mpiscope_model_segment(const mpiscope_model_t *model, size_t index, mpiscope_hockney_segment_t *out);
 
 /* The parameters of a LogGP model, or of a PLogP model at size_bytes (its
  * tables interpolated; G = 0 and g = g(size) for PLogP; L, o_s, o_r, g as
  * named, G ns/byte). Any output pointer may be NULL. Hockney models have
  * none: MPISCOPE_EINVAL. Returns 0 or MPISCOPE_EINVAL. */
 MPISCOPE_API int mpiscope_model_logp_params(const mpiscope_model_t *model, double size_bytes, double *L_ns,
-                                            double *o_s_ns, double *o_r_ns, double *g_ns,
-                                            double *G_ns_per_byte);
+                                            double *o_s_ns, double *o_r_ns, double *g_ns, double *G_ns_per_byte);
 
 /* Predict the time in ns of one collective algorithm on nprocs (>= 1)
  * processes, from the model's T(s) and gamma, by its name ("bcast:binomial";

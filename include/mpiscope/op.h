@@ -61,25 +61,25 @@ extern "C" {
 
 /* What parameters an operation uses (descriptor `flags`). */
 enum {
-    MPISCOPE_OP_USES_SIZE      = 1u << 0, /* message size varies the op (else measured once, size 0) */
-    MPISCOPE_OP_USES_ROOT      = 1u << 1, /* has a root rank (ctx->root) */
+    MPISCOPE_OP_USES_SIZE = 1u << 0,      /* message size varies the op (else measured once, size 0) */
+    MPISCOPE_OP_USES_ROOT = 1u << 1,      /* has a root rank (ctx->root) */
     MPISCOPE_OP_USES_REDUCTION = 1u << 2, /* element type and reduction apply (ctx->dtype, ctx->reduce_op) */
-    MPISCOPE_OP_GROUND_TRUTH   = 1u << 3, /* known true time: checks the tool */
-    MPISCOPE_OP_SYNCHRONIZING  = 1u << 4, /* no rank leaves before all have entered: with
+    MPISCOPE_OP_GROUND_TRUTH = 1u << 3,   /* known true time: checks the tool */
+    MPISCOPE_OP_SYNCHRONIZING = 1u << 4,  /* no rank leaves before all have entered: with
                                              validation the engine checks it on the global clock */
-    MPISCOPE_OP_BROADCAST      = 1u << 5, /* execute is one broadcast from ctx->root: methods that
+    MPISCOPE_OP_BROADCAST = 1u << 5,      /* execute is one broadcast from ctx->root: methods that
                                              time the root's data reaching each rank apply */
-    MPISCOPE_OP_BANDWIDTH      = 1u << 6, /* size / time is a bandwidth (the size is data each rank
+    MPISCOPE_OP_BANDWIDTH = 1u << 6,      /* size / time is a bandwidth (the size is data each rank
                                              sends or receives; nccl-tests' algorithm bandwidth) */
-    MPISCOPE_OP_PAIRS          = 1u << 7, /* messages between ranks: needs 2 ranks at least (front
+    MPISCOPE_OP_PAIRS = 1u << 7,          /* messages between ranks: needs 2 ranks at least (front
                                              ends refuse fewer before launching) */
-    MPISCOPE_OP_THREADS        = 1u << 8, /* calls MPI from several threads of a rank: needs
+    MPISCOPE_OP_THREADS = 1u << 8,        /* calls MPI from several threads of a rank: needs
                                              MPI_THREAD_MULTIPLE (mpiscope-bench asks for it when a
                                              plan holds such an op; the op refuses a lower level) */
-    MPISCOPE_OP_FILES          = 1u << 9, /* writes a temporary file into the directory of its
+    MPISCOPE_OP_FILES = 1u << 9,          /* writes a temporary file into the directory of its
                                              `dir` option, unlinked as soon as it is open (nothing
                                              is left, whatever ends the run) */
-    MPISCOPE_OP_LARGE_COUNT    = 1u << 10 /* the MPI-4 large-count (_c, MPI_Count) calls: messages
+    MPISCOPE_OP_LARGE_COUNT = 1u << 10    /* the MPI-4 large-count (_c, MPI_Count) calls: messages
                                              beyond 2^31 - 1 elements */
 };
 
@@ -90,11 +90,11 @@ enum { MPISCOPE_VALIDATE_PREPARE = 0, MPISCOPE_VALIDATE_CHECK = 1 };
  * `mpiscope-bench --describe`). Values reach the hooks as text through
  * mpiscope_op_ctx_option(). */
 typedef struct mpiscope_op_option {
-    const char *name;          /* "window" */
-    const char *default_value; /* "64": what mpiscope_op_ctx_option() returns when the user gave none */
-    const char *unit;          /* "messages", "rank", "bytes", "us", "" */
-    const char *description;   /* one line */
-    const char *type;          /* what the text holds, for front ends: "integer", "number",
+    const char *name;           /* "window" */
+    const char *default_value;  /* "64": what mpiscope_op_ctx_option() returns when the user gave none */
+    const char *unit;           /* "messages", "rank", "bytes", "us", "" */
+    const char *description;    /* one line */
+    const char *type;           /* what the text holds, for front ends: "integer", "number",
                                   "choice", "name", "text"; NULL: "text" */
     const char *const *choices; /* "choice": the accepted values, NULL-terminated */
 } mpiscope_op_option_t;
@@ -104,29 +104,29 @@ typedef struct mpiscope_op mpiscope_op_t;
 /* Everything an op needs for one measurement point. Filled by the engine
  * before initialize; the op writes only `state` (and the buffers). */
 typedef struct mpiscope_op_ctx {
-    MPI_Comm comm;            /* the point's communicator (owned by the engine) */
-    int rank;                 /* rank in comm */
-    int nprocs;               /* size of comm */
-    size_t size_bytes;        /* the message size asked for, bytes (0 for ops without USES_SIZE) */
-    int root;                 /* root rank in comm (ops with a root; else 0) */
-    MPI_Datatype dtype;       /* element type: the reduction type, else MPI_BYTE */
-    size_t dtype_bytes;       /* size of dtype, bytes */
-    size_t count;             /* elements per message: size_bytes / dtype_bytes, >= 1 */
-    size_t actual_bytes;      /* data bytes one message really carries: size_bytes, or
+    MPI_Comm comm;           /* the point's communicator (owned by the engine) */
+    int rank;                /* rank in comm */
+    int nprocs;              /* size of comm */
+    size_t size_bytes;       /* the message size asked for, bytes (0 for ops without USES_SIZE) */
+    int root;                /* root rank in comm (ops with a root; else 0) */
+    MPI_Datatype dtype;      /* element type: the reduction type, else MPI_BYTE */
+    size_t dtype_bytes;      /* size of dtype, bytes */
+    size_t count;            /* elements per message: size_bytes / dtype_bytes, >= 1 */
+    size_t actual_bytes;     /* data bytes one message really carries: size_bytes, or
                                  count x dtype_bytes for reductions; an op whose layout
                                  rounds the size (derived datatypes) sets it in initialize */
-    MPI_Op reduce_op;         /* reduction operation (ops with USES_REDUCTION; else MPI_OP_NULL) */
-    size_t launch;            /* number of the current launch in this point, from 0 */
-    void *send;               /* send buffer of the current launch (rotated in cold mode) */
-    void *recv;               /* receive buffer of the current launch */
-    void *state;              /* private to the op: set in initialize, freed in finalize */
-    void *engine;             /* private to the engine */
-    const mpiscope_op_t *op;  /* the descriptor being measured (its user_data, options) */
-    double *part_ns;          /* parts timed by the op (mpiscope_op_ctx_parts()), else NULL:
+    MPI_Op reduce_op;        /* reduction operation (ops with USES_REDUCTION; else MPI_OP_NULL) */
+    size_t launch;           /* number of the current launch in this point, from 0 */
+    void *send;              /* send buffer of the current launch (rotated in cold mode) */
+    void *recv;              /* receive buffer of the current launch */
+    void *state;             /* private to the op: set in initialize, freed in finalize */
+    void *engine;            /* private to the engine */
+    const mpiscope_op_t *op; /* the descriptor being measured (its user_data, options) */
+    double *part_ns;         /* parts timed by the op (mpiscope_op_ctx_parts()), else NULL:
                                  execute writes part i's duration, ns of mpiscope_timer_now_ns(),
                                  into part_ns[i] (NAN: the part did not run this launch) */
     size_t n_parts;
-    double launch_start_ns;   /* this rank's clock (mpiscope_timer_now_ns()) read by the engine
+    double launch_start_ns; /* this rank's clock (mpiscope_timer_now_ns()) read by the engine
                                  just before it called execute: the start of the timed launch;
                                  NAN outside a timed launch. An op that waits a known time
                                  counts from it, so its own clock read is not in the launch */
@@ -141,18 +141,18 @@ typedef struct mpiscope_op_ctx {
 #define MPISCOPE_OP_ABI 1
 
 struct mpiscope_op {
-    unsigned abi;             /* MPISCOPE_OP_ABI, as this descriptor was compiled */
-    const char *name;         /* lower case, unique among built-ins: "bcast", "one_to_two" */
-    const char *description;  /* one line for list-ops */
-    const char *size_meaning; /* what size_bytes is: "bytes broadcast by the root" */
-    unsigned flags;           /* MPISCOPE_OP_* */
+    unsigned abi;                        /* MPISCOPE_OP_ABI, as this descriptor was compiled */
+    const char *name;                    /* lower case, unique among built-ins: "bcast", "one_to_two" */
+    const char *description;             /* one line for list-ops */
+    const char *size_meaning;            /* what size_bytes is: "bytes broadcast by the root" */
+    unsigned flags;                      /* MPISCOPE_OP_* */
     const mpiscope_op_option_t *options; /* array ending with {NULL}, or NULL */
     int (*initialize)(mpiscope_op_ctx_t *ctx);
     int (*execute)(mpiscope_op_ctx_t *ctx);
     int (*finalize)(mpiscope_op_ctx_t *ctx);
     void (*free)(const mpiscope_op_t *op);              /* optional, see above */
     int (*validate)(mpiscope_op_ctx_t *ctx, int phase); /* optional, see above */
-    void *user_data;          /* for user-defined ops (ctx->op->user_data); the engine never reads it */
+    void *user_data;               /* for user-defined ops (ctx->op->user_data); the engine never reads it */
     int (*prepare)(MPI_Comm comm); /* optional: once per run, before its first point, on every
                                       rank of the run's communicator (collective): what the MPI
                                       library must have set up on every process before a point
@@ -226,8 +226,8 @@ MPISCOPE_API const char *mpiscope_op_ctx_option(const mpiscope_op_ctx_t *ctx, co
 
 /* The registry of built-in operations; the descriptors are static (never
  * freed). Not collective; callable before MPI_Init. */
-MPISCOPE_API size_t mpiscope_op_count(void);                       /* number of built-in ops */
-MPISCOPE_API const mpiscope_op_t *mpiscope_op_at(size_t index);    /* NULL past the end */
+MPISCOPE_API size_t mpiscope_op_count(void);                          /* number of built-in ops */
+MPISCOPE_API const mpiscope_op_t *mpiscope_op_at(size_t index);       /* NULL past the end */
 MPISCOPE_API const mpiscope_op_t *mpiscope_op_find(const char *name); /* any case, '-' for '_'; NULL if unknown */
 
 /* Release a descriptor's own data: calls op->free(op) if it is set (built-in

@@ -33,13 +33,13 @@ typedef struct mpiscope_plan mpiscope_plan_t;
  * integer in [0, 1e+15]", "line 1, column 28: expected a member name"):
  * MPISCOPE_EINVAL (bad JSON, a bad field, flags not 0, NULL text or out),
  * MPISCOPE_ENOMEM. err may be NULL (err_size 0). */
-MPISCOPE_API int mpiscope_plan_from_json_text(const char *text, size_t len, unsigned flags,
-                                              mpiscope_plan_t **out, char *err, size_t err_size);
+MPISCOPE_API int mpiscope_plan_from_json_text(const char *text, size_t len, unsigned flags, mpiscope_plan_t **out,
+                                              char *err, size_t err_size);
 
 /* The same from a file (path "-": standard input); parse errors are
  * prefixed with the path. Also MPISCOPE_EIO: the file cannot be opened. */
-MPISCOPE_API int mpiscope_plan_read_file(const char *path, unsigned flags, mpiscope_plan_t **out,
-                                         char *err, size_t err_size);
+MPISCOPE_API int mpiscope_plan_read_file(const char *path, unsigned flags, mpiscope_plan_t **out, char *err,
+                                         size_t err_size);
 
 /* The same from field texts, as a command line gives them: names[i] is a
  * plan field ("target_rse"; '-' may stand for '_'), values[i] its text.
@@ -69,7 +69,7 @@ MPISCOPE_API int mpiscope_plan_get_bool(const mpiscope_plan_t *plan, const char 
 typedef struct mpiscope_plan_start {
     int startup;
     int init_thread;
-    int level;            /* MPI_THREAD_* (init_thread, or the start measured with init_thread) */
+    int level; /* MPI_THREAD_* (init_thread, or the start measured with init_thread) */
 } mpiscope_plan_start_t;
 MPISCOPE_API int mpiscope_plan_start(const mpiscope_plan_t *plan, mpiscope_plan_start_t *out);
 
@@ -77,8 +77,8 @@ MPISCOPE_API int mpiscope_plan_start(const mpiscope_plan_t *plan, mpiscope_plan_
  * (on every rank; the result is complete on every rank). Valid during the
  * call only. */
 typedef struct mpiscope_plan_point_report {
-    size_t index;                          /* 0-based, in the order measured */
-    size_t total;                          /* points in the plan */
+    size_t index; /* 0-based, in the order measured */
+    size_t total; /* points in the plan */
     const mpiscope_op_t *op;
     const mpiscope_method_t *method;
     size_t size_bytes;                     /* 0 for ops that take no size */

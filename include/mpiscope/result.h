@@ -63,8 +63,7 @@ MPISCOPE_API int mpiscope_result_warn(mpiscope_result_t *res, const char *text);
  * point. MPISCOPE_EIO (the file could not be written: the previous one, with
  * every earlier point, stays), MPISCOPE_ENOMEM. */
 MPISCOPE_API int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
-                                           const mpiscope_point_spec_t *spec,
-                                           const mpiscope_point_result_t *point);
+                                           const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point);
 
 /* Collective: measure the clock residual again (drift over the run), write
  * the final document with status "complete" (failed == 0) or "failed",

@@ -47,8 +47,8 @@ extern "C" {
  * MPISCOPE_ENOTSUP (this MPI library has no Sessions: then MPI_Init is
  * called to say so collectively), MPISCOPE_EMPI, MPISCOPE_ENOMEM,
  * MPISCOPE_EIO, MPISCOPE_EEXIST. */
-MPISCOPE_API int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, char *err,
-                                      size_t err_size, int *says);
+MPISCOPE_API int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, char *err, size_t err_size,
+                                      int *says);
 
 #ifdef __cplusplus
 }

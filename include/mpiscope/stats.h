@@ -14,22 +14,22 @@ extern "C" {
 
 /* Statistics of Q valid launch times. Units are those of the samples. */
 typedef struct mpiscope_stats {
-    size_t n_valid;       /* Q: samples given (n_c) */
-    size_t n_used;        /* n_s: samples left after trimming */
-    double trim_fraction; /* g': fraction dropped from EACH end */
-    double mean;          /* T: mean of the trimmed sample */
-    double stddev;        /* unbiased std. deviation of the trimmed sample; NAN if n_used < 2 */
-    double se;            /* stddev / sqrt(n_used); NAN if n_used < 2 */
-    double rse;           /* se / |mean|; NAN if undefined */
-    double median;        /* of all Q samples */
-    double min, max;      /* of all Q samples (the true extremes) */
+    size_t n_valid;                  /* Q: samples given (n_c) */
+    size_t n_used;                   /* n_s: samples left after trimming */
+    double trim_fraction;            /* g': fraction dropped from EACH end */
+    double mean;                     /* T: mean of the trimmed sample */
+    double stddev;                   /* unbiased std. deviation of the trimmed sample; NAN if n_used < 2 */
+    double se;                       /* stddev / sqrt(n_used); NAN if n_used < 2 */
+    double rse;                      /* se / |mean|; NAN if undefined */
+    double median;                   /* of all Q samples */
+    double min, max;                 /* of all Q samples (the true extremes) */
     double trimmed_min, trimmed_max; /* extremes of the trimmed sample */
-    double q25, q75;      /* quartiles of all Q samples (linear interpolation) */
-    double confidence;    /* p */
-    double t_quantile;    /* Student t_{(1+p)/2, n_used-1} (> 0); NAN if n_used < 2 */
-    double error;         /* E = t_quantile * se */
-    double ci_low, ci_high; /* mean -/+ error */
-    double median_rse;    /* standard error of the median over the median, distribution-free:
+    double q25, q75;                 /* quartiles of all Q samples (linear interpolation) */
+    double confidence;               /* p */
+    double t_quantile;               /* Student t_{(1+p)/2, n_used-1} (> 0); NAN if n_used < 2 */
+    double error;                    /* E = t_quantile * se */
+    double ci_low, ci_high;          /* mean -/+ error */
+    double median_rse;               /* standard error of the median over the median, distribution-free:
                              (x_(u) - x_(l)) / (2 z) with l, u = n/2 -/+ z sqrt(n)/2, z = 1.96
                              (the binomial order-statistic interval); NAN if n < 2 or median 0 */
     /* The tail of all Q samples: the 0.90 and 0.99 quantiles (as median) and
@@ -69,8 +69,8 @@ typedef struct mpiscope_stats {
  * Returns 0, MPISCOPE_EINVAL (out NULL, samples NULL with n > 0, an argument
  * out of range or NAN, a sample not finite) or MPISCOPE_ENOMEM. On error
  * *out (if not NULL) holds the n == 0 statistics. */
-MPISCOPE_API int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction,
-                           double confidence, mpiscope_stats_t *out);
+MPISCOPE_API int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction, double confidence,
+                                        mpiscope_stats_t *out);
 
 /* Apply the clock's limit to statistics from mpiscope_stats_compute():
  * when the kept samples span at most MPISCOPE_STATS_DITHER_STEPS timer

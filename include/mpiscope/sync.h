@@ -30,12 +30,12 @@ typedef enum mpiscope_sync_algorithm {
 
 typedef struct mpiscope_sync_params {
     mpiscope_sync_algorithm_t algorithm;
-    unsigned patience;       /* stop after this many exchanges without a smaller RTT (100) */
-    unsigned max_exchanges;  /* cap per pair, so a noisy link cannot run forever (5000) */
-    unsigned fitpoints;      /* minimum-RTT steps per pair, spread in time (1: offset only) */
-    double fit_gap_ns;       /* wait between two fit points (1e7 ns) */
-    unsigned node_leaders;   /* 1: verify node-shared clocks, sync node leaders only (1) */
-    double resync_seconds;   /* re-sync before a point when the last is this old (0: never) */
+    unsigned patience;      /* stop after this many exchanges without a smaller RTT (100) */
+    unsigned max_exchanges; /* cap per pair, so a noisy link cannot run forever (5000) */
+    unsigned fitpoints;     /* minimum-RTT steps per pair, spread in time (1: offset only) */
+    double fit_gap_ns;      /* wait between two fit points (1e7 ns) */
+    unsigned node_leaders;  /* 1: verify node-shared clocks, sync node leaders only (1) */
+    double resync_seconds;  /* re-sync before a point when the last is this old (0: never) */
     /* injected clock transform of every rank (mpiscope_clock_transform_parse;
      * "" none; the context also reads MPISCOPE_CLOCK_TRANSFORM when empty) */
     char clock_transform[MPISCOPE_CLOCK_TRANSFORM_MAX];
@@ -58,28 +58,28 @@ typedef struct mpiscope_clock_sync {
     mpiscope_sync_algorithm_t algorithm;
     int nprocs;
     int rank;
-    double offset_ns;          /* this rank's offset at t_ref_ns: global = local + offset_ns + ... */
-    double drift_ppm;          /* ... + drift_ppm 1e-6 (local - t_ref_ns) */
-    double t_ref_ns;           /* this rank's reference time (local clock) */
-    double error_ns;           /* this rank's error bound at t_ref_ns (worst case, hops added) */
-    double drift_error_ppm;    /* this rank's drift bound; -1: drift not estimated (1 fit point) */
-    double *offsets_ns;        /* [nprocs] offset_ns of each rank */
-    double *drifts_ppm;        /* [nprocs] */
-    double *t_refs_ns;         /* [nprocs] */
-    double *errors_ns;         /* [nprocs] */
-    double *drift_errors_ppm;  /* [nprocs] */
-    int *hops;                 /* [nprocs] pairwise steps from the rank to rank 0 */
-    double *rtt_min_ns;        /* [nprocs] best round trip to the rank's sync partner */
-    double *residual_ns;       /* [nprocs] offset left, measured again after sync (0 for rank 0) */
-    double *node_residual_ns;  /* [nprocs] offset to the node leader, measured, when node_shared */
-    double duration_ns;        /* wall time of the synchronisation on rank 0 (verification excluded) */
-    unsigned long exchanges;   /* ping-pongs made by all pairs together (node verification included) */
-    unsigned fitpoints;        /* fit points per pair */
-    int nodes;                 /* nodes (MPI_COMM_TYPE_SHARED groups) */
-    int node_shared;           /* 1: node clocks verified shared, only node leaders synchronised */
-    int transformed;           /* 1: an injected clock transform was in effect on some rank */
-    double *true_offsets_ns;   /* [nprocs] with a transform: the true offset at each t_ref (else NULL) */
-    double *true_drifts_ppm;   /* [nprocs] and the true drift */
+    double offset_ns;         /* this rank's offset at t_ref_ns: global = local + offset_ns + ... */
+    double drift_ppm;         /* ... + drift_ppm 1e-6 (local - t_ref_ns) */
+    double t_ref_ns;          /* this rank's reference time (local clock) */
+    double error_ns;          /* this rank's error bound at t_ref_ns (worst case, hops added) */
+    double drift_error_ppm;   /* this rank's drift bound; -1: drift not estimated (1 fit point) */
+    double *offsets_ns;       /* [nprocs] offset_ns of each rank */
+    double *drifts_ppm;       /* [nprocs] */
+    double *t_refs_ns;        /* [nprocs] */
+    double *errors_ns;        /* [nprocs] */
+    double *drift_errors_ppm; /* [nprocs] */
+    int *hops;                /* [nprocs] pairwise steps from the rank to rank 0 */
+    double *rtt_min_ns;       /* [nprocs] best round trip to the rank's sync partner */
+    double *residual_ns;      /* [nprocs] offset left, measured again after sync (0 for rank 0) */
+    double *node_residual_ns; /* [nprocs] offset to the node leader, measured, when node_shared */
+    double duration_ns;       /* wall time of the synchronisation on rank 0 (verification excluded) */
+    unsigned long exchanges;  /* ping-pongs made by all pairs together (node verification included) */
+    unsigned fitpoints;       /* fit points per pair */
+    int nodes;                /* nodes (MPI_COMM_TYPE_SHARED groups) */
+    int node_shared;          /* 1: node clocks verified shared, only node leaders synchronised */
+    int transformed;          /* 1: an injected clock transform was in effect on some rank */
+    double *true_offsets_ns;  /* [nprocs] with a transform: the true offset at each t_ref (else NULL) */
+    double *true_drifts_ppm;  /* [nprocs] and the true drift */
 } mpiscope_clock_sync_t;
 
 /* Synchronise the clocks of `comm` (collective) with the process-wide timer
@@ -92,8 +92,7 @@ MPISCOPE_API int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_para
 /* Measure again, now, what offset is left on each rank (collective); on
  * rank 0 residual_ns[nprocs] receives it (others may pass NULL). A growing
  * residual is clock drift since the synchronisation. */
-MPISCOPE_API int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync,
-                                            double *residual_ns);
+MPISCOPE_API int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns);
 
 /* The largest |residual| over the ranks: the precision of the global
  * clock. Complete on rank 0 only (others know their own residual). */

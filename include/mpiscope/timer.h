@@ -14,23 +14,23 @@ extern "C" {
 #endif
 
 typedef enum mpiscope_timer_kind {
-    MPISCOPE_TIMER_AUTO = 0,      /* the most precise trustworthy timer here */
-    MPISCOPE_TIMER_TSC,           /* rdtscp / lfence+rdtsc (x86-64), cntvct_el0 (aarch64) */
-    MPISCOPE_TIMER_MONOTONIC,     /* clock_gettime(CLOCK_MONOTONIC_RAW, else MONOTONIC) */
-    MPISCOPE_TIMER_GETTIMEOFDAY,  /* gettimeofday(): microsecond resolution */
-    MPISCOPE_TIMER_WTIME          /* MPI_Wtime(): needs MPI initialised */
+    MPISCOPE_TIMER_AUTO = 0,     /* the most precise trustworthy timer here */
+    MPISCOPE_TIMER_TSC,          /* rdtscp / lfence+rdtsc (x86-64), cntvct_el0 (aarch64) */
+    MPISCOPE_TIMER_MONOTONIC,    /* clock_gettime(CLOCK_MONOTONIC_RAW, else MONOTONIC) */
+    MPISCOPE_TIMER_GETTIMEOFDAY, /* gettimeofday(): microsecond resolution */
+    MPISCOPE_TIMER_WTIME         /* MPI_Wtime(): needs MPI initialised */
 } mpiscope_timer_kind_t;
 
 /* What was measured of the selected timer at init. */
 typedef struct mpiscope_timer_info {
     mpiscope_timer_kind_t kind;
-    const char *name;            /* "tsc", "monotonic", "gettimeofday", "wtime" */
-    const char *source;          /* e.g. "rdtscp", "CLOCK_MONOTONIC_RAW" */
-    double resolution_ns;        /* smallest non-zero step seen between reads */
-    double read_overhead_ns;     /* mean cost of one read */
-    double frequency_hz;         /* counter frequency (TSC: calibrated), else 1e9 */
-    int invariant;               /* 1 if the counter is known constant-rate */
-    int wtime_is_global;         /* MPI_WTIME_IS_GLOBAL for "wtime", else 0 */
+    const char *name;        /* "tsc", "monotonic", "gettimeofday", "wtime" */
+    const char *source;      /* e.g. "rdtscp", "CLOCK_MONOTONIC_RAW" */
+    double resolution_ns;    /* smallest non-zero step seen between reads */
+    double read_overhead_ns; /* mean cost of one read */
+    double frequency_hz;     /* counter frequency (TSC: calibrated), else 1e9 */
+    int invariant;           /* 1 if the counter is known constant-rate */
+    int wtime_is_global;     /* MPI_WTIME_IS_GLOBAL for "wtime", else 0 */
 } mpiscope_timer_info_t;
 
 /* Parse "auto", "tsc", "monotonic", "gettimeofday" or "wtime".
@@ -89,8 +89,8 @@ typedef struct mpiscope_clock_transform {
  * "all:drift=20;0:drift=0;random:seed=7,offset=1e6". An empty spec gives
  * the identity. Returns 0, or MPISCOPE_EINVAL (why: a one-line reason in
  * why[why_len], may be NULL). */
-MPISCOPE_API int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_transform_t *out,
-                                                char *why, unsigned long why_len);
+MPISCOPE_API int mpiscope_clock_transform_parse(const char *spec, int rank, mpiscope_clock_transform_t *out, char *why,
+                                                unsigned long why_len);
 
 /* Check `spec` for a run of `nprocs` ranks (not collective): what
  * mpiscope_clock_transform_parse() checks, and that every rank a selector

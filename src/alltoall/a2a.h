@@ -9,28 +9,28 @@
 
 /* The nodes as this run sees them (real or virtual), built once by create. */
 typedef struct mpiscope__a2a_nodes {
-    int count;            /* number of nodes */
-    int node;             /* this rank's node, 0..count-1 (nodes ordered by their lowest rank) */
-    int local_rank;       /* rank inside the node */
-    int local_size;       /* ranks on this node */
-    MPI_Comm node_comm;   /* this node's ranks, ordered by rank in comm */
-    int *node_of;         /* [nprocs] node of every rank */
-    int *local_of;        /* [nprocs] local rank of every rank */
-    int *node_size;       /* [count] ranks per node */
-    int *node_first;      /* [count] lowest rank of every node (ranks of a node need not be consecutive) */
-    int *members;         /* [nprocs] ranks of node n at members[node_offset[n] ...] */
-    int *node_offset;     /* [count + 1] */
+    int count;          /* number of nodes */
+    int node;           /* this rank's node, 0..count-1 (nodes ordered by their lowest rank) */
+    int local_rank;     /* rank inside the node */
+    int local_size;     /* ranks on this node */
+    MPI_Comm node_comm; /* this node's ranks, ordered by rank in comm */
+    int *node_of;       /* [nprocs] node of every rank */
+    int *local_of;      /* [nprocs] local rank of every rank */
+    int *node_size;     /* [count] ranks per node */
+    int *node_first;    /* [count] lowest rank of every node (ranks of a node need not be consecutive) */
+    int *members;       /* [nprocs] ranks of node n at members[node_offset[n] ...] */
+    int *node_offset;   /* [count + 1] */
 } mpiscope__a2a_nodes_t;
 
 struct mpiscope_alltoall {
-    MPI_Comm comm;        /* a duplicate of the user's communicator (owned) */
+    MPI_Comm comm; /* a duplicate of the user's communicator (owned) */
     int rank, nprocs;
-    size_t block;         /* bytes per destination */
+    size_t block; /* bytes per destination */
     mpiscope_alltoall_params_t params;
     const struct mpiscope__a2a_impl *impl;
     mpiscope__a2a_nodes_t nodes; /* filled for leader-based algorithms only */
-    int leaders;          /* what mpiscope_alltoall_leaders() reports */
-    void *state;          /* the algorithm's own */
+    int leaders;                 /* what mpiscope_alltoall_leaders() reports */
+    void *state;                 /* the algorithm's own */
 };
 
 typedef struct mpiscope__a2a_impl {

@@ -46,8 +46,8 @@ static size_t pack_step(unsigned char *rotated, unsigned char *packed, int nproc
     return n;
 }
 
-int mpiscope__a2a_bruck_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send,
-                                 void *recv, const mpiscope__a2a_bruck_buf_t *buf)
+int mpiscope__a2a_bruck_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send, void *recv,
+                                 const mpiscope__a2a_bruck_buf_t *buf)
 {
     const unsigned char *s = send;
     unsigned char *r = recv;
@@ -65,8 +65,7 @@ int mpiscope__a2a_bruck_exchange(MPI_Comm comm, int rank, int nprocs, size_t blo
         pack_step(buf->rotated, buf->unpack, nprocs, k, block, 0);
     }
     for (int j = 0; j < nprocs; j++)
-        mpiscope__a2a_copy(r + (size_t)((rank - j + nprocs) % nprocs) * block, buf->rotated + (size_t)j * block,
-                           block);
+        mpiscope__a2a_copy(r + (size_t)((rank - j + nprocs) % nprocs) * block, buf->rotated + (size_t)j * block, block);
     return 0;
 }
 
@@ -99,7 +98,11 @@ static void bruck_destroy(mpiscope_alltoall_t *a)
 }
 
 const mpiscope__a2a_impl_t mpiscope__a2a_bruck = {
-    .info = {.name = "bruck", .op_name = "alltoall_bruck", .leader_based = 0,
+    .info = {.name = "bruck",
+             .op_name = "alltoall_bruck",
+             .leader_based = 0,
              .description = "radix-2 Bruck: ceil(log2 p) steps of about p/2 blocks (small blocks)"},
-    .create = bruck_create, .run = bruck_run, .destroy = bruck_destroy,
+    .create = bruck_create,
+    .run = bruck_run,
+    .destroy = bruck_destroy,
 };

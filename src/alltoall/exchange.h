@@ -24,13 +24,12 @@ void mpiscope__a2a_bruck_release(mpiscope__a2a_bruck_buf_t *buf);
 /* Radix-2 Bruck for any nprocs: rotate, ceil(log2 nprocs) Sendrecv steps
  * (step k moves the blocks whose index has bit k set to rank + 2^k),
  * inverse rotation. Collective over comm. 0 or MPISCOPE_EMPI. */
-int mpiscope__a2a_bruck_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send,
-                                 void *recv, const mpiscope__a2a_bruck_buf_t *buf);
+int mpiscope__a2a_bruck_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send, void *recv,
+                                 const mpiscope__a2a_bruck_buf_t *buf);
 
 /* The virtual ring: step k sends to rank + k and receives from rank - k.
  * Collective over comm. 0 or MPISCOPE_EMPI. */
-int mpiscope__a2a_pairwise_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send,
-                                    void *recv);
+int mpiscope__a2a_pairwise_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send, void *recv);
 
 /* memcpy that accepts n == 0 with NULL pointers (0-byte blocks). */
 static inline void mpiscope__a2a_copy(void *dst, const void *src, size_t n)

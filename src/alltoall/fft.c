@@ -92,7 +92,7 @@ static void butterfly(size_t r, const double complex *a, double complex *b, doub
         b[2] = t2 - t3;
     } else if (r == 5) {
         const double c1 = 0.30901699437494742410, c2 = -0.80901699437494742410; /* cos 2pi/5, cos 4pi/5 */
-        const double s1 = 0.95105651629515357212, s2 = 0.58778525229247312917; /* sin 2pi/5, sin 4pi/5 */
+        const double s1 = 0.95105651629515357212, s2 = 0.58778525229247312917;  /* sin 2pi/5, sin 4pi/5 */
         double complex t1 = a[1] + a[4], t2 = a[2] + a[3], t3 = a[1] - a[4], t4 = a[2] - a[3];
         double complex u1 = a[0] + c1 * t1 + c2 * t2, v1 = direction * I * (s1 * t3 + s2 * t4);
         double complex u2 = a[0] + c2 * t1 + c1 * t2, v2 = direction * I * (s2 * t3 - s1 * t4);
@@ -104,8 +104,8 @@ static void butterfly(size_t r, const double complex *a, double complex *b, doub
     }
 }
 
-static void stage(const mpiscope__fft_t *f, size_t r, size_t len, size_t s, const double complex *w,
-                  double direction, const double complex *x, double complex *y)
+static void stage(const mpiscope__fft_t *f, size_t r, size_t len, size_t s, const double complex *w, double direction,
+                  const double complex *x, double complex *y)
 {
     size_t m = len / r;
     double complex a[5], b[5];

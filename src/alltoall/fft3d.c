@@ -91,8 +91,7 @@ void mpiscope__fft3d_finish(mpiscope__fft3d_t *g, const double complex *recv)
         size_t planes = (size_t)(g->first[s + 1] - g->first[s]);
         for (size_t z = 0; z < planes; z++)
             for (size_t y = 0; y < rows; y++)
-                memcpy(g->output + y * nn + ((size_t)g->first[s] + z) * n, from + (z * rows + y) * n,
-                       n * sizeof *from);
+                memcpy(g->output + y * nn + ((size_t)g->first[s] + z) * n, from + (z * rows + y) * n, n * sizeof *from);
     }
     for (size_t y = 0; y < rows; y++)
         for (size_t x = 0; x < n; x++)

@@ -16,13 +16,13 @@
 
 typedef struct mpiscope__fft3d {
     int n, rank, nprocs;
-    int *first;              /* [nprocs + 1] first plane (and first output row) of each rank */
-    size_t block;            /* elements per destination of the transpose */
-    double complex *input;   /* [planes][n][n] x fastest; never overwritten by the transform */
-    double complex *output;  /* [rows][n][n] */
-    double complex *plane;   /* [n][n] work plane */
-    double complex *line;    /* [n] a strided line, gathered */
-    mpiscope__fft_t *fft;    /* length n */
+    int *first;             /* [nprocs + 1] first plane (and first output row) of each rank */
+    size_t block;           /* elements per destination of the transpose */
+    double complex *input;  /* [planes][n][n] x fastest; never overwritten by the transform */
+    double complex *output; /* [rows][n][n] */
+    double complex *plane;  /* [n][n] work plane */
+    double complex *line;   /* [n] a strided line, gathered */
+    mpiscope__fft_t *fft;   /* length n */
 } mpiscope__fft3d_t;
 
 /* Allocate everything for rank of nprocs on an n^3 grid (n >= 1). Returns

@@ -129,7 +129,10 @@ static int transpose(mpiscope_op_ctx_t *ctx, fft3d_op_t *s)
     if (s->a2a)
         return mpiscope_alltoall_run(s->a2a, ctx->send, ctx->recv);
     return MPI_Alltoall(ctx->send, (int)s->grid.block, MPI_C_DOUBLE_COMPLEX, ctx->recv, (int)s->grid.block,
-                        MPI_C_DOUBLE_COMPLEX, ctx->comm) == MPI_SUCCESS ? 0 : MPISCOPE_EMPI;
+                        MPI_C_DOUBLE_COMPLEX, ctx->comm)
+                   == MPI_SUCCESS
+               ? 0
+               : MPISCOPE_EMPI;
 }
 
 static int fft3d_execute(mpiscope_op_ctx_t *ctx)
@@ -162,9 +165,11 @@ static int check_output(mpiscope_op_ctx_t *ctx, const mpiscope__fft3d_t *g)
                     if ((size_t)w.k[v][0] == x && (size_t)w.k[v][1] == y && (size_t)w.k[v][2] == z)
                         want += volume * w.amplitude[v];
                 if (!(cabs(got - want) <= tolerance))
-                    return mpiscope_op_ctx_mismatch(ctx, "rank %d: output (x %zu, y %zu, z %zu): got %.6g%+.6gi, "
-                                                    "want %.6g%+.6gi", ctx->rank, x, y, z, creal(got),
-                                                    cimag(got), creal(want), cimag(want));
+                    return mpiscope_op_ctx_mismatch(ctx,
+                                                    "rank %d: output (x %zu, y %zu, z %zu): got %.6g%+.6gi, "
+                                                    "want %.6g%+.6gi",
+                                                    ctx->rank, x, y, z, creal(got), cimag(got), creal(want),
+                                                    cimag(want));
             }
     return 0;
 }
@@ -195,18 +200,34 @@ static int fft3d_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t fft3d_options[] = {
-    {.name = "grid", .default_value = "120", .unit = "points", .type = "integer",
+    {.name = "grid",
+     .default_value = "120",
+     .unit = "points",
+     .type = "integer",
      .description = "N of the N^3 complex-double grid; the transpose sends ceil(N/p)^2 N x 16 bytes per "
                     "destination (120 on 120 ranks: 1920 B; 480 on 240: 30720 B); memory per rank about "
                     "4 ceil(N/p) N^2 x 16 bytes"},
-    {.name = "algorithm", .default_value = "native", .unit = "", .type = "name",
+    {.name = "algorithm",
+     .default_value = "native",
+     .unit = "",
+     .type = "name",
      .description = "the transpose's Alltoall: native (MPI_Alltoall) or a lab algorithm: bruck, pairwise, "
                     "linear, one_leader, m_leader, plp, lss"},
-    {.name = "phase", .default_value = "all", .unit = "", .type = "choice", .choices = choices_phase,
+    {.name = "phase",
+     .default_value = "all",
+     .unit = "",
+     .type = "choice",
+     .choices = choices_phase,
      .description = "all: the whole forward FFT; transpose: the Alltoall alone"},
-    {.name = "nodes", .default_value = "0", .unit = "nodes", .type = "integer",
+    {.name = "nodes",
+     .default_value = "0",
+     .unit = "nodes",
+     .type = "integer",
      .description = "for the leader algorithms: 0 nodes from MPI_COMM_TYPE_SHARED, K virtual nodes"},
-    {.name = "leaders", .default_value = "0", .unit = "ranks", .type = "integer",
+    {.name = "leaders",
+     .default_value = "0",
+     .unit = "ranks",
+     .type = "integer",
      .description = "for plp: leaders per node; 0: the seed's rule"},
     MPISCOPE__OPT_END};
 

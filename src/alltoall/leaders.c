@@ -92,8 +92,8 @@ static int allocate(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
     const mpiscope__a2a_nodes_t *nd = &a->nodes;
     size_t stage = (size_t)nd->count * s->inter_block;
     int p2p = a->params.aggregate == MPISCOPE_ALLTOALL_AGGREGATE_P2P, rc = 0;
-    size_t n_requests = 1 + (size_t)s->group_of[nd->node] + (size_t)s->max_leaders
-                        + (size_t)s->n_slots * (size_t)nd->local_size;
+    size_t n_requests =
+        1 + (size_t)s->group_of[nd->node] + (size_t)s->max_leaders + (size_t)s->n_slots * (size_t)nd->local_size;
 
     s->slots = calloc((size_t)s->n_slots + 1, sizeof *s->slots);
     s->segment = calloc((size_t)nd->local_size, sizeof *s->segment);
@@ -162,8 +162,8 @@ static int shared_window(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
     for (int t = 0; t < nd->local_size; t++)
         whole += (size_t)sizes[t];
     if (rc == MPI_SUCCESS)
-        rc = MPI_Win_allocate_shared((MPI_Aint)(nd->local_rank == 0 ? whole : 0), 1, MPI_INFO_NULL,
-                                     nd->node_comm, &base, &s->win);
+        rc = MPI_Win_allocate_shared((MPI_Aint)(nd->local_rank == 0 ? whole : 0), 1, MPI_INFO_NULL, nd->node_comm,
+                                     &base, &s->win);
     if (rc != MPI_SUCCESS) {
         s->win = MPI_WIN_NULL;
         return MPISCOPE_ENOTSUP;
@@ -264,17 +264,17 @@ static int plp_create(mpiscope_alltoall_t *a)
     return leaders_create(a, PLP);
 }
 
-#define LEADER_IMPL(NAME, CREATE, DESCRIPTION)                                                      \
-    const mpiscope__a2a_impl_t mpiscope__a2a_##NAME = {                                            \
-        .info = {.name = #NAME, .op_name = "alltoall_" #NAME, .description = DESCRIPTION,            \
-                 .leader_based = 1},                                                               \
-        .create = CREATE, .run = mpiscope__a2a_leaders_run, .destroy = leaders_destroy,            \
+#define LEADER_IMPL(NAME, CREATE, DESCRIPTION)                                                                         \
+    const mpiscope__a2a_impl_t mpiscope__a2a_##NAME = {                                                                \
+        .info = {.name = #NAME, .op_name = "alltoall_" #NAME, .description = DESCRIPTION, .leader_based = 1},          \
+        .create = CREATE,                                                                                              \
+        .run = mpiscope__a2a_leaders_run,                                                                              \
+        .destroy = leaders_destroy,                                                                                    \
     };
 
 LEADER_IMPL(one_leader, one_leader_create,
             "one leader per node: gather the node's blocks, one exchange among N leaders, scatter")
-LEADER_IMPL(m_leader, m_leader_create,
-            "every rank a leader for its own blocks: M concurrent exchanges among N ranks")
+LEADER_IMPL(m_leader, m_leader_create, "every rank a leader for its own blocks: M concurrent exchanges among N ranks")
 LEADER_IMPL(plp, plp_create,
             "PLP: d leaders per node (the seed's rule: Bruck stays or ring with most leaders), "
             "groups of M/d ranks")

@@ -23,31 +23,31 @@
 
 /* One leader index this rank serves. */
 typedef struct mpiscope__a2a_slot {
-    int index;                        /* leader index g */
-    MPI_Comm comm;                    /* the ranks serving g, one per node, rank = node */
-    unsigned char *sstage, *rstage;   /* nodes * B bytes each: out to / in from every node */
-    mpiscope__a2a_bruck_buf_t bruck;  /* inter = bruck */
-    MPI_Datatype *to_member;          /* p2p: [local_size] what local rank t takes from rstage */
+    int index;                       /* leader index g */
+    MPI_Comm comm;                   /* the ranks serving g, one per node, rank = node */
+    unsigned char *sstage, *rstage;  /* nodes * B bytes each: out to / in from every node */
+    mpiscope__a2a_bruck_buf_t bruck; /* inter = bruck */
+    MPI_Datatype *to_member;         /* p2p: [local_size] what local rank t takes from rstage */
 } mpiscope__a2a_slot_t;
 
 typedef struct mpiscope__a2a_leaders {
-    int max_leaders;                  /* D */
-    int *leaders_of, *group_of;       /* [nodes] d_n and e_n */
-    size_t inter_block;               /* B, bytes */
-    mpiscope_alltoall_inter_t inter;  /* resolved: bruck, pairwise or native */
-    int group, member;                /* this rank: its group and its place j in it */
-    int leader_local;                 /* local rank of its group's leader */
-    int *consecutive;                 /* [nodes] 1: the node's ranks are consecutive in comm */
+    int max_leaders;                 /* D */
+    int *leaders_of, *group_of;      /* [nodes] d_n and e_n */
+    size_t inter_block;              /* B, bytes */
+    mpiscope_alltoall_inter_t inter; /* resolved: bruck, pairwise or native */
+    int group, member;               /* this rank: its group and its place j in it */
+    int leader_local;                /* local rank of its group's leader */
+    int *consecutive;                /* [nodes] 1: the node's ranks are consecutive in comm */
     int n_slots;
     mpiscope__a2a_slot_t *slots;
     /* shm */
     MPI_Win win;
     int locked;
-    unsigned char **segment;          /* [local_size] every local rank's segment (leaders' stages) */
+    unsigned char **segment; /* [local_size] every local rank's segment (leaders' stages) */
     /* p2p */
-    MPI_Datatype from_send;           /* this rank's blocks from send, in [node][local rank] order */
-    MPI_Datatype *from_member;        /* leader: [group size] where member j's blocks land in sstage */
-    MPI_Datatype *into_recv;          /* [D] where index g's blocks land in recv */
+    MPI_Datatype from_send;    /* this rank's blocks from send, in [node][local rank] order */
+    MPI_Datatype *from_member; /* leader: [group size] where member j's blocks land in sstage */
+    MPI_Datatype *into_recv;   /* [D] where index g's blocks land in recv */
     MPI_Request *requests;
 } mpiscope__a2a_leaders_t;
 

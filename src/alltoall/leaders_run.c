@@ -63,8 +63,7 @@ static int exchange(const mpiscope_alltoall_t *a, const mpiscope__a2a_leaders_t 
         else if (s->inter == MPISCOPE_ALLTOALL_INTER_PAIRWISE)
             rc = mpiscope__a2a_pairwise_exchange(sl->comm, node, nodes, b, sl->sstage, sl->rstage);
         else
-            rc = mpiscope__a2a_mpi(MPI_Alltoall(sl->sstage, (int)b, MPI_BYTE, sl->rstage, (int)b, MPI_BYTE,
-                                                sl->comm));
+            rc = mpiscope__a2a_mpi(MPI_Alltoall(sl->sstage, (int)b, MPI_BYTE, sl->rstage, (int)b, MPI_BYTE, sl->comm));
     }
     return rc;
 }
@@ -102,15 +101,14 @@ static int run_p2p(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s, const voi
 
     rc |= MPI_Isend(send, 1, s->from_send, s->leader_local, TAG_IN, nd->node_comm, &r[n++]);
     for (int j = 0; s->n_slots && j < s->group_of[nd->node]; j++)
-        rc |= MPI_Irecv(s->slots[0].sstage, 1, s->from_member[j], nd->local_rank + j, TAG_IN, nd->node_comm,
-                        &r[n++]);
+        rc |= MPI_Irecv(s->slots[0].sstage, 1, s->from_member[j], nd->local_rank + j, TAG_IN, nd->node_comm, &r[n++]);
     rc |= MPI_Waitall(n, r, MPI_STATUSES_IGNORE);
     if (rc != MPI_SUCCESS || exchange(a, s) != 0)
         return MPISCOPE_EMPI;
     n = 0;
     for (int g = 0; g < s->max_leaders; g++)
-        rc |= MPI_Irecv(recv, 1, s->into_recv[g], mpiscope__a2a_server(s, nd->node, g), TAG_OUT + g,
-                        nd->node_comm, &r[n++]);
+        rc |= MPI_Irecv(recv, 1, s->into_recv[g], mpiscope__a2a_server(s, nd->node, g), TAG_OUT + g, nd->node_comm,
+                        &r[n++]);
     for (int i = 0; i < s->n_slots; i++)
         for (int t = 0; t < nd->local_size; t++)
             rc |= MPI_Isend(s->slots[i].rstage, 1, s->slots[i].to_member[t], t, TAG_OUT + s->slots[i].index,

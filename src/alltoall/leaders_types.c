@@ -40,8 +40,8 @@ static int from_member(const mpiscope_alltoall_t *a, const mpiscope__a2a_leaders
 
 /* Index g's blocks for local rank t: where they sit in the receive stage
  * (in_stage) or in t's recv (!in_stage), in the same (node, member) order. */
-static int index_blocks(const mpiscope_alltoall_t *a, const mpiscope__a2a_leaders_t *s, int g, int t,
-                        int in_stage, MPI_Aint *displs, MPI_Datatype *type)
+static int index_blocks(const mpiscope_alltoall_t *a, const mpiscope__a2a_leaders_t *s, int g, int t, int in_stage,
+                        MPI_Aint *displs, MPI_Datatype *type)
 {
     const mpiscope__a2a_nodes_t *nd = &a->nodes;
     size_t m = a->block;
@@ -52,9 +52,9 @@ static int index_blocks(const mpiscope_alltoall_t *a, const mpiscope__a2a_leader
             continue;
         const int *group = nd->members + nd->node_offset[n] + g * s->group_of[n];
         for (int j = 0; j < s->group_of[n]; j++)
-            displs[count++] = (MPI_Aint)(in_stage ? (size_t)n * s->inter_block
-                                                        + ((size_t)j * (size_t)nd->local_size + (size_t)t) * m
-                                                  : (size_t)group[j] * m);
+            displs[count++] =
+                (MPI_Aint)(in_stage ? (size_t)n * s->inter_block + ((size_t)j * (size_t)nd->local_size + (size_t)t) * m
+                                    : (size_t)group[j] * m);
     }
     return blocks(count, m, displs, type);
 }
@@ -117,4 +117,3 @@ void mpiscope__a2a_leaders_types_free(mpiscope_alltoall_t *a, mpiscope__a2a_lead
         free_types(s->slots[i].to_member, (size_t)a->nodes.local_size);
     s->from_member = s->into_recv = NULL;
 }
-

@@ -40,7 +40,11 @@ static void linear_destroy(mpiscope_alltoall_t *a)
 }
 
 const mpiscope__a2a_impl_t mpiscope__a2a_linear = {
-    .info = {.name = "linear", .op_name = "alltoall_linear", .leader_based = 0,
+    .info = {.name = "linear",
+             .op_name = "alltoall_linear",
+             .leader_based = 0,
              .description = "scattered: all Irecv and Isend posted in staggered peer order, one Waitall"},
-    .create = linear_create, .run = linear_run, .destroy = linear_destroy,
+    .create = linear_create,
+    .run = linear_run,
+    .destroy = linear_destroy,
 };

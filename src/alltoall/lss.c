@@ -36,14 +36,14 @@
 enum { LSS_TAG = 0x4c53 }; /* + step; the object's own communicator */
 
 typedef struct lss_state {
-    MPI_Win win;            /* dynamic, locked (lock_all) from create to destroy */
+    MPI_Win win; /* dynamic, locked (lock_all) from create to destroy */
     int locked;
-    void *attached;         /* recv currently attached (NULL: none) */
+    void *attached;           /* recv currently attached (NULL: none) */
     int steps_with_handshake; /* s */
-    MPI_Aint *address;      /* [p] recv address of each rank, this run */
-    unsigned char *known;   /* [p] 1: address[r] was learnt this run */
-    MPI_Aint *out;          /* [p] what we tell our two partners */
-    MPI_Aint *in[2];        /* [p] what they tell us */
+    MPI_Aint *address;        /* [p] recv address of each rank, this run */
+    unsigned char *known;     /* [p] 1: address[r] was learnt this run */
+    MPI_Aint *out;            /* [p] what we tell our two partners */
+    MPI_Aint *in[2];          /* [p] what they tell us */
 } lss_state_t;
 
 static int mpi(int rc)

@@ -58,8 +58,8 @@ static int allocate(mpiscope__a2a_nodes_t *n, int nprocs)
     n->node_first = malloc(p * sizeof(int));
     n->members = malloc(p * sizeof(int));
     n->node_offset = calloc(p + 1, sizeof(int));
-    return n->node_of && n->local_of && n->node_size && n->node_first && n->members && n->node_offset
-               ? 0 : MPISCOPE_ENOMEM;
+    return n->node_of && n->local_of && n->node_size && n->node_first && n->members && n->node_offset ? 0
+                                                                                                      : MPISCOPE_ENOMEM;
 }
 
 /* Sizes, offsets, members in rank order, local ranks. */

@@ -16,28 +16,44 @@
 static const char *const choices_inter[] = {"auto", "bruck", "pairwise", "native", NULL};
 static const char *const choices_aggregate[] = {"shm", "p2p", NULL};
 
-#define OPT_NODES                                                                                    \
-    {.name = "nodes", .default_value = "0", .unit = "nodes", .type = "integer",                     \
+#define OPT_NODES                                                                                                      \
+    {.name = "nodes",                                                                                                  \
+     .default_value = "0",                                                                                             \
+     .unit = "nodes",                                                                                                  \
+     .type = "integer",                                                                                                \
      .description = "0: nodes from MPI_COMM_TYPE_SHARED; K: K virtual nodes of consecutive ranks"}
-#define OPT_INTER                                                                                    \
-    {.name = "inter", .default_value = "auto", .unit = "", .type = "choice", .choices = choices_inter, \
-     .description = "the leaders' exchange between nodes: auto (Bruck up to size_crit, else pairwise), " \
+#define OPT_INTER                                                                                                      \
+    {.name = "inter",                                                                                                  \
+     .default_value = "auto",                                                                                          \
+     .unit = "",                                                                                                       \
+     .type = "choice",                                                                                                 \
+     .choices = choices_inter,                                                                                         \
+     .description = "the leaders' exchange between nodes: auto (Bruck up to size_crit, else pairwise), "               \
                     "bruck, pairwise, native (MPI_Alltoall)"}
-#define OPT_AGGREGATE                                                                                \
-    {.name = "aggregate", .default_value = "shm", .unit = "", .type = "choice",                     \
-     .choices = choices_aggregate,                                                                   \
+#define OPT_AGGREGATE                                                                                                  \
+    {.name = "aggregate",                                                                                              \
+     .default_value = "shm",                                                                                           \
+     .unit = "",                                                                                                       \
+     .type = "choice",                                                                                                 \
+     .choices = choices_aggregate,                                                                                     \
      .description = "hand-over inside a node: shm (one MPI-3 shared window per node), p2p (messages)"}
-#define OPT_SIZE_CRIT                                                                                \
-    {.name = "size_crit", .default_value = "8192", .unit = "bytes", .type = "integer",              \
+#define OPT_SIZE_CRIT                                                                                                  \
+    {.name = "size_crit",                                                                                              \
+     .default_value = "8192",                                                                                          \
+     .unit = "bytes",                                                                                                  \
+     .type = "integer",                                                                                                \
      .description = "Bruck/ring switch of the inter-node exchange, bytes per destination node"}
-#define OPT_LEADERS                                                                                  \
-    {.name = "leaders", .default_value = "0", .unit = "ranks", .type = "integer",                   \
+#define OPT_LEADERS                                                                                                    \
+    {.name = "leaders",                                                                                                \
+     .default_value = "0",                                                                                             \
+     .unit = "ranks",                                                                                                  \
+     .type = "integer",                                                                                                \
      .description = "leaders per node, dividing every node's rank count; 0: the seed's rule"}
 
 static const mpiscope_op_option_t leader_options[] = {OPT_NODES, OPT_INTER, OPT_AGGREGATE, OPT_SIZE_CRIT,
-                                                       MPISCOPE__OPT_END};
-static const mpiscope_op_option_t plp_options[] = {OPT_NODES, OPT_INTER, OPT_AGGREGATE, OPT_SIZE_CRIT,
-                                                   OPT_LEADERS, MPISCOPE__OPT_END};
+                                                      MPISCOPE__OPT_END};
+static const mpiscope_op_option_t plp_options[] = {OPT_NODES,     OPT_INTER,   OPT_AGGREGATE,
+                                                   OPT_SIZE_CRIT, OPT_LEADERS, MPISCOPE__OPT_END};
 
 typedef struct a2a_op {
     mpiscope_alltoall_t *a2a;
@@ -78,8 +94,10 @@ static int setup(mpiscope_op_ctx_t *ctx, a2a_op_t *s, const char *algorithm, int
     if (size && n > SIZE_MAX / size)
         return MPISCOPE_ERANGE;
     rc = read_params(ctx, &params);
-    if (rc || (rc = fixed ? mpiscope_op_ctx_buffers_fixed(ctx, n * size, n * size)
-                          : mpiscope_op_ctx_buffers(ctx, n * size, n * size)) != 0
+    if (rc
+        || (rc = fixed ? mpiscope_op_ctx_buffers_fixed(ctx, n * size, n * size)
+                       : mpiscope_op_ctx_buffers(ctx, n * size, n * size))
+               != 0
         || (rc = mpiscope__layout_create("bytes", size, &s->layout)) != 0)
         return rc;
     rc = mpiscope_alltoall_create(ctx->comm, algorithm, size, &params, &s->a2a);
@@ -136,23 +154,28 @@ static int a2a_validate(mpiscope_op_ctx_t *ctx, int phase)
         return 0;
     }
     for (int j = 0; !rc && j < ctx->nprocs; j++)
-        rc = mpiscope__pattern_check(ctx, recv + (size_t)j * size, &s->layout, j, (size_t)ctx->rank,
-                                     "recv block", (size_t)j);
+        rc = mpiscope__pattern_check(ctx, recv + (size_t)j * size, &s->layout, j, (size_t)ctx->rank, "recv block",
+                                     (size_t)j);
     return rc;
 }
 
 #define SIZE_MEANING "bytes each rank sends to each rank (itself included)"
-#define A2A_OP(NAME, ALGORITHM, FIXED, OPTIONS, DESCRIPTION)                                        \
-    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                          \
-    {                                                                                              \
-        return a2a_initialize(ctx, ALGORITHM, FIXED);                                              \
-    }                                                                                              \
-    const mpiscope_op_t mpiscope__op_##NAME = {                                                    \
-        .abi = MPISCOPE_OP_ABI,                                                                    \
-        .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                   \
-        .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH,         \
-        .options = OPTIONS, .initialize = NAME##_initialize, .execute = a2a_execute,               \
-        .finalize = a2a_finalize, .validate = a2a_validate,                                        \
+#define A2A_OP(NAME, ALGORITHM, FIXED, OPTIONS, DESCRIPTION)                                                           \
+    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                                               \
+    {                                                                                                                  \
+        return a2a_initialize(ctx, ALGORITHM, FIXED);                                                                  \
+    }                                                                                                                  \
+    const mpiscope_op_t mpiscope__op_##NAME = {                                                                        \
+        .abi = MPISCOPE_OP_ABI,                                                                                        \
+        .name = #NAME,                                                                                                 \
+        .description = DESCRIPTION,                                                                                    \
+        .size_meaning = SIZE_MEANING,                                                                                  \
+        .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_SYNCHRONIZING | MPISCOPE_OP_BANDWIDTH,                            \
+        .options = OPTIONS,                                                                                            \
+        .initialize = NAME##_initialize,                                                                               \
+        .execute = a2a_execute,                                                                                        \
+        .finalize = a2a_finalize,                                                                                      \
+        .validate = a2a_validate,                                                                                      \
     };
 
 A2A_OP(alltoall_bruck, "bruck", 0, NULL,

@@ -2,8 +2,7 @@
  * p - 1 Sendrecv steps of one block each. */
 #include "exchange.h"
 
-int mpiscope__a2a_pairwise_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send,
-                                    void *recv)
+int mpiscope__a2a_pairwise_exchange(MPI_Comm comm, int rank, int nprocs, size_t block, const void *send, void *recv)
 {
     const unsigned char *s = send;
     unsigned char *r = recv;
@@ -11,9 +10,9 @@ int mpiscope__a2a_pairwise_exchange(MPI_Comm comm, int rank, int nprocs, size_t 
     mpiscope__a2a_copy(r + (size_t)rank * block, s + (size_t)rank * block, block);
     for (int k = 1; k < nprocs; k++) {
         int to = (rank + k) % nprocs, from = (rank - k + nprocs) % nprocs;
-        if (MPI_Sendrecv(s + (size_t)to * block, (int)block, MPI_BYTE, to, MPISCOPE__A2A_TAG,
-                         r + (size_t)from * block, (int)block, MPI_BYTE, from, MPISCOPE__A2A_TAG, comm,
-                         MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        if (MPI_Sendrecv(s + (size_t)to * block, (int)block, MPI_BYTE, to, MPISCOPE__A2A_TAG, r + (size_t)from * block,
+                         (int)block, MPI_BYTE, from, MPISCOPE__A2A_TAG, comm, MPI_STATUS_IGNORE)
+            != MPI_SUCCESS)
             return MPISCOPE_EMPI;
     }
     return 0;
@@ -35,7 +34,11 @@ static void pairwise_destroy(mpiscope_alltoall_t *a)
 }
 
 const mpiscope__a2a_impl_t mpiscope__a2a_pairwise = {
-    .info = {.name = "pairwise", .op_name = "alltoall_pairwise", .leader_based = 0,
+    .info = {.name = "pairwise",
+             .op_name = "alltoall_pairwise",
+             .leader_based = 0,
              .description = "virtual ring: p - 1 Sendrecv steps, step k to rank + k (large blocks)"},
-    .create = pairwise_create, .run = pairwise_run, .destroy = pairwise_destroy,
+    .create = pairwise_create,
+    .run = pairwise_run,
+    .destroy = pairwise_destroy,
 };

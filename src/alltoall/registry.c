@@ -4,13 +4,8 @@
 #include "a2a.h"
 
 static const mpiscope__a2a_impl_t *const impls[] = {
-    &mpiscope__a2a_bruck,
-    &mpiscope__a2a_pairwise,
-    &mpiscope__a2a_linear,
-    &mpiscope__a2a_one_leader,
-    &mpiscope__a2a_m_leader,
-    &mpiscope__a2a_plp,
-    &mpiscope__a2a_lss,
+    &mpiscope__a2a_bruck,    &mpiscope__a2a_pairwise, &mpiscope__a2a_linear, &mpiscope__a2a_one_leader,
+    &mpiscope__a2a_m_leader, &mpiscope__a2a_plp,      &mpiscope__a2a_lss,
 };
 
 size_t mpiscope_alltoall_algorithm_count(void)

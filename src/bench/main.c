@@ -18,13 +18,13 @@ static void on_point(const mpiscope_plan_point_report_t *p, void *user)
     if (out->progress) {
         printf("@mpiscope progress {\"index\":%zu,\"total\":%zu,\"op\":\"%s\",\"size_bytes\":%zu,"
                "\"nprocs\":%d,\"median_ns\":%.6g,\"ci_low_ns\":%.6g,\"ci_high_ns\":%.6g,\"unstable\":%s}\n",
-               p->index + 1, p->total, p->op->name, p->size_bytes, p->nprocs, r->stats.median,
-               r->stats.ci_low, r->stats.ci_high, r->unstable ? "true" : "false");
+               p->index + 1, p->total, p->op->name, p->size_bytes, p->nprocs, r->stats.median, r->stats.ci_low,
+               r->stats.ci_high, r->unstable ? "true" : "false");
         fflush(stdout);
     }
     if (r->validation_failures)
-        fprintf(stderr, "mpiscope-bench: error: %s: validation failed on rank %d, launch %zu: %s\n",
-                p->op->name, r->first_mismatch_rank, r->first_mismatch_launch, r->first_mismatch);
+        fprintf(stderr, "mpiscope-bench: error: %s: validation failed on rank %d, launch %zu: %s\n", p->op->name,
+                r->first_mismatch_rank, r->first_mismatch_launch, r->first_mismatch);
 }
 
 /* One error line for the whole job: rank 0's when it has one (errors the
@@ -64,8 +64,9 @@ int main(int argc, char **argv)
     if (!bad && (cmd.list_ops || cmd.help || cmd.describe)) { /* no MPI needed: runs without mpiexec */
         if (cmd.help)
             bench_options_usage();
-        int err = cmd.list_ops ? mpiscope_op_catalogue_write(stdout, 0)
-                  : cmd.describe ? mpiscope_describe_write(stdout, 0) : 0;
+        int err = cmd.list_ops   ? mpiscope_op_catalogue_write(stdout, 0)
+                  : cmd.describe ? mpiscope_describe_write(stdout, 0)
+                                 : 0;
         return err ? 1 : 0;
     }
     if (!bad && cmd.verify) { /* the plan as a run on N ranks would take it: no MPI */

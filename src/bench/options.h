@@ -8,9 +8,9 @@
 #include "mpiscope/plan.h"
 
 typedef struct bench_command {
-    mpiscope_plan_t *plan;     /* NULL for --list-ops, --help, --describe and on error */
+    mpiscope_plan_t *plan; /* NULL for --list-ops, --help, --describe and on error */
     int list_ops, help, describe;
-    int verify;                /* > 0: --verify N, check the plan for N ranks, run nothing */
+    int verify; /* > 0: --verify N, check the plan for N ranks, run nothing */
 } bench_command_t;
 
 /* Parse argv into cmd. On error writes one line to `err` and returns

@@ -12,8 +12,11 @@ static const mpiscope__arrival_pattern_t patterns[] = {
     {"none", "", "every rank starts on the schedule", {NULL}},
     {"late", "RANK:US", "rank RANK starts US microseconds late, the others on time", {"rank", "us"}},
     {"linear", "US", "rank r starts r x US microseconds late", {"us"}},
-    {"random", "US[:SEED]", "each rank starts a uniform random 0..US microseconds late (seed 1 by default; "
-                            "the same on every rank)", {"us", "seed"}},
+    {"random",
+     "US[:SEED]",
+     "each rank starts a uniform random 0..US microseconds late (seed 1 by default; "
+     "the same on every rank)",
+     {"us", "seed"}},
 };
 
 const mpiscope__arrival_pattern_t *mpiscope__arrival_pattern_at(size_t index)
@@ -52,20 +55,19 @@ static int object_bad(const char *member, const char **where, char *why, size_t 
 }
 
 /* One member's value: rank and seed integers >= 0, us a number in [0, 1e7]. */
-static int member_value(const mpiscope__jv_t *m, mpiscope__arrival_t *a, const char **where, char *why,
-                        size_t size)
+static int member_value(const mpiscope__jv_t *m, mpiscope__arrival_t *a, const char **where, char *why, size_t size)
 {
     int is_us = strcmp(m->key, "us") == 0;
     if (m->type != MPISCOPE__JV_NUMBER)
-        return object_bad(m->key, where, why, size, is_us ? "must be a number in [0, 1e+07]"
-                                                          : "must be an integer >= 0");
+        return object_bad(m->key, where, why, size,
+                          is_us ? "must be a number in [0, 1e+07]" : "must be an integer >= 0");
     if (is_us) {
         if (!(m->number >= 0 && m->number <= 1e7))
             return object_bad(m->key, where, why, size, "must be a number in [0, 1e+07]");
         a->us = m->number;
     } else if (!m->is_integer || m->negative || (m->key[0] == 'r' && m->integer > 1u << 30)) {
-        return object_bad(m->key, where, why, size, m->key[0] == 'r' ? "must be an integer in [0, 1073741824]"
-                                                                     : "must be an integer >= 0");
+        return object_bad(m->key, where, why, size,
+                          m->key[0] == 'r' ? "must be an integer in [0, 1073741824]" : "must be an integer >= 0");
     } else if (m->key[0] == 'r') {
         a->rank = (int)m->integer;
     } else {
@@ -74,8 +76,8 @@ static int member_value(const mpiscope__jv_t *m, mpiscope__arrival_t *a, const c
     return 0;
 }
 
-int mpiscope__arrival_from_object(const mpiscope__jv_t *o, mpiscope__arrival_t *out, const char **where,
-                                  char *why, size_t why_size)
+int mpiscope__arrival_from_object(const mpiscope__jv_t *o, mpiscope__arrival_t *out, const char **where, char *why,
+                                  size_t why_size)
 {
     const mpiscope__jv_t *kind = mpiscope__jv_get(o, "kind");
     const mpiscope__arrival_pattern_t *pattern = NULL;
@@ -86,8 +88,7 @@ int mpiscope__arrival_from_object(const mpiscope__jv_t *o, mpiscope__arrival_t *
             pattern = &patterns[i];
     if (!pattern)
         return object_bad("kind", where, why, why_size, "must be one of none, late, linear, random");
-    mpiscope__arrival_t a = {.kind = (mpiscope__arrival_kind_t)(pattern - patterns), .seed = 1,
-                             .text = pattern->name};
+    mpiscope__arrival_t a = {.kind = (mpiscope__arrival_kind_t)(pattern - patterns), .seed = 1, .text = pattern->name};
     for (const char *const *name = pattern->members; *name; name++)
         if (strcmp(*name, "seed") != 0 && !mpiscope__jv_get(o, *name))
             return object_bad(*name, where, why, why_size, "required");
@@ -121,12 +122,17 @@ int mpiscope__arrival_offsets(const mpiscope__arrival_t *a, int nprocs, double *
     unsigned long long state = a->seed ? a->seed : 1;
     for (int r = 0; r < nprocs; r++) {
         switch (a->kind) {
-        case MPISCOPE__ARRIVAL_LATE: offsets_ns[r] = r == a->rank ? a->us * 1e3 : 0; break;
-        case MPISCOPE__ARRIVAL_LINEAR: offsets_ns[r] = r * a->us * 1e3; break;
+        case MPISCOPE__ARRIVAL_LATE:
+            offsets_ns[r] = r == a->rank ? a->us * 1e3 : 0;
+            break;
+        case MPISCOPE__ARRIVAL_LINEAR:
+            offsets_ns[r] = r * a->us * 1e3;
+            break;
         case MPISCOPE__ARRIVAL_RANDOM:
             offsets_ns[r] = (double)(mpiscope__xorshift(&state) >> 11) / 9007199254740992.0 * a->us * 1e3;
             break;
-        default: offsets_ns[r] = 0;
+        default:
+            offsets_ns[r] = 0;
         }
     }
     return a->kind == MPISCOPE__ARRIVAL_LATE && a->rank >= nprocs ? MPISCOPE_ERANGE : 0;

@@ -46,9 +46,9 @@ struct mpiscope__buffer_pool {
     size_t alignment_bytes;
     size_t limit_bytes;
     size_t llc_bytes;
-    int flush;                /* cold slots are flushed per stage, not made larger than the LLC */
-    size_t stage_launches;    /* flush mode: slots per point (the largest stage) */
-    unsigned char *raw;       /* the allocation; region is its first aligned byte */
+    int flush;             /* cold slots are flushed per stage, not made larger than the LLC */
+    size_t stage_launches; /* flush mode: slots per point (the largest stage) */
+    unsigned char *raw;    /* the allocation; region is its first aligned byte */
     size_t raw_bytes;
     unsigned char *region;
     size_t capacity_bytes;
@@ -60,8 +60,7 @@ struct mpiscope__buffer_pool {
     uint16_t order[POOL_MAX_COLD_SLOTS];
 };
 
-int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_bytes,
-                                 mpiscope__buffer_pool_t **out)
+int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_bytes, mpiscope__buffer_pool_t **out)
 {
     mpiscope__buffer_pool_t *pool;
 
@@ -133,8 +132,9 @@ static size_t cold_slot_count(const mpiscope__buffer_pool_t *pool, size_t slot_b
         slots = pool->stage_launches;
         if (slots > pool->limit_bytes / slot_bytes)
             slots = pool->limit_bytes / slot_bytes;
-        return slots < POOL_MIN_COLD_SLOTS ? POOL_MIN_COLD_SLOTS
-               : slots > POOL_MAX_COLD_SLOTS ? POOL_MAX_COLD_SLOTS : slots;
+        return slots < POOL_MIN_COLD_SLOTS   ? POOL_MIN_COLD_SLOTS
+               : slots > POOL_MAX_COLD_SLOTS ? POOL_MAX_COLD_SLOTS
+                                             : slots;
     }
 
     if (target < saturating_double(slot_bytes))
@@ -175,7 +175,7 @@ static int grow_region(mpiscope__buffer_pool_t *pool, size_t bytes)
     size_t want = bytes + align - 1;
     unsigned char *raw = realloc(pool->raw, want);
     if (!raw)
-        return MPISCOPE_ENOMEM; /* the old region stays whole */
+        return MPISCOPE_ENOMEM;                                            /* the old region stays whole */
     memset(raw + pool->raw_bytes, POOL_FILL_BYTE, want - pool->raw_bytes); /* fault its pages in now */
     pool->raw = raw;
     pool->raw_bytes = want;
@@ -288,10 +288,14 @@ static size_t parse_cache_size(const char *text)
     unsigned long long n = strtoull(text, &end, 10);
 
     switch (*end) {
-    case 'K': return (size_t)n << 10;
-    case 'M': return (size_t)n << 20;
-    case 'G': return (size_t)n << 30;
-    default: return (size_t)n;
+    case 'K':
+        return (size_t)n << 10;
+    case 'M':
+        return (size_t)n << 20;
+    case 'G':
+        return (size_t)n << 30;
+    default:
+        return (size_t)n;
     }
 }
 
@@ -364,8 +368,7 @@ static int has_clflushopt(void)
     return known;
 }
 
-__attribute__((target("clflushopt"))) static void flush_region_opt(const unsigned char *p,
-                                                                    const unsigned char *end)
+__attribute__((target("clflushopt"))) static void flush_region_opt(const unsigned char *p, const unsigned char *end)
 {
     for (; p < end; p += POOL_FLUSH_STRIDE)
         _mm_clflushopt((void *)p);

@@ -35,8 +35,7 @@ static double raw_ns(void)
 
 static void pause_seconds(double seconds)
 {
-    struct timespec wait = {.tv_sec = (time_t)seconds,
-                            .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    struct timespec wait = {.tv_sec = (time_t)seconds, .tv_nsec = (long)((seconds - (double)(time_t)seconds) * 1e9)};
     nanosleep(&wait, NULL);
 }
 
@@ -87,10 +86,13 @@ static int wait_patterns(MPI_Comm comm, const mpiscope_params_t *params, mpiscop
         err = mpiscope_context_measure(ctx, mpiscope_op_find(ground_truth[i]), &spec, &r);
         if (err)
             break;
-        t->waitpatterns[i] = (mpiscope_check_waitpattern_t){
-            .op = ground_truth[i], .expected_ns = i == 0 ? 0 : 1000.0 * n, /* unit_us = 1 */
-            .median_ns = r.stats.median, .ci_low_ns = r.stats.ci_low, .ci_high_ns = r.stats.ci_high,
-            .span_median_ns = r.span_median_ns, .skew_median_ns = r.skew_median_ns};
+        t->waitpatterns[i] = (mpiscope_check_waitpattern_t){.op = ground_truth[i],
+                                                            .expected_ns = i == 0 ? 0 : 1000.0 * n, /* unit_us = 1 */
+                                                            .median_ns = r.stats.median,
+                                                            .ci_low_ns = r.stats.ci_low,
+                                                            .ci_high_ns = r.stats.ci_high,
+                                                            .span_median_ns = r.span_median_ns,
+                                                            .skew_median_ns = r.skew_median_ns};
         t->n_waitpatterns = i + 1;
     }
     mpiscope_context_destroy(ctx);
@@ -114,8 +116,7 @@ static int check_timer(MPI_Comm comm, const mpiscope_params_t *params, mpiscope_
 }
 
 /* One synchronisation algorithm: residual now, and after a wait. */
-static int check_sync(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds,
-                      mpiscope_check_sync_t *out)
+static int check_sync(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, mpiscope_check_sync_t *out)
 {
     mpiscope_sync_params_t p = params->sync;
     p.algorithm = out->algorithm;
@@ -177,9 +178,11 @@ static int check_states(MPI_Comm comm, const mpiscope_params_t *params, mpiscope
         err = mpiscope_context_measure(ctx, mpiscope_op_find(c->states_op), &spec, &r);
         if (err)
             break;
-        c->state_runs[i] = (mpiscope_check_state_run_t){
-            .at_ns = at, .median_ns = r.stats.median, .q25_ns = r.stats.q25,
-            .q75_ns = r.stats.q75, .launches_valid = (unsigned)r.launches_valid};
+        c->state_runs[i] = (mpiscope_check_state_run_t){.at_ns = at,
+                                                        .median_ns = r.stats.median,
+                                                        .q25_ns = r.stats.q25,
+                                                        .q75_ns = r.stats.q75,
+                                                        .launches_valid = (unsigned)r.launches_valid};
         c->n_state_runs = i + 1;
         err = part ? part(c, user) : 0; /* in the gap before the next run */
     }

@@ -32,8 +32,7 @@ static double uniform_pm1(uint64_t seed, int rank, int which)
 
 /* "all", "N", "N-M" or "random": does it select `rank`? With nprocs > 0,
  * a rank the selector names must be one of a run of nprocs ranks. */
-static int selects(const char *sel, size_t len, int rank, int nprocs, int *random, char *why,
-                   unsigned long why_len)
+static int selects(const char *sel, size_t len, int rank, int nprocs, int *random, char *why, unsigned long why_len)
 {
     char text[64];
     if (len == 0 || len >= sizeof text)
@@ -50,8 +49,7 @@ static int selects(const char *sel, size_t len, int rank, int nprocs, int *rando
     if (end == text || *end || lo < 0 || hi < lo)
         return fail(why, why_len, "clock transform: bad selector '%s' (all, N, N-M or random)", text);
     if (nprocs > 0 && hi >= nprocs)
-        return fail(why, why_len, "clock transform: selector '%s' names rank %ld of a %d-rank run", text, hi,
-                    nprocs);
+        return fail(why, why_len, "clock transform: selector '%s' names rank %ld of a %d-rank run", text, hi, nprocs);
     return rank >= lo && rank <= hi;
 }
 

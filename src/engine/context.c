@@ -118,13 +118,25 @@ int mpiscope__context_resync_if_due(mpiscope_context_t *ctx)
     return due ? mpiscope_context_resync(ctx) : 0;
 }
 
-void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep) { ctx->keep_raw = keep; }
+void mpiscope__context_keep_raw(mpiscope_context_t *ctx, int keep)
+{
+    ctx->keep_raw = keep;
+}
 
-const char *mpiscope_context_last_error(const mpiscope_context_t *ctx) { return ctx->last_error; }
+const char *mpiscope_context_last_error(const mpiscope_context_t *ctx)
+{
+    return ctx->last_error;
+}
 
-const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx) { return ctx->sync; }
+const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx)
+{
+    return ctx->sync;
+}
 
-const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx) { return &ctx->params; }
+const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx)
+{
+    return &ctx->params;
+}
 
 void mpiscope_context_destroy(mpiscope_context_t *ctx)
 {

@@ -9,17 +9,17 @@
 enum { MPISCOPE__MAX_SUBCOMMS = 64 };
 
 struct mpiscope_context {
-    MPI_Comm comm;                 /* a duplicate of the user's communicator */
+    MPI_Comm comm; /* a duplicate of the user's communicator */
     int rank, nprocs;
-    mpiscope_params_t params;      /* with t_bcast_ns and late_tolerance_ns resolved */
+    mpiscope_params_t params; /* with t_bcast_ns and late_tolerance_ns resolved */
     mpiscope_timer_info_t timer;
     mpiscope_clock_sync_t *sync;
-    unsigned resyncs;              /* synchronisations after the first */
-    double synced_at_ns;           /* local time of the last synchronisation */
-    char last_error[256];          /* see mpiscope_context_last_error() */
+    unsigned resyncs;     /* synchronisations after the first */
+    double synced_at_ns;  /* local time of the last synchronisation */
+    char last_error[256]; /* see mpiscope_context_last_error() */
     mpiscope__buffer_pool_t *pool;
-    int keep_raw;                  /* keep per-launch samples of the last point (rank 0) */
-    mpiscope__samples_t *last;     /* rank 0: the last point's launches, for the result writer */
+    int keep_raw;              /* keep per-launch samples of the last point (rank 0) */
+    mpiscope__samples_t *last; /* rank 0: the last point's launches, for the result writer */
     int last_nprocs;
     /* rank 0: the last point's notes and the name of its parts (ops'
      * mpiscope_op_ctx_note, mpiscope_op_ctx_parts), for the result writer */

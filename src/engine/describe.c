@@ -11,12 +11,20 @@
 #include "param_table.h"
 #include "plan_spec.h"
 
-static const struct { unsigned bit; const char *name; } op_flags[] = {
-    {MPISCOPE_OP_USES_SIZE, "size"},         {MPISCOPE_OP_USES_ROOT, "root"},
-    {MPISCOPE_OP_USES_REDUCTION, "reduction"}, {MPISCOPE_OP_GROUND_TRUTH, "ground_truth"},
-    {MPISCOPE_OP_SYNCHRONIZING, "synchronizing"}, {MPISCOPE_OP_BROADCAST, "broadcast"},
-    {MPISCOPE_OP_BANDWIDTH, "bandwidth"},    {MPISCOPE_OP_PAIRS, "pairs"},
-    {MPISCOPE_OP_THREADS, "threads"},        {MPISCOPE_OP_FILES, "files"},
+static const struct {
+    unsigned bit;
+    const char *name;
+} op_flags[] = {
+    {MPISCOPE_OP_USES_SIZE, "size"},
+    {MPISCOPE_OP_USES_ROOT, "root"},
+    {MPISCOPE_OP_USES_REDUCTION, "reduction"},
+    {MPISCOPE_OP_GROUND_TRUTH, "ground_truth"},
+    {MPISCOPE_OP_SYNCHRONIZING, "synchronizing"},
+    {MPISCOPE_OP_BROADCAST, "broadcast"},
+    {MPISCOPE_OP_BANDWIDTH, "bandwidth"},
+    {MPISCOPE_OP_PAIRS, "pairs"},
+    {MPISCOPE_OP_THREADS, "threads"},
+    {MPISCOPE_OP_FILES, "files"},
     {MPISCOPE_OP_LARGE_COUNT, "large_count"},
 };
 

@@ -27,7 +27,10 @@ int mpiscope_describe_write(FILE *out, unsigned flags)
  * document lists them all, with broadcast and bandwidth). */
 static void write_flags(mpiscope__json_t *j, unsigned flags)
 {
-    static const struct { unsigned bit; const char *name; } names[] = {
+    static const struct {
+        unsigned bit;
+        const char *name;
+    } names[] = {
         {MPISCOPE_OP_USES_SIZE, "size"},
         {MPISCOPE_OP_USES_ROOT, "root"},
         {MPISCOPE_OP_USES_REDUCTION, "reduction"},

@@ -262,8 +262,9 @@ int mpiscope__environment_gather(MPI_Comm comm, mpiscope__environment_t *env)
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &env->ranks);
     MPI_Get_library_version(env->library_version, &len);
-    while (len > 0 && (env->library_version[len - 1] == '\n' || env->library_version[len - 1] == ' '
-                       || env->library_version[len - 1] == '\t'))
+    while (len > 0
+           && (env->library_version[len - 1] == '\n' || env->library_version[len - 1] == ' '
+               || env->library_version[len - 1] == '\t'))
         env->library_version[--len] = '\0';
     MPI_Get_version(&env->mpi_version, &env->mpi_subversion);
     MPI_Comm node;

@@ -8,14 +8,14 @@
 typedef struct mpiscope__environment {
     char library_version[MPI_MAX_LIBRARY_VERSION_STRING];
     int mpi_version, mpi_subversion;
-    char *hosts;          /* JSON array of unique host names (rank 0) */
-    char *rank_nodes;     /* JSON array: each rank's index in hosts (rank 0) */
-    long *rank_pids;      /* each rank's process id (rank 0; NULL in simulated runs: one process) */
-    char *rank_cpus;      /* JSON array: each rank's allowed CPUs, "0-3" (rank 0; NULL: unknown) */
+    char *hosts;      /* JSON array of unique host names (rank 0) */
+    char *rank_nodes; /* JSON array: each rank's index in hosts (rank 0) */
+    long *rank_pids;  /* each rank's process id (rank 0; NULL in simulated runs: one process) */
+    char *rank_cpus;  /* JSON array: each rank's allowed CPUs, "0-3" (rank 0; NULL: unknown) */
     int ranks, nodes, ranks_per_node;
     char cpu_model[256];
     char start_time_utc[32];
-    const char *thread_level;   /* "MPI_THREAD_MULTIPLE"... the World model's level, NULL: not known */
+    const char *thread_level; /* "MPI_THREAD_MULTIPLE"... the World model's level, NULL: not known */
 } mpiscope__environment_t;
 
 /* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE" for a level, "unknown" otherwise. */

@@ -37,14 +37,16 @@ static int two_calls(MPI_Comm parent, const mpiscope_op_t *op, const mpiscope_po
     MPI_Comm comm;
     if (MPI_Comm_dup(parent, &comm) != MPI_SUCCESS)
         return MPISCOPE_EMPI;
-    mpiscope__op_engine_t engine = {.pool = pool, .op = op, .option_names = spec->option_names,
-                                    .option_values = spec->option_values, .n_options = spec->n_options};
+    mpiscope__op_engine_t engine = {.pool = pool,
+                                    .op = op,
+                                    .option_names = spec->option_names,
+                                    .option_values = spec->option_values,
+                                    .n_options = spec->n_options};
     mpiscope_op_ctx_t ctx;
     mpiscope__op_types_t types;
     int err = mpiscope__op_types_resolve(op, spec->dtype, spec->reduce_op, &types);
     if (!err)
-        err = mpiscope__op_ctx_init(&ctx, comm, spec->size_bytes, spec->root, types.dtype, types.reduce_op,
-                                    &engine);
+        err = mpiscope__op_ctx_init(&ctx, comm, spec->size_bytes, spec->root, types.dtype, types.reduce_op, &engine);
     if (!err)
         err = op->initialize(&ctx);
     if (!err) {
@@ -70,8 +72,8 @@ static int two_calls(MPI_Comm parent, const mpiscope_op_t *op, const mpiscope_po
 static int check_arguments(MPI_Comm comm, const mpiscope_op_t *const *ops, size_t n_ops,
                            const mpiscope_point_spec_t *spec, mpiscope_firstcall_t **out)
 {
-    if (comm == MPI_COMM_NULL || !ops || n_ops == 0 || n_ops > INT_MAX / 2 || !spec || !out
-        || spec->nprocs != 0 || spec->validate || spec->arrival_ns)
+    if (comm == MPI_COMM_NULL || !ops || n_ops == 0 || n_ops > INT_MAX / 2 || !spec || !out || spec->nprocs != 0
+        || spec->validate || spec->arrival_ns)
         return MPISCOPE_EINVAL;
     for (size_t i = 0; i < n_ops; i++)
         if (!mpiscope__op_usable(ops[i], NULL, 0))
@@ -82,13 +84,14 @@ static int check_arguments(MPI_Comm comm, const mpiscope_op_t *const *ops, size_
 }
 
 /* The record, its arrays sized for n_ops x nprocs. */
-static mpiscope_firstcall_t *firstcall_new(const mpiscope_op_t *const *ops, size_t n_ops, int nprocs,
-                                           size_t size_bytes)
+static mpiscope_firstcall_t *firstcall_new(const mpiscope_op_t *const *ops, size_t n_ops, int nprocs, size_t size_bytes)
 {
     mpiscope_firstcall_t *fc = calloc(1, sizeof *fc);
     if (!fc)
         return NULL;
-    *fc = (mpiscope_firstcall_t){.n_ops = n_ops, .nprocs = nprocs, .size_bytes = size_bytes,
+    *fc = (mpiscope_firstcall_t){.n_ops = n_ops,
+                                 .nprocs = nprocs,
+                                 .size_bytes = size_bytes,
                                  .ops = malloc(n_ops * sizeof *fc->ops),
                                  .first_ns = malloc(n_ops * (size_t)nprocs * sizeof(double)),
                                  .second_ns = malloc(n_ops * (size_t)nprocs * sizeof(double))};

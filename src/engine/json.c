@@ -6,7 +6,10 @@
 #include <string.h>
 #include "json.h"
 
-void mpiscope__json_init(mpiscope__json_t *j) { memset(j, 0, sizeof *j); }
+void mpiscope__json_init(mpiscope__json_t *j)
+{
+    memset(j, 0, sizeof *j);
+}
 
 void mpiscope__json_free(mpiscope__json_t *j)
 {
@@ -91,8 +94,14 @@ static void open_container(mpiscope__json_t *j, const char *key, const char *bra
     put(j, bracket, 1);
 }
 
-void mpiscope__json_object(mpiscope__json_t *j, const char *key) { open_container(j, key, "{"); }
-void mpiscope__json_array(mpiscope__json_t *j, const char *key) { open_container(j, key, "["); }
+void mpiscope__json_object(mpiscope__json_t *j, const char *key)
+{
+    open_container(j, key, "{");
+}
+void mpiscope__json_array(mpiscope__json_t *j, const char *key)
+{
+    open_container(j, key, "[");
+}
 
 void mpiscope__json_end(mpiscope__json_t *j)
 {

@@ -12,7 +12,7 @@ enum { MAX_DEPTH = 64 };
 
 typedef struct reader {
     const char *s, *end, *at;
-    const char *why;   /* first error */
+    const char *why; /* first error */
     int oom;
 } reader_t;
 
@@ -55,8 +55,10 @@ static int hex4(reader_t *r, unsigned *out)
     *out = 0;
     for (int i = 0; i < 4; i++, r->at++) {
         char c = r->at < r->end ? *r->at : 0;
-        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
         if (d < 0)
             return fail(r, "bad \\u escape");
         *out = *out * 16 + (unsigned)d;
@@ -66,14 +68,25 @@ static int hex4(reader_t *r, unsigned *out)
 
 static size_t put_utf8(char *o, unsigned c)
 {
-    if (c < 0x80) { o[0] = (char)c; return 1; }
-    if (c < 0x800) { o[0] = (char)(0xC0 | c >> 6); o[1] = (char)(0x80 | (c & 0x3F)); return 2; }
+    if (c < 0x80) {
+        o[0] = (char)c;
+        return 1;
+    }
+    if (c < 0x800) {
+        o[0] = (char)(0xC0 | c >> 6);
+        o[1] = (char)(0x80 | (c & 0x3F));
+        return 2;
+    }
     if (c < 0x10000) {
-        o[0] = (char)(0xE0 | c >> 12); o[1] = (char)(0x80 | (c >> 6 & 0x3F)); o[2] = (char)(0x80 | (c & 0x3F));
+        o[0] = (char)(0xE0 | c >> 12);
+        o[1] = (char)(0x80 | (c >> 6 & 0x3F));
+        o[2] = (char)(0x80 | (c & 0x3F));
         return 3;
     }
-    o[0] = (char)(0xF0 | c >> 18); o[1] = (char)(0x80 | (c >> 12 & 0x3F));
-    o[2] = (char)(0x80 | (c >> 6 & 0x3F)); o[3] = (char)(0x80 | (c & 0x3F));
+    o[0] = (char)(0xF0 | c >> 18);
+    o[1] = (char)(0x80 | (c >> 12 & 0x3F));
+    o[2] = (char)(0x80 | (c >> 6 & 0x3F));
+    o[3] = (char)(0x80 | (c & 0x3F));
     return 4;
 }
 
@@ -262,20 +275,35 @@ static mpiscope__jv_t *value(reader_t *r, int depth)
         return NULL;
     }
     char c = *r->at;
-    mpiscope__jv_type_t type = c == '{' ? MPISCOPE__JV_OBJECT : c == '[' ? MPISCOPE__JV_ARRAY
-                               : c == '"' ? MPISCOPE__JV_STRING : c == 't' || c == 'f' ? MPISCOPE__JV_BOOL
-                               : c == 'n' ? MPISCOPE__JV_NULL : MPISCOPE__JV_NUMBER;
+    mpiscope__jv_type_t type = c == '{'               ? MPISCOPE__JV_OBJECT
+                               : c == '['             ? MPISCOPE__JV_ARRAY
+                               : c == '"'             ? MPISCOPE__JV_STRING
+                               : c == 't' || c == 'f' ? MPISCOPE__JV_BOOL
+                               : c == 'n'             ? MPISCOPE__JV_NULL
+                                                      : MPISCOPE__JV_NUMBER;
     mpiscope__jv_t *v = node(r, type);
     if (!v)
         return NULL;
     int bad = 0;
     switch (type) {
-    case MPISCOPE__JV_OBJECT: bad = items(r, v, '}', depth); break;
-    case MPISCOPE__JV_ARRAY: bad = items(r, v, ']', depth); break;
-    case MPISCOPE__JV_STRING: bad = !(v->string = string(r)); break;
-    case MPISCOPE__JV_BOOL: v->boolean = c == 't'; bad = literal(r, c == 't' ? "true" : "false"); break;
-    case MPISCOPE__JV_NULL: bad = literal(r, "null"); break;
-    default: bad = (c == '-' || (c >= '0' && c <= '9')) ? number(r, v) : fail(r, "unexpected character");
+    case MPISCOPE__JV_OBJECT:
+        bad = items(r, v, '}', depth);
+        break;
+    case MPISCOPE__JV_ARRAY:
+        bad = items(r, v, ']', depth);
+        break;
+    case MPISCOPE__JV_STRING:
+        bad = !(v->string = string(r));
+        break;
+    case MPISCOPE__JV_BOOL:
+        v->boolean = c == 't';
+        bad = literal(r, c == 't' ? "true" : "false");
+        break;
+    case MPISCOPE__JV_NULL:
+        bad = literal(r, "null");
+        break;
+    default:
+        bad = (c == '-' || (c >= '0' && c <= '9')) ? number(r, v) : fail(r, "unexpected character");
     }
     if (bad) {
         mpiscope__jv_free(v);

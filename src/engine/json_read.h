@@ -8,23 +8,27 @@
 #include <stddef.h>
 
 typedef enum mpiscope__jv_type {
-    MPISCOPE__JV_NULL, MPISCOPE__JV_BOOL, MPISCOPE__JV_NUMBER, MPISCOPE__JV_STRING,
-    MPISCOPE__JV_ARRAY, MPISCOPE__JV_OBJECT
+    MPISCOPE__JV_NULL,
+    MPISCOPE__JV_BOOL,
+    MPISCOPE__JV_NUMBER,
+    MPISCOPE__JV_STRING,
+    MPISCOPE__JV_ARRAY,
+    MPISCOPE__JV_OBJECT
 } mpiscope__jv_type_t;
 
 typedef struct mpiscope__jv {
     mpiscope__jv_type_t type;
-    int boolean;                  /* BOOL */
-    double number;                /* NUMBER */
-    int is_integer;               /* NUMBER written without fraction or exponent, fits unsigned long long
+    int boolean;    /* BOOL */
+    double number;  /* NUMBER */
+    int is_integer; /* NUMBER written without fraction or exponent, fits unsigned long long
                                      when non-negative (then in `integer`) */
     int negative;
-    unsigned long long integer;   /* |value| of an integer literal */
-    char *string;                 /* STRING: decoded UTF-8, NUL-terminated (no NUL inside) */
-    char *key;                    /* member name inside an OBJECT, else NULL */
-    size_t count;                 /* ARRAY, OBJECT: items */
-    struct mpiscope__jv *first;   /* ARRAY, OBJECT: first item */
-    struct mpiscope__jv *next;    /* next item of the parent */
+    unsigned long long integer; /* |value| of an integer literal */
+    char *string;               /* STRING: decoded UTF-8, NUL-terminated (no NUL inside) */
+    char *key;                  /* member name inside an OBJECT, else NULL */
+    size_t count;               /* ARRAY, OBJECT: items */
+    struct mpiscope__jv *first; /* ARRAY, OBJECT: first item */
+    struct mpiscope__jv *next;  /* next item of the parent */
 } mpiscope__jv_t;
 
 /* Parse text[0..len). 0 and *out (free with mpiscope__jv_free), or

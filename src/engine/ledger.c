@@ -119,8 +119,8 @@ int mpiscope__ledger_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op, c
     if (ctx->rank == 0 && ctx->last) { /* the point itself, before its companions replace ctx->last */
         mpiscope__json_object(j, "main");
         mpiscope__json_string(j, "method", "window");
-        mpiscope__json_string(j, "cache", (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold)
-                                              ? "cold" : "warm");
+        mpiscope__json_string(j, "cache",
+                              (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold) ? "cold" : "warm");
         mpiscope__json_number(j, "first_launch_ns", point->first_launch_ns);
         mpiscope__ledger_series_json(ctx->last, spec->root, j);
         mpiscope__json_end(j);

@@ -35,15 +35,17 @@ static int point_comm(mpiscope_context_t *ctx, int n, MPI_Comm *comm)
 }
 
 static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_op_t *op,
-                        const mpiscope_point_spec_t *spec, mpiscope__op_engine_t *engine,
-                        mpiscope_op_ctx_t *op_ctx)
+                        const mpiscope_point_spec_t *spec, mpiscope__op_engine_t *engine, mpiscope_op_ctx_t *op_ctx)
 {
     mpiscope__op_types_t types;
     int err = mpiscope__op_types_resolve(op, spec->dtype, spec->reduce_op, &types);
     if (err)
         return err;
-    *engine = (mpiscope__op_engine_t){.pool = ctx->pool, .op = op, .option_names = spec->option_names,
-                                      .option_values = spec->option_values, .n_options = spec->n_options};
+    *engine = (mpiscope__op_engine_t){.pool = ctx->pool,
+                                      .op = op,
+                                      .option_names = spec->option_names,
+                                      .option_values = spec->option_values,
+                                      .n_options = spec->n_options};
     return mpiscope__op_ctx_init(op_ctx, comm, spec->size_bytes, spec->root, types.dtype, types.reduce_op, engine);
 }
 
@@ -54,8 +56,7 @@ static int setup_op_ctx(mpiscope_context_t *ctx, MPI_Comm comm, const mpiscope_o
  * starts each launch of the stage behind its slot, chasing a schedule it
  * cannot catch within k launches: not one launch was valid in 40. A later
  * launch says nothing of tau: it may be late for its own reasons. */
-static double next_lead(double base, const double *start, const double *slot, const double *arrival,
-                        int n, unsigned k)
+static double next_lead(double base, const double *start, const double *slot, const double *arrival, int n, unsigned k)
 {
     double late = 0;
     for (int r = 0; r < n; r++)
@@ -129,8 +130,7 @@ static int run_point(mpiscope_context_t *ctx, const mpiscope__method_t *method, 
         }
         MPI_Gather(mine, 3 * (int)k, MPI_DOUBLE, gathered, 3 * (int)k, MPI_DOUBLE, 0, env->comm);
         if (np)
-            MPI_Gather(env->stage_parts, (int)(k * np), MPI_DOUBLE, parts, (int)(k * np), MPI_DOUBLE, 0,
-                       env->comm);
+            MPI_Gather(env->stage_parts, (int)(k * np), MPI_DOUBLE, parts, (int)(k * np), MPI_DOUBLE, 0, env->comm);
         int done = 0;
         if (rank == 0) {
             st->samples->stage_parts = parts;
@@ -215,8 +215,7 @@ static size_t agree_on_parts(MPI_Comm comm, mpiscope__op_engine_t *engine, int *
 static int state_create(mpiscope_context_t *ctx, const mpiscope__method_t *method, int synchronizes,
                         const mpiscope_point_spec_t *spec, int n, size_t n_parts, mpiscope__method_state_t *st)
 {
-    *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root,
-                                     .arrival_ns = spec->arrival_ns};
+    *st = (mpiscope__method_state_t){.params = &ctx->params, .root = spec->root, .arrival_ns = spec->arrival_ns};
     int err = mpiscope__samples_create(&ctx->params, n, ctx->keep_raw, &st->samples);
     if (!err)
         err = mpiscope__samples_set_parts(st->samples, n_parts);
@@ -239,8 +238,8 @@ static size_t stage_launches(const mpiscope__method_t *method, const mpiscope_pa
 }
 
 /* Combinations that cannot be measured, found before anything runs. */
-static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op,
-                      const mpiscope_point_spec_t *spec, int n)
+static int check_spec(const mpiscope__method_t *method, const mpiscope_op_t *op, const mpiscope_point_spec_t *spec,
+                      int n)
 {
     if (!method)
         return MPISCOPE_EINVAL;
@@ -319,8 +318,8 @@ static void point_close(mpiscope_context_t *ctx, const mpiscope__method_t *metho
     }
 }
 
-int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
-                             const mpiscope_point_spec_t *spec, mpiscope_point_result_t *result)
+int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op, const mpiscope_point_spec_t *spec,
+                             mpiscope_point_result_t *result)
 {
     if (!ctx || !op || !spec || !result)
         return MPISCOPE_EINVAL;
@@ -345,17 +344,25 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
     mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(method, &ctx->params, n));
     err = point_open(ctx, method, op, spec, &p);
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
-    mpiscope__stage_env_t env = {
-        .op = op, .op_ctx = &p.op_ctx, .comm = p.comm, .rank = rank, .nprocs = n, .root = spec->root,
-        .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
-        .gap_ns = ctx->params.gap_ns, .lead_ns = ctx->params.t_bcast_ns, .launch = 0, .validation = &v,
-        .stage_parts = p.stage_parts, .n_parts = p.n_parts};
+    mpiscope__stage_env_t env = {.op = op,
+                                 .op_ctx = &p.op_ctx,
+                                 .comm = p.comm,
+                                 .rank = rank,
+                                 .nprocs = n,
+                                 .root = spec->root,
+                                 .arrival_ns = spec->arrival_ns ? spec->arrival_ns[rank] : 0,
+                                 .gap_ns = ctx->params.gap_ns,
+                                 .lead_ns = ctx->params.t_bcast_ns,
+                                 .launch = 0,
+                                 .validation = &v,
+                                 .stage_parts = p.stage_parts,
+                                 .n_parts = p.n_parts};
     mpiscope__sync_model(ctx->sync, &env.clock);
     if (!err && method->prepare)
         err = method->prepare(&env, rank == 0 ? &p.st : NULL);
     if (!err) {
         err = run_point(ctx, method, &env, &p.st); /* the same code on every rank */
-        if (err) { /* an op may say why a launch failed (a full file system) */
+        if (err) {                                 /* an op may say why a launch failed (a full file system) */
             agree_on_error(p.comm, rank, n, p.engine.error, sizeof p.engine.error);
             snprintf(ctx->last_error, sizeof ctx->last_error, "%s", p.engine.error);
         }

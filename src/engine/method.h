@@ -40,15 +40,15 @@ typedef struct mpiscope__stage_env {
     MPI_Comm comm;
     int rank, nprocs, root;
     mpiscope__clock_model_t clock; /* this rank's clock: global = mpiscope__model_global(&clock, local) */
-    double arrival_ns;     /* this rank's planned start delay (scheduled methods) */
-    double gap_ns;         /* idle time before a launch (params.gap_ns) */
-    double lead_ns;        /* time a small collective decision needs (t_bcast) */
-    size_t launch;         /* launches made so far in this point */
+    double arrival_ns;             /* this rank's planned start delay (scheduled methods) */
+    double gap_ns;                 /* idle time before a launch (params.gap_ns) */
+    double lead_ns;                /* time a small collective decision needs (t_bcast) */
+    size_t launch;                 /* launches made so far in this point */
     mpiscope__validation_t *validation;
     /* parts timed by the op: after each timed launch its ctx->part_ns go to
      * stage_parts[stage_launch * n_parts], stage_launch counting the
      * stage's timed launches (run_point gathers them after the stage) */
-    double *stage_parts;   /* [MPISCOPE__STAGE_KMAX * n_parts], NULL without parts */
+    double *stage_parts; /* [MPISCOPE__STAGE_KMAX * n_parts], NULL without parts */
     size_t n_parts, stage_launch;
 } mpiscope__stage_env_t;
 
@@ -56,20 +56,20 @@ typedef struct mpiscope__stage_env {
 typedef struct mpiscope__method_state {
     const mpiscope_params_t *params;
     mpiscope__samples_t *samples;
-    unsigned stage;              /* stages judged so far */
+    unsigned stage; /* stages judged so far */
     int root;
-    const double *arrival_ns;    /* [nprocs] planned start delays, or NULL */
-    void *data;                  /* the method's own (state_create/state_free) */
+    const double *arrival_ns; /* [nprocs] planned start delays, or NULL */
+    void *data;               /* the method's own (state_create/state_free) */
 } mpiscope__method_state_t;
 
 /* A timing method: a const descriptor like an op (mpiscope/op.h), listed
  * once in methods.c. Adding one: its own file, one registry line, its test. */
 typedef struct mpiscope_method {
     const char *name;
-    const char *description;  /* one line */
-    int scheduled;   /* launches start at planned global times (arrival patterns apply) */
-    unsigned op_flags;        /* measures the ops having all these MPISCOPE_OP_* flags (0: every op) */
-    int min_nprocs;           /* needs at least this many ranks (0: any) */
+    const char *description;       /* one line */
+    int scheduled;                 /* launches start at planned global times (arrival patterns apply) */
+    unsigned op_flags;             /* measures the ops having all these MPISCOPE_OP_* flags (0: every op) */
+    int min_nprocs;                /* needs at least this many ranks (0: any) */
     const char *const *parameters; /* the plan parameters it reads (param_table.h), NULL-terminated */
     /* rank 0, optional: the method's own state in st->data (st->samples is
      * ready); 0 or an MPISCOPE_E* code */
@@ -88,13 +88,13 @@ typedef struct mpiscope_method {
     /* every rank: run m->k launches, fill start/end (global clock), done
      * (when the rank was through with the launch, its check included) and,
      * for scheduled methods, slot (the planned start of each launch) */
-    int (*run_stage)(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                     double *end, double *done, double *slot);
+    int (*run_stage)(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start, double *end,
+                     double *done, double *slot);
     /* rank 0: the next stage's k (and delta) */
     void (*plan)(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m);
     /* rank 0: judge a finished stage (times [rank * k + l]); 1 when done */
-    int (*judge)(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                 const double *end, const double *done, const double *slot, double elapsed_ns);
+    int (*judge)(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start, const double *end,
+                 const double *done, const double *slot, double elapsed_ns);
 } mpiscope__method_t;
 
 /* The method named `name` (NULL: window), or NULL if unknown. */

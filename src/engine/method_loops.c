@@ -21,8 +21,8 @@ static void plan_k(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
     m->delta_ns = 0;
 }
 
-typedef double (*sample_fn)(const mpiscope__method_state_t *st, const double *start,
-                            const double *end, size_t stride, double own_max);
+typedef double (*sample_fn)(const mpiscope__method_state_t *st, const double *start, const double *end, size_t stride,
+                            double own_max);
 
 /* Record every launch of the stage (stage 0 only starts the clock of
  * "done"); each valid launch contributes the method's sample. */
@@ -37,8 +37,12 @@ static int judge_each(mpiscope__method_state_t *st, const mpiscope__stage_msg_t 
             for (int r = 0; slot && r < st->samples->nprocs; r++)
                 if (start[(size_t)r * k + l] - slot[l] - (st->arrival_ns ? st->arrival_ns[r] : 0) > tolerance)
                     flags = MPISCOPE__LAUNCH_LATE;
-            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
-                                         .slot_ns = slot ? slot[l] : NAN, .flags = flags,
+            mpiscope__launch_t launch = {.start_ns = start + l,
+                                         .end_ns = end + l,
+                                         .stride = k,
+                                         .in_stage = l,
+                                         .slot_ns = slot ? slot[l] : NAN,
+                                         .flags = flags,
                                          .launch = st->samples->stage_first_launch + l};
             double own_max = mpiscope__samples_add_launch(st->samples, &launch);
             if (!flags)
@@ -48,20 +52,20 @@ static int judge_each(mpiscope__method_state_t *st, const mpiscope__stage_msg_t 
     return mpiscope__samples_stop(st->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT && st->stage > 1;
 }
 
-static double own_max(const mpiscope__method_state_t *st, const double *start, const double *end,
-                      size_t stride, double max)
+static double own_max(const mpiscope__method_state_t *st, const double *start, const double *end, size_t stride,
+                      double max)
 {
     return max;
 }
 
-static double root_time(const mpiscope__method_state_t *st, const double *start, const double *end,
-                        size_t stride, double max)
+static double root_time(const mpiscope__method_state_t *st, const double *start, const double *end, size_t stride,
+                        double max)
 {
     return end[(size_t)st->root * stride] - start[(size_t)st->root * stride];
 }
 
-static double global_span(const mpiscope__method_state_t *st, const double *start, const double *end,
-                          size_t stride, double max)
+static double global_span(const mpiscope__method_state_t *st, const double *start, const double *end, size_t stride,
+                          double max)
 {
     double first = INFINITY, last = -INFINITY;
     for (int r = 0; r < st->samples->nprocs; r++) {
@@ -71,26 +75,26 @@ static double global_span(const mpiscope__method_state_t *st, const double *star
     return last - first;
 }
 
-static int judge_own_max(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
-                         const double *e, const double *done, const double *slot, double elapsed)
+static int judge_own_max(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s, const double *e,
+                         const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, slot, elapsed, own_max);
 }
 
-static int judge_unscheduled_max(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m,
-                                 const double *s, const double *e, const double *done, const double *slot, double elapsed)
+static int judge_unscheduled_max(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
+                                 const double *e, const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, NULL, elapsed, own_max);
 }
 
-static int judge_root(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
-                      const double *e, const double *done, const double *slot, double elapsed)
+static int judge_root(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s, const double *e,
+                      const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, NULL, elapsed, root_time);
 }
 
-static int judge_global(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s,
-                        const double *e, const double *done, const double *slot, double elapsed)
+static int judge_global(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *s, const double *e,
+                        const double *done, const double *slot, double elapsed)
 {
     return judge_each(st, m, s, e, NULL, elapsed, global_span);
 }
@@ -101,8 +105,8 @@ static int judge_global(mpiscope__method_state_t *st, const mpiscope__stage_msg_
  * end of each launch (an allreduce of the end times) and start the next
  * one a lead time plus the idle gap later, so one long launch does not
  * make a cascade of late starts. */
-static int run_roundtime(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                         double *end, double *done, double *slot)
+static int run_roundtime(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start, double *end,
+                         double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     double next = m->tau_ns;
@@ -124,8 +128,8 @@ static int run_roundtime(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t
 }
 
 /* A barrier before every launch, then the idle gap on the local clock. */
-static int run_barrier_each(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                            double *end, double *done, double *slot)
+static int run_barrier_each(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start, double *end,
+                            double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
@@ -142,8 +146,8 @@ static int run_barrier_each(mpiscope__stage_env_t *env, const mpiscope__stage_ms
 
 /* One barrier, then k launches back to back (buffers chosen in between:
  * cold rotation stays, as in the suites that rotate buffers). */
-static int run_back_to_back(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                            double *end, double *done, double *slot)
+static int run_back_to_back(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start, double *end,
+                            double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
@@ -175,8 +179,12 @@ static int judge_suite_loop(mpiscope__method_state_t *st, const mpiscope__stage_
             rank0_mean = r == 0 ? mean : rank0_mean;
         }
         for (unsigned l = 0; l < k; l++) {
-            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
-                                         .slot_ns = NAN, .flags = 0,
+            mpiscope__launch_t launch = {.start_ns = start + l,
+                                         .end_ns = end + l,
+                                         .stride = k,
+                                         .in_stage = l,
+                                         .slot_ns = NAN,
+                                         .flags = 0,
                                          .launch = st->samples->stage_first_launch + l};
             mpiscope__samples_view(st->samples, 3, "per_launch_max_ns",
                                    mpiscope__samples_add_launch(st->samples, &launch));

@@ -68,8 +68,8 @@ static int target_of(unsigned l, int root, int n)
     return t >= root ? t + 1 : t;
 }
 
-static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                     double *end, double *done, double *slot)
+static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start, double *end,
+                     double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     char ack = 1;
@@ -129,8 +129,8 @@ static size_t stage_most(const mpiscope_params_t *p, int nprocs)
     return first > later ? first : later;
 }
 
-static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                 const double *end, const double *done, const double *slot, double elapsed_ns)
+static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start, const double *end,
+                 const double *done, const double *slot, double elapsed_ns)
 {
     supinski_t s = state_of(st);
     unsigned k = (unsigned)m->k, leaves = (unsigned)st->samples->nprocs - 1, first = (unsigned)m->first;
@@ -140,8 +140,12 @@ static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, c
         *s.cycle_max_ns = 0;
     } else {
         for (unsigned l = 0; l < k; l++) {
-            mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
-                                         .slot_ns = NAN, .flags = 0,
+            mpiscope__launch_t launch = {.start_ns = start + l,
+                                         .end_ns = end + l,
+                                         .stride = k,
+                                         .in_stage = l,
+                                         .slot_ns = NAN,
+                                         .flags = 0,
                                          .launch = st->samples->stage_first_launch + l};
             mpiscope__samples_add_launch(st->samples, &launch);
             int target = target_of(first + l, st->root, st->samples->nprocs);

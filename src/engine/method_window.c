@@ -7,8 +7,8 @@
 /* The next launch's buffers (and expected data, when validating) are
  * prepared in the current slot, right after its launch: the window must
  * hold them, and `done` says when the rank was through. */
-static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start,
-                     double *end, double *done, double *slot)
+static int run_stage(mpiscope__stage_env_t *env, const mpiscope__stage_msg_t *m, double *start, double *end,
+                     double *done, double *slot)
 {
     unsigned k = (unsigned)m->k;
     int err = 0;
@@ -31,8 +31,8 @@ static void plan(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
     m->delta_ns = ((mpiscope__window_t *)st->data)->plan.delta_ns;
 }
 
-static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start,
-                 const double *end, const double *done, const double *slot, double elapsed_ns)
+static int judge(mpiscope__method_state_t *st, const mpiscope__stage_msg_t *m, const double *start, const double *end,
+                 const double *done, const double *slot, double elapsed_ns)
 {
     (void)slot;
     return mpiscope__window_feed(st->data, m->tau_ns, start, end, done, elapsed_ns);
@@ -57,8 +57,8 @@ static void result(const mpiscope__method_state_t *st, mpiscope_point_result_t *
     mpiscope__window_result(st->data, r);
 }
 
-static const char *const parameters[] = {"k_init", "k", "gamma", "window_min_ns", "window_ns",
-                                         "invalid_threshold", NULL};
+static const char *const parameters[] = {"k_init", "k", "gamma", "window_min_ns", "window_ns", "invalid_threshold",
+                                         NULL};
 
 const mpiscope__method_t mpiscope__method_window = {
     .name = "window",

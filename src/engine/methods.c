@@ -7,15 +7,15 @@
 
 /* X(name): the descriptor mpiscope__method_<name>, in listing order (the
  * order `mpiscope methods` runs them), one line each. */
-#define MPISCOPE_METHODS(X) \
-    X(window)               \
-    X(roundtime)            \
-    X(barrier)              \
-    X(barrier_each)         \
-    X(none)                 \
-    X(root)                 \
-    X(max)                  \
-    X(global)               \
+#define MPISCOPE_METHODS(X)                                                                                            \
+    X(window)                                                                                                          \
+    X(roundtime)                                                                                                       \
+    X(barrier)                                                                                                         \
+    X(barrier_each)                                                                                                    \
+    X(none)                                                                                                            \
+    X(root)                                                                                                            \
+    X(max)                                                                                                             \
+    X(global)                                                                                                          \
     X(bcast_supinski)
 
 #define MPISCOPE_X_DECLARE(name) extern const mpiscope__method_t mpiscope__method_##name;
@@ -46,20 +46,35 @@ int mpiscope__method_fits(const mpiscope__method_t *m, const mpiscope_op_t *op, 
     return nprocs <= 0 || nprocs >= m->min_nprocs;
 }
 
-const mpiscope_method_t *mpiscope_method_find(const char *name) { return mpiscope__method_find(name); }
+const mpiscope_method_t *mpiscope_method_find(const char *name)
+{
+    return mpiscope__method_find(name);
+}
 
-const mpiscope_method_t *mpiscope_method_at(size_t index) { return index < METHOD_COUNT ? methods[index] : NULL; }
+const mpiscope_method_t *mpiscope_method_at(size_t index)
+{
+    return index < METHOD_COUNT ? methods[index] : NULL;
+}
 
-const char *mpiscope_method_get_name(const mpiscope_method_t *m) { return m ? m->name : NULL; }
+const char *mpiscope_method_get_name(const mpiscope_method_t *m)
+{
+    return m ? m->name : NULL;
+}
 
 int mpiscope_method_applies_to(const mpiscope_method_t *m, const mpiscope_op_t *op)
 {
     return mpiscope__method_fits(m, op, 0);
 }
 
-size_t mpiscope_method_count(void) { return METHOD_COUNT; }
+size_t mpiscope_method_count(void)
+{
+    return METHOD_COUNT;
+}
 
-const char *mpiscope_method_name(size_t index) { return index < METHOD_COUNT ? methods[index]->name : NULL; }
+const char *mpiscope_method_name(size_t index)
+{
+    return index < METHOD_COUNT ? methods[index]->name : NULL;
+}
 
 const char *mpiscope_method_description(size_t index)
 {

@@ -24,7 +24,7 @@ typedef struct line {
 typedef struct fit {
     const point_t *p; /* sorted */
     size_t n, min_points;
-    double *sse;      /* [i * (n + 1) + j]: the error of one line over points [i, j); NAN: not yet */
+    double *sse; /* [i * (n + 1) + j]: the error of one line over points [i, j); NAN: not yet */
 } fit_t;
 
 static int by_size_then_time(const void *a, const void *b)
@@ -147,8 +147,12 @@ static int fit_segments(fit_t *f, int segments, mpiscope_model_t **out, size_t *
         size_t i = bounds[s], j = bounds[s + 1];
         line_t l = line_over(f->p, i, j);
         segs[s] = (mpiscope_hockney_segment_t){
-            .from_bytes = f->p[i].size, .to_bytes = f->p[j - 1].size, .alpha_ns = l.alpha,
-            .beta_ns_per_byte = l.beta, .points = j - i, .max_rel_error = l.worst,
+            .from_bytes = f->p[i].size,
+            .to_bytes = f->p[j - 1].size,
+            .alpha_ns = l.alpha,
+            .beta_ns_per_byte = l.beta,
+            .points = j - i,
+            .max_rel_error = l.worst,
         };
     }
     *got = k;
@@ -218,8 +222,8 @@ static int fit_auto(fit_t *f, const mpiscope_hockney_fit_options_t *o, const siz
 
 static int options_ok(const mpiscope_hockney_fit_options_t *o)
 {
-    return o->segments >= 0 && o->min_points >= 1 && (o->segments > 0 || o->max_segments >= 1)
-           && !isnan(o->tolerance) && o->tolerance >= 0.0;
+    return o->segments >= 0 && o->min_points >= 1 && (o->segments > 0 || o->max_segments >= 1) && !isnan(o->tolerance)
+           && o->tolerance >= 0.0;
 }
 
 int mpiscope_model_fit_hockney(const size_t *sizes_bytes, const double *times_ns, size_t n,

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_bytes, int root,
-                          MPI_Datatype dtype, MPI_Op reduce_op, mpiscope__op_engine_t *engine)
+int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_bytes, int root, MPI_Datatype dtype,
+                          MPI_Op reduce_op, mpiscope__op_engine_t *engine)
 {
     int rank, nprocs, dtype_bytes;
 
@@ -36,8 +36,8 @@ int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_byt
         .dtype_bytes = (size_t)dtype_bytes,
         .count = size_bytes < (size_t)dtype_bytes ? 1 : size_bytes / (size_t)dtype_bytes,
         .actual_bytes = dtype == MPI_BYTE ? size_bytes
-                        : (size_bytes < (size_t)dtype_bytes ? 1 : size_bytes / (size_t)dtype_bytes)
-                              * (size_t)dtype_bytes,
+                                          : (size_bytes < (size_t)dtype_bytes ? 1 : size_bytes / (size_t)dtype_bytes)
+                                                * (size_t)dtype_bytes,
         .reduce_op = reduce_op,
         .engine = engine,
         .op = engine->op,
@@ -80,26 +80,39 @@ static const char *const kind_names[] = {"integer", "floating", "complex", "byte
 typedef struct named_op {
     MPI_Op op;
     const char *canonical;
-    unsigned kinds;             /* KIND_* it applies to */
+    unsigned kinds; /* KIND_* it applies to */
 } named_op_t;
 
 /* sizeof, not MPI_Type_size: names parse before MPI_Init. */
-#define DTYPE_KIND(c_type) ((c_type)0.5 != 0 ? MPISCOPE__DTYPE_FLOATING \
-                           : (c_type)-1 < (c_type)1 ? MPISCOPE__DTYPE_SIGNED : MPISCOPE__DTYPE_UNSIGNED)
+#define DTYPE_KIND(c_type)                                                                                             \
+    ((c_type)0.5 != 0           ? MPISCOPE__DTYPE_FLOATING                                                             \
+     : (c_type) - 1 < (c_type)1 ? MPISCOPE__DTYPE_SIGNED                                                               \
+                                : MPISCOPE__DTYPE_UNSIGNED)
 #define DTYPE(mpi_type, c_type) {mpi_type, sizeof(c_type), #mpi_type, DTYPE_KIND(c_type)}
 static const named_dtype_t dtypes[] = {
-    DTYPE(MPI_DOUBLE, double),       DTYPE(MPI_FLOAT, float),
+    DTYPE(MPI_DOUBLE, double),
+    DTYPE(MPI_FLOAT, float),
     DTYPE(MPI_LONG_DOUBLE, long double),
-    DTYPE(MPI_INT, int),             DTYPE(MPI_UNSIGNED, unsigned),
-    DTYPE(MPI_LONG, long),           DTYPE(MPI_UNSIGNED_LONG, unsigned long),
-    DTYPE(MPI_LONG_LONG, long long), DTYPE(MPI_UNSIGNED_LONG_LONG, unsigned long long),
-    DTYPE(MPI_SHORT, short),         DTYPE(MPI_UNSIGNED_SHORT, unsigned short),
-    DTYPE(MPI_CHAR, char),           DTYPE(MPI_SIGNED_CHAR, signed char),
-    DTYPE(MPI_UNSIGNED_CHAR, unsigned char), DTYPE(MPI_BYTE, unsigned char),
-    DTYPE(MPI_INT8_T, int8_t),       DTYPE(MPI_UINT8_T, uint8_t),
-    DTYPE(MPI_INT16_T, int16_t),     DTYPE(MPI_UINT16_T, uint16_t),
-    DTYPE(MPI_INT32_T, int32_t),     DTYPE(MPI_UINT32_T, uint32_t),
-    DTYPE(MPI_INT64_T, int64_t),     DTYPE(MPI_UINT64_T, uint64_t),
+    DTYPE(MPI_INT, int),
+    DTYPE(MPI_UNSIGNED, unsigned),
+    DTYPE(MPI_LONG, long),
+    DTYPE(MPI_UNSIGNED_LONG, unsigned long),
+    DTYPE(MPI_LONG_LONG, long long),
+    DTYPE(MPI_UNSIGNED_LONG_LONG, unsigned long long),
+    DTYPE(MPI_SHORT, short),
+    DTYPE(MPI_UNSIGNED_SHORT, unsigned short),
+    DTYPE(MPI_CHAR, char),
+    DTYPE(MPI_SIGNED_CHAR, signed char),
+    DTYPE(MPI_UNSIGNED_CHAR, unsigned char),
+    DTYPE(MPI_BYTE, unsigned char),
+    DTYPE(MPI_INT8_T, int8_t),
+    DTYPE(MPI_UINT8_T, uint8_t),
+    DTYPE(MPI_INT16_T, int16_t),
+    DTYPE(MPI_UINT16_T, uint16_t),
+    DTYPE(MPI_INT32_T, int32_t),
+    DTYPE(MPI_UINT32_T, uint32_t),
+    DTYPE(MPI_INT64_T, int64_t),
+    DTYPE(MPI_UINT64_T, uint64_t),
 };
 #undef DTYPE
 #undef DTYPE_KIND
@@ -109,10 +122,10 @@ static const named_dtype_t dtypes[] = {
 #define ORDERED (KIND_INTEGER | KIND_FLOATING)
 #define BITWISE (KIND_INTEGER | KIND_BYTE)
 static const named_op_t reduce_ops[] = {
-    REDUCE_OP(MPI_SUM, ARITHMETIC),  REDUCE_OP(MPI_PROD, ARITHMETIC),
-    REDUCE_OP(MPI_MIN, ORDERED),     REDUCE_OP(MPI_MAX, ORDERED),
-    REDUCE_OP(MPI_BAND, BITWISE),    REDUCE_OP(MPI_BOR, BITWISE),    REDUCE_OP(MPI_BXOR, BITWISE),
-    REDUCE_OP(MPI_LAND, KIND_INTEGER), REDUCE_OP(MPI_LOR, KIND_INTEGER), REDUCE_OP(MPI_LXOR, KIND_INTEGER),
+    REDUCE_OP(MPI_SUM, ARITHMETIC),    REDUCE_OP(MPI_PROD, ARITHMETIC),   REDUCE_OP(MPI_MIN, ORDERED),
+    REDUCE_OP(MPI_MAX, ORDERED),       REDUCE_OP(MPI_BAND, BITWISE),      REDUCE_OP(MPI_BOR, BITWISE),
+    REDUCE_OP(MPI_BXOR, BITWISE),      REDUCE_OP(MPI_LAND, KIND_INTEGER), REDUCE_OP(MPI_LOR, KIND_INTEGER),
+    REDUCE_OP(MPI_LXOR, KIND_INTEGER),
 };
 #undef ARITHMETIC
 #undef ORDERED
@@ -317,8 +330,8 @@ int mpiscope__op_ctx_bad_option_why(const mpiscope_op_ctx_t *ctx, const char *na
     mpiscope__op_engine_t *engine = ctx ? ctx->engine : NULL;
     if (engine && !engine->error[0]) {
         const char *value = mpiscope_op_ctx_option(ctx, name);
-        snprintf(engine->error, sizeof engine->error, "option %s of %s: '%.80s%s' is not a valid value%s%s",
-                 name, engine->op ? engine->op->name : "the operation", value ? value : "",
+        snprintf(engine->error, sizeof engine->error, "option %s of %s: '%.80s%s' is not a valid value%s%s", name,
+                 engine->op ? engine->op->name : "the operation", value ? value : "",
                  value && strlen(value) > 80 ? "..." : "", why ? " here: " : "", why ? why : "");
     }
     return MPISCOPE_EINVAL;
@@ -332,8 +345,8 @@ int mpiscope__op_ctx_bad_option(const mpiscope_op_ctx_t *ctx, const char *name)
 int mpiscope__op_types_resolve(const mpiscope_op_t *op, const char *dtype, const char *reduce_op,
                                mpiscope__op_types_t *out)
 {
-    *out = (mpiscope__op_types_t){.dtype = MPI_BYTE, .dtype_bytes = 1, .reduce_op = MPI_OP_NULL,
-                                  .dtype_name = "MPI_BYTE", .reduce_name = NULL};
+    *out = (mpiscope__op_types_t){
+        .dtype = MPI_BYTE, .dtype_bytes = 1, .reduce_op = MPI_OP_NULL, .dtype_name = "MPI_BYTE", .reduce_name = NULL};
     if (!(op->flags & MPISCOPE_OP_USES_REDUCTION))
         return 0;
     dtype = dtype ? dtype : "double";

@@ -18,8 +18,7 @@ int mpiscope__op_usable(const mpiscope_op_t *op, char *why, size_t size);
  * order from one region of at most limit_bytes (default target: twice the
  * last-level cache), so no launch finds its data in cache.
  * cold == 0 (warm): every launch reuses one pair. */
-int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_bytes,
-                                 mpiscope__buffer_pool_t **out);
+int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_bytes, mpiscope__buffer_pool_t **out);
 void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool);
 
 /* Switch between cold and warm for the points that follow. */
@@ -45,13 +44,13 @@ size_t mpiscope__buffer_pool_slot_of(const mpiscope__buffer_pool_t *pool, size_t
 /* What the pool did for the current point (for the result document). */
 typedef struct mpiscope__buffer_pool_info {
     int cold;
-    int flush;              /* cold slots flushed before each stage (not a region > LLC) */
+    int flush; /* cold slots flushed before each stage (not a region > LLC) */
     size_t alignment_bytes;
     size_t limit_bytes;
-    size_t llc_bytes;       /* last-level cache size found on this machine (0 if unknown) */
-    size_t slot_bytes;      /* bytes of one (send, recv) pair, aligned */
-    size_t slots;           /* distinct pairs rotated through */
-    size_t region_bytes;    /* slots * slot_bytes */
+    size_t llc_bytes;    /* last-level cache size found on this machine (0 if unknown) */
+    size_t slot_bytes;   /* bytes of one (send, recv) pair, aligned */
+    size_t slots;        /* distinct pairs rotated through */
+    size_t region_bytes; /* slots * slot_bytes */
 } mpiscope__buffer_pool_info_t;
 void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__buffer_pool_info_t *info);
 
@@ -62,16 +61,16 @@ size_t mpiscope__llc_bytes(void);
 typedef struct mpiscope__op_engine {
     mpiscope__buffer_pool_t *pool;
     const mpiscope_op_t *op;
-    const char *const *option_names;   /* user-given op-specific options */
+    const char *const *option_names; /* user-given op-specific options */
     const char *const *option_values;
     size_t n_options;
-    char mismatch[256];                /* first validation mismatch of the point, "" if none */
-    char error[256];                   /* why initialize refused the point, "" if it did not */
+    char mismatch[256]; /* first validation mismatch of the point, "" if none */
+    char error[256];    /* why initialize refused the point, "" if it did not */
     size_t mismatch_launch;
-    double *parts;                     /* mpiscope_op_ctx_parts(): [n_parts], owned */
+    double *parts; /* mpiscope_op_ctx_parts(): [n_parts], owned */
     size_t n_parts;
     char part_name[32];
-    size_t n_notes;                    /* mpiscope_op_ctx_note() */
+    size_t n_notes; /* mpiscope_op_ctx_note() */
     char note_keys[MPISCOPE_OP_MAX_NOTES][32];
     char note_values[MPISCOPE_OP_MAX_NOTES][1024];
 } mpiscope__op_engine_t;
@@ -85,8 +84,8 @@ void mpiscope__op_ctx_reset_parts(mpiscope_op_ctx_t *ctx);
 /* Fill ctx for a point: comm (rank, nprocs from it), size, root, element
  * type and reduction. count = max(1, size_bytes / dtype_bytes).
  * `engine` must outlive the point. */
-int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_bytes, int root,
-                          MPI_Datatype dtype, MPI_Op reduce_op, mpiscope__op_engine_t *engine);
+int mpiscope__op_ctx_init(mpiscope_op_ctx_t *ctx, MPI_Comm comm, size_t size_bytes, int root, MPI_Datatype dtype,
+                          MPI_Op reduce_op, mpiscope__op_engine_t *engine);
 
 /* Point ctx->send / ctx->recv at the pair for launch number `launch`
  * (cheap: no allocation; call outside the timed region). */

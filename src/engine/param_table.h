@@ -16,21 +16,24 @@ typedef enum mpiscope__param_type {
 
 /* Where the value lives in mpiscope_params_t. */
 typedef enum mpiscope__param_storage {
-    MPISCOPE__STORE_UNSIGNED, MPISCOPE__STORE_DOUBLE, MPISCOPE__STORE_SIZE, MPISCOPE__STORE_ENUM
+    MPISCOPE__STORE_UNSIGNED,
+    MPISCOPE__STORE_DOUBLE,
+    MPISCOPE__STORE_SIZE,
+    MPISCOPE__STORE_ENUM
 } mpiscope__param_storage_t;
 
 typedef struct mpiscope__param {
-    const char *name;                   /* plan field "target_rse"; flag --target-rse */
+    const char *name; /* plan field "target_rse"; flag --target-rse */
     mpiscope__param_type_t type;
-    const char *unit;                   /* "ns", "s", "launches", "bytes", "1" (a fraction), "" */
-    double min, max;                    /* max INFINITY: unbounded */
-    int min_open, max_open;             /* 1: the bound itself is excluded */
-    int power_of_two;                   /* integers only */
+    const char *unit;                           /* "ns", "s", "launches", "bytes", "1" (a fraction), "" */
+    double min, max;                            /* max INFINITY: unbounded */
+    int min_open, max_open;                     /* 1: the bound itself is excluded */
+    int power_of_two;                           /* integers only */
     const char *(*choice_name)(unsigned index); /* CHOICE: NULL past the last */
     const char *(*choice_help)(unsigned index); /* CHOICE: one line per name */
-    const char *help;                   /* one line */
+    const char *help;                           /* one line */
     mpiscope__param_storage_t storage;
-    size_t offset;                      /* offsetof(mpiscope_params_t, field) */
+    size_t offset; /* offsetof(mpiscope_params_t, field) */
 } mpiscope__param_t;
 
 /* Descriptions of the choices, defined next to their names. */
@@ -39,7 +42,7 @@ const char *mpiscope__sync_algorithm_description(mpiscope_sync_algorithm_t algor
 const char *mpiscope__stop_rule_description(mpiscope_stop_rule_t rule);
 
 size_t mpiscope__param_count(void);
-const mpiscope__param_t *mpiscope__param_at(size_t index); /* NULL past the end */
+const mpiscope__param_t *mpiscope__param_at(size_t index);       /* NULL past the end */
 const mpiscope__param_t *mpiscope__param_find(const char *name); /* '-' matches '_' */
 
 /* The value in p (a CHOICE as its index). */
@@ -50,8 +53,8 @@ double mpiscope__param_get(const mpiscope__param_t *d, const mpiscope_params_t *
 int mpiscope__param_set(const mpiscope__param_t *d, mpiscope_params_t *p, double v, char *why, size_t why_size);
 
 /* A CHOICE by name: 0, or MPISCOPE_EINVAL with the known names in why. */
-int mpiscope__param_set_choice(const mpiscope__param_t *d, mpiscope_params_t *p, const char *name,
-                               char *why, size_t why_size);
+int mpiscope__param_set_choice(const mpiscope__param_t *d, mpiscope_params_t *p, const char *name, char *why,
+                               size_t why_size);
 
 /* 1 if the value in p is within the descriptor's range (or a known choice). */
 int mpiscope__param_valid(const mpiscope__param_t *d, const mpiscope_params_t *p);

@@ -42,23 +42,27 @@ int mpiscope_params_check(const mpiscope_params_t *p)
     int bad = 0;
     for (size_t i = 0; i < mpiscope__param_count(); i++)
         bad |= !mpiscope__param_valid(mpiscope__param_at(i), p);
-    bad |= !(p->window_quantile > 0 && p->window_quantile <= 1)
-           || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
-           || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1)
-           || p->sync.max_exchanges == 0 || !(p->floor_ns >= 0 && isfinite(p->floor_ns))
-           || !(p->floor_se_ns >= 0 && isfinite(p->floor_se_ns));
+    bad |= !(p->window_quantile > 0 && p->window_quantile <= 1) || !(p->late_tolerance_ns >= 0) || !(p->t_bcast_ns >= 0)
+           || !(p->late_tolerance_fraction >= 0 && p->late_tolerance_fraction < 1) || p->sync.max_exchanges == 0
+           || !(p->floor_ns >= 0 && isfinite(p->floor_ns)) || !(p->floor_se_ns >= 0 && isfinite(p->floor_se_ns));
     return bad ? MPISCOPE_ERANGE : 0;
 }
 
 const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
 {
     switch (reason) {
-    case MPISCOPE_STOPPED_TARGET_ERROR: return "target_error";
-    case MPISCOPE_STOPPED_MAX_VALID: return "max_valid";
-    case MPISCOPE_STOPPED_MAX_LAUNCHES: return "max_launches";
-    case MPISCOPE_STOPPED_TIME_LIMIT: return "time_limit";
-    case MPISCOPE_STOPPED_RESOLUTION: return "clock_resolution";
-    default: return "not_stopped";
+    case MPISCOPE_STOPPED_TARGET_ERROR:
+        return "target_error";
+    case MPISCOPE_STOPPED_MAX_VALID:
+        return "max_valid";
+    case MPISCOPE_STOPPED_MAX_LAUNCHES:
+        return "max_launches";
+    case MPISCOPE_STOPPED_TIME_LIMIT:
+        return "time_limit";
+    case MPISCOPE_STOPPED_RESOLUTION:
+        return "clock_resolution";
+    default:
+        return "not_stopped";
     }
 }
 
@@ -78,9 +82,13 @@ const char *mpiscope_stop_rule_name(mpiscope_stop_rule_t rule)
 
 const char *mpiscope_unstable_reason_name(unsigned bit)
 {
-    if (bit & MPISCOPE_UNSTABLE_INVALID_FRACTION) return "invalid_fraction";
-    if (bit & MPISCOPE_UNSTABLE_SPREAD) return "spread";
-    if (bit & MPISCOPE_UNSTABLE_TARGET_MISSED) return "target_missed";
-    if (bit & MPISCOPE_UNSTABLE_TOO_FEW_VALID) return "too_few_valid";
+    if (bit & MPISCOPE_UNSTABLE_INVALID_FRACTION)
+        return "invalid_fraction";
+    if (bit & MPISCOPE_UNSTABLE_SPREAD)
+        return "spread";
+    if (bit & MPISCOPE_UNSTABLE_TARGET_MISSED)
+        return "target_missed";
+    if (bit & MPISCOPE_UNSTABLE_TOO_FEW_VALID)
+        return "too_few_valid";
     return "unknown";
 }

@@ -18,8 +18,8 @@
 /* Where a bad value sits: field, and the item of a list or map. */
 typedef struct where {
     const char *field;
-    long index;             /* -1: the field itself */
-    const char *key;        /* a map's member */
+    long index;      /* -1: the field itself */
+    const char *key; /* a map's member */
     char *err;
     size_t err_size;
 } where_t;
@@ -43,8 +43,9 @@ static int bad(const where_t *w, const char *format, ...)
 
 static int want(const where_t *w, const mpiscope__jv_t *v, mpiscope__jv_type_t type)
 {
-    return v->type == type ? 0 : bad(w, "must be %s, not %s", mpiscope__jv_type_name(type),
-                                     mpiscope__jv_type_name(v->type));
+    return v->type == type
+               ? 0
+               : bad(w, "must be %s, not %s", mpiscope__jv_type_name(type), mpiscope__jv_type_name(v->type));
 }
 
 static int integer_in(const where_t *w, const mpiscope__jv_t *v, double min, double max, unsigned long long *out)
@@ -61,8 +62,7 @@ static int integer_in(const where_t *w, const mpiscope__jv_t *v, double min, dou
 }
 
 /* Each setter checks one field's value and stores it. */
-typedef int (*setter_t)(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v,
-                        where_t *w);
+typedef int (*setter_t)(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w);
 
 static int set_ops(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, const mpiscope__jv_t *v, where_t *w)
 {
@@ -305,12 +305,19 @@ static int set_scalar(mpiscope__plan_t *p, const mpiscope__plan_field_t *f, cons
 
 int *mpiscope__plan_bool(mpiscope__plan_t *p, const char *name)
 {
-    static const struct { const char *name; size_t at; } flags[] = {
-        {"force", offsetof(mpiscope__plan_t, force)}, {"raw", offsetof(mpiscope__plan_t, raw)},
-        {"validate", offsetof(mpiscope__plan_t, validate)}, {"resync", offsetof(mpiscope__plan_t, resync)},
+    static const struct {
+        const char *name;
+        size_t at;
+    } flags[] = {
+        {"force", offsetof(mpiscope__plan_t, force)},
+        {"raw", offsetof(mpiscope__plan_t, raw)},
+        {"validate", offsetof(mpiscope__plan_t, validate)},
+        {"resync", offsetof(mpiscope__plan_t, resync)},
         {"oversubscribed", offsetof(mpiscope__plan_t, oversubscribed)},
-        {"progress", offsetof(mpiscope__plan_t, progress)}, {"firstcall", offsetof(mpiscope__plan_t, firstcall)},
-        {"check", offsetof(mpiscope__plan_t, check)}, {"ledger", offsetof(mpiscope__plan_t, ledger)},
+        {"progress", offsetof(mpiscope__plan_t, progress)},
+        {"firstcall", offsetof(mpiscope__plan_t, firstcall)},
+        {"check", offsetof(mpiscope__plan_t, check)},
+        {"ledger", offsetof(mpiscope__plan_t, ledger)},
     };
     for (size_t i = 0; name && i < sizeof flags / sizeof *flags; i++)
         if (strcmp(flags[i].name, name) == 0)
@@ -331,11 +338,17 @@ typedef struct field_entry {
     setter_t set;
 } field_entry_t;
 
-#define F(nm, k, ty, dflt, un, lo, hi, fn, hlp) \
+#define F(nm, k, ty, dflt, un, lo, hi, fn, hlp)                                                                        \
     {{.name = nm, .kind = k, .type = ty, .default_text = dflt, .unit = un, .min = lo, .max = hi, .help = hlp}, fn}
-#define CHOICES(nm, list, dflt, fn, hlp) \
-    {{.name = nm, .kind = MPISCOPE__FIELD_STRING, .type = "choice", .default_text = dflt, .unit = "", \
-      .help = hlp, .choices = list}, fn}
+#define CHOICES(nm, list, dflt, fn, hlp)                                                                               \
+    {{.name = nm,                                                                                                      \
+      .kind = MPISCOPE__FIELD_STRING,                                                                                  \
+      .type = "choice",                                                                                                \
+      .default_text = dflt,                                                                                            \
+      .unit = "",                                                                                                      \
+      .help = hlp,                                                                                                     \
+      .choices = list},                                                                                                \
+     fn}
 static const char *const thread_levels[] = {"single", "funneled", "serialized", "multiple", NULL};
 static const char *const startups[] = {"init", "init_thread", "session", NULL};
 static const field_entry_t fields[] = {
@@ -374,13 +387,13 @@ static const field_entry_t fields[] = {
     F("out", MPISCOPE__FIELD_STRING, "string", NULL, "path", 0, 0, set_string,
       "the result document to write (required)"),
     CHOICES("thread_level", thread_levels, "\"\"", set_string,
-      "the MPI thread level to ask for: single, funneled, serialized or multiple (MPI_Init_thread); "
-      "\"\": multiple when an op calls MPI from threads, else MPI_Init. The level granted is in "
-      "the result (environment.thread_level) and an op that needs more refuses the point"),
+            "the MPI thread level to ask for: single, funneled, serialized or multiple (MPI_Init_thread); "
+            "\"\": multiple when an op calls MPI from threads, else MPI_Init. The level granted is in "
+            "the result (environment.thread_level) and an op that needs more refuses the point"),
     CHOICES("startup", startups, "\"\"", set_string,
-      "measure how MPI starts instead (mpiscope startup): init (MPI_Init), init_thread "
-      "(MPI_Init_thread at thread_level), session (MPI_Session_init, a group from mpi://WORLD, "
-      "MPI_Comm_create_from_group); then each rank's first and second round trip to every peer"),
+            "measure how MPI starts instead (mpiscope startup): init (MPI_Init), init_thread "
+            "(MPI_Init_thread at thread_level), session (MPI_Session_init, a group from mpi://WORLD, "
+            "MPI_Comm_create_from_group); then each rank's first and second round trip to every peer"),
     F("force", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "overwrite an existing result"),
     F("raw", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool, "keep every launch's raw times"),
     F("validate", MPISCOPE__FIELD_BOOL, "boolean", "false", "", 0, 0, set_bool,
@@ -406,7 +419,10 @@ static const field_entry_t fields[] = {
 enum { FIELD_COUNT = sizeof fields / sizeof *fields };
 
 /* The measurement parameters follow the plan's own fields. */
-size_t mpiscope__plan_field_count(void) { return FIELD_COUNT + mpiscope__param_count(); }
+size_t mpiscope__plan_field_count(void)
+{
+    return FIELD_COUNT + mpiscope__param_count();
+}
 
 static int same_name(const char *given, const char *name)
 {
@@ -425,8 +441,8 @@ const mpiscope__plan_field_t *mpiscope__plan_field_at(size_t index)
     if (!d || index - FIELD_COUNT >= sizeof param_fields / sizeof *param_fields)
         return NULL;
     mpiscope__plan_field_t *f = &param_fields[index - FIELD_COUNT];
-    *f = (mpiscope__plan_field_t){.name = d->name, .kind = MPISCOPE__FIELD_PARAM, .unit = d->unit,
-                                  .min = d->min, .max = d->max, .help = d->help};
+    *f = (mpiscope__plan_field_t){
+        .name = d->name, .kind = MPISCOPE__FIELD_PARAM, .unit = d->unit, .min = d->min, .max = d->max, .help = d->help};
     return f;
 }
 

@@ -41,15 +41,15 @@ static int finish(mpiscope_plan_t *p, int rc, mpiscope_plan_t **out)
 }
 
 /* A local buffer for callers that pass no err. */
-#define ERR_BUFFER(err, err_size, local)  \
-    char local[320];                      \
-    if (!(err) || !(err_size)) {          \
-        (err) = local;                    \
-        (err_size) = sizeof local;        \
+#define ERR_BUFFER(err, err_size, local)                                                                               \
+    char local[320];                                                                                                   \
+    if (!(err) || !(err_size)) {                                                                                       \
+        (err) = local;                                                                                                 \
+        (err_size) = sizeof local;                                                                                     \
     }
 
-int mpiscope_plan_from_json_text(const char *text, size_t len, unsigned flags, mpiscope_plan_t **out,
-                                 char *err, size_t err_size)
+int mpiscope_plan_from_json_text(const char *text, size_t len, unsigned flags, mpiscope_plan_t **out, char *err,
+                                 size_t err_size)
 {
     ERR_BUFFER(err, err_size, local)
     mpiscope_plan_t *p = text ? new_plan(flags, out, err, err_size) : NULL;
@@ -71,8 +71,8 @@ int mpiscope_plan_read_file(const char *path, unsigned flags, mpiscope_plan_t **
     return finish(p, mpiscope__plan_read_file(p, path, err, err_size), out);
 }
 
-int mpiscope_plan_from_fields(const char *const *names, const char *const *values, size_t n_fields,
-                              unsigned flags, mpiscope_plan_t **out, char *err, size_t err_size)
+int mpiscope_plan_from_fields(const char *const *names, const char *const *values, size_t n_fields, unsigned flags,
+                              mpiscope_plan_t **out, char *err, size_t err_size)
 {
     ERR_BUFFER(err, err_size, local)
     if (n_fields && (!names || !values)) {
@@ -113,7 +113,9 @@ int mpiscope_plan_start(const mpiscope_plan_t *p, mpiscope_plan_start_t *out)
     *out = (mpiscope_plan_start_t){
         .startup = p->startup && p->startup[0],
         .init_thread = given >= 0 || threads,
-        .level = given >= 0 ? given : threads ? MPI_THREAD_MULTIPLE : MPI_THREAD_SINGLE,
+        .level = given >= 0 ? given
+                 : threads  ? MPI_THREAD_MULTIPLE
+                            : MPI_THREAD_SINGLE,
     };
     if (out->startup)
         out->init_thread = strcmp(p->startup, "init_thread") == 0;
@@ -124,8 +126,7 @@ int mpiscope_plan_check(const mpiscope_plan_t *p, int nprocs, char *err, size_t 
 {
     char why[256] = "";
     int rc = !p || nprocs < 1 ? MPISCOPE_EINVAL
-                              : mpiscope_clock_transform_check(p->params.sync.clock_transform, nprocs, why,
-                                                               sizeof why);
+                              : mpiscope_clock_transform_check(p->params.sync.clock_transform, nprocs, why, sizeof why);
     if (rc && err && err_size)
         snprintf(err, err_size, "plan field 'clock_transform': %s", why[0] ? why : "bad arguments");
     return rc;

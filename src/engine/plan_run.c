@@ -16,7 +16,7 @@ typedef struct run {
     const mpiscope__plan_t *plan;
     mpiscope_context_t *ctx;
     mpiscope_result_t *res;
-    const double *arrival_ns;  /* NULL: no arrival pattern */
+    const double *arrival_ns; /* NULL: no arrival pattern */
     char *err;
     size_t err_size;
 } run_t;
@@ -152,10 +152,13 @@ static int run_points(run_t *run, mpiscope_plan_point_fn on_point, void *user)
         err = measure_point(run, &points[i], &r);
         if (err)
             break;
-        mpiscope_plan_point_report_t report = {
-            .index = i, .total = n, .op = points[i].op, .method = points[i].method,
-            .size_bytes = points[i].size_bytes, .nprocs = points[i].nprocs ? points[i].nprocs : nprocs,
-            .result = &r};
+        mpiscope_plan_point_report_t report = {.index = i,
+                                               .total = n,
+                                               .op = points[i].op,
+                                               .method = points[i].method,
+                                               .size_bytes = points[i].size_bytes,
+                                               .nprocs = points[i].nprocs ? points[i].nprocs : nprocs,
+                                               .result = &r};
         if (on_point)
             on_point(&report, user);
         validation_failed |= r.validation_failures != 0;
@@ -262,8 +265,8 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     MPI_Comm_size(run->comm, &nprocs);
     for (int i = 0; i < o->n_nprocs; i++)
         if (o->nprocs[i] > nprocs) {
-            snprintf(run->err, run->err_size, "plan field 'nprocs': %d exceeds the %d ranks launched",
-                     o->nprocs[i], nprocs);
+            snprintf(run->err, run->err_size, "plan field 'nprocs': %d exceeds the %d ranks launched", o->nprocs[i],
+                     nprocs);
             return MPISCOPE_ERANGE;
         }
     int err = mpiscope_context_create(run->comm, &o->params, &run->ctx);
@@ -307,9 +310,10 @@ int mpiscope_plan_run(MPI_Comm comm, const mpiscope_plan_t *plan, mpiscope_plan_
     int nprocs;
     MPI_Comm_size(comm, &nprocs);
     if (plan->ranks && nprocs != plan->ranks) {
-        snprintf(err, err_size, "%d rank%s started where %d were asked for (with srun, each task "
-                 "is then an MPI job of its own: give srun --mpi)", nprocs, nprocs == 1 ? "" : "s",
-                 plan->ranks);
+        snprintf(err, err_size,
+                 "%d rank%s started where %d were asked for (with srun, each task "
+                 "is then an MPI job of its own: give srun --mpi)",
+                 nprocs, nprocs == 1 ? "" : "s", plan->ranks);
         return MPISCOPE_ERANGE;
     }
     int bad = mpiscope_plan_check(plan, nprocs, err, err_size);

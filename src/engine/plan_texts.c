@@ -54,8 +54,7 @@ static void list(mpiscope__json_t *j, const char *key, const char *text)
 }
 
 /* Every "KEY=VALUE" of a map field, the last value of a key winning. */
-static void pairs(mpiscope__json_t *j, const char *field, const char *const *names, const char *const *values,
-                  size_t n)
+static void pairs(mpiscope__json_t *j, const char *field, const char *const *names, const char *const *values, size_t n)
 {
     mpiscope__json_object(j, field);
     for (size_t i = 0; i < n; i++) {
@@ -115,8 +114,8 @@ static int check_texts(const char *const *names, const char *const *values, size
     return 0;
 }
 
-int mpiscope__plan_json_from_fields(const char *const *names, const char *const *values, size_t n,
-                                    char **json, size_t *len, char *err, size_t err_size)
+int mpiscope__plan_json_from_fields(const char *const *names, const char *const *values, size_t n, char **json,
+                                    size_t *len, char *err, size_t err_size)
 {
     int rc = check_texts(names, values, n, err, err_size);
     if (rc)

@@ -49,8 +49,8 @@ static void write_stats(mpiscope__json_t *j, const mpiscope_stats_t *s)
     mpiscope__json_number(j, "error_floor_ns", s->error_floor_ns);
 }
 
-static void write_quantile(mpiscope__json_t *j, const char *name, double q, double value, double low,
-                           double high, double confidence)
+static void write_quantile(mpiscope__json_t *j, const char *name, double q, double value, double low, double high,
+                           double confidence)
 {
     mpiscope__json_object(j, name);
     mpiscope__json_number(j, "value_ns", value);
@@ -288,9 +288,8 @@ static void write_samples(mpiscope__json_t *j, const mpiscope_context_t *ctx)
         write_raw(j, ctx->last);
 }
 
-void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op,
-                          const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point,
-                          int oversubscribed, mpiscope__json_t *j)
+void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op, const mpiscope_point_spec_t *spec,
+                          const mpiscope_point_result_t *point, int oversubscribed, mpiscope__json_t *j)
 {
     mpiscope__op_types_t types; /* the point was measured: the names resolve */
     mpiscope__op_types_resolve(op, spec->dtype, spec->reduce_op, &types);
@@ -299,7 +298,8 @@ void mpiscope__point_json(const mpiscope_context_t *ctx, const mpiscope_op_t *op
     mpiscope__json_string(j, "op", op->name);
     const mpiscope__method_t *method = spec->method_handle ? spec->method_handle : mpiscope__method_find(spec->method);
     mpiscope__json_string(j, "method", method ? method->name : spec->method);
-    mpiscope__json_string(j, "cache", (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold) ? "cold" : "warm");
+    mpiscope__json_string(j, "cache",
+                          (spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold) ? "cold" : "warm");
     if (spec->arrival_ns) {
         mpiscope__json_number_array(j, "arrival_ns", spec->arrival_ns, (size_t)ctx->last_nprocs);
     }

@@ -21,22 +21,22 @@ struct mpiscope_result {
     mpiscope_context_t *ctx;
     char *path;
     unsigned flags;
-    int is_writer;                 /* rank 0 of the context */
+    int is_writer; /* rank 0 of the context */
     mpiscope__environment_t env;
     char *meta_key[MAX_META], *meta_value[MAX_META];
     int n_meta;
     char varied[16];
     int oversubscribed;
-    mpiscope__json_t points;       /* "p1,p2,..." items of the points array */
-    char *section_keys[MAX_SECTIONS]; /* extra top-level members: each key at most once */
+    mpiscope__json_t points;            /* "p1,p2,..." items of the points array */
+    char *section_keys[MAX_SECTIONS];   /* extra top-level members: each key at most once */
     char *section_values[MAX_SECTIONS]; /* their values, encoded */
     int n_sections;
-    mpiscope__json_t methods;      /* "\"window\",..." names of the methods run */
+    mpiscope__json_t methods; /* "\"window\",..." names of the methods run */
     mpiscope__json_t warnings;
-    double *end_residual_ns;       /* [nprocs] after close */
+    double *end_residual_ns; /* [nprocs] after close */
     char end_time_utc[32];
-    int keep_old;                  /* FORCE over an existing file: kept until there is content */
-    char why[256];                 /* rank 0's last write failure, "" else */
+    int keep_old;  /* FORCE over an existing file: kept until there is content */
+    char why[256]; /* rank 0's last write failure, "" else */
 };
 
 static void write_timer(const mpiscope_context_t *ctx, mpiscope__json_t *j)
@@ -372,8 +372,8 @@ void mpiscope__result_point_json(const mpiscope_result_t *res, const mpiscope_op
         mpiscope__point_json(res->ctx, op, spec, point, res->oversubscribed, j);
 }
 
-int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op,
-                              const mpiscope_point_spec_t *spec, const mpiscope_point_result_t *point)
+int mpiscope_result_add_point(mpiscope_result_t *res, const mpiscope_op_t *op, const mpiscope_point_spec_t *spec,
+                              const mpiscope_point_result_t *point)
 {
     if (!res || !op || !spec || !point)
         return MPISCOPE_EINVAL;

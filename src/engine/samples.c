@@ -64,8 +64,7 @@ static int reserve(mpiscope__samples_t *s, size_t want)
     return 1;
 }
 
-int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
-                             mpiscope__samples_t **out)
+int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw, mpiscope__samples_t **out)
 {
     if (!params || nprocs < 1)
         return MPISCOPE_EINVAL;
@@ -140,8 +139,8 @@ static void check_synchronized(mpiscope__samples_t *s, const mpiscope__launch_t 
         s->sync_rank = first_out;
         s->sync_launch = s->total;
         snprintf(s->sync_message, sizeof s->sync_message,
-                 "rank %d left %.0f ns before rank %d entered (global clock, tolerance %.0f ns)",
-                 first_out, in - out, last_in, s->sync_tolerance_ns);
+                 "rank %d left %.0f ns before rank %d entered (global clock, tolerance %.0f ns)", first_out, in - out,
+                 last_in, s->sync_tolerance_ns);
     }
 }
 
@@ -189,7 +188,8 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
         size_t r = i / s->n_parts, part = i % s->n_parts;
         s->part_ns[v * (size_t)s->nprocs * s->n_parts + i] =
             s->stage_parts && l->in_stage < s->stage_k
-                ? s->stage_parts[(r * s->stage_k + l->in_stage) * s->n_parts + part] : NAN;
+                ? s->stage_parts[(r * s->stage_k + l->in_stage) * s->n_parts + part]
+                : NAN;
     }
     return tmax;
 }
@@ -279,8 +279,7 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
     /* (the launch cap ends the minimum time: a precise point that made every
      * launch it may is at its target, not short of it) */
     int judged = p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
-                 && (elapsed_ns >= p->min_point_seconds * 1e9 || capped)
-                 && mpiscope__samples_stats(s, &st) == 0;
+                 && (elapsed_ns >= p->min_point_seconds * 1e9 || capped) && mpiscope__samples_stats(s, &st) == 0;
     if (judged && precise_enough(&st, p->target_rse))
         reason = MPISCOPE_STOPPED_TARGET_ERROR;
     else if (judged && st.error_floor_ns > 0) /* no dither: more launches cannot help */
@@ -296,8 +295,8 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
 }
 
 /* Median, mean, min and max of n values (sorted copy in scratch). */
-static void summarise(const double *v, size_t n, double *scratch, double *median, double *mean,
-                      double *min, double *max)
+static void summarise(const double *v, size_t n, double *scratch, double *median, double *mean, double *min,
+                      double *max)
 {
     size_t m = 0;
     double sum = 0;

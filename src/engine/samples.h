@@ -15,31 +15,31 @@ enum { MPISCOPE__MAX_VIEWS = 4 };
 
 /* One launch as every rank saw it, on the global clock. */
 typedef struct mpiscope__launch {
-    const double *start_ns;     /* rank r's start at start_ns[r * stride] */
+    const double *start_ns; /* rank r's start at start_ns[r * stride] */
     const double *end_ns;
     size_t stride;
-    unsigned in_stage;          /* the launch's place in its stage, from 0 (where its parts are) */
-    double slot_ns;             /* scheduled start, NAN when the method has none */
-    unsigned flags;             /* MPISCOPE__LAUNCH_*; 0 = valid */
-    size_t launch;              /* the op's number of the launch (ctx->launch) */
+    unsigned in_stage; /* the launch's place in its stage, from 0 (where its parts are) */
+    double slot_ns;    /* scheduled start, NAN when the method has none */
+    unsigned flags;    /* MPISCOPE__LAUNCH_*; 0 = valid */
+    size_t launch;     /* the op's number of the launch (ctx->launch) */
 } mpiscope__launch_t;
 
 typedef struct mpiscope__samples {
     mpiscope_params_t params;
     int nprocs;
     int keep_raw;
-    size_t capacity;                   /* launches the arrays hold now: they grow by doubling */
-    size_t limit;                      /* ... up to params.max_launches plus one stage */
+    size_t capacity; /* launches the arrays hold now: they grow by doubling */
+    size_t limit;    /* ... up to params.max_launches plus one stage */
     /* the statistic's inputs: one per valid launch, or per stage (barrier) */
     double *sample_ns;
     size_t n_samples;
     /* every valid launch */
     double *span_ns, *skew_ns, *gap_ns, *rank_time_ns; /* rank_time_ns[v * nprocs + r], net of
                                                           params.floor_ns */
-    unsigned char *stage_first;        /* [valid] 1: the first launch of its stage */
+    unsigned char *stage_first;                        /* [valid] 1: the first launch of its stage */
     size_t valid, total, late, overrun;
-    size_t discarded;                  /* valid launches dropped by mpiscope__samples_restart */
-    double *prev_end_ns;               /* [nprocs] each rank's last end, for the idle gap */
+    size_t discarded;    /* valid launches dropped by mpiscope__samples_restart */
+    double *prev_end_ns; /* [nprocs] each rank's last end, for the idle gap */
     /* raw launches (keep_raw) */
     double *raw_start_ns, *raw_end_ns; /* [total * nprocs] */
     double *raw_slot_ns, *raw_time_ns; /* [total] */
@@ -62,8 +62,8 @@ typedef struct mpiscope__samples {
     const double *stage_parts;
     size_t stage_k;
     mpiscope_stop_reason_t stop_reason;
-    double resolution_ns;              /* the timer's step (the clock's limit of every interval) */
-    double first_launch_ns;            /* the point's first launch (mpiscope__samples_first) */
+    double resolution_ns;   /* the timer's step (the clock's limit of every interval) */
+    double first_launch_ns; /* the point's first launch (mpiscope__samples_first) */
     /* validation of a synchronizing op: no rank may end a launch before
      * another started it (beyond the clocks' precision) */
     int check_sync;
@@ -77,8 +77,7 @@ typedef struct mpiscope__samples {
  * launches come (the per-rank arrays are launches x nprocs: allocated for
  * the cap up front, a 1,024-rank point held 8 MiB whatever it needed, and
  * --max-launches 1000000 with --raw could not start). */
-int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw,
-                             mpiscope__samples_t **out);
+int mpiscope__samples_create(const mpiscope_params_t *params, int nprocs, int keep_raw, mpiscope__samples_t **out);
 
 /* Keep n_parts op-timed parts per rank with every valid launch (before
  * the first launch). Returns 0 or MPISCOPE_ENOMEM. */

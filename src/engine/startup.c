@@ -47,13 +47,13 @@ typedef struct startup {
     /* per peer: as the pair's initiator the first round trip's send and
      * end and the second's; as its responder when the receive was posted */
     stamp_t *first_send, *first_end, *second_send, *second_end, *posted;
-    stamp_t *warm_stamps; /* per peer, WARM more round trips: each one's start and end */
+    stamp_t *warm_stamps;         /* per peer, WARM more round trips: each one's start and end */
     unsigned char *buffer, *echo; /* what is sent; what is received */
     size_t size_bytes;
-    int validate;                 /* check every message received (plan "validate") */
+    int validate;                         /* check every message received (plan "validate") */
     unsigned long long checked, failures; /* this rank's; after gather_validation every rank's */
-    int first_failing;            /* the lowest rank with a failure (nprocs: none) */
-    char mismatch[200];           /* its first failure (this rank's until gather_validation) */
+    int first_failing;                    /* the lowest rank with a failure (nprocs: none) */
+    char mismatch[200];                   /* its first failure (this rank's until gather_validation) */
 } startup_t;
 
 static void stamp_read(stamp_t *s, int mpi_up)
@@ -74,8 +74,7 @@ static double stamp_ns(const stamp_t *s)
     case MPISCOPE_TIMER_MONOTONIC:
         return (double)(s->raw.tv_sec - t->origin_sec) * 1e9 + (double)s->raw.tv_nsec - t->origin_ns;
     case MPISCOPE_TIMER_GETTIMEOFDAY:
-        return (double)(s->real.tv_sec - t->origin_sec) * 1e9 + (double)(s->real.tv_nsec / 1000 * 1000)
-               - t->origin_ns;
+        return (double)(s->real.tv_sec - t->origin_sec) * 1e9 + (double)(s->real.tv_nsec / 1000 * 1000) - t->origin_ns;
     case MPISCOPE_TIMER_WTIME:
         return isnan(s->wtime) ? NAN : (s->wtime - t->origin_ns * 1e-9) * 1e9;
     default:
@@ -88,8 +87,8 @@ static double stamp_ns(const stamp_t *s)
 static int start_world(startup_t *st, int *argc, char ***argv)
 {
     stamp_read(&st->call[0], 0);
-    int rc = st->how == HOW_INIT_THREAD ? MPI_Init_thread(argc, argv, st->level_asked, &st->level)
-                                        : MPI_Init(argc, argv);
+    int rc =
+        st->how == HOW_INIT_THREAD ? MPI_Init_thread(argc, argv, st->level_asked, &st->level) : MPI_Init(argc, argv);
     stamp_read(&st->call[1], 1);
     if (st->how == HOW_INIT)
         MPI_Query_thread(&st->level);
@@ -129,8 +128,7 @@ static int start_session(startup_t *st)
     rc = MPI_Group_from_session_pset(st->session, "mpi://WORLD", &group);
     stamp_read(&st->call[2], 1);
     if (rc == MPI_SUCCESS)
-        rc = MPI_Comm_create_from_group(group, "org.mpiscope.startup", MPI_INFO_NULL, MPI_ERRORS_RETURN,
-                                        &st->comm);
+        rc = MPI_Comm_create_from_group(group, "org.mpiscope.startup", MPI_INFO_NULL, MPI_ERRORS_RETURN, &st->comm);
     stamp_read(&st->call[3], 1);
     if (group != MPI_GROUP_NULL)
         MPI_Group_free(&group);
@@ -278,7 +276,10 @@ static int meet_peers(startup_t *st)
  * trip (own clock, as initiator), the first send's global time (as
  * initiator) and when the receive was posted (as responder). */
 enum { PER_CALL = 3, PER_PEER = 5 };
-static size_t record_doubles(int nprocs) { return 4 + MAX_CALLS * PER_CALL + (size_t)nprocs * PER_PEER; }
+static size_t record_doubles(int nprocs)
+{
+    return 4 + MAX_CALLS * PER_CALL + (size_t)nprocs * PER_PEER;
+}
 
 static void local_record(const startup_t *st, const mpiscope_clock_sync_t *sync, double *out)
 {
@@ -298,7 +299,7 @@ static void local_record(const startup_t *st, const mpiscope_clock_sync_t *sync,
     }
     for (int p = 0; p < st->nprocs; p++) {
         double *at = out + 4 + MAX_CALLS * PER_CALL + (size_t)p * PER_PEER;
-        int initiator = st->rank < p, responder = st->rank > p;
+        int initiator = st->rank<p, responder = st->rank> p;
         at[0] = initiator ? stamp_ns(&st->first_end[p]) - stamp_ns(&st->first_send[p]) : NAN;
         at[1] = initiator ? stamp_ns(&st->second_end[p]) - stamp_ns(&st->second_send[p]) : NAN;
         at[2] = initiator ? mpiscope_clock_sync_global_ns(sync, stamp_ns(&st->first_send[p])) : NAN;
@@ -566,14 +567,14 @@ static int refuse_sessions(startup_t *st, int *argc, char ***argv, char *err, si
         MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &st->rank);
     *says = st->rank == 0;
-    snprintf(err, err_size, "startup session: this MPI library cannot start a session (MPI_Session_init "
+    snprintf(err, err_size,
+             "startup session: this MPI library cannot start a session (MPI_Session_init "
              "failed or is missing): MPI Sessions are an MPI-4 feature");
     MPI_Finalize();
     return MPISCOPE_ENOTSUP;
 }
 
-int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, char *err, size_t err_size,
-                         int *says)
+int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, char *err, size_t err_size, int *says)
 {
     char local[320];
     int quiet;
@@ -594,7 +595,9 @@ int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, c
     startup_t st = {.how = strcmp(plan->startup, "session") == 0 ? HOW_SESSION
                            : how.init_thread                     ? HOW_INIT_THREAD
                                                                  : HOW_INIT,
-                    .level_asked = how.level, .level = -1, .size_bytes = plan->sizes[0],
+                    .level_asked = how.level,
+                    .level = -1,
+                    .size_bytes = plan->sizes[0],
                     .validate = plan->validate};
     int rc;
     if (st.how == HOW_SESSION) {
@@ -634,8 +637,7 @@ int mpiscope_startup_run(int *argc, char ***argv, const mpiscope_plan_t *plan, c
     if (!rc && st.failures) { /* the document says it too */
         snprintf(err, err_size, "startup: validation failed on rank %d: %s", st.first_failing, st.mismatch);
         rc = MPISCOPE_EVALIDATE;
-    }
-    else if (!err[0])
+    } else if (!err[0])
         snprintf(err, err_size, "startup: %s", mpiscope_strerror(rc));
     *says = st.rank == 0 && rc;
     release(&st);

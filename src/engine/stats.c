@@ -18,11 +18,11 @@
 
 #define STATS_PI 3.14159265358979323846
 #define STATS_LOG_SQRT_PI 0.57236494292470008707 /* log(sqrt(pi)) = lgamma(1/2) */
-#define STATS_CF_MAX_ITER 10000   /* used: below 30 terms (df >= 30 uses BGRAT) */
+#define STATS_CF_MAX_ITER 10000                  /* used: below 30 terms (df >= 30 uses BGRAT) */
 #define STATS_SOLVE_MAX_ITER 200
 #define STATS_BGRAT_TERMS 30
-#define STATS_DF_NORMAL 1e20      /* t_df is the normal quantile to 1e-17 beyond */
-#define STATS_SOLVE_TOL 1e-12     /* last Halley/Newton step, relative to max(1,|u|) */
+#define STATS_DF_NORMAL 1e20  /* t_df is the normal quantile to 1e-17 beyond */
+#define STATS_SOLVE_TOL 1e-12 /* last Halley/Newton step, relative to max(1,|u|) */
 
 /* ---- special functions ------------------------------------------------ */
 
@@ -37,8 +37,13 @@ static double softplus(double z)
 static double stirling_remainder(double z)
 {
     double r = 1.0 / (z * z);
-    return (1.0 / 12 + r * (-1.0 / 360 + r * (1.0 / 1260 + r * (-1.0 / 1680
-           + r * (1.0 / 1188 + r * (-691.0 / 360360 + r * (1.0 / 156))))))) / z;
+    return (1.0 / 12
+            + r
+                  * (-1.0 / 360
+                     + r
+                           * (1.0 / 1260
+                              + r * (-1.0 / 1680 + r * (1.0 / 1188 + r * (-691.0 / 360360 + r * (1.0 / 156)))))))
+           / z;
 }
 
 /* lgamma(a) - lgamma(a + 1/2) for a > 0, without the cancellation of two
@@ -52,8 +57,7 @@ static double lgamma_ratio_half(double a)
         a += 1.0;
     }
     double b = 0.5;
-    return shift - (a - 0.5) * log1p(b / a) - b * log(a + b) + b
-           + stirling_remainder(a) - stirling_remainder(a + b);
+    return shift - (a - 0.5) * log1p(b / a) - b * log(a + b) + b + stirling_remainder(a) - stirling_remainder(a + b);
 }
 
 /* Continued fraction of I_x(a, b) (modified Lentz): I_x(a, b) =
@@ -182,16 +186,14 @@ static struct tbeta tbeta_eval(double u, double a, double lgr)
  * (Acklam's rational approximation, relative error 1.2e-9): a start only. */
 static double normal_quantile_start(double p)
 {
-    static const double a[6] = { -3.969683028665376e+01, 2.209460984245205e+02,
-        -2.759285104469687e+02, 1.383577518672690e+02, -3.066479806614716e+01,
-        2.506628277459239e+00 };
-    static const double b[5] = { -5.447609879822406e+01, 1.615858368580409e+02,
-        -1.556989798598866e+02, 6.680131188771972e+01, -1.328068155288572e+01 };
-    static const double c[6] = { -7.784894002430293e-03, -3.223964580411365e-01,
-        -2.400758277161838e+00, -2.549732539343734e+00, 4.374664141464968e+00,
-        2.938163982698783e+00 };
-    static const double d[4] = { 7.784695709041462e-03, 3.224671290700398e-01,
-        2.445134137142996e+00, 3.754408661907416e+00 };
+    static const double a[6] = {-3.969683028665376e+01, 2.209460984245205e+02,  -2.759285104469687e+02,
+                                1.383577518672690e+02,  -3.066479806614716e+01, 2.506628277459239e+00};
+    static const double b[5] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                6.680131188771972e+01, -1.328068155288572e+01};
+    static const double c[6] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                -2.549732539343734e+00, 4.374664141464968e+00,  2.938163982698783e+00};
+    static const double d[4] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                3.754408661907416e+00};
     if (p < 0.02425) {
         double q = sqrt(-2.0 * log(p));
         return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5])
@@ -219,8 +221,9 @@ static double hill_start(double P, double df)
         y = (((((0.4 * y + 6.3) * y + 36.0) * y + 94.5) / c - y - 3.0) / b + 1.0) * x;
         y = expm1(a * y * y);
     } else {
-        y = ((1.0 / (((df + 6.0) / (df * y) - 0.089 * d - 0.822) * (df + 2.0) * 3.0)
-              + 0.5 / (df + 4.0)) * y - 1.0) * (df + 1.0) / (df + 2.0) + 1.0 / y;
+        y = ((1.0 / (((df + 6.0) / (df * y) - 0.089 * d - 0.822) * (df + 2.0) * 3.0) + 0.5 / (df + 4.0)) * y - 1.0)
+                * (df + 1.0) / (df + 2.0)
+            + 1.0 / y;
     }
     return sqrt(df * y);
 }
@@ -266,7 +269,7 @@ static double t_solve(double target, double a, double lgr, int tail_mode, double
         else
             hi = u;
         double newton = -h / dh;
-        double k = e.x - 2.0 * a * e.y - s * dh;      /* h''(u) / h'(u) */
+        double k = e.x - 2.0 * a * e.y - s * dh; /* h''(u) / h'(u) */
         double corr = 0.5 * newton * k;
         double step = fabs(corr) <= 0.5 ? newton / (1.0 + corr) : newton; /* Halley */
         double next = u + step;
@@ -278,7 +281,7 @@ static double t_solve(double target, double a, double lgr, int tail_mode, double
             if (hi - lo <= 4.0 * DBL_EPSILON * fmax(1.0, fabs(u)))
                 return next;
         } else {
-            next = h < 0.0 ? u + span : u - span;   /* no bracket yet: widen */
+            next = h < 0.0 ? u + span : u - span; /* no bracket yet: widen */
             span *= 2.0;
         }
         u = next;
@@ -352,10 +355,11 @@ static void mean_stddev(const double *x, size_t n, double *mean, double *stddev)
 static void stats_empty(double trim_fraction, double confidence, mpiscope_stats_t *out)
 {
     memset(out, 0, sizeof *out); /* padding too: equal inputs give equal bytes */
-    double *fields[] = { &out->mean, &out->stddev, &out->se, &out->rse, &out->median,
-        &out->min, &out->max, &out->trimmed_min, &out->trimmed_max, &out->q25, &out->q75,
-        &out->t_quantile, &out->error, &out->ci_low, &out->ci_high, &out->median_rse,
-        &out->p90, &out->p90_low, &out->p90_high, &out->p99, &out->p99_low, &out->p99_high };
+    double *fields[] = {&out->mean,       &out->stddev,     &out->se,          &out->rse,         &out->median,
+                        &out->min,        &out->max,        &out->trimmed_min, &out->trimmed_max, &out->q25,
+                        &out->q75,        &out->t_quantile, &out->error,       &out->ci_low,      &out->ci_high,
+                        &out->median_rse, &out->p90,        &out->p90_low,     &out->p90_high,    &out->p99,
+                        &out->p99_low,    &out->p99_high};
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         *fields[i] = NAN;
     out->n_valid = 0;
@@ -375,9 +379,8 @@ static double median_rse_sorted(const double *x, size_t n, double median)
     const double z = 1.959963984540054;
     if (n < 2 || median == 0.0)
         return NAN;
-    double half = z * sqrt((double)n) / 2.0, lo = floor((double)n / 2.0 - half),
-           hi = ceil((double)n / 2.0 + half);
-    size_t l = lo < 0.0 ? 0 : (size_t)lo, u = hi > (double)(n - 1) ? n - 1 : (size_t)hi;
+    double half = z * sqrt((double)n) / 2.0, lo = floor((double)n / 2.0 - half), hi = ceil((double)n / 2.0 + half);
+    size_t l = lo<0.0 ? 0 : (size_t)lo, u = hi>(double)(n - 1) ? n - 1 : (size_t)hi;
     return (x[u] - x[l]) / (2.0 * z) / fabs(median);
 }
 
@@ -386,8 +389,7 @@ static double median_rse_sorted(const double *x, size_t n, double median)
  * from the Binomial(n, q) distribution function, summed from its log
  * probabilities (nothing underflows that matters). NAN for a bound beyond
  * the sample. */
-static void quantile_interval(const double *x, size_t n, double q, double confidence, double *low,
-                              double *high)
+static void quantile_interval(const double *x, size_t n, double q, double confidence, double *low, double *high)
 {
     double tail = 0.5 * (1.0 - confidence), log_ratio = log(q) - log1p(-q);
     double log_pmf = (double)n * log1p(-q), cdf = 0.0;
@@ -456,8 +458,7 @@ void mpiscope_stats_apply_resolution(mpiscope_stats_t *s, double resolution_ns)
 }
 
 /* Everything from the sorted sample x[0..n), n >= 1, over stats_empty(). */
-static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
-                              double confidence, mpiscope_stats_t *out)
+static void stats_from_sorted(const double *x, size_t n, double trim_fraction, double confidence, mpiscope_stats_t *out)
 {
     size_t k = (size_t)floor(trim_fraction * (double)n);
     if (2 * k >= n) /* cannot happen for trim_fraction < 1/2; keep one sample */
@@ -486,8 +487,7 @@ static void stats_from_sorted(const double *x, size_t n, double trim_fraction,
     out->ci_high = out->mean + out->error;
 }
 
-static int stats_check(const double *samples, size_t n, double trim_fraction,
-                       double confidence)
+static int stats_check(const double *samples, size_t n, double trim_fraction, double confidence)
 {
     if ((samples == NULL && n > 0) || !(trim_fraction >= 0.0 && trim_fraction < 0.5)
         || !(confidence > 0.0 && confidence < 1.0))
@@ -498,8 +498,8 @@ static int stats_check(const double *samples, size_t n, double trim_fraction,
     return n > SIZE_MAX / sizeof(double) ? MPISCOPE_ENOMEM : 0;
 }
 
-int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction,
-                           double confidence, mpiscope_stats_t *out)
+int mpiscope_stats_compute(const double *samples, size_t n, double trim_fraction, double confidence,
+                           mpiscope_stats_t *out)
 {
     if (out == NULL)
         return MPISCOPE_EINVAL;

@@ -56,9 +56,9 @@ void mpiscope_clock_sync_free(mpiscope_clock_sync_t *sync)
 {
     if (!sync)
         return;
-    double *arrays[] = {sync->offsets_ns, sync->drifts_ppm, sync->t_refs_ns, sync->errors_ns,
-                        sync->drift_errors_ppm, sync->rtt_min_ns, sync->residual_ns, sync->node_residual_ns,
-                        sync->true_offsets_ns, sync->true_drifts_ppm};
+    double *arrays[] = {sync->offsets_ns,       sync->drifts_ppm,     sync->t_refs_ns,   sync->errors_ns,
+                        sync->drift_errors_ppm, sync->rtt_min_ns,     sync->residual_ns, sync->node_residual_ns,
+                        sync->true_offsets_ns,  sync->true_drifts_ppm};
     for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
         free(arrays[i]);
     free(sync->hops);
@@ -135,8 +135,8 @@ static int gather_truth(MPI_Comm comm, mpiscope_clock_sync_t *s)
     if (err)
         return err;
     double offset, drift;
-    mpiscope__transform_truth(mine.offset_ns, mine.drift_ppm, zero.offset_ns, zero.drift_ppm, s->t_ref_ns,
-                              &offset, &drift);
+    mpiscope__transform_truth(mine.offset_ns, mine.drift_ppm, zero.offset_ns, zero.drift_ppm, s->t_ref_ns, &offset,
+                              &drift);
     gather(comm, s->rank, offset, s->true_offsets_ns);
     gather(comm, s->rank, drift * 1e6, s->true_drifts_ppm);
     return 0;
@@ -210,8 +210,10 @@ int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
 
 void mpiscope__sync_model(const mpiscope_clock_sync_t *s, mpiscope__clock_model_t *m)
 {
-    *m = (mpiscope__clock_model_t){.offset_ns = s->offset_ns, .drift = s->drift_ppm * 1e-6,
-                                   .t_ref_ns = s->t_ref_ns, .error_ns = s->error_ns,
+    *m = (mpiscope__clock_model_t){.offset_ns = s->offset_ns,
+                                   .drift = s->drift_ppm * 1e-6,
+                                   .t_ref_ns = s->t_ref_ns,
+                                   .error_ns = s->error_ns,
                                    .drift_error = s->drift_error_ppm < 0 ? -1 : s->drift_error_ppm * 1e-6};
 }
 

@@ -13,9 +13,9 @@ enum { MPISCOPE__SYNC_TAG = 7411, MPISCOPE__SYNC_MAX_FITPOINTS = 64 };
 /* What one rank learned as a client of its partner. */
 typedef struct mpiscope__pair_fit {
     mpiscope__fit_point_t pts[MPISCOPE__SYNC_MAX_FITPOINTS];
-    unsigned n;               /* fit points so far */
-    double rtt_min_ns;        /* best round trip over them (0: no partner) */
-    unsigned long exchanges;  /* ping-pongs this rank made as a client */
+    unsigned n;              /* fit points so far */
+    double rtt_min_ns;       /* best round trip over them (0: no partner) */
+    unsigned long exchanges; /* ping-pongs this rank made as a client */
 } mpiscope__pair_fit_t;
 
 /* This rank's model of rank 0's clock, from the public fields of `sync`. */
@@ -28,8 +28,8 @@ void mpiscope__sync_ping(MPI_Comm comm, int server, const mpiscope__clock_model_
                          const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit);
 
 /* Collective over comm: one step of every rank > 0 with rank 0, in turn. */
-void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *shift,
-                                 const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit);
+void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *shift, const mpiscope_sync_params_t *p,
+                                 mpiscope__pair_fit_t *fit);
 
 /* Collective over comm: `fitpoints` rounds of `algorithm`, fit_gap_ns
  * apart, then the model of this rank's clock to rank 0's in *model (the
@@ -42,7 +42,7 @@ int mpiscope__sync_models(MPI_Comm comm, const mpiscope_sync_params_t *p, double
  * *node_residual_ns: this rank's measured offset to its leader (0 for a
  * leader); *nodes, *shared: as in mpiscope_clock_sync_t. */
 int mpiscope__sync_with_leaders(MPI_Comm comm, const mpiscope_sync_params_t *p, double read_error_ns,
-                                mpiscope__clock_model_t *model, mpiscope__pair_fit_t *fit,
-                                double *node_residual_ns, int *nodes, int *shared);
+                                mpiscope__clock_model_t *model, mpiscope__pair_fit_t *fit, double *node_residual_ns,
+                                int *nodes, int *shared);
 
 #endif

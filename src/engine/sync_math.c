@@ -12,8 +12,8 @@ void mpiscope__rtt_tracker_reset(mpiscope__rtt_tracker_t *t)
     t->since_improvement = 0;
 }
 
-int mpiscope__rtt_tracker_add(mpiscope__rtt_tracker_t *t, double t_send, double t_server,
-                              double t_recv, unsigned patience, unsigned max_exchanges)
+int mpiscope__rtt_tracker_add(mpiscope__rtt_tracker_t *t, double t_send, double t_server, double t_recv,
+                              unsigned patience, unsigned max_exchanges)
 {
     double rtt = t_recv - t_send;
     t->exchanges++;
@@ -43,8 +43,8 @@ void mpiscope__model_pack(const mpiscope__clock_model_t *m, double v[MPISCOPE__M
 
 void mpiscope__model_unpack(const double v[MPISCOPE__MODEL_DOUBLES], mpiscope__clock_model_t *m)
 {
-    *m = (mpiscope__clock_model_t){.offset_ns = v[0], .drift = v[1], .t_ref_ns = v[2], .error_ns = v[3],
-                                   .drift_error = v[4], .hops = (int)v[5]};
+    *m = (mpiscope__clock_model_t){
+        .offset_ns = v[0], .drift = v[1], .t_ref_ns = v[2], .error_ns = v[3], .drift_error = v[4], .hops = (int)v[5]};
 }
 
 double mpiscope__model_error_at(const mpiscope__clock_model_t *m, double local_ns)
@@ -124,8 +124,8 @@ int mpiscope__tree_rounds(int n)
     return rounds;
 }
 
-void mpiscope__transform_truth(double o_i_ns, double d_i_ppm, double o_0_ns, double d_0_ppm,
-                               double t_ref_ns, double *offset_ns, double *drift)
+void mpiscope__transform_truth(double o_i_ns, double d_i_ppm, double o_0_ns, double d_0_ppm, double t_ref_ns,
+                               double *offset_ns, double *drift)
 {
     double a_i = 1 + d_i_ppm * 1e-6, a_0 = 1 + d_0_ppm * 1e-6;
     double global = a_0 * (t_ref_ns - o_i_ns) / a_i + o_0_ns; /* rank 0's clock when rank i reads t_ref */

@@ -7,8 +7,8 @@
 /* Minimum-RTT tracker of one pair (client i, server r): T_r = T_i + offset. */
 typedef struct mpiscope__rtt_tracker {
     double rtt_min_ns;
-    double offset_ns;           /* estimate from the exchange with the minimum RTT */
-    double at_ns;               /* client time of that exchange (midpoint of its round trip) */
+    double offset_ns; /* estimate from the exchange with the minimum RTT */
+    double at_ns;     /* client time of that exchange (midpoint of its round trip) */
     unsigned exchanges;
     unsigned since_improvement;
 } mpiscope__rtt_tracker_t;
@@ -18,8 +18,8 @@ void mpiscope__rtt_tracker_reset(mpiscope__rtt_tracker_t *t);
 /* One exchange: client sent at t_send (client clock), server answered with
  * its clock t_server, client received at t_recv. Returns 1 when the pair is
  * done: no better RTT for `patience` exchanges, or `max_exchanges` made. */
-int mpiscope__rtt_tracker_add(mpiscope__rtt_tracker_t *t, double t_send, double t_server,
-                              double t_recv, unsigned patience, unsigned max_exchanges);
+int mpiscope__rtt_tracker_add(mpiscope__rtt_tracker_t *t, double t_send, double t_server, double t_recv,
+                              unsigned patience, unsigned max_exchanges);
 
 /* A clock model: other = local + offset_ns + drift * (local - t_ref_ns),
  * true within error_ns + drift_error * |local - t_ref_ns| (worst case,
@@ -91,7 +91,7 @@ int mpiscope__tree_rounds(int n);
  * local_i(t) = t (1 + d_i) + o_i (t: the shared raw clock). The model that
  * maps rank i's local time to rank 0's at t_ref_ns: *offset_ns at t_ref,
  * *drift (dimensionless). d in ppm. */
-void mpiscope__transform_truth(double o_i_ns, double d_i_ppm, double o_0_ns, double d_0_ppm,
-                               double t_ref_ns, double *offset_ns, double *drift);
+void mpiscope__transform_truth(double o_i_ns, double d_i_ppm, double o_0_ns, double d_0_ppm, double t_ref_ns,
+                               double *offset_ns, double *drift);
 
 #endif

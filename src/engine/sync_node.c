@@ -37,8 +37,8 @@ static void take_leader_model(const mpiscope__clock_model_t *vm, mpiscope__clock
 }
 
 int mpiscope__sync_with_leaders(MPI_Comm comm, const mpiscope_sync_params_t *p, double re,
-                                mpiscope__clock_model_t *model, mpiscope__pair_fit_t *fit,
-                                double *node_residual_ns, int *nodes, int *shared)
+                                mpiscope__clock_model_t *model, mpiscope__pair_fit_t *fit, double *node_residual_ns,
+                                int *nodes, int *shared)
 {
     int rank, n, node_rank, node_n;
     MPI_Comm_rank(comm, &rank);

@@ -26,8 +26,7 @@ void mpiscope__check_sync_accuracy(const mpiscope_clock_sync_t *s, mpiscope_chec
         if (out->recovered >= 0) {
             out->max_offset_miss_ns = fmax(out->max_offset_miss_ns, fabs(s->offsets_ns[i] - s->true_offsets_ns[i]));
             if (s->fitpoints >= 2)
-                out->max_drift_miss_ppm = fmax(out->max_drift_miss_ppm,
-                                               fabs(s->drifts_ppm[i] - s->true_drifts_ppm[i]));
+                out->max_drift_miss_ppm = fmax(out->max_drift_miss_ppm, fabs(s->drifts_ppm[i] - s->true_drifts_ppm[i]));
         }
     }
 }

@@ -47,13 +47,13 @@ void mpiscope__sync_ping(MPI_Comm comm, int server, const mpiscope__clock_model_
     if (fit->n == 0 || t.rtt_min_ns < fit->rtt_min_ns)
         fit->rtt_min_ns = t.rtt_min_ns;
     if (fit->n < MPISCOPE__SYNC_MAX_FITPOINTS)
-        fit->pts[fit->n++] = (mpiscope__fit_point_t){
-            .at_ns = t.at_ns, .offset_ns = t.offset_ns, .half_rtt_ns = 0.5 * t.rtt_min_ns};
+        fit->pts[fit->n++] =
+            (mpiscope__fit_point_t){.at_ns = t.at_ns, .offset_ns = t.offset_ns, .half_rtt_ns = 0.5 * t.rtt_min_ns};
 }
 
 /* Rank 0 serves every other rank in turn: n - 1 steps one after another. */
-void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *shift,
-                                 const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit)
+void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *shift, const mpiscope_sync_params_t *p,
+                                 mpiscope__pair_fit_t *fit)
 {
     int rank, n;
     MPI_Comm_rank(comm, &rank);
@@ -68,8 +68,7 @@ void mpiscope__sync_linear_round(MPI_Comm comm, const mpiscope__clock_model_t *s
 
 /* Each rank i > 0 pings i-1; odd ranks first, then even ones, so no rank
  * serves and pings at once: two steps whatever n. */
-static void ring_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_params_t *p,
-                       mpiscope__pair_fit_t *fit)
+static void ring_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit)
 {
     for (int phase = 1; phase >= 0; phase--) {
         if (rank > 0 && rank % 2 == phase)
@@ -80,8 +79,7 @@ static void ring_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_param
 }
 
 /* Binomial tree: in step k, ranks r < 2^k serve r + 2^k: ceil(log2 n) steps. */
-static void tree_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_params_t *p,
-                       mpiscope__pair_fit_t *fit)
+static void tree_round(MPI_Comm comm, int rank, int n, const mpiscope_sync_params_t *p, mpiscope__pair_fit_t *fit)
 {
     for (int k = 0, span = 1; k < mpiscope__tree_rounds(n); k++, span *= 2) {
         if (rank < span && rank + span < n)

@@ -184,7 +184,10 @@ static int wtime_available(void)
     return initialized && !finalized;
 }
 
-static double call_mpi_wtime(void) { return MPI_Wtime(); }
+static double call_mpi_wtime(void)
+{
+    return MPI_Wtime();
+}
 
 static int select_kind(mpiscope_timer_kind_t kind)
 {
@@ -290,7 +293,10 @@ int mpiscope_timer_set_frequency(double frequency_hz)
     return 0;
 }
 
-double mpiscope_timer_now_ns(void) { return mpiscope__now_ns(); }
+double mpiscope_timer_now_ns(void)
+{
+    return mpiscope__now_ns();
+}
 
 double mpiscope_timer_spin_until_ns(double t_ns)
 {

@@ -10,18 +10,18 @@
 #include "mpiscope/timer.h"
 
 typedef struct mpiscope__timer_state {
-    mpiscope_timer_kind_t kind;      /* AUTO until init */
-    clockid_t clock_id;              /* for monotonic */
-    double ns_per_tick;              /* tsc */
-    uint64_t origin_ticks;           /* tsc origin */
-    int64_t origin_sec;              /* timespec/timeval timers: whole seconds of the origin */
-    double origin_ns;                /* and the rest, ns (wtime: the whole origin) */
-    double (*wtime)(void);           /* MPI_Wtime, set by the MPI glue */
+    mpiscope_timer_kind_t kind; /* AUTO until init */
+    clockid_t clock_id;         /* for monotonic */
+    double ns_per_tick;         /* tsc */
+    uint64_t origin_ticks;      /* tsc origin */
+    int64_t origin_sec;         /* timespec/timeval timers: whole seconds of the origin */
+    double origin_ns;           /* and the rest, ns (wtime: the whole origin) */
+    double (*wtime)(void);      /* MPI_Wtime, set by the MPI glue */
     /* An injected clock transform (mpiscope_timer_set_transform): reads
      * become raw * scale + offset + jitter; off, one predicted branch. */
     int transformed;
     double tf_scale, tf_offset_ns, tf_jitter_ns;
-    uint64_t tf_rng;                 /* xorshift state of the jitter */
+    uint64_t tf_rng; /* xorshift state of the jitter */
 } mpiscope__timer_state_t;
 
 extern mpiscope__timer_state_t mpiscope__timer;
@@ -65,8 +65,7 @@ static inline double mpiscope__raw_now_ns(void)
 {
     switch (mpiscope__timer.kind) {
     case MPISCOPE_TIMER_TSC:
-        return (double)(int64_t)(mpiscope__tsc_read() - mpiscope__timer.origin_ticks)
-               * mpiscope__timer.ns_per_tick;
+        return (double)(int64_t)(mpiscope__tsc_read() - mpiscope__timer.origin_ticks) * mpiscope__timer.ns_per_tick;
     case MPISCOPE_TIMER_GETTIMEOFDAY: {
         struct timeval tv;
         gettimeofday(&tv, NULL);
@@ -95,17 +94,17 @@ static inline double mpiscope__now_ns(void)
 
 /* What `reads` successive reads of a clock show. */
 typedef struct mpiscope__timer_reads {
-    unsigned long backwards;  /* reads earlier than the one before */
-    double resolution_ns;     /* smallest step forward (INFINITY: none) */
-    double overhead_ns;       /* mean time from one read to the next */
+    unsigned long backwards; /* reads earlier than the one before */
+    double resolution_ns;    /* smallest step forward (INFINITY: none) */
+    double overhead_ns;      /* mean time from one read to the next */
 } mpiscope__timer_reads_t;
 
 /* `reads` reads of now(ctx) after a first one: the timer's characterisation
  * at init and the machine check's (check.c) count, both unit-tested with a
  * clock of the test's own. Inline: with a known `now` the reads are inlined
  * and their cost is what is measured. */
-static inline __attribute__((always_inline)) mpiscope__timer_reads_t
-mpiscope__timer_reads(double (*now)(void *ctx), void *ctx, long reads)
+static inline __attribute__((always_inline)) mpiscope__timer_reads_t mpiscope__timer_reads(double (*now)(void *ctx),
+                                                                                           void *ctx, long reads)
 {
     mpiscope__timer_reads_t r = {0, __builtin_inf(), 0};
     double prev = now(ctx), first = prev;

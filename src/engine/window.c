@@ -7,8 +7,10 @@
 #include "util.h"
 #include "window.h"
 
-static double dmax(double a, double b) { return a > b ? a : b; }
-
+static double dmax(double a, double b)
+{
+    return a > b ? a : b;
+}
 
 /* Quantile of an unsorted small array (copied, not modified). */
 static double quantile_of(const double *v, size_t n, double q)
@@ -21,8 +23,8 @@ static double quantile_of(const double *v, size_t n, double q)
     return mpiscope_quantile_sorted(tmp, n, q);
 }
 
-int mpiscope__window_create(const mpiscope_params_t *params, mpiscope__samples_t *samples,
-                            const double *arrival_ns, mpiscope__window_t **out)
+int mpiscope__window_create(const mpiscope_params_t *params, mpiscope__samples_t *samples, const double *arrival_ns,
+                            mpiscope__window_t **out)
 {
     if (!params || !samples || params->k < 1 || params->k > 64 || params->k_init > 64)
         return MPISCOPE_EINVAL;
@@ -38,7 +40,10 @@ int mpiscope__window_create(const mpiscope_params_t *params, mpiscope__samples_t
     return 0;
 }
 
-void mpiscope__window_destroy(mpiscope__window_t *w) { free(w); }
+void mpiscope__window_destroy(mpiscope__window_t *w)
+{
+    free(w);
+}
 
 /* Stage 0 ran its launches back to back (delta 0), so their spans mix
  * in the ranks' drift; each launch's own time (max over ranks) is the
@@ -71,14 +76,14 @@ static void push_needed(mpiscope__window_t *w, double needed)
 
 /* What one stage showed about the window. */
 typedef struct stage_verdict {
-    unsigned on_time_overruns;  /* launches started in their slot that did not fit it */
-    unsigned oversized;         /* launches whose own time alone exceeds the slot */
-    double oversized_ns[64];    /* their times */
+    unsigned on_time_overruns; /* launches started in their slot that did not fit it */
+    unsigned oversized;        /* launches whose own time alone exceeds the slot */
+    double oversized_ns[64];   /* their times */
 } stage_verdict_t;
 
 /* Judge one launch of a measured stage and keep what it tells. */
-static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const double *start,
-                         const double *end, const double *done, stage_verdict_t *verdict)
+static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const double *start, const double *end,
+                         const double *done, stage_verdict_t *verdict)
 {
     unsigned k = w->plan.k;
     double delta = w->plan.delta_ns, sched = tau + l * delta, deadline = tau + (l + 1) * delta;
@@ -97,8 +102,12 @@ static void judge_launch(mpiscope__window_t *w, double tau, unsigned l, const do
         done_max = dmax(done_max, done[i]);
         busy = dmax(busy, done[i] - start[i]);
     }
-    mpiscope__launch_t launch = {.start_ns = start + l, .end_ns = end + l, .stride = k, .in_stage = l,
-                                 .slot_ns = sched, .flags = flags,
+    mpiscope__launch_t launch = {.start_ns = start + l,
+                                 .end_ns = end + l,
+                                 .stride = k,
+                                 .in_stage = l,
+                                 .slot_ns = sched,
+                                 .flags = flags,
                                  .launch = w->samples->stage_first_launch + l};
     double tmax = mpiscope__samples_add_launch(w->samples, &launch);
     if (busy > delta)
@@ -166,8 +175,8 @@ static double next_window(mpiscope__window_t *w, const stage_verdict_t *v)
     return next;
 }
 
-int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *start_ns,
-                          const double *end_ns, const double *done_ns, double elapsed_ns)
+int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *start_ns, const double *end_ns,
+                          const double *done_ns, double elapsed_ns)
 {
     mpiscope__stage_plan_t *plan = &w->plan;
     double next;

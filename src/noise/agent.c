@@ -17,8 +17,7 @@ _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "read by a signal handler");
 
 /* Signals after which the agent must run again; faults re-fault into the
  * previous handler (e.g. the sanitizer's) once ours has resumed the agent. */
-static const int exit_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT,
-                                   SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static const int exit_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define N_SIGNALS (sizeof exit_signals / sizeof *exit_signals)
 static struct sigaction previous[N_SIGNALS];
 
@@ -97,13 +96,11 @@ int mpiscope__agent_attach(long pgid, char *err, size_t errlen)
         return MPISCOPE_EINVAL;
     }
     if ((pid_t)pgid == getpgrp()) {
-        snprintf(err, errlen, "--agent-pgid %ld is this program's own group: it would stop itself",
-                 pgid);
+        snprintf(err, errlen, "--agent-pgid %ld is this program's own group: it would stop itself", pgid);
         return MPISCOPE_EINVAL;
     }
     if (kill(-(pid_t)pgid, 0) != 0) {
-        snprintf(err, errlen, "--agent-pgid %ld: cannot signal the group (%s)", pgid,
-                 strerror(errno));
+        snprintf(err, errlen, "--agent-pgid %ld: cannot signal the group (%s)", pgid, strerror(errno));
         return MPISCOPE_EINVAL;
     }
     int attached = atomic_load(&agent_pgid);
@@ -112,8 +109,7 @@ int mpiscope__agent_attach(long pgid, char *err, size_t errlen)
         return MPISCOPE_EINVAL;
     }
     if (start_watchdog((pid_t)pgid) != 0) {
-        snprintf(err, errlen, "cannot start the watchdog that resumes the agent (%s)",
-                 strerror(errno));
+        snprintf(err, errlen, "cannot start the watchdog that resumes the agent (%s)", strerror(errno));
         return MPISCOPE_EINVAL;
     }
     install();

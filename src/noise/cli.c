@@ -19,8 +19,7 @@ static int parse_number(const mpiscope__cli_option_t *o, const char *text, char 
     errno = 0;
     double v = o->kind == MPISCOPE__CLI_INT ? (double)strtoll(text, &end, 10) : strtod(text, &end);
     if (*text == '\0' || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return fail(err, len, o->kind == MPISCOPE__CLI_INT ? "--%s '%s': not an integer"
-                                                           : "--%s '%s': not a number",
+        return fail(err, len, o->kind == MPISCOPE__CLI_INT ? "--%s '%s': not an integer" : "--%s '%s': not a number",
                     o->name, text);
     if ((o->min_exclusive ? v <= o->min : v < o->min) || v > o->max) {
         char range[96];
@@ -51,8 +50,8 @@ static int set_value(const mpiscope__cli_option_t *o, const char *text, char *er
     }
 }
 
-static const mpiscope__cli_option_t *find(const mpiscope__cli_option_t *opts, size_t n,
-                                          const char *name, size_t name_len)
+static const mpiscope__cli_option_t *find(const mpiscope__cli_option_t *opts, size_t n, const char *name,
+                                          size_t name_len)
 {
     for (size_t i = 0; i < n; i++)
         if (strlen(opts[i].name) == name_len && strncmp(opts[i].name, name, name_len) == 0)
@@ -60,8 +59,8 @@ static const mpiscope__cli_option_t *find(const mpiscope__cli_option_t *opts, si
     return NULL;
 }
 
-int mpiscope__cli_parse(const mpiscope__cli_option_t *opts, size_t n, int argc, char **argv,
-                        int first, char *err, size_t errlen)
+int mpiscope__cli_parse(const mpiscope__cli_option_t *opts, size_t n, int argc, char **argv, int first, char *err,
+                        size_t errlen)
 {
     for (int i = first; i < argc; i++) {
         const char *arg = argv[i];
@@ -113,8 +112,7 @@ int mpiscope__cpu_list_parse(const char *text, mpiscope__cpu_list_t *list)
 }
 
 /* Items joined by sep; stops at the last item that fits (then appends tail). */
-static char *join(const mpiscope__cpu_list_t *l, char *buf, size_t len, const char *open,
-                  const char *close)
+static char *join(const mpiscope__cpu_list_t *l, char *buf, size_t len, const char *open, const char *close)
 {
     size_t used = (size_t)snprintf(buf, len, "%s", open);
     for (int i = 0; i < l->n; i++) {

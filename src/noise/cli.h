@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#define MPISCOPE__NOISE_MAX_CPUS 1024   /* same bound as cpu_set_t */
+#define MPISCOPE__NOISE_MAX_CPUS 1024 /* same bound as cpu_set_t */
 #define MPISCOPE__NOISE_ERR_LEN 256
 
 typedef struct mpiscope__cpu_list {
@@ -16,25 +16,25 @@ typedef struct mpiscope__cpu_list {
 } mpiscope__cpu_list_t;
 
 typedef enum mpiscope__cli_kind {
-    MPISCOPE__CLI_DOUBLE,   /* value: double * */
-    MPISCOPE__CLI_INT,      /* value: long long * */
-    MPISCOPE__CLI_STRING,   /* value: const char ** (points into argv) */
-    MPISCOPE__CLI_CPUS      /* value: mpiscope__cpu_list_t * ("0,2,4-7") */
+    MPISCOPE__CLI_DOUBLE, /* value: double * */
+    MPISCOPE__CLI_INT,    /* value: long long * */
+    MPISCOPE__CLI_STRING, /* value: const char ** (points into argv) */
+    MPISCOPE__CLI_CPUS    /* value: mpiscope__cpu_list_t * ("0,2,4-7") */
 } mpiscope__cli_kind_t;
 
 typedef struct mpiscope__cli_option {
-    const char *name;           /* without the leading "--" */
+    const char *name; /* without the leading "--" */
     mpiscope__cli_kind_t kind;
     void *value;
-    double min, max;            /* bounds of numbers (inclusive unless min_exclusive) */
+    double min, max; /* bounds of numbers (inclusive unless min_exclusive) */
     int min_exclusive;
 } mpiscope__cli_option_t;
 
 /* Parse argv[first..argc) as "--name value" or "--name=value" against the
  * table (n entries). Returns 0, 1 when --help was given, or MPISCOPE_EINVAL
  * with a one-line message in err (errlen bytes). */
-int mpiscope__cli_parse(const mpiscope__cli_option_t *opts, size_t n, int argc, char **argv,
-                        int first, char *err, size_t errlen);
+int mpiscope__cli_parse(const mpiscope__cli_option_t *opts, size_t n, int argc, char **argv, int first, char *err,
+                        size_t errlen);
 
 /* "0,2,4-7" -> {0,2,4,5,6,7}. Returns 0 or MPISCOPE_EINVAL (empty items,
  * negative or reversed ranges, CPUs >= MPISCOPE__NOISE_MAX_CPUS). */

@@ -17,7 +17,7 @@ typedef struct detect_run {
     int rank, size, local;
     mpiscope__detector_t det;
     char host[MPI_MAX_PROCESSOR_NAME + 1];
-    char *line;                  /* rank 0: one packet line */
+    char *line; /* rank 0: one packet line */
     size_t line_len;
 } detect_run_t;
 
@@ -26,19 +26,17 @@ static int bind(detect_run_t *r)
 {
     char text[MPISCOPE__NOISE_ERR_LEN] = "";
     int code = 0;
-    if (r->rank == 0 && r->o->agent_pgid
-        && mpiscope__agent_attach((long)r->o->agent_pgid, text, sizeof text) != 0)
+    if (r->rank == 0 && r->o->agent_pgid && mpiscope__agent_attach((long)r->o->agent_pgid, text, sizeof text) != 0)
         code = MPISCOPE__NOISE_EXIT_USAGE;
     if ((code = mpiscope__noise_agree(r->world, code, text)) != 0)
         return code;
     const mpiscope__cpu_list_t *pins = &r->o->pin_cores;
     if (pins->n && r->local >= pins->n) {
-        snprintf(text, sizeof text, "--pin-cores lists %d cores but the node runs local rank %d",
-                 pins->n, r->local);
+        snprintf(text, sizeof text, "--pin-cores lists %d cores but the node runs local rank %d", pins->n, r->local);
         code = MPISCOPE__NOISE_EXIT_USAGE;
     } else if (pins->n && mpiscope__pin_self(pins->cpu[r->local]) != 0) {
-        snprintf(text, sizeof text, "rank %d: cannot pin to core %d (offline or outside this cpuset?)",
-                 r->rank, pins->cpu[r->local]);
+        snprintf(text, sizeof text, "rank %d: cannot pin to core %d (offline or outside this cpuset?)", r->rank,
+                 pins->cpu[r->local]);
         code = MPISCOPE__NOISE_EXIT_USAGE;
     }
     return mpiscope__noise_agree(r->world, code, text);
@@ -52,8 +50,8 @@ static int prepare(detect_run_t *r, long long *iterations)
     if (o->detector == MPISCOPE__DETECT_STREAM_RING)
         mpiscope__stream_size(o->stream_elements, r->world, r->node, &stream);
     char text[MPISCOPE__NOISE_ERR_LEN];
-    snprintf(text, sizeof text, "rank %d: cannot allocate the detector's buffers (%lld stream elements)",
-             r->rank, stream.elements);
+    snprintf(text, sizeof text, "rank %d: cannot allocate the detector's buffers (%lld stream elements)", r->rank,
+             stream.elements);
     int rc = mpiscope__detector_init(&r->det, o, r->world, stream.elements);
     if (r->rank == 0) {
         r->line_len = (size_t)r->size * 24 + 256;
@@ -65,8 +63,7 @@ static int prepare(detect_run_t *r, long long *iterations)
         return code;
     mpiscope__calibration_t cal;
     *iterations = o->iterations ? o->iterations
-                                : mpiscope__detector_calibrate(&r->det, o->calibrate_seconds,
-                                                               o->packet_seconds, &cal);
+                                : mpiscope__detector_calibrate(&r->det, o->calibrate_seconds, o->packet_seconds, &cal);
     mpiscope_timer_info_t info;
     mpiscope_timer_info(&info);
     if (r->rank == 0)
@@ -91,22 +88,21 @@ static int switch_agent(detect_run_t *r, long long block)
         failed = mpiscope__agent_set(on) != 0;
     MPI_Bcast(&failed, 1, MPI_INT, 0, r->world);
     if (failed && r->rank == 0)
-        fprintf(stderr, "mpiscope-noise: error: the agent's process group %lld is gone\n",
-                r->o->agent_pgid);
+        fprintf(stderr, "mpiscope-noise: error: the agent's process group %lld is gone\n", r->o->agent_pgid);
     return failed ? MPISCOPE__NOISE_EXIT_FAILED : 0;
 }
 
-static void print_packet(detect_run_t *r, long long p, int agent, const double *seconds,
-                         double start_s)
+static void print_packet(detect_run_t *r, long long p, int agent, const double *seconds, double start_s)
 {
     double slowest = 0;
-    size_t used = (size_t)snprintf(r->line, r->line_len, "{\"index\":%lld,\"block\":%lld,\"agent\":%s,",
-                                   p, r->o->block ? p / r->o->block : 0,
-                                   agent < 0 ? "null" : agent ? "true" : "false");
+    size_t used = (size_t)snprintf(r->line, r->line_len, "{\"index\":%lld,\"block\":%lld,\"agent\":%s,", p,
+                                   r->o->block ? p / r->o->block : 0,
+                                   agent < 0 ? "null"
+                                   : agent   ? "true"
+                                             : "false");
     for (int i = 0; i < r->size; i++)
         slowest = seconds[i] > slowest ? seconds[i] : slowest;
-    used += (size_t)snprintf(r->line + used, r->line_len - used, "\"seconds\":%.9g,\"rank_seconds\":[",
-                             slowest);
+    used += (size_t)snprintf(r->line + used, r->line_len - used, "\"seconds\":%.9g,\"rank_seconds\":[", slowest);
     for (int i = 0; i < r->size; i++)
         used += (size_t)snprintf(r->line + used, r->line_len - used, "%s%.9g", i ? "," : "", seconds[i]);
     snprintf(r->line + used, r->line_len - used, "],\"start_s\":%.9g}", start_s);
@@ -147,8 +143,8 @@ static int run_packets(detect_run_t *r, long long iterations)
 static int detect(detect_run_t *r)
 {
     char text[MPISCOPE__NOISE_ERR_LEN] = "no trustworthy timer on this machine";
-    int code = mpiscope__noise_agree(r->world, mpiscope_timer_init(MPISCOPE_TIMER_AUTO, 0) != 0
-                                                   ? MPISCOPE__NOISE_EXIT_FAILED : 0, text);
+    int code = mpiscope__noise_agree(
+        r->world, mpiscope_timer_init(MPISCOPE_TIMER_AUTO, 0) != 0 ? MPISCOPE__NOISE_EXIT_FAILED : 0, text);
     long long iterations = 0;
     if (!code)
         code = bind(r);

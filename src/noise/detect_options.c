@@ -27,8 +27,7 @@ static int check(const mpiscope__detect_options_t *o, const char *detector, char
         return MPISCOPE_EINVAL;
     }
     if (o->detector < 0) {
-        snprintf(err, len, "--detector '%s': not a detector (alltoall, barrier, stream-ring)",
-                 detector);
+        snprintf(err, len, "--detector '%s': not a detector (alltoall, barrier, stream-ring)", detector);
         return MPISCOPE_EINVAL;
     }
     if (o->packet_seconds < 0 || o->packets < 0) {
@@ -42,33 +41,42 @@ static int check(const mpiscope__detect_options_t *o, const char *detector, char
     return 0;
 }
 
-int mpiscope__detect_options_parse(int argc, char **argv, int first, mpiscope__detect_options_t *o,
-                                   char *err, size_t errlen)
+int mpiscope__detect_options_parse(int argc, char **argv, int first, mpiscope__detect_options_t *o, char *err,
+                                   size_t errlen)
 {
     const char *detector = NULL;
-    *o = (mpiscope__detect_options_t){
-        .detector = -1, .packet_seconds = -1, .packets = -1, .calibrate_seconds = -1,
-        .alltoall_bytes = 1024, .messages = 20, .message_bytes = 32, .triads = 100};
+    *o = (mpiscope__detect_options_t){.detector = -1,
+                                      .packet_seconds = -1,
+                                      .packets = -1,
+                                      .calibrate_seconds = -1,
+                                      .alltoall_bytes = 1024,
+                                      .messages = 20,
+                                      .message_bytes = 32,
+                                      .triads = 100};
     const mpiscope__cli_option_t table[] = {
         {.name = "detector", .kind = MPISCOPE__CLI_STRING, .value = &detector},
-        {.name = "packet-seconds", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->packet_seconds,
-         .min = 0, .max = 86400, .min_exclusive = 1},
+        {.name = "packet-seconds",
+         .kind = MPISCOPE__CLI_DOUBLE,
+         .value = &o->packet_seconds,
+         .min = 0,
+         .max = 86400,
+         .min_exclusive = 1},
         {.name = "packets", .kind = MPISCOPE__CLI_INT, .value = &o->packets, .min = 1, .max = 1e9},
-        {.name = "calibrate-seconds", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->calibrate_seconds,
-         .min = 0, .max = 3600, .min_exclusive = 1},
+        {.name = "calibrate-seconds",
+         .kind = MPISCOPE__CLI_DOUBLE,
+         .value = &o->calibrate_seconds,
+         .min = 0,
+         .max = 3600,
+         .min_exclusive = 1},
         {.name = "iterations", .kind = MPISCOPE__CLI_INT, .value = &o->iterations, .min = 1, .max = 1e15},
-        {.name = "alltoall-bytes", .kind = MPISCOPE__CLI_INT, .value = &o->alltoall_bytes,
-         .min = 0, .max = 1 << 30},
+        {.name = "alltoall-bytes", .kind = MPISCOPE__CLI_INT, .value = &o->alltoall_bytes, .min = 0, .max = 1 << 30},
         {.name = "messages", .kind = MPISCOPE__CLI_INT, .value = &o->messages, .min = 1, .max = 1e7},
-        {.name = "message-bytes", .kind = MPISCOPE__CLI_INT, .value = &o->message_bytes,
-         .min = 0, .max = 1 << 30},
+        {.name = "message-bytes", .kind = MPISCOPE__CLI_INT, .value = &o->message_bytes, .min = 0, .max = 1 << 30},
         {.name = "triads", .kind = MPISCOPE__CLI_INT, .value = &o->triads, .min = 0, .max = 1e9},
-        {.name = "stream-elements", .kind = MPISCOPE__CLI_INT, .value = &o->stream_elements,
-         .min = 1, .max = 1e12},
+        {.name = "stream-elements", .kind = MPISCOPE__CLI_INT, .value = &o->stream_elements, .min = 1, .max = 1e12},
         {.name = "pin-cores", .kind = MPISCOPE__CLI_CPUS, .value = &o->pin_cores},
         {.name = "block", .kind = MPISCOPE__CLI_INT, .value = &o->block, .min = 1, .max = 1e9},
-        {.name = "agent-pgid", .kind = MPISCOPE__CLI_INT, .value = &o->agent_pgid,
-         .min = 2, .max = 2147483647},
+        {.name = "agent-pgid", .kind = MPISCOPE__CLI_INT, .value = &o->agent_pgid, .min = 2, .max = 2147483647},
     };
     int rc = mpiscope__cli_parse(table, sizeof table / sizeof *table, argc, argv, first, err, errlen);
     if (rc != 0)

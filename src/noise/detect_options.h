@@ -15,15 +15,15 @@ typedef struct mpiscope__detect_options {
     int detector;
     double packet_seconds;
     long long packets;
-    double calibrate_seconds;        /* default min(1, packet_seconds / 4) */
-    long long iterations;            /* 0: calibrate */
-    long long alltoall_bytes;        /* per peer */
-    long long messages, message_bytes;   /* stream-ring: the ring exchange */
-    long long triads;                /* stream-ring: triads per packet iteration */
-    long long stream_elements;       /* 0: from the LLC (>= 4x rule) */
-    mpiscope__cpu_list_t pin_cores;  /* local rank r pins to pin_cores[r] */
-    long long block;                 /* 0: no alternating design */
-    long long agent_pgid;            /* 0: no agent */
+    double calibrate_seconds;          /* default min(1, packet_seconds / 4) */
+    long long iterations;              /* 0: calibrate */
+    long long alltoall_bytes;          /* per peer */
+    long long messages, message_bytes; /* stream-ring: the ring exchange */
+    long long triads;                  /* stream-ring: triads per packet iteration */
+    long long stream_elements;         /* 0: from the LLC (>= 4x rule) */
+    mpiscope__cpu_list_t pin_cores;    /* local rank r pins to pin_cores[r] */
+    long long block;                   /* 0: no alternating design */
+    long long agent_pgid;              /* 0: no agent */
 } mpiscope__detect_options_t;
 
 /* "alltoall", "barrier", "stream-ring". */
@@ -31,8 +31,8 @@ const char *mpiscope__detector_name(int detector);
 
 /* Parse argv[first..argc). Returns 0, 1 for --help, or MPISCOPE_EINVAL with
  * one line in err. Options of other detectors are accepted and ignored. */
-int mpiscope__detect_options_parse(int argc, char **argv, int first, mpiscope__detect_options_t *o,
-                                   char *err, size_t errlen);
+int mpiscope__detect_options_parse(int argc, char **argv, int first, mpiscope__detect_options_t *o, char *err,
+                                   size_t errlen);
 
 extern const char mpiscope__detect_usage[];
 

@@ -6,8 +6,7 @@
 #include "detect_setup.h"
 #include "noise_mpi.h"
 
-void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm node,
-                           mpiscope__stream_size_t *s)
+void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm node, mpiscope__stream_size_t *s)
 {
     long long *sizes = calloc(MPISCOPE__NOISE_MAX_CPUS, sizeof *sizes);
     mpiscope__cpu_list_t allowed;
@@ -30,9 +29,8 @@ void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm n
     s->from_sysfs = !failed;
 }
 
-void mpiscope__print_setup(const mpiscope__detect_options_t *o, int nprocs,
-                           long long iterations_per_packet, const mpiscope__calibration_t *cal,
-                           const mpiscope__stream_size_t *s, const char *timer)
+void mpiscope__print_setup(const mpiscope__detect_options_t *o, int nprocs, long long iterations_per_packet,
+                           const mpiscope__calibration_t *cal, const mpiscope__stream_size_t *s, const char *timer)
 {
     char calib[256] = "null", alltoall[32] = "null", stream[512] = "null", line[1024];
     if (cal)
@@ -45,13 +43,13 @@ void mpiscope__print_setup(const mpiscope__detect_options_t *o, int nprocs,
                  "{\"elements_per_rank\":%lld,\"array_bytes_per_rank\":%lld,\"llc_bytes\":%lld,"
                  "\"llc_instances\":%d,\"llc_source\":\"%s\",\"triads\":%lld,\"messages\":%lld,"
                  "\"message_bytes\":%lld}",
-                 s->elements, s->elements * 8, s->llc_bytes, s->llc_instances,
-                 s->from_sysfs ? "sysfs" : "default", o->triads, o->messages, o->message_bytes);
+                 s->elements, s->elements * 8, s->llc_bytes, s->llc_instances, s->from_sysfs ? "sysfs" : "default",
+                 o->triads, o->messages, o->message_bytes);
     snprintf(line, sizeof line,
              "{\"detector\":\"%s\",\"nprocs\":%d,\"iterations_per_packet\":%lld,"
              "\"packet_seconds\":%.9g,\"calibration\":%s,\"alltoall_bytes\":%s,\"stream\":%s,"
              "\"timer\":\"%s\"}",
-             mpiscope__detector_name(o->detector), nprocs, iterations_per_packet, o->packet_seconds,
-             calib, alltoall, stream, timer);
+             mpiscope__detector_name(o->detector), nprocs, iterations_per_packet, o->packet_seconds, calib, alltoall,
+             stream, timer);
     mpiscope__noise_emit("noise-setup", line);
 }

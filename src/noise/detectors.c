@@ -7,8 +7,7 @@
 #include "detectors.h"
 #include "probe_loops.h"
 
-static int init_stream(mpiscope__detector_t *d, const mpiscope__detect_options_t *o,
-                       long long elements)
+static int init_stream(mpiscope__detector_t *d, const mpiscope__detect_options_t *o, long long elements)
 {
     const size_t n = (size_t)elements;
     d->elements = elements;
@@ -32,8 +31,8 @@ static int init_stream(mpiscope__detector_t *d, const mpiscope__detect_options_t
     return 0;
 }
 
-int mpiscope__detector_init(mpiscope__detector_t *d, const mpiscope__detect_options_t *o,
-                            MPI_Comm comm, long long elements)
+int mpiscope__detector_init(mpiscope__detector_t *d, const mpiscope__detect_options_t *o, MPI_Comm comm,
+                            long long elements)
 {
     memset(d, 0, sizeof *d);
     d->kind = o->detector;
@@ -66,8 +65,7 @@ static void ring(mpiscope__detector_t *d)
     const int next = (d->rank + 1) % d->size, prev = (d->rank + d->size - 1) % d->size;
     const int m = (int)d->messages, bytes = (int)d->message_bytes;
     for (int i = 0; i < m; i++)
-        MPI_Irecv(d->mrecv + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, prev, 0, d->comm,
-                  &d->requests[i]);
+        MPI_Irecv(d->mrecv + (size_t)i * (size_t)bytes, bytes, MPI_BYTE, prev, 0, d->comm, &d->requests[i]);
     for (int i = 0; i < m; i++)
         MPI_Isend(d->msend, bytes, MPI_BYTE, next, 0, d->comm, &d->requests[m + i]);
     MPI_Waitall(2 * m, d->requests, MPI_STATUSES_IGNORE);
@@ -102,8 +100,8 @@ static double timed_batch(mpiscope__detector_t *d, long long n)
     return slowest;
 }
 
-long long mpiscope__detector_calibrate(mpiscope__detector_t *d, double seconds,
-                                       double packet_seconds, mpiscope__calibration_t *cal)
+long long mpiscope__detector_calibrate(mpiscope__detector_t *d, double seconds, double packet_seconds,
+                                       mpiscope__calibration_t *cal)
 {
     timed_batch(d, 1); /* warm-up: first-call costs (connections, page faults) */
     long long n = 1, done = 0;

@@ -32,8 +32,8 @@ static int stopping(void)
 }
 
 typedef struct injector {
-    double t0;                       /* engine timer at the start */
-    struct timespec mono0;           /* CLOCK_MONOTONIC at the same moment */
+    double t0;             /* engine timer at the start */
+    struct timespec mono0; /* CLOCK_MONOTONIC at the same moment */
     unsigned long long bursts;
     double burnt_ns;
     char cpus_seen[MPISCOPE__NOISE_MAX_CPUS];
@@ -109,8 +109,7 @@ static void print_start(const mpiscope__inject_options_t *o)
         snprintf(core, sizeof core, "%lld", o->core);
     printf("@mpiscope inject-start {\"pid\":%ld,\"core\":%s,\"cpus_allowed\":%s,\"hz\":%.9g,"
            "\"burst_ns\":%.9g,\"jitter\":%.9g}\n",
-           (long)getpid(), core, mpiscope__cpu_list_json(&allowed, cpus, sizeof cpus), o->hz,
-           o->burst_ns, o->jitter);
+           (long)getpid(), core, mpiscope__cpu_list_json(&allowed, cpus, sizeof cpus), o->hz, o->burst_ns, o->jitter);
     fflush(stdout);
 }
 
@@ -151,8 +150,10 @@ int main(int argc, char **argv)
         return 2;
     }
     if (o.core >= 0 && mpiscope__pin_self((int)o.core) != 0) {
-        fprintf(stderr, "mpiscope-inject: error: --core %lld: cannot pin there (offline or "
-                        "outside this cpuset?)\n", o.core);
+        fprintf(stderr,
+                "mpiscope-inject: error: --core %lld: cannot pin there (offline or "
+                "outside this cpuset?)\n",
+                o.core);
         return 2;
     }
     if (install_handlers() != 0 || mpiscope_timer_init(MPISCOPE_TIMER_AUTO, 0) != 0) {

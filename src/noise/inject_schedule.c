@@ -18,11 +18,10 @@ static void draw_deadline(mpiscope__inject_schedule_t *s)
     s->deadline_ns = (double)s->k * s->period_ns + offset;
 }
 
-void mpiscope__inject_schedule_init(mpiscope__inject_schedule_t *s, double hz, double jitter,
-                                    unsigned long long seed)
+void mpiscope__inject_schedule_init(mpiscope__inject_schedule_t *s, double hz, double jitter, unsigned long long seed)
 {
-    *s = (mpiscope__inject_schedule_t){.period_ns = 1e9 / hz, .jitter = jitter,
-                                       .rng = seed * 0x9E3779B97F4A7C15ULL + 1};
+    *s =
+        (mpiscope__inject_schedule_t){.period_ns = 1e9 / hz, .jitter = jitter, .rng = seed * 0x9E3779B97F4A7C15ULL + 1};
     draw_deadline(s);
 }
 

@@ -8,17 +8,16 @@
 
 typedef struct mpiscope__inject_schedule {
     double period_ns;
-    double jitter;                   /* in [0, 1): offsets uniform in [0, jitter x period) */
-    unsigned long long rng;          /* xorshift64* state */
-    unsigned long long k;            /* the period to serve next */
-    double deadline_ns;              /* its wake-up time */
-    unsigned long long skipped;      /* periods never served */
-    double stopped_ns;               /* time not run: late wake-ups, stalled bursts */
+    double jitter;              /* in [0, 1): offsets uniform in [0, jitter x period) */
+    unsigned long long rng;     /* xorshift64* state */
+    unsigned long long k;       /* the period to serve next */
+    double deadline_ns;         /* its wake-up time */
+    unsigned long long skipped; /* periods never served */
+    double stopped_ns;          /* time not run: late wake-ups, stalled bursts */
 } mpiscope__inject_schedule_t;
 
 /* Start at period 0 (due at once, plus its jitter). */
-void mpiscope__inject_schedule_init(mpiscope__inject_schedule_t *s, double hz, double jitter,
-                                    unsigned long long seed);
+void mpiscope__inject_schedule_init(mpiscope__inject_schedule_t *s, double hz, double jitter, unsigned long long seed);
 
 /* We woke at woke_ns for the current period: a wake-up later than one
  * period past its deadline counts its lateness as stopped time. */

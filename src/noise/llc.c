@@ -28,11 +28,16 @@ static long long parse_size(const char *text)
     if (end == text || v <= 0)
         return -1;
     switch (*end) {
-    case 'K': return v << 10;
-    case 'M': return v << 20;
-    case 'G': return v << 30;
-    case '\0': return v;
-    default: return -1;
+    case 'K':
+        return v << 10;
+    case 'M':
+        return v << 20;
+    case 'G':
+        return v << 30;
+    case '\0':
+        return v;
+    default:
+        return -1;
     }
 }
 
@@ -84,16 +89,15 @@ int mpiscope__llc_mark(const char *root, const mpiscope__cpu_list_t *cpus, long 
 {
     for (int i = 0; i < cpus->n; i++) {
         mpiscope__llc_t llc;
-        if (mpiscope__llc_of_cpu(root, cpus->cpu[i], &llc) != 0
-            || llc.instance < 0 || llc.instance >= MPISCOPE__NOISE_MAX_CPUS)
+        if (mpiscope__llc_of_cpu(root, cpus->cpu[i], &llc) != 0 || llc.instance < 0
+            || llc.instance >= MPISCOPE__NOISE_MAX_CPUS)
             return MPISCOPE_EIO;
         sizes[llc.instance] = llc.bytes;
     }
     return 0;
 }
 
-void mpiscope__llc_total(const long long *sizes, long long *total_bytes, int *instances,
-                         long long *largest_bytes)
+void mpiscope__llc_total(const long long *sizes, long long *total_bytes, int *instances, long long *largest_bytes)
 {
     *total_bytes = 0;
     *instances = 0;

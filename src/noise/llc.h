@@ -7,12 +7,12 @@
 #include "cli.h"
 
 #define MPISCOPE__LLC_SYSFS "/sys/devices/system/cpu"
-#define MPISCOPE__LLC_DEFAULT_BYTES (32LL << 20)   /* when sysfs cannot be read */
+#define MPISCOPE__LLC_DEFAULT_BYTES (32LL << 20) /* when sysfs cannot be read */
 
 typedef struct mpiscope__llc {
-    long long bytes;   /* size of this cache instance */
-    int level;         /* highest data/unified level found (e.g. 3) */
-    int instance;      /* first CPU of its shared_cpu_list: names the instance */
+    long long bytes; /* size of this cache instance */
+    int level;       /* highest data/unified level found (e.g. 3) */
+    int instance;    /* first CPU of its shared_cpu_list: names the instance */
 } mpiscope__llc_t;
 
 /* The last-level cache of `cpu` under root (normally MPISCOPE__LLC_SYSFS):
@@ -27,8 +27,7 @@ int mpiscope__llc_of_cpu(const char *root, int cpu, mpiscope__llc_t *llc);
 int mpiscope__llc_mark(const char *root, const mpiscope__cpu_list_t *cpus, long long *sizes);
 
 /* Sum, count and largest of the marked instances. */
-void mpiscope__llc_total(const long long *sizes, long long *total_bytes, int *instances,
-                         long long *largest_bytes);
+void mpiscope__llc_total(const long long *sizes, long long *total_bytes, int *instances, long long *largest_bytes);
 
 /* Elements of each of the three arrays on one rank, so that one array over
  * the node's ranks holds at least 4x the node's LLC bytes: ceil(4 * total /

@@ -27,8 +27,7 @@ int main(int argc, char **argv)
     } else {
         if (rank == 0)
             fprintf(stderr, "mpiscope-noise: error: %s%s%s (use detect or probe)\n",
-                    argc < 2 ? "no subcommand" : "unknown subcommand '", argc < 2 ? "" : argv[1],
-                    argc < 2 ? "" : "'");
+                    argc < 2 ? "no subcommand" : "unknown subcommand '", argc < 2 ? "" : argv[1], argc < 2 ? "" : "'");
         code = MPISCOPE__NOISE_EXIT_USAGE;
     }
     MPI_Finalize();

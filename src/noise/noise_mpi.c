@@ -12,7 +12,10 @@ int mpiscope__noise_agree(MPI_Comm comm, int code, const char *message)
 {
     int rank;
     MPI_Comm_rank(comm, &rank);
-    struct { int code; int rank; } mine = {code, rank}, worst;
+    struct {
+        int code;
+        int rank;
+    } mine = {code, rank}, worst;
     MPI_Allreduce(&mine, &worst, 1, MPI_2INT, MPI_MAXLOC, comm);
     if (worst.code != 0 && worst.rank == rank) {
         fprintf(stderr, "mpiscope-noise: error: %s\n", message ? message : "failed");

@@ -6,8 +6,8 @@
 #include <mpi.h>
 
 /* Exit codes of mpiscope-noise. */
-#define MPISCOPE__NOISE_EXIT_FAILED 1     /* the run could not be done */
-#define MPISCOPE__NOISE_EXIT_USAGE 2      /* a bad option value */
+#define MPISCOPE__NOISE_EXIT_FAILED 1 /* the run could not be done */
+#define MPISCOPE__NOISE_EXIT_USAGE 2  /* a bad option value */
 
 /* Collective: every rank passes its exit code (0 = fine) and a message.
  * Returns the largest code of all ranks; the lowest rank with that code

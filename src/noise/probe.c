@@ -17,7 +17,7 @@
 typedef struct thread_team {
     pthread_barrier_t barrier;
     const mpiscope__probe_options_t *options;
-    mpiscope__stream_size_t triad;  /* elements per thread, when the triad runs */
+    mpiscope__stream_size_t triad; /* elements per thread, when the triad runs */
     const char *triad_source;
     mpiscope__probe_worker_t *workers;
     atomic_int failed; /* set before the first barrier, read after it */
@@ -79,9 +79,13 @@ static int run_threads(const mpiscope__probe_options_t *o, const char *host, con
         team.triad_source = triad_source(o, &team.triad);
     }
     for (int i = 0; i < n; i++) {
-        team.workers[i] = (mpiscope__probe_worker_t){
-            .rank = i, .pin_core = o->threads.cpu[i], .host = host, .timer = timer,
-            .sync = thread_sync, .sync_ctx = &team, .clock = mpiscope__noise_engine_clock()};
+        team.workers[i] = (mpiscope__probe_worker_t){.rank = i,
+                                                     .pin_core = o->threads.cpu[i],
+                                                     .host = host,
+                                                     .timer = timer,
+                                                     .sync = thread_sync,
+                                                     .sync_ctx = &team,
+                                                     .clock = mpiscope__noise_engine_clock()};
         args[i] = (thread_arg_t){.team = &team, .index = i};
     }
     for (; started < n; started++)
@@ -112,21 +116,24 @@ out:
 }
 
 /* One worker per rank. Returns 0 or an exit code; *files gets the sum. */
-static int run_ranks(const mpiscope__probe_options_t *o, const char *host, const char *timer,
-                     int *files)
+static int run_ranks(const mpiscope__probe_options_t *o, const char *host, const char *timer, int *files)
 {
     MPI_Comm world = MPI_COMM_WORLD, node = mpiscope__noise_node_comm(world);
     int rank, local;
     MPI_Comm_rank(world, &rank);
     MPI_Comm_rank(node, &local);
-    mpiscope__probe_worker_t w = {
-        .rank = rank, .pin_core = -1, .host = host, .timer = timer, .sync = mpi_sync,
-        .sync_ctx = &world, .clock = mpiscope__noise_engine_clock()};
+    mpiscope__probe_worker_t w = {.rank = rank,
+                                  .pin_core = -1,
+                                  .host = host,
+                                  .timer = timer,
+                                  .sync = mpi_sync,
+                                  .sync_ctx = &world,
+                                  .clock = mpiscope__noise_engine_clock()};
     char text[MPISCOPE__NOISE_ERR_LEN] = "";
     int code = 0;
     if (o->pin_cores.n && local >= o->pin_cores.n) {
-        snprintf(text, sizeof text, "--pin-cores lists %d cores but the node runs local rank %d",
-                 o->pin_cores.n, local);
+        snprintf(text, sizeof text, "--pin-cores lists %d cores but the node runs local rank %d", o->pin_cores.n,
+                 local);
         code = MPISCOPE__NOISE_EXIT_USAGE;
     } else {
         w.pin_core = o->pin_cores.n ? o->pin_cores.cpu[local] : -1;
@@ -162,7 +169,7 @@ static int make_dir(const char *dir, char *text, size_t len)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s", dir);
-    for (char *p = path + 1; ; p++) {
+    for (char *p = path + 1;; p++) {
         if (*p != '/' && *p != '\0')
             continue;
         char saved = *p;

@@ -80,11 +80,11 @@ unsigned long long mpiscope__fwq_calibrate(const mpiscope__noise_clock_t *clock,
         dt = time_work(clock, n);
     }
     double scaled = dt > 0 ? (double)n * work_ns / dt : (double)cap;
-    return scaled < 1 ? 1 : scaled > (double)cap ? cap : (unsigned long long)scaled;
+    return scaled<1 ? 1 : scaled>(double) cap ? cap : (unsigned long long)scaled;
 }
 
-void mpiscope__fwq_run(const mpiscope__noise_clock_t *clock, unsigned long long iterations,
-                       double seconds_ns, mpiscope__probe_records_t *r, double *start_ns)
+void mpiscope__fwq_run(const mpiscope__noise_clock_t *clock, unsigned long long iterations, double seconds_ns,
+                       mpiscope__probe_records_t *r, double *start_ns)
 {
     double start = clock->now_ns(clock->ctx), prev = start;
     for (;;) {
@@ -150,8 +150,8 @@ double mpiscope__selfish_default_threshold(double median_step_ns)
     return fmax(1000.0, 10.0 * median_step_ns);
 }
 
-void mpiscope__selfish_run(const mpiscope__noise_clock_t *clock, double threshold_ns,
-                           double seconds_ns, mpiscope__probe_records_t *r, double *start_ns)
+void mpiscope__selfish_run(const mpiscope__noise_clock_t *clock, double threshold_ns, double seconds_ns,
+                           mpiscope__probe_records_t *r, double *start_ns)
 {
     double start = clock->now_ns(clock->ctx), prev = start;
     for (;;) {
@@ -174,8 +174,8 @@ __attribute__((noinline)) void mpiscope__stream_triad(double *a, const double *b
         x[i] = y[i] + q * z[i];
 }
 
-void mpiscope__triad_run(const mpiscope__noise_clock_t *clock, double *a, const double *b, const double *c,
-                         long long n, double seconds_ns, mpiscope__probe_records_t *r, double *start_ns)
+void mpiscope__triad_run(const mpiscope__noise_clock_t *clock, double *a, const double *b, const double *c, long long n,
+                         double seconds_ns, mpiscope__probe_records_t *r, double *start_ns)
 {
     const double start = clock->now_ns(clock->ctx);
     double now = start;

@@ -22,7 +22,7 @@ typedef struct mpiscope__probe_records {
     long long *value;
     size_t capacity;
     size_t count;
-    unsigned long long dropped;   /* records that did not fit */
+    unsigned long long dropped; /* records that did not fit */
 } mpiscope__probe_records_t;
 
 /* Allocate room for `capacity` records. Returns 0 or MPISCOPE_ENOMEM. */
@@ -40,8 +40,8 @@ unsigned long long mpiscope__fwq_calibrate(const mpiscope__noise_clock_t *clock,
 
 /* FWQ: repeat work units of `iterations` for `seconds_ns`; one record per
  * unit (start, duration). *start_ns gets the clock at the start. */
-void mpiscope__fwq_run(const mpiscope__noise_clock_t *clock, unsigned long long iterations,
-                       double seconds_ns, mpiscope__probe_records_t *r, double *start_ns);
+void mpiscope__fwq_run(const mpiscope__noise_clock_t *clock, unsigned long long iterations, double seconds_ns,
+                       mpiscope__probe_records_t *r, double *start_ns);
 
 /* Work iterations of one FTQ step (a step is counted when it completes). */
 #define MPISCOPE__FTQ_STEP_ITERATIONS 32
@@ -62,8 +62,8 @@ double mpiscope__selfish_default_threshold(double median_step_ns);
 
 /* Selfish detour: read the clock in a tight loop for `seconds_ns`; every gap
  * above threshold_ns is a record (start of the gap, its length). */
-void mpiscope__selfish_run(const mpiscope__noise_clock_t *clock, double threshold_ns,
-                           double seconds_ns, mpiscope__probe_records_t *r, double *start_ns);
+void mpiscope__selfish_run(const mpiscope__noise_clock_t *clock, double threshold_ns, double seconds_ns,
+                           mpiscope__probe_records_t *r, double *start_ns);
 
 /* One STREAM triad pass, a[i] = b[i] + 3 c[i] for i < n (not inlined, so
  * that every pass really runs; the stream-ring detector's triads too). */
@@ -71,7 +71,7 @@ void mpiscope__stream_triad(double *a, const double *b, const double *c, long lo
 
 /* Triad passes over arrays of n elements for seconds_ns (one at least);
  * one record per pass (start, duration_ns). */
-void mpiscope__triad_run(const mpiscope__noise_clock_t *clock, double *a, const double *b, const double *c,
-                         long long n, double seconds_ns, mpiscope__probe_records_t *r, double *start_ns);
+void mpiscope__triad_run(const mpiscope__noise_clock_t *clock, double *a, const double *b, const double *c, long long n,
+                         double seconds_ns, mpiscope__probe_records_t *r, double *start_ns);
 
 #endif

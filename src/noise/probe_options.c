@@ -48,27 +48,31 @@ static int parse_kinds(const char *text, mpiscope__probe_options_t *o, char *err
     return 0;
 }
 
-int mpiscope__probe_options_parse(int argc, char **argv, int first, mpiscope__probe_options_t *o,
-                                  char *err, size_t errlen)
+int mpiscope__probe_options_parse(int argc, char **argv, int first, mpiscope__probe_options_t *o, char *err,
+                                  size_t errlen)
 {
     const char *kinds = "fwq,ftq,selfish";
-    *o = (mpiscope__probe_options_t){.seconds = -1, .fwq_work_ns = 100000,
-                                     .ftq_quantum_ns = 1000000, .selfish_threshold_ns = 0};
+    *o = (mpiscope__probe_options_t){
+        .seconds = -1, .fwq_work_ns = 100000, .ftq_quantum_ns = 1000000, .selfish_threshold_ns = 0};
     const mpiscope__cli_option_t table[] = {
-        {.name = "seconds", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->seconds,
-         .min = 0, .max = 86400, .min_exclusive = 1},
+        {.name = "seconds",
+         .kind = MPISCOPE__CLI_DOUBLE,
+         .value = &o->seconds,
+         .min = 0,
+         .max = 86400,
+         .min_exclusive = 1},
         {.name = "out-dir", .kind = MPISCOPE__CLI_STRING, .value = &o->out_dir},
         {.name = "kinds", .kind = MPISCOPE__CLI_STRING, .value = &kinds},
         {.name = "pin-cores", .kind = MPISCOPE__CLI_CPUS, .value = &o->pin_cores},
         {.name = "threads", .kind = MPISCOPE__CLI_CPUS, .value = &o->threads},
-        {.name = "fwq-work-ns", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->fwq_work_ns,
-         .min = 100, .max = 1e10},
-        {.name = "ftq-quantum-ns", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->ftq_quantum_ns,
-         .min = 1000, .max = 1e10},
-        {.name = "selfish-threshold-ns", .kind = MPISCOPE__CLI_DOUBLE,
-         .value = &o->selfish_threshold_ns, .min = 1, .max = 1e10},
-        {.name = "triad-elements", .kind = MPISCOPE__CLI_INT, .value = &o->triad_elements,
-         .min = 1, .max = 1e11},
+        {.name = "fwq-work-ns", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->fwq_work_ns, .min = 100, .max = 1e10},
+        {.name = "ftq-quantum-ns", .kind = MPISCOPE__CLI_DOUBLE, .value = &o->ftq_quantum_ns, .min = 1000, .max = 1e10},
+        {.name = "selfish-threshold-ns",
+         .kind = MPISCOPE__CLI_DOUBLE,
+         .value = &o->selfish_threshold_ns,
+         .min = 1,
+         .max = 1e10},
+        {.name = "triad-elements", .kind = MPISCOPE__CLI_INT, .value = &o->triad_elements, .min = 1, .max = 1e11},
     };
     int rc = mpiscope__cli_parse(table, sizeof table / sizeof *table, argc, argv, first, err, errlen);
     if (rc != 0)

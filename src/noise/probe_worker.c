@@ -34,8 +34,7 @@ int mpiscope__probe_worker_prepare(const mpiscope__probe_options_t *o, mpiscope_
     w->error = 0;
     w->files = 0;
     if (w->pin_core >= 0 && mpiscope__pin_self(w->pin_core) != 0) {
-        snprintf(text, sizeof text, "cannot pin to core %d (offline or outside this cpuset?)",
-                 w->pin_core);
+        snprintf(text, sizeof text, "cannot pin to core %d (offline or outside this cpuset?)", w->pin_core);
         return fail(w, MPISCOPE_EINVAL, text);
     }
     if (mpiscope__cpus_allowed(&w->allowed) != 0)
@@ -93,9 +92,8 @@ static void run_kind(const mpiscope__probe_options_t *o, mpiscope__probe_worker_
         mpiscope__triad_run(c, w->a, w->b, w->c, w->elements, ns, &w->records, &h->start_ns);
     } else {
         h->loop_median_ns = mpiscope__selfish_median_step(c, 4096);
-        h->threshold_ns = o->selfish_threshold_ns > 0
-                              ? o->selfish_threshold_ns
-                              : mpiscope__selfish_default_threshold(h->loop_median_ns);
+        h->threshold_ns = o->selfish_threshold_ns > 0 ? o->selfish_threshold_ns
+                                                      : mpiscope__selfish_default_threshold(h->loop_median_ns);
         w->sync(w->sync_ctx);
         mpiscope__selfish_run(c, h->threshold_ns, ns, &w->records, &h->start_ns);
     }
@@ -104,10 +102,14 @@ static void run_kind(const mpiscope__probe_options_t *o, mpiscope__probe_worker_
 void mpiscope__probe_worker_run(const mpiscope__probe_options_t *o, mpiscope__probe_worker_t *w)
 {
     for (int i = 0; i < o->nkinds; i++) {
-        mpiscope__probe_header_t h = {
-            .kind = mpiscope__probe_kind_name(o->kinds[i]), .rank = w->rank, .host = w->host,
-            .pid = (long)getpid(), .core = w->core, .cpus_allowed = &w->allowed,
-            .seconds = o->seconds, .timer = w->timer};
+        mpiscope__probe_header_t h = {.kind = mpiscope__probe_kind_name(o->kinds[i]),
+                                      .rank = w->rank,
+                                      .host = w->host,
+                                      .pid = (long)getpid(),
+                                      .core = w->core,
+                                      .cpus_allowed = &w->allowed,
+                                      .seconds = o->seconds,
+                                      .timer = w->timer};
         w->sync(w->sync_ctx);
         run_kind(o, w, o->kinds[i], &h);
         char path[4096], text[MPISCOPE__NOISE_ERR_LEN];

@@ -11,23 +11,23 @@
 
 typedef struct mpiscope__probe_worker {
     /* set by the caller */
-    int rank;                        /* MPI rank, or thread index */
-    int pin_core;                    /* -1: do not pin */
+    int rank;     /* MPI rank, or thread index */
+    int pin_core; /* -1: do not pin */
     const char *host;
-    const char *timer;               /* engine timer name, for the headers */
-    void (*sync)(void *ctx);         /* all workers wait here before each kind */
+    const char *timer;       /* engine timer name, for the headers */
+    void (*sync)(void *ctx); /* all workers wait here before each kind */
     void *sync_ctx;
     mpiscope__noise_clock_t clock;
     /* filled in */
-    int core;                        /* pinned core, else the CPU seen after prepare */
+    int core; /* pinned core, else the CPU seen after prepare */
     mpiscope__cpu_list_t allowed;
     mpiscope__probe_records_t records;
     /* the triad's arrays (mpiscope__probe_worker_triad), their size and its basis */
     double *a, *b, *c;
     long long elements, llc_bytes;
     const char *llc_source;
-    int files;                       /* files written */
-    int error;                       /* 0 or an MPISCOPE_E* code */
+    int files; /* files written */
+    int error; /* 0 or an MPISCOPE_E* code */
     char message[MPISCOPE__NOISE_ERR_LEN];
 } mpiscope__probe_worker_t;
 

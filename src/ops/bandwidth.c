@@ -43,11 +43,17 @@ static int bibw_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 }
 
 static const mpiscope_op_option_t pair_options[] = {
-    MPISCOPE__OPT_MODE("nonblocking"), MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_WINDOW, MPISCOPE__OPT_DATATYPE,
+    MPISCOPE__OPT_MODE("nonblocking"),
+    MPISCOPE__OPT_PAIRS("0-1"),
+    MPISCOPE__OPT_WINDOW,
+    MPISCOPE__OPT_DATATYPE,
     MPISCOPE__OPT_END,
 };
 static const mpiscope_op_option_t all_pairs_options[] = {
-    MPISCOPE__OPT_MODE("nonblocking"), MPISCOPE__OPT_PAIRS("all"), MPISCOPE__OPT_WINDOW, MPISCOPE__OPT_DATATYPE,
+    MPISCOPE__OPT_MODE("nonblocking"),
+    MPISCOPE__OPT_PAIRS("all"),
+    MPISCOPE__OPT_WINDOW,
+    MPISCOPE__OPT_DATATYPE,
     MPISCOPE__OPT_END,
 };
 
@@ -61,12 +67,17 @@ MPISCOPE__P2P_OP(mbw_mr, bw_plan, MPISCOPE_OP_USES_SIZE, all_pairs_options,
                  "multi-pair bandwidth and message rate: bw on every pair at once", SIZE_MEANING)
 
 static const mpiscope_op_option_t large_options[] = {
-    MPISCOPE__OPT_MODE("nonblocking"), MPISCOPE__OPT_PAIRS("0-1"),
-    {.name = "window", .default_value = "1", .unit = "messages", .type = "integer",
+    MPISCOPE__OPT_MODE("nonblocking"),
+    MPISCOPE__OPT_PAIRS("0-1"),
+    {.name = "window",
+     .default_value = "1",
+     .unit = "messages",
+     .type = "integer",
      .description = "messages in flight per launch (each one a receive buffer of its own)"},
     MPISCOPE__OPT_END,
 };
 MPISCOPE__P2P_LARGE_OP(bw_c, bw_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, large_options,
                        "unidirectional bandwidth with the MPI-4 large-count calls (MPI_Isend_c ...: beyond "
                        "2^31 - 1 bytes where memory allows): a window of messages to the partner, then an "
-                       "empty acknowledgement", SIZE_MEANING)
+                       "empty acknowledgement",
+                       SIZE_MEANING)

@@ -31,13 +31,20 @@ static size_t shape_blocks(const coll_t *c, int shape)
     int root = c->args.rank == c->args.root;
 
     switch (shape) {
-    case MPISCOPE__SHAPE_ONE: return 1;
-    case MPISCOPE__SHAPE_ALL: return (size_t)c->args.nprocs;
-    case MPISCOPE__SHAPE_ROOT_ONE: return root;
-    case MPISCOPE__SHAPE_ROOT_ALL: return root ? (size_t)c->args.nprocs : 0;
-    case MPISCOPE__SHAPE_IN_NEIGHBORS: return (size_t)c->topology.in_degree;
-    case MPISCOPE__SHAPE_OUT_NEIGHBORS: return (size_t)c->topology.out_degree;
-    default: return 0;
+    case MPISCOPE__SHAPE_ONE:
+        return 1;
+    case MPISCOPE__SHAPE_ALL:
+        return (size_t)c->args.nprocs;
+    case MPISCOPE__SHAPE_ROOT_ONE:
+        return root;
+    case MPISCOPE__SHAPE_ROOT_ALL:
+        return root ? (size_t)c->args.nprocs : 0;
+    case MPISCOPE__SHAPE_IN_NEIGHBORS:
+        return (size_t)c->topology.in_degree;
+    case MPISCOPE__SHAPE_OUT_NEIGHBORS:
+        return (size_t)c->topology.out_degree;
+    default:
+        return 0;
     }
 }
 
@@ -49,8 +56,8 @@ static int set_message(mpiscope_op_ctx_t *ctx, coll_t *c)
     if (c->cls->kind == MPISCOPE__COLL_MOVE) {
         if (c->cls->large)
             mpiscope__layout_large_bytes(ctx->size_bytes, &c->layout);
-        else if ((rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes,
-                                               &c->layout)) != 0)
+        else if ((rc = mpiscope__layout_create(mpiscope_op_ctx_option(ctx, "datatype"), ctx->size_bytes, &c->layout))
+                 != 0)
             return rc;
         c->args.ccount = (MPI_Count)ctx->size_bytes;
         c->args.type = c->layout.type;
@@ -79,8 +86,8 @@ static int set_in_place(const mpiscope_op_ctx_t *ctx, coll_t *c)
     if (where != MPISCOPE__IN_PLACE_NO && where != MPISCOPE__IN_PLACE_BCAST
         && mpiscope__option_choice(ctx, "in_place", mpiscope__choices_no_yes, &in_place) != 0)
         return MPISCOPE_EINVAL;
-    c->send_in_place = in_place && (where == MPISCOPE__IN_PLACE_SEND
-                                    || (where == MPISCOPE__IN_PLACE_SEND_AT_ROOT && root));
+    c->send_in_place =
+        in_place && (where == MPISCOPE__IN_PLACE_SEND || (where == MPISCOPE__IN_PLACE_SEND_AT_ROOT && root));
     c->recv_in_place = in_place && where == MPISCOPE__IN_PLACE_RECV_AT_ROOT && root;
     c->input_in_recv = c->send_in_place || (where == MPISCOPE__IN_PLACE_BCAST && root);
     return 0;
@@ -191,8 +198,7 @@ static int start_persistent(mpiscope_op_ctx_t *ctx, coll_t *c)
     MPI_Errhandler_free(&previous);
     if (mpi_rc != MPI_SUCCESS)
         MPI_Error_class(mpi_rc, &error_class);
-    return mpi_rc == MPI_SUCCESS ? 0
-           : error_class == MPI_ERR_UNSUPPORTED_OPERATION ? MPISCOPE_ENOTSUP : MPISCOPE_EMPI;
+    return mpi_rc == MPI_SUCCESS ? 0 : error_class == MPI_ERR_UNSUPPORTED_OPERATION ? MPISCOPE_ENOTSUP : MPISCOPE_EMPI;
 #else
     (void)ctx;
     (void)c;
@@ -213,16 +219,19 @@ static int set_form(mpiscope_op_ctx_t *ctx, coll_t *c, mpiscope__coll_form_t for
     return form == MPISCOPE__COLL_PERSISTENT ? start_persistent(ctx, c) : 0;
 }
 
-static int setup(mpiscope_op_ctx_t *ctx, coll_t *c, const mpiscope__coll_class_t *cls,
-                 mpiscope__coll_form_t form)
+static int setup(mpiscope_op_ctx_t *ctx, coll_t *c, const mpiscope__coll_class_t *cls, mpiscope__coll_form_t form)
 {
     int rc;
 
     c->cls = cls;
     c->request = MPI_REQUEST_NULL;
     c->topology.comm = MPI_COMM_NULL;
-    c->args = (mpiscope__coll_args_t){.comm = ctx->comm, .root = ctx->root, .rank = ctx->rank,
-                                      .nprocs = ctx->nprocs, .type = MPI_BYTE, .op = MPI_OP_NULL};
+    c->args = (mpiscope__coll_args_t){.comm = ctx->comm,
+                                      .root = ctx->root,
+                                      .rank = ctx->rank,
+                                      .nprocs = ctx->nprocs,
+                                      .type = MPI_BYTE,
+                                      .op = MPI_OP_NULL};
 #ifndef MPISCOPE_HAVE_PERSISTENT_COLL
     if (form == MPISCOPE__COLL_PERSISTENT)
         return MPISCOPE_ENOTSUP;
@@ -234,17 +243,15 @@ static int setup(mpiscope_op_ctx_t *ctx, coll_t *c, const mpiscope__coll_class_t
             return rc;
         c->args.comm = c->topology.comm;
     }
-    if ((rc = set_message(ctx, c)) != 0 || (rc = set_in_place(ctx, c)) != 0
-        || (rc = set_buffers(ctx, c, form)) != 0 || (cls->vectors && (rc = set_vectors(c)) != 0)
-        || (rc = set_ranks(c)) != 0)
+    if ((rc = set_message(ctx, c)) != 0 || (rc = set_in_place(ctx, c)) != 0 || (rc = set_buffers(ctx, c, form)) != 0
+        || (cls->vectors && (rc = set_vectors(c)) != 0) || (rc = set_ranks(c)) != 0)
         return rc;
     if (cls->linear && !(c->args.requests = malloc(((size_t)c->args.nprocs + 1) * sizeof(MPI_Request))))
         return MPISCOPE_ENOMEM;
     return set_form(ctx, c, form);
 }
 
-int mpiscope__coll_initialize(mpiscope_op_ctx_t *ctx, const mpiscope__coll_class_t *cls,
-                              mpiscope__coll_form_t form)
+int mpiscope__coll_initialize(mpiscope_op_ctx_t *ctx, const mpiscope__coll_class_t *cls, mpiscope__coll_form_t form)
 {
     coll_t *c = calloc(1, sizeof *c);
     int rc;
@@ -328,8 +335,7 @@ static void prepare_move(const mpiscope_op_ctx_t *ctx, const coll_t *c)
     for (size_t b = 0; b < c->send_blocks; b++) {
         mpiscope__pattern_fill(block_at(ctx->send, c, b), &c->layout, ctx->rank, b, ctx->launch);
         if (c->input_in_recv)
-            mpiscope__pattern_fill(block_at(ctx->recv, c, input_slot(c, b)), &c->layout, ctx->rank, b,
-                                   ctx->launch);
+            mpiscope__pattern_fill(block_at(ctx->recv, c, input_slot(c, b)), &c->layout, ctx->rank, b, ctx->launch);
     }
 }
 
@@ -350,16 +356,31 @@ static void block_source(const coll_t *c, size_t j, int *from, size_t *block)
     int rank = c->args.rank, root = c->args.root;
 
     switch (c->cls->source) {
-    case MPISCOPE__FROM_ROOT_BLOCK_0: *from = root; *block = 0; break;
-    case MPISCOPE__FROM_J_BLOCK_0: *from = (int)j; *block = 0; break;
-    case MPISCOPE__FROM_ROOT_BLOCK_RANK: *from = root; *block = (size_t)rank; break;
-    case MPISCOPE__FROM_J_BLOCK_RANK: *from = (int)j; *block = (size_t)rank; break;
+    case MPISCOPE__FROM_ROOT_BLOCK_0:
+        *from = root;
+        *block = 0;
+        break;
+    case MPISCOPE__FROM_J_BLOCK_0:
+        *from = (int)j;
+        *block = 0;
+        break;
+    case MPISCOPE__FROM_ROOT_BLOCK_RANK:
+        *from = root;
+        *block = (size_t)rank;
+        break;
+    case MPISCOPE__FROM_J_BLOCK_RANK:
+        *from = (int)j;
+        *block = (size_t)rank;
+        break;
     case MPISCOPE__FROM_NEIGHBOR_BLOCK_0:
     case MPISCOPE__FROM_NEIGHBOR:
         *from = c->topology.sources[j] == MPI_PROC_NULL ? -1 : c->topology.sources[j];
         *block = c->cls->source == MPISCOPE__FROM_NEIGHBOR ? (size_t)c->topology.source_block[j] : 0;
         break;
-    default: *from = -1; *block = 0; break;
+    default:
+        *from = -1;
+        *block = 0;
+        break;
     }
 }
 
@@ -396,8 +417,10 @@ static int check_sync(mpiscope_op_ctx_t *ctx, const coll_t *c)
 
     if (MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c->args.comm, &pending, &status) != MPI_SUCCESS)
         return MPISCOPE_EMPI;
-    return pending ? mpiscope_op_ctx_mismatch(ctx, "rank %d: a message from rank %d (tag %d) is pending after "
-                                              "the launch", ctx->rank, status.MPI_SOURCE, status.MPI_TAG)
+    return pending ? mpiscope_op_ctx_mismatch(ctx,
+                                              "rank %d: a message from rank %d (tag %d) is pending after "
+                                              "the launch",
+                                              ctx->rank, status.MPI_SOURCE, status.MPI_TAG)
                    : 0;
 }
 

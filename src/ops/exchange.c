@@ -18,7 +18,9 @@ static int exchange_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 }
 
 static const mpiscope_op_option_t exchange_options[] = {
-    MPISCOPE__OPT_MODE("nonblocking"), MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
+    MPISCOPE__OPT_MODE("nonblocking"),
+    MPISCOPE__OPT_DATATYPE,
+    MPISCOPE__OPT_END,
 };
 
 MPISCOPE__P2P_OP(exchange, exchange_plan, MPISCOPE_OP_USES_SIZE, exchange_options,

@@ -57,26 +57,29 @@ static const char *const cb_choices[] = {"default", "enable", "disable", NULL};
 
 typedef struct file_io {
     int write, access, shape, file, cb, sync;
-    size_t block;                  /* strided: bytes per block */
-    int count;                     /* bytes per rank per launch */
-    MPI_Comm comm;                 /* the file's: the point's (shared) or MPI_COMM_SELF */
+    size_t block;  /* strided: bytes per block */
+    int count;     /* bytes per rank per launch */
+    MPI_Comm comm; /* the file's: the point's (shared) or MPI_COMM_SELF */
     MPI_File fh;
-    MPI_Datatype filetype;         /* strided view, else MPI_DATATYPE_NULL */
-    MPI_Offset offset;             /* where this rank's region starts (contiguous shared) */
-    mpiscope__layout_t layout;     /* the rank's data in memory: contiguous bytes */
+    MPI_Datatype filetype;     /* strided view, else MPI_DATATYPE_NULL */
+    MPI_Offset offset;         /* where this rank's region starts (contiguous shared) */
+    mpiscope__layout_t layout; /* the rank's data in memory: contiguous bytes */
     char path[4096];
-    MPI_Status status;             /* of the last launch: the bytes moved */
+    MPI_Status status; /* of the last launch: the bytes moved */
 } file_io_t;
 
 /* ---- the file system ---- */
 
 static const char *fs_name(long type)
 {
-    static const struct { long magic; const char *name; } names[] = {
-        {0xEF53, "ext2/3/4"}, {0x58465342, "xfs"}, {0x9123683E, "btrfs"}, {0x01021994, "tmpfs"},
-        {0x6969, "nfs"}, {0x0BD00BD0, "lustre"}, {0x47504653, "gpfs"}, {0x794C7630, "overlayfs"},
-        {0x2FC12FC1, "zfs"}, {0x19830326, "beegfs"}, {0x00C36400, "ceph"}, {0x65735546, "fuse"},
-        {0x5346414F, "afs"}, {0x73717368, "squashfs"}, {0x858458F6, "ramfs"},
+    static const struct {
+        long magic;
+        const char *name;
+    } names[] = {
+        {0xEF53, "ext2/3/4"}, {0x58465342, "xfs"},      {0x9123683E, "btrfs"}, {0x01021994, "tmpfs"},
+        {0x6969, "nfs"},      {0x0BD00BD0, "lustre"},   {0x47504653, "gpfs"},  {0x794C7630, "overlayfs"},
+        {0x2FC12FC1, "zfs"},  {0x19830326, "beegfs"},   {0x00C36400, "ceph"},  {0x65735546, "fuse"},
+        {0x5346414F, "afs"},  {0x73717368, "squashfs"}, {0x858458F6, "ramfs"},
     };
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (names[i].magic == (type & 0xFFFFFFFFL))
@@ -212,8 +215,7 @@ static int open_file(mpiscope_op_ctx_t *ctx, file_io_t *s, MPI_Info info)
         mpi_error_text(rc, text, sizeof text);
         s->fh = MPI_FILE_NULL;
         unlink(s->path); /* a file a failed open may have created */
-        return mpiscope_op_ctx_refuse(ctx, MPISCOPE_EIO, "%s: cannot create %s: %s", ctx->op->name, s->path,
-                                      text);
+        return mpiscope_op_ctx_refuse(ctx, MPISCOPE_EIO, "%s: cannot create %s: %s", ctx->op->name, s->path, text);
     }
     return all ? 0 : MPISCOPE_EIO;
 }
@@ -238,16 +240,14 @@ static int set_view(const mpiscope_op_ctx_t *ctx, file_io_t *s)
 
 static int write_region(file_io_t *s, const void *buf)
 {
-    return s->access == ACCESS_COLLECTIVE
-               ? MPI_File_write_at_all(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status)
-               : MPI_File_write_at(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status);
+    return s->access == ACCESS_COLLECTIVE ? MPI_File_write_at_all(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status)
+                                          : MPI_File_write_at(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status);
 }
 
 static int read_region(file_io_t *s, void *buf)
 {
-    return s->access == ACCESS_COLLECTIVE
-               ? MPI_File_read_at_all(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status)
-               : MPI_File_read_at(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status);
+    return s->access == ACCESS_COLLECTIVE ? MPI_File_read_at_all(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status)
+                                          : MPI_File_read_at(s->fh, s->offset, buf, s->count, MPI_BYTE, &s->status);
 }
 
 /* Every rank's writes visible to every rank's reads (the standard's
@@ -300,8 +300,8 @@ static int setup(mpiscope_op_ctx_t *ctx, file_io_t *s)
         MPI_Comm_size(node, &local);
         MPI_Comm_free(&node);
     }
-    unsigned long long needed = (unsigned long long)s->count * (unsigned long long)(s->file == FILE_SHARED ? ctx->nprocs
-                                                                                                   : local);
+    unsigned long long needed =
+        (unsigned long long)s->count * (unsigned long long)(s->file == FILE_SHARED ? ctx->nprocs : local);
     if ((rc = check_directory(ctx, dir, needed)) != 0 || (rc = make_info(ctx, s, &info)) != 0)
         goto done;
     make_path(ctx, s, dir);
@@ -358,8 +358,14 @@ static int initialize(mpiscope_op_ctx_t *ctx, int write)
 #endif
 }
 
-static int write_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 1); }
-static int read_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 0); }
+static int write_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return initialize(ctx, 1);
+}
+static int read_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return initialize(ctx, 0);
+}
 
 /* A failed access fails the point; its line says what MPI said (a full
  * file system: "No space left on device"). Only on that path. */
@@ -384,9 +390,9 @@ static int check_moved(mpiscope_op_ctx_t *ctx, file_io_t *s, const char *what)
 {
     int moved = 0;
     MPI_Get_count(&s->status, MPI_BYTE, &moved);
-    return moved == s->count ? 0
-                             : mpiscope_op_ctx_mismatch(ctx, "rank %d: %s moved %d bytes of %d", ctx->rank, what,
-                                                        moved, s->count);
+    return moved == s->count
+               ? 0
+               : mpiscope_op_ctx_mismatch(ctx, "rank %d: %s moved %d bytes of %d", ctx->rank, what, moved, s->count);
 }
 
 static int validate(mpiscope_op_ctx_t *ctx, int phase)
@@ -419,25 +425,54 @@ static int validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t options[] = {
-    {.name = "dir", .default_value = ".", .unit = "path", .type = "text",
+    {.name = "dir",
+     .default_value = ".",
+     .unit = "path",
+     .type = "text",
      .description = "directory of the file, on the file system to measure (its type and free space are in "
                     "the result); the file is created under a name of its own and unlinked as soon as every "
                     "rank has it open, so nothing is left there whatever ends the run"},
-    {.name = "access", .default_value = "individual", .unit = "", .type = "choice", .choices = access_choices,
+    {.name = "access",
+     .default_value = "individual",
+     .unit = "",
+     .type = "choice",
+     .choices = access_choices,
      .description = "individual (MPI_File_write_at, read_at) or collective (write_at_all, read_at_all)"},
-    {.name = "layout", .default_value = "contiguous", .unit = "", .type = "choice", .choices = layout_choices,
+    {.name = "layout",
+     .default_value = "contiguous",
+     .unit = "",
+     .type = "choice",
+     .choices = layout_choices,
      .description = "contiguous, or strided: a vector file view of `block`-byte blocks, the ranks' blocks "
                     "interleaved (shared file) or with holes between them (file per process)"},
-    {.name = "file", .default_value = "shared", .unit = "", .type = "choice", .choices = file_choices,
+    {.name = "file",
+     .default_value = "shared",
+     .unit = "",
+     .type = "choice",
+     .choices = file_choices,
      .description = "one file shared by the ranks, or one file per process"},
-    {.name = "cb", .default_value = "default", .unit = "", .type = "choice", .choices = cb_choices,
+    {.name = "cb",
+     .default_value = "default",
+     .unit = "",
+     .type = "choice",
+     .choices = cb_choices,
      .description = "collective buffering: the library's choice, or forced with hints (collective_buffering, "
                     "romio_cb_write, romio_cb_read)"},
-    {.name = "hints", .default_value = "", .unit = "", .type = "text",
+    {.name = "hints",
+     .default_value = "",
+     .unit = "",
+     .type = "text",
      .description = "more MPI-IO hints: KEY=VALUE,KEY=VALUE (e.g. cb_buffer_size=16777216)"},
-    {.name = "block", .default_value = "4096", .unit = "bytes", .type = "integer",
+    {.name = "block",
+     .default_value = "4096",
+     .unit = "bytes",
+     .type = "integer",
      .description = "strided layout: bytes per block (the size is rounded down to whole blocks)"},
-    {.name = "sync", .default_value = "0", .unit = "", .type = "choice", .choices = mpiscope__choices_no_yes,
+    {.name = "sync",
+     .default_value = "0",
+     .unit = "",
+     .type = "choice",
+     .choices = mpiscope__choices_no_yes,
      .description = "1: MPI_File_sync after each write, inside the launch (the data reaches the file system)"},
     MPISCOPE__OPT_END,
 };
@@ -451,7 +486,10 @@ const mpiscope_op_t mpiscope__op_file_write = {
     .size_meaning = "bytes each rank writes",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_BANDWIDTH | MPISCOPE_OP_FILES,
     .options = options,
-    .initialize = write_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .initialize = write_initialize,
+    .execute = execute,
+    .finalize = finalize,
+    .validate = validate,
 };
 
 const mpiscope_op_t mpiscope__op_file_read = {
@@ -463,5 +501,8 @@ const mpiscope_op_t mpiscope__op_file_read = {
     .size_meaning = "bytes each rank reads",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_BANDWIDTH | MPISCOPE_OP_FILES,
     .options = options,
-    .initialize = read_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .initialize = read_initialize,
+    .execute = execute,
+    .finalize = finalize,
+    .validate = validate,
 };

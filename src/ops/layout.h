@@ -17,11 +17,11 @@
 enum { MPISCOPE__LAYOUT_MAX_PIECES = 4 };
 
 typedef struct mpiscope__layout {
-    MPI_Datatype type;     /* a message is `count` of this */
+    MPI_Datatype type; /* a message is `count` of this */
     int count;
-    int derived;           /* 1: `type` was built here and is freed by mpiscope__layout_free */
-    size_t payload_bytes;  /* data bytes of one message */
-    size_t span_bytes;     /* buffer bytes one message spans: count x extent of type */
+    int derived;          /* 1: `type` was built here and is freed by mpiscope__layout_free */
+    size_t payload_bytes; /* data bytes of one message */
+    size_t span_bytes;    /* buffer bytes one message spans: count x extent of type */
     /* The memory view, for writing and checking data: `units` units,
      * `unit_extent` bytes apart, each made of `n_pieces` (offset, length)
      * pieces of data; every other byte of the span is a gap MPI never touches. */

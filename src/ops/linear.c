@@ -41,18 +41,30 @@ static int linear_gather_call(const mpiscope__coll_args_t *a, mpiscope__coll_for
 }
 
 static const mpiscope__coll_class_t linear_scatter_class = {
-    .call = linear_scatter_call, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ROOT_ALL,
-    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__FROM_ROOT_BLOCK_RANK, .linear = 1,
+    .call = linear_scatter_call,
+    .kind = MPISCOPE__COLL_MOVE,
+    .send = MPISCOPE__SHAPE_ROOT_ALL,
+    .recv = MPISCOPE__SHAPE_ONE,
+    .source = MPISCOPE__FROM_ROOT_BLOCK_RANK,
+    .linear = 1,
 };
 static const mpiscope__coll_class_t linear_gather_class = {
-    .call = linear_gather_call, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ONE,
-    .recv = MPISCOPE__SHAPE_ROOT_ALL, .source = MPISCOPE__FROM_J_BLOCK_0, .linear = 1,
+    .call = linear_gather_call,
+    .kind = MPISCOPE__COLL_MOVE,
+    .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ROOT_ALL,
+    .source = MPISCOPE__FROM_J_BLOCK_0,
+    .linear = 1,
 };
 
 #define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT)
 MPISCOPE__COLL_OP(linear_scatter, linear_scatter_class, MPISCOPE__COLL_BLOCKING, mpiscope__coll_execute, FLAGS,
-                  mpiscope__opts_root_move, "MPIBlib linear scatter: the root sends each rank its block with "
-                  "MPI_Isend, the others MPI_Recv", "bytes the root sends to each rank")
+                  mpiscope__opts_root_move,
+                  "MPIBlib linear scatter: the root sends each rank its block with "
+                  "MPI_Isend, the others MPI_Recv",
+                  "bytes the root sends to each rank")
 MPISCOPE__COLL_OP(linear_gather, linear_gather_class, MPISCOPE__COLL_BLOCKING, mpiscope__coll_execute, FLAGS,
-                  mpiscope__opts_root_move, "MPIBlib linear gather: the root receives each rank's block with "
-                  "MPI_Irecv, the others MPI_Send", "bytes each rank sends to the root")
+                  mpiscope__opts_root_move,
+                  "MPIBlib linear gather: the root receives each rank's block with "
+                  "MPI_Irecv, the others MPI_Send",
+                  "bytes each rank sends to the root")

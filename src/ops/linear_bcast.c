@@ -27,13 +27,18 @@ static int linear_bcast_call(const mpiscope__coll_args_t *a, mpiscope__coll_form
 /* Its one buffer is the receive buffer on every rank, as MPI_Bcast's:
  * the root sends from it. */
 static const mpiscope__coll_class_t linear_bcast_class = {
-    .call = linear_bcast_call, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ROOT_ONE,
-    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__FROM_ROOT_BLOCK_0, .in_place = MPISCOPE__IN_PLACE_BCAST,
+    .call = linear_bcast_call,
+    .kind = MPISCOPE__COLL_MOVE,
+    .send = MPISCOPE__SHAPE_ROOT_ONE,
+    .recv = MPISCOPE__SHAPE_ONE,
+    .source = MPISCOPE__FROM_ROOT_BLOCK_0,
+    .in_place = MPISCOPE__IN_PLACE_BCAST,
 };
 
 #define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_BROADCAST | MPISCOPE_OP_BANDWIDTH)
 MPISCOPE__COLL_OP(linear_bcast, linear_bcast_class, MPISCOPE__COLL_BLOCKING, mpiscope__coll_execute, FLAGS,
-                  mpiscope__opts_root_move, "linear broadcast: the root MPI_Sends the message to root+1, "
+                  mpiscope__opts_root_move,
+                  "linear broadcast: the root MPI_Sends the message to root+1, "
                   "..., root+n-1 in turn, the others MPI_Recv; rank root+i is done after i sends, and the "
                   "IMB/OSU loop (method barrier, k launches) reads it ((n-1)(k-1)+i)/(ik) times too long",
                   "bytes broadcast by the root")

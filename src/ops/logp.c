@@ -147,25 +147,39 @@ static int logp_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t prtt_options[] = {
-    {.name = "n", .default_value = "10", .unit = "messages", .type = "integer",
+    {.name = "n",
+     .default_value = "10",
+     .unit = "messages",
+     .type = "integer",
      .description = "messages rank 0 sends before the reply"},
-    {.name = "delay_us", .default_value = "0", .unit = "us", .type = "number",
+    {.name = "delay_us",
+     .default_value = "0",
+     .unit = "us",
+     .type = "number",
      .description = "rank 0 busy-waits this long after each send but the last (Netgauge's d)"},
     MPISCOPE__OPT_END,
 };
 static const mpiscope_op_option_t overhead_recv_options[] = {
-    {.name = "delay_us", .default_value = "100", .unit = "us", .type = "number",
+    {.name = "delay_us",
+     .default_value = "100",
+     .unit = "us",
+     .type = "number",
      .description = "rank 1 busy-waits this long before MPI_Recv, so the message has arrived"},
     MPISCOPE__OPT_END,
 };
 
-#define LOGP_OP(NAME, OPTIONS, DESCRIPTION, SIZE_MEANING)                                           \
-    const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
-        .abi = MPISCOPE_OP_ABI,                                                                     \
-        .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                    \
-        .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, .options = OPTIONS,                     \
-        .initialize = NAME##_initialize,                                                            \
-        .execute = logp_execute, .finalize = logp_finalize, .validate = logp_validate,             \
+#define LOGP_OP(NAME, OPTIONS, DESCRIPTION, SIZE_MEANING)                                                              \
+    const mpiscope_op_t mpiscope__op_##NAME = {                                                                        \
+        .abi = MPISCOPE_OP_ABI,                                                                                        \
+        .name = #NAME,                                                                                                 \
+        .description = DESCRIPTION,                                                                                    \
+        .size_meaning = SIZE_MEANING,                                                                                  \
+        .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS,                                                            \
+        .options = OPTIONS,                                                                                            \
+        .initialize = NAME##_initialize,                                                                               \
+        .execute = logp_execute,                                                                                       \
+        .finalize = logp_finalize,                                                                                     \
+        .validate = logp_validate,                                                                                     \
     };
 
 LOGP_OP(prtt, prtt_options,

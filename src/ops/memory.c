@@ -22,7 +22,10 @@ static unsigned long long mem_available(void)
     return kib * 1024;
 }
 
-static double gib(unsigned long long bytes) { return (double)bytes / (1024.0 * 1024.0 * 1024.0); }
+static double gib(unsigned long long bytes)
+{
+    return (double)bytes / (1024.0 * 1024.0 * 1024.0);
+}
 
 int mpiscope__ops_memory_check(mpiscope_op_ctx_t *ctx, size_t bytes)
 {
@@ -48,13 +51,15 @@ int mpiscope__ops_memory_check(mpiscope_op_ctx_t *ctx, size_t bytes)
         return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOMEM,
                                       "%s of %zu bytes needs %.2f GiB of buffers for the %d rank%s on host %s, "
                                       "which has %.2f GiB available (MemAvailable, a tenth kept back)",
-                                      ctx->op->name, ctx->size_bytes, gib(needed), ranks, ranks == 1 ? "" : "s",
-                                      host, gib(available));
+                                      ctx->op->name, ctx->size_bytes, gib(needed), ranks, ranks == 1 ? "" : "s", host,
+                                      gib(available));
     }
     if (short_anywhere)
         return MPISCOPE_ENOMEM; /* the short node's rank says why */
-    mpiscope_op_ctx_note(ctx, "memory", "%.2f GiB of buffers for the %d rank%s of this node, %.2f GiB were "
-                         "available", gib(needed), ranks, ranks == 1 ? "" : "s", gib(available));
+    mpiscope_op_ctx_note(ctx, "memory",
+                         "%.2f GiB of buffers for the %d rank%s of this node, %.2f GiB were "
+                         "available",
+                         gib(needed), ranks, ranks == 1 ? "" : "s", gib(available));
     return 0;
 }
 
@@ -64,7 +69,10 @@ int mpiscope__ops_large_refused(mpiscope_op_ctx_t *ctx)
     (void)ctx;
     return 0;
 #else
-    return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP, "%s: this MPI library has no large-count calls "
-                                  "(MPI_Send_c, MPI_Bcast_c ...: MPI-4)", ctx->op->name) != 0;
+    return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP,
+                                  "%s: this MPI library has no large-count calls "
+                                  "(MPI_Send_c, MPI_Bcast_c ...: MPI-4)",
+                                  ctx->op->name)
+           != 0;
 #endif
 }

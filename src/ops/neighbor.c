@@ -9,8 +9,10 @@
 static int allgather_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
     switch (form) {
-    case MPISCOPE__COLL_BLOCKING: return MPI_Neighbor_allgather(A_SEND, A_RECV, a->comm);
-    case MPISCOPE__COLL_NONBLOCKING: return MPI_Ineighbor_allgather(A_SEND, A_RECV, a->comm, request);
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Neighbor_allgather(A_SEND, A_RECV, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ineighbor_allgather(A_SEND, A_RECV, a->comm, request);
     default:
         return MPISCOPE__PERSISTENT(MPI_Neighbor_allgather_init(A_SEND, A_RECV, a->comm, MPI_INFO_NULL, request));
     }
@@ -32,8 +34,10 @@ static int allgatherv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t
 static int alltoall_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
     switch (form) {
-    case MPISCOPE__COLL_BLOCKING: return MPI_Neighbor_alltoall(A_SEND, A_RECV, a->comm);
-    case MPISCOPE__COLL_NONBLOCKING: return MPI_Ineighbor_alltoall(A_SEND, A_RECV, a->comm, request);
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Neighbor_alltoall(A_SEND, A_RECV, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ineighbor_alltoall(A_SEND, A_RECV, a->comm, request);
     default:
         return MPISCOPE__PERSISTENT(MPI_Neighbor_alltoall_init(A_SEND, A_RECV, a->comm, MPI_INFO_NULL, request));
     }
@@ -44,8 +48,10 @@ static int alltoall_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t f
 static int alltoallv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
     switch (form) {
-    case MPISCOPE__COLL_BLOCKING: return MPI_Neighbor_alltoallv(V_SEND, V_RECV, a->comm);
-    case MPISCOPE__COLL_NONBLOCKING: return MPI_Ineighbor_alltoallv(V_SEND, V_RECV, a->comm, request);
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Neighbor_alltoallv(V_SEND, V_RECV, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ineighbor_alltoallv(V_SEND, V_RECV, a->comm, request);
     default:
         return MPISCOPE__PERSISTENT(MPI_Neighbor_alltoallv_init(V_SEND, V_RECV, a->comm, MPI_INFO_NULL, request));
     }
@@ -57,16 +63,23 @@ static int alltoallv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t 
 static int alltoallw_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
     switch (form) {
-    case MPISCOPE__COLL_BLOCKING: return MPI_Neighbor_alltoallw(W_SEND, W_RECV, a->comm);
-    case MPISCOPE__COLL_NONBLOCKING: return MPI_Ineighbor_alltoallw(W_SEND, W_RECV, a->comm, request);
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Neighbor_alltoallw(W_SEND, W_RECV, a->comm);
+    case MPISCOPE__COLL_NONBLOCKING:
+        return MPI_Ineighbor_alltoallw(W_SEND, W_RECV, a->comm, request);
     default:
         return MPISCOPE__PERSISTENT(MPI_Neighbor_alltoallw_init(W_SEND, W_RECV, a->comm, MPI_INFO_NULL, request));
     }
 }
 
-#define NEIGHBOR_CLASS(call_fn, send_shape, from, with_vectors)                                        \
-    {.call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = send_shape,                                \
-     .recv = MPISCOPE__SHAPE_IN_NEIGHBORS, .source = from, .vectors = with_vectors, .topology = 1}
+#define NEIGHBOR_CLASS(call_fn, send_shape, from, with_vectors)                                                        \
+    {.call = call_fn,                                                                                                  \
+     .kind = MPISCOPE__COLL_MOVE,                                                                                      \
+     .send = send_shape,                                                                                               \
+     .recv = MPISCOPE__SHAPE_IN_NEIGHBORS,                                                                             \
+     .source = from,                                                                                                   \
+     .vectors = with_vectors,                                                                                          \
+     .topology = 1}
 static const mpiscope__coll_class_t allgather_class =
     NEIGHBOR_CLASS(allgather_call, MPISCOPE__SHAPE_ONE, MPISCOPE__FROM_NEIGHBOR_BLOCK_0, 0);
 static const mpiscope__coll_class_t allgatherv_class =
@@ -91,9 +104,9 @@ MPISCOPE__COLL_OPS(neighbor_alltoall, alltoall_class, MPISCOPE_OP_USES_SIZE, mpi
                    "every rank sends a different message to each out-neighbour", ALLTOALL_SIZE)
 MPISCOPE__COLL_OPS(neighbor_alltoallv, alltoallv_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_alltoallv", "Ineighbor_alltoallv",
-                   "with equal counts, every rank sends a different message to each out-neighbour",
-                   ALLTOALL_SIZE)
+                   "with equal counts, every rank sends a different message to each out-neighbour", ALLTOALL_SIZE)
 MPISCOPE__COLL_OPS(neighbor_alltoallw, alltoallw_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_alltoallw", "Ineighbor_alltoallw",
                    "with equal counts and one type for every neighbour, every rank sends a different "
-                   "message to each out-neighbour", ALLTOALL_SIZE)
+                   "message to each out-neighbour",
+                   ALLTOALL_SIZE)

@@ -42,10 +42,14 @@ static int one_to_two_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 }
 
 static const mpiscope_op_option_t one_to_two_options[] = {
-    MPISCOPE__OPT_MODE("nonblocking"), MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
+    MPISCOPE__OPT_MODE("nonblocking"),
+    MPISCOPE__OPT_ROOT,
+    MPISCOPE__OPT_DATATYPE,
+    MPISCOPE__OPT_END,
 };
 
-MPISCOPE__P2P_OP(one_to_two, one_to_two_plan,
-                 MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_PAIRS, one_to_two_options,
+MPISCOPE__P2P_OP(one_to_two, one_to_two_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_ROOT | MPISCOPE_OP_PAIRS,
+                 one_to_two_options,
                  "MPIBlib one-to-two: the root sends a message to each of ranks root+1 and root+2, each "
-                 "answers with an empty one", "bytes of each of the two messages")
+                 "answers with an empty one",
+                 "bytes of each of the two messages")

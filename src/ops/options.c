@@ -47,8 +47,7 @@ int mpiscope__option_double(const mpiscope_op_ctx_t *ctx, const char *name, doub
     return 0;
 }
 
-int mpiscope__option_choice(const mpiscope_op_ctx_t *ctx, const char *name, const char *const *choices,
-                            int *out)
+int mpiscope__option_choice(const mpiscope_op_ctx_t *ctx, const char *name, const char *const *choices, int *out)
 {
     const char *text = mpiscope_op_ctx_option(ctx, name);
 
@@ -107,31 +106,39 @@ int mpiscope__option_compute_ns(const mpiscope_op_ctx_t *ctx, double *out)
     return 0;
 }
 
-#define PAIR(name, ...)                                                                              \
-    const mpiscope_op_option_t name[] = {__VA_ARGS__ MPISCOPE__OPT_END};                            \
-    const mpiscope_op_option_t name##_nb[] = {__VA_ARGS__ MPISCOPE__OPT_COMPUTE, MPISCOPE__OPT_TEST, \
-                                              MPISCOPE__OPT_END};
-#define DIMS_OPTION                                                                                  \
-    {.name = "dims", .default_value = "1", .unit = "", .type = "integer",                            \
+#define PAIR(name, ...)                                                                                                \
+    const mpiscope_op_option_t name[] = {__VA_ARGS__ MPISCOPE__OPT_END};                                               \
+    const mpiscope_op_option_t name##_nb[] = {__VA_ARGS__ MPISCOPE__OPT_COMPUTE, MPISCOPE__OPT_TEST, MPISCOPE__OPT_END};
+#define DIMS_OPTION                                                                                                    \
+    {.name = "dims",                                                                                                   \
+     .default_value = "1",                                                                                             \
+     .unit = "",                                                                                                       \
+     .type = "integer",                                                                                                \
      .description = "dimensions of the Cartesian topology (MPI_Dims_create spreads the ranks)"}
-#define PERIODIC_OPTION                                                                              \
-    {.name = "periodic", .default_value = "0", .unit = "", .type = "choice",                         \
-     .choices = mpiscope__choices_no_yes,                                                            \
-     .description = "1: the Cartesian topology wraps around (Open MPI 5.0.11's nonblocking and "      \
-                    "persistent neighbor alltoalls misplace blocks when a periodic dimension has 1 or " \
+#define PERIODIC_OPTION                                                                                                \
+    {.name = "periodic",                                                                                               \
+     .default_value = "0",                                                                                             \
+     .unit = "",                                                                                                       \
+     .type = "choice",                                                                                                 \
+     .choices = mpiscope__choices_no_yes,                                                                              \
+     .description = "1: the Cartesian topology wraps around (Open MPI 5.0.11's nonblocking and "                       \
+                    "persistent neighbor alltoalls misplace blocks when a periodic dimension has 1 or "                \
                     "2 ranks: open-mpi/ompi#14430)"}
-#define GRAPH_OPTION                                                                                 \
-    {.name = "graph", .default_value = "", .unit = "path", .type = "text",                           \
+#define GRAPH_OPTION                                                                                                   \
+    {.name = "graph",                                                                                                  \
+     .default_value = "",                                                                                              \
+     .unit = "path",                                                                                                   \
+     .type = "text",                                                                                                   \
      .description = "a graph file (lines 'RANK: DEST DEST ...') instead of the Cartesian topology"}
 
 PAIR(mpiscope__opts_sync, )
-PAIR(mpiscope__opts_root_move, MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DATATYPE,)
-PAIR(mpiscope__opts_root_move_in_place, MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_IN_PLACE,)
-PAIR(mpiscope__opts_move_in_place, MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_IN_PLACE,)
+PAIR(mpiscope__opts_root_move, MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DATATYPE, )
+PAIR(mpiscope__opts_root_move_in_place, MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_IN_PLACE, )
+PAIR(mpiscope__opts_move_in_place, MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_IN_PLACE, )
 PAIR(mpiscope__opts_root_reduce, MPISCOPE__OPT_ROOT, MPISCOPE__OPT_DTYPE, MPISCOPE__OPT_REDUCE_OP,
-     MPISCOPE__OPT_IN_PLACE,)
-PAIR(mpiscope__opts_reduce, MPISCOPE__OPT_DTYPE, MPISCOPE__OPT_REDUCE_OP, MPISCOPE__OPT_IN_PLACE,)
-PAIR(mpiscope__opts_neighbor, DIMS_OPTION, PERIODIC_OPTION, GRAPH_OPTION, MPISCOPE__OPT_DATATYPE,)
+     MPISCOPE__OPT_IN_PLACE, )
+PAIR(mpiscope__opts_reduce, MPISCOPE__OPT_DTYPE, MPISCOPE__OPT_REDUCE_OP, MPISCOPE__OPT_IN_PLACE, )
+PAIR(mpiscope__opts_neighbor, DIMS_OPTION, PERIODIC_OPTION, GRAPH_OPTION, MPISCOPE__OPT_DATATYPE, )
 
 const mpiscope_op_option_t mpiscope__opts_large_root[] = {MPISCOPE__OPT_ROOT, MPISCOPE__OPT_END};
 const mpiscope_op_option_t mpiscope__opts_large_root_in_place[] = {MPISCOPE__OPT_ROOT, MPISCOPE__OPT_IN_PLACE,

@@ -17,8 +17,7 @@ int mpiscope__p2p_step(mpiscope__p2p_t *plan)
     return 0;
 }
 
-int mpiscope__p2p_add(mpiscope__p2p_t *plan, int recv, int peer, int tag, size_t block, size_t pattern_block,
-                      int empty)
+int mpiscope__p2p_add(mpiscope__p2p_t *plan, int recv, int peer, int tag, size_t block, size_t pattern_block, int empty)
 {
     if (plan->n_steps == 0)
         return MPISCOPE_EINVAL; /* mpiscope__p2p_step() first */
@@ -30,8 +29,8 @@ int mpiscope__p2p_add(mpiscope__p2p_t *plan, int recv, int peer, int tag, size_t
         plan->msgs = msgs;
         plan->capacity = capacity;
     }
-    plan->msgs[plan->n_msgs++] = (mpiscope__p2p_msg_t){.peer = peer, .tag = tag, .recv = recv, .empty = empty,
-                                                      .block = block, .pattern_block = pattern_block};
+    plan->msgs[plan->n_msgs++] = (mpiscope__p2p_msg_t){
+        .peer = peer, .tag = tag, .recv = recv, .empty = empty, .block = block, .pattern_block = pattern_block};
     plan->step_end[plan->n_steps - 1] = plan->n_msgs;
     if (!empty && recv && block >= plan->recv_blocks)
         plan->recv_blocks = block + 1;
@@ -77,15 +76,14 @@ static int make_persistent(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *
         void *buf = msg_buffer(ctx, s, m);
         int rc;
         if (s->large)
-            rc = m->recv ? MPISCOPE__LARGE(MPI_Recv_init_c(buf, msg_ccount(s, m), MPI_BYTE, m->peer, m->tag,
-                                                           s->comm, &p->requests[i]))
-                         : MPISCOPE__LARGE(MPI_Send_init_c(buf, msg_ccount(s, m), MPI_BYTE, m->peer, m->tag,
-                                                           s->comm, &p->requests[i]));
+            rc = m->recv ? MPISCOPE__LARGE(MPI_Recv_init_c(buf, msg_ccount(s, m), MPI_BYTE, m->peer, m->tag, s->comm,
+                                                           &p->requests[i]))
+                         : MPISCOPE__LARGE(MPI_Send_init_c(buf, msg_ccount(s, m), MPI_BYTE, m->peer, m->tag, s->comm,
+                                                           &p->requests[i]));
         else
-            rc = m->recv ? MPI_Recv_init(buf, msg_count(s, m), msg_type(s, m), m->peer, m->tag, s->comm,
-                                         &p->requests[i])
-                         : MPI_Send_init(buf, msg_count(s, m), msg_type(s, m), m->peer, m->tag, s->comm,
-                                         &p->requests[i]);
+            rc = m->recv
+                     ? MPI_Recv_init(buf, msg_count(s, m), msg_type(s, m), m->peer, m->tag, s->comm, &p->requests[i])
+                     : MPI_Send_init(buf, msg_count(s, m), msg_type(s, m), m->peer, m->tag, s->comm, &p->requests[i]);
         if (rc != MPI_SUCCESS)
             return MPISCOPE_EMPI;
     }
@@ -121,8 +119,9 @@ static int build_plans(mpiscope_op_ctx_t *ctx, mpiscope__p2p_state_t *s, mpiscop
     if (s->pairs.rounds == 1)
         return build_plan(ctx, &s->plan[0], build, s->pairs.peer[0], s->pairs.first[0]);
     if (s->mode == MPISCOPE__P2P_PERSISTENT)
-        return mpiscope__op_ctx_bad_option_why(ctx, "mode", "a persistent request binds one peer, "
-                                                            "and the pairs have rounds");
+        return mpiscope__op_ctx_bad_option_why(ctx, "mode",
+                                               "a persistent request binds one peer, "
+                                               "and the pairs have rounds");
     s->scheduled = 1;
     if ((rc = build_plan(ctx, &s->plan[0], build, MPISCOPE__P2P_ROUND_PEER, 0)) != 0)
         return rc;
@@ -201,8 +200,8 @@ static int send_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s
                     int partner)
 {
     if (s->large)
-        return MPISCOPE__LARGE(MPI_Send_c(msg_buffer(ctx, s, m), msg_ccount(s, m), MPI_BYTE, msg_peer(m, partner),
-                                          m->tag, s->comm));
+        return MPISCOPE__LARGE(
+            MPI_Send_c(msg_buffer(ctx, s, m), msg_ccount(s, m), MPI_BYTE, msg_peer(m, partner), m->tag, s->comm));
     return MPI_Send(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag, s->comm);
 }
 
@@ -224,13 +223,13 @@ static int sendrecv_now(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_
                                               m->tag, msg_buffer(ctx, s, r), msg_ccount(s, r), MPI_BYTE,
                                               msg_peer(r, partner), r->tag, s->comm, MPI_STATUS_IGNORE));
     return MPI_Sendrecv(msg_buffer(ctx, s, m), msg_count(s, m), msg_type(s, m), msg_peer(m, partner), m->tag,
-                        msg_buffer(ctx, s, r), msg_count(s, r), msg_type(s, r), msg_peer(r, partner), r->tag,
-                        s->comm, MPI_STATUS_IGNORE);
+                        msg_buffer(ctx, s, r), msg_count(s, r), msg_type(s, r), msg_peer(r, partner), r->tag, s->comm,
+                        MPI_STATUS_IGNORE);
 }
 
 /* MPI_Irecv, MPI_Isend or MPI_Issend of message m (the _c call for large counts). */
-static int post(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m,
-                int partner, MPI_Request *r)
+static int post(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, const mpiscope__p2p_msg_t *m, int partner,
+                MPI_Request *r)
 {
     void *buf = msg_buffer(ctx, s, m);
     int sync = s->mode == MPISCOPE__P2P_SYNCHRONOUS, peer = msg_peer(m, partner);
@@ -243,8 +242,7 @@ static int post(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_state_t *s, co
                    : MPI_Isend(buf, msg_count(s, m), msg_type(s, m), peer, m->tag, s->comm, r);
 }
 
-static int run_blocking(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, size_t first, size_t end,
-                        int partner)
+static int run_blocking(const mpiscope_op_ctx_t *ctx, const mpiscope__p2p_t *p, size_t first, size_t end, int partner)
 {
     const mpiscope__p2p_state_t *s = ctx->state;
     int rc = MPI_SUCCESS;
@@ -341,8 +339,8 @@ int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase)
         if (m->empty || m->recv != (phase == MPISCOPE_VALIDATE_CHECK))
             continue;
         if (m->recv)
-            rc = mpiscope__pattern_check(ctx, msg_buffer(ctx, s, m), &s->layout, msg_peer(m, partner),
-                                         m->pattern_block, "recv message", m->block);
+            rc = mpiscope__pattern_check(ctx, msg_buffer(ctx, s, m), &s->layout, msg_peer(m, partner), m->pattern_block,
+                                         "recv message", m->block);
         else
             mpiscope__pattern_fill(msg_buffer(ctx, s, m), &s->layout, ctx->rank, m->pattern_block, ctx->launch);
     }

@@ -26,8 +26,12 @@
 #include "options.h"
 #include "pairs.h"
 
-typedef enum { MPISCOPE__P2P_BLOCKING, MPISCOPE__P2P_NONBLOCKING, MPISCOPE__P2P_SYNCHRONOUS,
-               MPISCOPE__P2P_PERSISTENT } mpiscope__p2p_mode_t;
+typedef enum {
+    MPISCOPE__P2P_BLOCKING,
+    MPISCOPE__P2P_NONBLOCKING,
+    MPISCOPE__P2P_SYNCHRONOUS,
+    MPISCOPE__P2P_PERSISTENT
+} mpiscope__p2p_mode_t;
 
 enum { MPISCOPE__P2P_MAX_STEPS = 8 };
 
@@ -48,7 +52,7 @@ typedef struct mpiscope__p2p {
     size_t n_msgs, capacity;
     size_t step_end[MPISCOPE__P2P_MAX_STEPS]; /* step s: messages [step_end[s-1], step_end[s]) */
     size_t n_steps;
-    MPI_Request *requests;                   /* [n_msgs] */
+    MPI_Request *requests; /* [n_msgs] */
     size_t send_blocks, recv_blocks;
     /* for the builders of the pair ops: this rank's partner (a rank,
      * MPISCOPE__P2P_ROUND_PEER, or -1: idle, build nothing) and its role
@@ -82,31 +86,42 @@ int mpiscope__p2p_finalize(mpiscope_op_ctx_t *ctx);
 int mpiscope__p2p_validate(mpiscope_op_ctx_t *ctx, int phase);
 
 /* A descriptor made of a plan builder. */
-#define MPISCOPE__P2P_OP(NAME, BUILD, FLAGS, OPTIONS, DESCRIPTION, SIZE_MEANING)                    \
-    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                           \
-    {                                                                                               \
-        return mpiscope__p2p_initialize(ctx, BUILD);                                               \
-    }                                                                                               \
-    const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
-        .abi = MPISCOPE_OP_ABI,                                                                    \
-        .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING, .flags = FLAGS,   \
-        .options = OPTIONS, .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,      \
-        .finalize = mpiscope__p2p_finalize, .validate = mpiscope__p2p_validate,                    \
+#define MPISCOPE__P2P_OP(NAME, BUILD, FLAGS, OPTIONS, DESCRIPTION, SIZE_MEANING)                                       \
+    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                                               \
+    {                                                                                                                  \
+        return mpiscope__p2p_initialize(ctx, BUILD);                                                                   \
+    }                                                                                                                  \
+    const mpiscope_op_t mpiscope__op_##NAME = {                                                                        \
+        .abi = MPISCOPE_OP_ABI,                                                                                        \
+        .name = #NAME,                                                                                                 \
+        .description = DESCRIPTION,                                                                                    \
+        .size_meaning = SIZE_MEANING,                                                                                  \
+        .flags = FLAGS,                                                                                                \
+        .options = OPTIONS,                                                                                            \
+        .initialize = NAME##_initialize,                                                                               \
+        .execute = mpiscope__p2p_execute,                                                                              \
+        .finalize = mpiscope__p2p_finalize,                                                                            \
+        .validate = mpiscope__p2p_validate,                                                                            \
     };
 
 /* The same with the large-count calls (MPI_Send_c ...): contiguous bytes,
  * one buffer pair for the point, the node's memory checked first. */
-#define MPISCOPE__P2P_LARGE_OP(NAME, BUILD, FLAGS, OPTIONS, DESCRIPTION, SIZE_MEANING)              \
-    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                           \
-    {                                                                                               \
-        return mpiscope__p2p_initialize_large(ctx, BUILD);                                         \
-    }                                                                                               \
-    const mpiscope_op_t mpiscope__op_##NAME = {                                                     \
-        .abi = MPISCOPE_OP_ABI,                                                                    \
-        .name = #NAME, .description = DESCRIPTION, .size_meaning = SIZE_MEANING,                   \
-        .flags = (FLAGS) | MPISCOPE_OP_LARGE_COUNT, .options = OPTIONS,                            \
-        .initialize = NAME##_initialize, .execute = mpiscope__p2p_execute,                         \
-        .finalize = mpiscope__p2p_finalize, .validate = mpiscope__p2p_validate,                    \
+#define MPISCOPE__P2P_LARGE_OP(NAME, BUILD, FLAGS, OPTIONS, DESCRIPTION, SIZE_MEANING)                                 \
+    static int NAME##_initialize(mpiscope_op_ctx_t *ctx)                                                               \
+    {                                                                                                                  \
+        return mpiscope__p2p_initialize_large(ctx, BUILD);                                                             \
+    }                                                                                                                  \
+    const mpiscope_op_t mpiscope__op_##NAME = {                                                                        \
+        .abi = MPISCOPE_OP_ABI,                                                                                        \
+        .name = #NAME,                                                                                                 \
+        .description = DESCRIPTION,                                                                                    \
+        .size_meaning = SIZE_MEANING,                                                                                  \
+        .flags = (FLAGS) | MPISCOPE_OP_LARGE_COUNT,                                                                    \
+        .options = OPTIONS,                                                                                            \
+        .initialize = NAME##_initialize,                                                                               \
+        .execute = mpiscope__p2p_execute,                                                                              \
+        .finalize = mpiscope__p2p_finalize,                                                                            \
+        .validate = mpiscope__p2p_validate,                                                                            \
     };
 
 #endif

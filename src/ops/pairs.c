@@ -20,13 +20,12 @@ static int parse_rank(const char **at, int nprocs, int *rank)
 
 /* "A-B" of round `round`: marks both ranks used in it (stamp = round + 1);
  * sets this rank's partner if it is in the pair. */
-static int parse_pair(const char **at, const mpiscope_op_ctx_t *ctx, int *stamp, int round,
-                      mpiscope__pairs_t *s)
+static int parse_pair(const char **at, const mpiscope_op_ctx_t *ctx, int *stamp, int round, mpiscope__pairs_t *s)
 {
     int a, b;
 
-    if (parse_rank(at, ctx->nprocs, &a) != 0 || *(*at)++ != '-' || parse_rank(at, ctx->nprocs, &b) != 0
-        || a == b || stamp[a] == round + 1 || stamp[b] == round + 1)
+    if (parse_rank(at, ctx->nprocs, &a) != 0 || *(*at)++ != '-' || parse_rank(at, ctx->nprocs, &b) != 0 || a == b
+        || stamp[a] == round + 1 || stamp[b] == round + 1)
         return MPISCOPE_EINVAL;
     stamp[a] = stamp[b] = round + 1;
     if (ctx->rank == a || ctx->rank == b) {

@@ -44,20 +44,20 @@ static const char *const order_choices[] = {"in_order", "reverse", "random", NUL
 
 typedef struct partitioned {
     mpiscope_op_ctx_t *ctx;
-    int round_trip;               /* pingpong; else one way and an empty acknowledgement */
+    int round_trip;                                  /* pingpong; else one way and an empty acknowledgement */
     int peer, first, threads, as, order, partitions; /* peer: its rank in the point's communicator */
-    int partner;                  /* the peer's rank in comm (the pair's: 0 first, 1 second) */
-    int count;                    /* bytes per partition */
+    int partner;                                     /* the peer's rank in comm (the pair's: 0 first, 1 second) */
+    int count;                                       /* bytes per partition */
     double fill_ns;
-    mpiscope__layout_t layout;    /* one partition */
-    int *orders;                  /* [ORDERS * partitions]: the order partitions are filled in */
-    double *fills;                /* [ORDERS * partitions]: the fill time of each (random) */
-    MPI_Comm comm;                /* the pair's own, made for every point (MPI_COMM_NULL: idle) */
-    MPI_Request psend, precv;     /* partitioned: persistent requests */
-    MPI_Request *requests;        /* messages: [partitions] */
+    mpiscope__layout_t layout; /* one partition */
+    int *orders;               /* [ORDERS * partitions]: the order partitions are filled in */
+    double *fills;             /* [ORDERS * partitions]: the fill time of each (random) */
+    MPI_Comm comm;             /* the pair's own, made for every point (MPI_COMM_NULL: idle) */
+    MPI_Request psend, precv;  /* partitioned: persistent requests */
+    MPI_Request *requests;     /* messages: [partitions] */
     mpiscope__team_t *team;
-    size_t launch;                /* the launch being run (which order) */
-    int send_tag;                 /* the message being sent: TAG_DATA or TAG_BACK */
+    size_t launch; /* the launch being run (which order) */
+    int send_tag;  /* the message being sent: TAG_DATA or TAG_BACK */
 } partitioned_t;
 
 static unsigned char *part_at(void *buf, const partitioned_t *s, int k)
@@ -130,8 +130,8 @@ static int fill_and_mark(void *arg, int t)
         if (s->as == AS_PARTITIONED)
             rc = pready(k, s->psend);
         else if (s->as == AS_MESSAGES)
-            rc = MPI_Isend(part_at(s->ctx->send, s, k), s->count, MPI_BYTE, s->partner, s->send_tag + k,
-                           s->comm, &s->requests[k]);
+            rc = MPI_Isend(part_at(s->ctx->send, s, k), s->count, MPI_BYTE, s->partner, s->send_tag + k, s->comm,
+                           &s->requests[k]);
     }
     return rc;
 }
@@ -174,8 +174,7 @@ static int receive_message(partitioned_t *s, int tag)
     case AS_MESSAGES:
         return MPI_Waitall(s->partitions, s->requests, MPI_STATUSES_IGNORE);
     default:
-        return MPI_Recv(s->ctx->recv, s->count * s->partitions, MPI_BYTE, s->partner, tag, s->comm,
-                        MPI_STATUS_IGNORE);
+        return MPI_Recv(s->ctx->recv, s->count * s->partitions, MPI_BYTE, s->partner, tag, s->comm, MPI_STATUS_IGNORE);
     }
 }
 
@@ -187,8 +186,7 @@ static int post_receive(partitioned_t *s, int tag)
     if (s->as == AS_PARTITIONED)
         return MPI_Start(&s->precv);
     for (int k = 0; s->as == AS_MESSAGES && k < s->partitions && rc == MPI_SUCCESS; k++)
-        rc = MPI_Irecv(part_at(s->ctx->recv, s, k), s->count, MPI_BYTE, s->partner, tag + k, s->comm,
-                       &s->requests[k]);
+        rc = MPI_Irecv(part_at(s->ctx->recv, s, k), s->count, MPI_BYTE, s->partner, tag + k, s->comm, &s->requests[k]);
     return rc;
 }
 
@@ -263,8 +261,10 @@ static int first_round(mpiscope_op_ctx_t *ctx, partitioned_t *s, int sends, int 
     for (size_t i = 0; receives && i < bytes; i++)
         missing += ((const unsigned char *)ctx->recv)[i] != MARK;
     if (missing)
-        mpiscope_op_ctx_note(ctx, "first_round", "the requests' first round (untimed) completed with %zu of %zu "
-                             "bytes not delivered; the timed rounds are checked by --validate", missing, bytes);
+        mpiscope_op_ctx_note(ctx, "first_round",
+                             "the requests' first round (untimed) completed with %zu of %zu "
+                             "bytes not delivered; the timed rounds are checked by --validate",
+                             missing, bytes);
     return 0;
 }
 #endif
@@ -287,15 +287,17 @@ static int make_requests(mpiscope_op_ctx_t *ctx, partitioned_t *s)
     int send_tag = s->first ? TAG_DATA : TAG_BACK, recv_tag = s->first ? TAG_BACK : TAG_DATA;
     MPI_Count count = s->count;
     if (sends)
-        rc = MPI_Psend_init(ctx->send, s->partitions, count, MPI_BYTE, s->partner, send_tag, s->comm,
-                            MPI_INFO_NULL, &s->psend);
+        rc = MPI_Psend_init(ctx->send, s->partitions, count, MPI_BYTE, s->partner, send_tag, s->comm, MPI_INFO_NULL,
+                            &s->psend);
     if (rc == MPI_SUCCESS && receives)
-        rc = MPI_Precv_init(ctx->recv, s->partitions, count, MPI_BYTE, s->partner, recv_tag, s->comm,
-                            MPI_INFO_NULL, &s->precv);
+        rc = MPI_Precv_init(ctx->recv, s->partitions, count, MPI_BYTE, s->partner, recv_tag, s->comm, MPI_INFO_NULL,
+                            &s->precv);
     return rc == MPI_SUCCESS ? first_round(ctx, s, sends, receives) : MPISCOPE_EMPI;
 #else
-    return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP, "%s: this MPI library has no partitioned "
-                                  "communication (MPI_Psend_init, MPI-4)", ctx->op->name);
+    return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP,
+                                  "%s: this MPI library has no partitioned "
+                                  "communication (MPI_Psend_init, MPI-4)",
+                                  ctx->op->name);
 #endif
 }
 
@@ -330,8 +332,10 @@ static int setup(mpiscope_op_ctx_t *ctx, partitioned_t *s)
     s->threads = (int)(threads < partitions ? threads : partitions);
     s->fill_ns = fill_us * 1e3;
     if (ctx->size_bytes / (size_t)s->partitions > INT_MAX)
-        return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ERANGE, "%s: a partition of %zu bytes is more than an int "
-                                      "count", ctx->op->name, ctx->size_bytes / (size_t)s->partitions);
+        return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ERANGE,
+                                      "%s: a partition of %zu bytes is more than an int "
+                                      "count",
+                                      ctx->op->name, ctx->size_bytes / (size_t)s->partitions);
     s->count = (int)(ctx->size_bytes / (size_t)s->partitions);
     if ((rc = mpiscope__layout_create("bytes", (size_t)s->count, &s->layout)) != 0)
         return rc;
@@ -348,9 +352,9 @@ static int setup(mpiscope_op_ctx_t *ctx, partitioned_t *s)
         return rc;
     mpiscope_op_ctx_note(ctx, "partitions", "%d of %d bytes, filled by %d thread%s, %s%s", s->partitions, s->count,
                          s->threads, s->threads == 1 ? "" : "s", order_choices[s->order],
-                         s->as == AS_PARTITIONED ? ", MPI_Pready each" : s->as == AS_MESSAGES
-                                                                             ? ", an MPI_Isend each"
-                                                                             : ", then one MPI_Send");
+                         s->as == AS_PARTITIONED ? ", MPI_Pready each"
+                         : s->as == AS_MESSAGES  ? ", an MPI_Isend each"
+                                                 : ", then one MPI_Send");
     return s->peer < 0 ? 0 : mpiscope__team_create(s->threads, fill_and_mark, s, &s->team);
 }
 
@@ -433,8 +437,14 @@ static int prepare(MPI_Comm comm)
     return all ? 0 : MPISCOPE_EMPI;
 }
 
-static int pingpong_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 1); }
-static int bw_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 0); }
+static int pingpong_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return initialize(ctx, 1);
+}
+static int bw_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return initialize(ctx, 0);
+}
 
 /* Every partition of every message this rank receives, checked one by one. */
 static int validate(mpiscope_op_ctx_t *ctx, int phase)
@@ -456,17 +466,34 @@ static int validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t options[] = {
-    {.name = "partitions", .default_value = "8", .unit = "partitions", .type = "integer",
+    {.name = "partitions",
+     .default_value = "8",
+     .unit = "partitions",
+     .type = "integer",
      .description = "partitions of the message (1..4096): size_bytes / partitions bytes each"},
-    {.name = "threads", .default_value = "2", .unit = "threads", .type = "integer",
+    {.name = "threads",
+     .default_value = "2",
+     .unit = "threads",
+     .type = "integer",
      .description = "threads that fill the partitions on the sending rank (1..64; above 1 "
                     "MPI_THREAD_MULTIPLE)"},
-    {.name = "order", .default_value = "in_order", .unit = "", .type = "choice", .choices = order_choices,
+    {.name = "order",
+     .default_value = "in_order",
+     .unit = "",
+     .type = "choice",
+     .choices = order_choices,
      .description = "the order partitions are filled and marked ready: in_order, reverse, random (a "
                     "new order every launch, each fill a random time in [0, 2 fill_us])"},
-    {.name = "fill_us", .default_value = "0", .unit = "us", .type = "number",
+    {.name = "fill_us",
+     .default_value = "0",
+     .unit = "us",
+     .type = "number",
      .description = "busy time to fill one partition before it is marked ready"},
-    {.name = "as", .default_value = "partitioned", .unit = "", .type = "choice", .choices = as_choices,
+    {.name = "as",
+     .default_value = "partitioned",
+     .unit = "",
+     .type = "choice",
+     .choices = as_choices,
      .description = "partitioned (MPI_Psend_init, MPI_Pready, MPI_Parrived), messages (an MPI_Isend per "
                     "partition), single (one MPI_Send once every partition is filled)"},
     MPISCOPE__OPT_PAIRS("0-1"),
@@ -483,7 +510,10 @@ const mpiscope_op_t mpiscope__op_partitioned_pingpong = {
     .size_meaning = "bytes of each message (all partitions; one message each way)",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = options,
-    .initialize = pingpong_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .initialize = pingpong_initialize,
+    .execute = execute,
+    .finalize = finalize,
+    .validate = validate,
     .prepare = prepare,
 };
 
@@ -496,6 +526,9 @@ const mpiscope_op_t mpiscope__op_partitioned_bw = {
     .size_meaning = "bytes of the message (all partitions)",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS | MPISCOPE_OP_BANDWIDTH,
     .options = options,
-    .initialize = bw_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .initialize = bw_initialize,
+    .execute = execute,
+    .finalize = finalize,
+    .validate = validate,
     .prepare = prepare,
 };

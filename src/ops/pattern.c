@@ -11,8 +11,7 @@ unsigned char mpiscope__pattern_byte(int from, size_t block, size_t launch, size
     return (unsigned char)(v + (v >= MPISCOPE__POISON)); /* skips the poison value */
 }
 
-void mpiscope__pattern_fill(void *buf, const mpiscope__layout_t *layout, int from, size_t block,
-                            size_t launch)
+void mpiscope__pattern_fill(void *buf, const mpiscope__layout_t *layout, int from, size_t block, size_t launch)
 {
     const mpiscope__layout_t *l = layout;
     unsigned char *unit = buf;
@@ -37,11 +36,15 @@ typedef struct cursor {
 static int report(const cursor_t *c, size_t offset, unsigned char want)
 {
     if (c->from < 0)
-        return mpiscope_op_ctx_mismatch(c->ctx, "rank %d: %s %zu byte %zu: got 0x%02x where nothing should "
-                                        "have arrived", c->ctx->rank, c->what, c->index, offset, c->span[offset]);
-    return mpiscope_op_ctx_mismatch(c->ctx, "rank %d: %s %zu byte %zu: got 0x%02x, want 0x%02x (block %zu of "
-                                    "rank %d, launch %zu)", c->ctx->rank, c->what, c->index, offset,
-                                    c->span[offset], want, c->block, c->from, c->ctx->launch);
+        return mpiscope_op_ctx_mismatch(c->ctx,
+                                        "rank %d: %s %zu byte %zu: got 0x%02x where nothing should "
+                                        "have arrived",
+                                        c->ctx->rank, c->what, c->index, offset, c->span[offset]);
+    return mpiscope_op_ctx_mismatch(c->ctx,
+                                    "rank %d: %s %zu byte %zu: got 0x%02x, want 0x%02x (block %zu of "
+                                    "rank %d, launch %zu)",
+                                    c->ctx->rank, c->what, c->index, offset, c->span[offset], want, c->block, c->from,
+                                    c->ctx->launch);
 }
 
 /* Bytes [from, to) of the span must still be poison. */
@@ -56,16 +59,16 @@ static int check_gap(const cursor_t *c, size_t from, size_t to)
 static int check_data(const cursor_t *c, size_t offset, size_t length, size_t *k)
 {
     for (size_t i = offset; i < offset + length; i++, (*k)++) {
-        unsigned char want = c->from < 0 ? MPISCOPE__POISON
-                                         : mpiscope__pattern_byte(c->from, c->block, c->ctx->launch, *k);
+        unsigned char want =
+            c->from < 0 ? MPISCOPE__POISON : mpiscope__pattern_byte(c->from, c->block, c->ctx->launch, *k);
         if (c->span[i] != want)
             return report(c, i, want);
     }
     return 0;
 }
 
-int mpiscope__pattern_check(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout,
-                            int from, size_t block, const char *what, size_t index)
+int mpiscope__pattern_check(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout, int from,
+                            size_t block, const char *what, size_t index)
 {
     const mpiscope__layout_t *l = layout;
     cursor_t c = {.ctx = ctx, .span = buf, .what = what, .index = index, .from = from, .block = block};
@@ -85,8 +88,8 @@ int mpiscope__pattern_check(mpiscope_op_ctx_t *ctx, const void *buf, const mpisc
     return rc ? rc : check_gap(&c, at, l->span_bytes);
 }
 
-int mpiscope__pattern_check_each(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout,
-                                 size_t n, int from, size_t block)
+int mpiscope__pattern_check_each(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout, size_t n,
+                                 int from, size_t block)
 {
     const unsigned char *at = buf;
     int rc = 0;

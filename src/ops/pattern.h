@@ -17,20 +17,19 @@
 unsigned char mpiscope__pattern_byte(int from, size_t block, size_t launch, size_t k);
 
 /* Write the data of one message into its span at buf; gaps are left alone. */
-void mpiscope__pattern_fill(void *buf, const mpiscope__layout_t *layout, int from, size_t block,
-                            size_t launch);
+void mpiscope__pattern_fill(void *buf, const mpiscope__layout_t *layout, int from, size_t block, size_t launch);
 
 /* Check one received message at buf: its data as written by
  * mpiscope__pattern_fill(from, block, ctx->launch) and its gaps still
  * poisoned; from < 0: nothing may have arrived (all poison). On the first
  * difference reports it with mpiscope_op_ctx_mismatch() naming `what` and
  * `index` ("recv block 2 byte 17: ...") and returns MPISCOPE_EVALIDATE. */
-int mpiscope__pattern_check(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout,
-                            int from, size_t block, const char *what, size_t index);
+int mpiscope__pattern_check(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout, int from,
+                            size_t block, const char *what, size_t index);
 
 /* The same for `n` consecutive messages, span_bytes apart, all from one
  * rank and block (the receive windows of the bandwidth ops). */
-int mpiscope__pattern_check_each(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout,
-                                 size_t n, int from, size_t block);
+int mpiscope__pattern_check_each(mpiscope_op_ctx_t *ctx, const void *buf, const mpiscope__layout_t *layout, size_t n,
+                                 int from, size_t block);
 
 #endif

@@ -44,10 +44,16 @@ static int pingping_plan(const mpiscope_op_ctx_t *ctx, mpiscope__p2p_t *p)
 }
 
 static const mpiscope_op_option_t pair_options[] = {
-    MPISCOPE__OPT_MODE("blocking"), MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
+    MPISCOPE__OPT_MODE("blocking"),
+    MPISCOPE__OPT_PAIRS("0-1"),
+    MPISCOPE__OPT_DATATYPE,
+    MPISCOPE__OPT_END,
 };
 static const mpiscope_op_option_t all_pairs_options[] = {
-    MPISCOPE__OPT_MODE("blocking"), MPISCOPE__OPT_PAIRS("all"), MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
+    MPISCOPE__OPT_MODE("blocking"),
+    MPISCOPE__OPT_PAIRS("all"),
+    MPISCOPE__OPT_DATATYPE,
+    MPISCOPE__OPT_END,
 };
 
 MPISCOPE__P2P_OP(pingpong, pingpong_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
@@ -60,11 +66,12 @@ MPISCOPE__P2P_OP(roundtrip, roundtrip_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_
                  "MPIBlib round trip: a message to the partner, an empty one back (size 0: the empty round trip)",
                  "bytes of the message sent; the answer is empty")
 MPISCOPE__P2P_OP(pingping, pingping_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
-                 "ping-ping: both ranks of a pair send to each other at once",
-                 "bytes of each message (one each way)")
+                 "ping-ping: both ranks of a pair send to each other at once", "bytes of each message (one each way)")
 
 static const mpiscope_op_option_t large_options[] = {
-    MPISCOPE__OPT_MODE("blocking"), MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_END,
+    MPISCOPE__OPT_MODE("blocking"),
+    MPISCOPE__OPT_PAIRS("0-1"),
+    MPISCOPE__OPT_END,
 };
 MPISCOPE__P2P_LARGE_OP(pingpong_c, pingpong_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, large_options,
                        "ping-pong with the MPI-4 large-count calls (MPI_Send_c, MPI_Recv_c ...: MPI_Count "

@@ -18,7 +18,8 @@ static int reduce_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t for
 static int allreduce_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
     switch (form) {
-    case MPISCOPE__COLL_BLOCKING: return MPI_Allreduce(a->send, a->recv, a->count, a->type, a->op, a->comm);
+    case MPISCOPE__COLL_BLOCKING:
+        return MPI_Allreduce(a->send, a->recv, a->count, a->type, a->op, a->comm);
     case MPISCOPE__COLL_NONBLOCKING:
         return MPI_Iallreduce(a->send, a->recv, a->count, a->type, a->op, a->comm, request);
     default:
@@ -28,21 +29,29 @@ static int allreduce_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t 
 }
 
 static const mpiscope__coll_class_t reduce_class = {
-    .call = reduce_call, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,
-    .recv = MPISCOPE__SHAPE_ROOT_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND_AT_ROOT,
+    .call = reduce_call,
+    .kind = MPISCOPE__COLL_REDUCE,
+    .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ROOT_ONE,
+    .source = MPISCOPE__REDUCE_ALL,
+    .in_place = MPISCOPE__IN_PLACE_SEND_AT_ROOT,
 };
 static const mpiscope__coll_class_t allreduce_class = {
-    .call = allreduce_call, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,
-    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND,
+    .call = allreduce_call,
+    .kind = MPISCOPE__COLL_REDUCE,
+    .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ONE,
+    .source = MPISCOPE__REDUCE_ALL,
+    .in_place = MPISCOPE__IN_PLACE_SEND,
 };
 
 #define FLAGS (MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_USES_REDUCTION | MPISCOPE_OP_BANDWIDTH)
 MPISCOPE__COLL_OPS(reduce, reduce_class, FLAGS | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_reduce,
                    mpiscope__opts_root_reduce_nb, "Reduce", "Ireduce",
-                   "the root receives the element-wise reduction of every rank's vector",
-                   "bytes of the reduced vector")
-MPISCOPE__COLL_OPS(allreduce, allreduce_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce, mpiscope__opts_reduce_nb,
-                   "Allreduce", "Iallreduce", "every rank receives the element-wise reduction of every rank's vector",
+                   "the root receives the element-wise reduction of every rank's vector", "bytes of the reduced vector")
+MPISCOPE__COLL_OPS(allreduce, allreduce_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce,
+                   mpiscope__opts_reduce_nb, "Allreduce", "Iallreduce",
+                   "every rank receives the element-wise reduction of every rank's vector",
                    "bytes of the reduced vector")
 
 /* The large-count forms (MPI-4 _c): blocking only, MPI_Count counts and
@@ -60,16 +69,25 @@ static int allreduce_c_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_
 }
 
 static const mpiscope__coll_class_t reduce_c_class = {
-    .call = reduce_c_call, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,
-    .recv = MPISCOPE__SHAPE_ROOT_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND_AT_ROOT,
+    .call = reduce_c_call,
+    .kind = MPISCOPE__COLL_REDUCE,
+    .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ROOT_ONE,
+    .source = MPISCOPE__REDUCE_ALL,
+    .in_place = MPISCOPE__IN_PLACE_SEND_AT_ROOT,
     .large = 1,
 };
 static const mpiscope__coll_class_t allreduce_c_class = {
-    .call = allreduce_c_call, .kind = MPISCOPE__COLL_REDUCE, .send = MPISCOPE__SHAPE_ONE,
-    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__REDUCE_ALL, .in_place = MPISCOPE__IN_PLACE_SEND, .large = 1,
+    .call = allreduce_c_call,
+    .kind = MPISCOPE__COLL_REDUCE,
+    .send = MPISCOPE__SHAPE_ONE,
+    .recv = MPISCOPE__SHAPE_ONE,
+    .source = MPISCOPE__REDUCE_ALL,
+    .in_place = MPISCOPE__IN_PLACE_SEND,
+    .large = 1,
 };
-MPISCOPE__COLL_LARGE_OP(reduce_c, reduce_c_class, FLAGS | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_reduce,
-                        "Reduce_c", "the root receives the element-wise reduction of every rank's vector",
+MPISCOPE__COLL_LARGE_OP(reduce_c, reduce_c_class, FLAGS | MPISCOPE_OP_USES_ROOT, mpiscope__opts_root_reduce, "Reduce_c",
+                        "the root receives the element-wise reduction of every rank's vector",
                         "bytes of the reduced vector")
 MPISCOPE__COLL_LARGE_OP(allreduce_c, allreduce_c_class, FLAGS | MPISCOPE_OP_SYNCHRONIZING, mpiscope__opts_reduce,
                         "Allreduce_c", "every rank receives the element-wise reduction of every rank's vector",

@@ -60,7 +60,9 @@ static int reduce_local_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t reduce_local_options[] = {
-    MPISCOPE__OPT_DTYPE, MPISCOPE__OPT_REDUCE_OP, MPISCOPE__OPT_END,
+    MPISCOPE__OPT_DTYPE,
+    MPISCOPE__OPT_REDUCE_OP,
+    MPISCOPE__OPT_END,
 };
 
 const mpiscope_op_t mpiscope__op_reduce_local = {

@@ -112,8 +112,8 @@ int mpiscope__rma_initialize(mpiscope_op_ctx_t *ctx, int what)
 
     if (!(ctx->state = r))
         return MPISCOPE_ENOMEM;
-    *r = (mpiscope__rma_t){.what = what, .comm = ctx->comm, .win = MPI_WIN_NULL, .peer_group = MPI_GROUP_NULL,
-                           .op = MPI_OP_NULL};
+    *r = (mpiscope__rma_t){
+        .what = what, .comm = ctx->comm, .win = MPI_WIN_NULL, .peer_group = MPI_GROUP_NULL, .op = MPI_OP_NULL};
     r->layout.type = MPI_BYTE;
     if ((rc = setup(ctx, r)) != 0)
         mpiscope__rma_finalize(ctx); /* the engine finalizes only what initialized */
@@ -123,26 +123,32 @@ int mpiscope__rma_initialize(mpiscope_op_ctx_t *ctx, int what)
 static int open_epoch(const mpiscope__rma_t *r)
 {
     switch (r->sync) {
-    case MPISCOPE__RMA_FENCE: return MPI_Win_fence(0, r->win);
+    case MPISCOPE__RMA_FENCE:
+        return MPI_Win_fence(0, r->win);
     case MPISCOPE__RMA_PSCW:
         if (r->role < 0)
             return MPI_SUCCESS;
         return r->role ? MPI_Win_start(r->peer_group, 0, r->win) : MPI_Win_post(r->peer_group, 0, r->win);
-    case MPISCOPE__RMA_LOCK: return r->role == 1 ? MPI_Win_lock(MPI_LOCK_SHARED, r->peer, 0, r->win) : MPI_SUCCESS;
-    default: return MPI_SUCCESS;
+    case MPISCOPE__RMA_LOCK:
+        return r->role == 1 ? MPI_Win_lock(MPI_LOCK_SHARED, r->peer, 0, r->win) : MPI_SUCCESS;
+    default:
+        return MPI_SUCCESS;
     }
 }
 
 static int close_epoch(const mpiscope__rma_t *r)
 {
     switch (r->sync) {
-    case MPISCOPE__RMA_FENCE: return MPI_Win_fence(0, r->win);
+    case MPISCOPE__RMA_FENCE:
+        return MPI_Win_fence(0, r->win);
     case MPISCOPE__RMA_PSCW:
         if (r->role < 0)
             return MPI_SUCCESS;
         return r->role ? MPI_Win_complete(r->win) : MPI_Win_wait(r->win);
-    case MPISCOPE__RMA_LOCK: return r->role == 1 ? MPI_Win_unlock(r->peer, r->win) : MPI_SUCCESS;
-    default: return r->role == 1 ? MPI_Win_flush(r->peer, r->win) : MPI_SUCCESS;
+    case MPISCOPE__RMA_LOCK:
+        return r->role == 1 ? MPI_Win_unlock(r->peer, r->win) : MPI_SUCCESS;
+    default:
+        return r->role == 1 ? MPI_Win_flush(r->peer, r->win) : MPI_SUCCESS;
     }
 }
 

@@ -19,23 +19,29 @@
 #include "values.h"
 
 enum { MPISCOPE__RMA_FENCE, MPISCOPE__RMA_PSCW, MPISCOPE__RMA_LOCK, MPISCOPE__RMA_LOCK_ALL };
-enum { MPISCOPE__RMA_PUT, MPISCOPE__RMA_GET, MPISCOPE__RMA_ACCUMULATE, MPISCOPE__RMA_GET_ACCUMULATE,
-       MPISCOPE__RMA_FETCH_AND_OP, MPISCOPE__RMA_COMPARE_AND_SWAP };
+enum {
+    MPISCOPE__RMA_PUT,
+    MPISCOPE__RMA_GET,
+    MPISCOPE__RMA_ACCUMULATE,
+    MPISCOPE__RMA_GET_ACCUMULATE,
+    MPISCOPE__RMA_FETCH_AND_OP,
+    MPISCOPE__RMA_COMPARE_AND_SWAP
+};
 
 typedef struct mpiscope__rma {
-    int what;                  /* MPISCOPE__RMA_PUT ... */
-    int sync;                  /* MPISCOPE__RMA_FENCE ... */
-    int role;                  /* 1 origin, 0 target, -1 idle */
+    int what; /* MPISCOPE__RMA_PUT ... */
+    int sync; /* MPISCOPE__RMA_FENCE ... */
+    int role; /* 1 origin, 0 target, -1 idle */
     int peer;
     MPI_Comm comm;
     MPI_Win win;
-    MPI_Group peer_group;      /* pscw: the partner */
-    int epoch_open;            /* lock_all: the origin's epoch is open */
-    void *memory;              /* the target's window memory */
-    void *attached;            /* dynamic windows: what the target attached */
+    MPI_Group peer_group; /* pscw: the partner */
+    int epoch_open;       /* lock_all: the origin's epoch is open */
+    void *memory;         /* the target's window memory */
+    void *attached;       /* dynamic windows: what the target attached */
     size_t memory_bytes;
-    MPI_Aint target_disp;      /* where the target's message starts in its window */
-    MPI_Datatype type;         /* message: a layout (put, get) or elements */
+    MPI_Aint target_disp; /* where the target's message starts in its window */
+    MPI_Datatype type;    /* message: a layout (put, get) or elements */
     int count;
     MPI_Op op;
     mpiscope__layout_t layout;

@@ -62,11 +62,14 @@ static int check_target(mpiscope__rma_t *r, mpiscope_op_ctx_t *ctx)
     int swapped = ctx->launch % 2 == 0;
 
     switch (r->what) {
-    case MPISCOPE__RMA_PUT: return mpiscope__pattern_check(ctx, r->memory, &r->layout, r->peer, 0, "window", 0);
-    case MPISCOPE__RMA_GET: return 0;
+    case MPISCOPE__RMA_PUT:
+        return mpiscope__pattern_check(ctx, r->memory, &r->layout, r->peer, 0, "window", 0);
+    case MPISCOPE__RMA_GET:
+        return 0;
     case MPISCOPE__RMA_COMPARE_AND_SWAP:
         return mpiscope__values_check(&r->values, ctx, r->memory, 0, 1, swapped ? &r->peer : &ctx->rank, 1, "window");
-    default: return mpiscope__values_check(&r->values, ctx, r->memory, 0, (size_t)r->count, both, 2, "window");
+    default:
+        return mpiscope__values_check(&r->values, ctx, r->memory, 0, (size_t)r->count, both, 2, "window");
     }
 }
 

@@ -10,8 +10,8 @@ static int scatter_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t fo
     case MPISCOPE__COLL_NONBLOCKING:
         return MPI_Iscatter(a->send, a->count, a->type, a->recv, a->count, a->type, a->root, a->comm, request);
     default:
-        return MPISCOPE__PERSISTENT(MPI_Scatter_init(a->send, a->count, a->type, a->recv, a->count, a->type,
-                                                     a->root, a->comm, MPI_INFO_NULL, request));
+        return MPISCOPE__PERSISTENT(MPI_Scatter_init(a->send, a->count, a->type, a->recv, a->count, a->type, a->root,
+                                                     a->comm, MPI_INFO_NULL, request));
     }
 }
 
@@ -21,18 +21,17 @@ static int scatterv_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t f
     case MPISCOPE__COLL_BLOCKING:
         return MPI_Scatterv(a->send, a->counts, a->displs, a->type, a->recv, a->count, a->type, a->root, a->comm);
     case MPISCOPE__COLL_NONBLOCKING:
-        return MPI_Iscatterv(a->send, a->counts, a->displs, a->type, a->recv, a->count, a->type, a->root,
-                             a->comm, request);
+        return MPI_Iscatterv(a->send, a->counts, a->displs, a->type, a->recv, a->count, a->type, a->root, a->comm,
+                             request);
     default:
         return MPISCOPE__PERSISTENT(MPI_Scatterv_init(a->send, a->counts, a->displs, a->type, a->recv, a->count,
                                                       a->type, a->root, a->comm, MPI_INFO_NULL, request));
     }
 }
 
-#define SCATTER_SHAPE(call_fn, with_vectors)                                                           \
-    .call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ROOT_ALL,                   \
-    .recv = MPISCOPE__SHAPE_ONE, .source = MPISCOPE__FROM_ROOT_BLOCK_RANK,                            \
-    .in_place = MPISCOPE__IN_PLACE_RECV_AT_ROOT, .vectors = with_vectors
+#define SCATTER_SHAPE(call_fn, with_vectors)                                                                           \
+    .call = call_fn, .kind = MPISCOPE__COLL_MOVE, .send = MPISCOPE__SHAPE_ROOT_ALL, .recv = MPISCOPE__SHAPE_ONE,       \
+    .source = MPISCOPE__FROM_ROOT_BLOCK_RANK, .in_place = MPISCOPE__IN_PLACE_RECV_AT_ROOT, .vectors = with_vectors
 #define SCATTER_CLASS(call_fn, with_vectors) {SCATTER_SHAPE(call_fn, with_vectors)}
 static const mpiscope__coll_class_t scatter_class = SCATTER_CLASS(scatter_call, 0);
 static const mpiscope__coll_class_t scatterv_class = SCATTER_CLASS(scatterv_call, 1);
@@ -57,8 +56,8 @@ static int scatter_c_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t 
 static int scatterv_c_call(const mpiscope__coll_args_t *a, mpiscope__coll_form_t form, MPI_Request *request)
 {
     (void)form, (void)request;
-    return MPISCOPE__LARGE(MPI_Scatterv_c(a->send, a->ccounts, a->cdispls, a->type, a->recv, a->ccount, a->type,
-                                          a->root, a->comm));
+    return MPISCOPE__LARGE(
+        MPI_Scatterv_c(a->send, a->ccounts, a->cdispls, a->type, a->recv, a->ccount, a->type, a->root, a->comm));
 }
 
 static const mpiscope__coll_class_t scatter_c_class = {SCATTER_SHAPE(scatter_c_call, 0), .large = 1};

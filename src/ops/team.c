@@ -24,10 +24,10 @@ struct mpiscope__team {
     void *arg;
     _Atomic unsigned long generation; /* bumped to start a launch */
     _Atomic int quit;
-    _Atomic int through;              /* threads done with this launch */
-    double *part_ns;                  /* the current launch's (the op's parts) */
-    int *rc;                          /* [n] each thread's result this launch */
-    member_t *members;                /* [n]; member 0 is the caller's thread */
+    _Atomic int through; /* threads done with this launch */
+    double *part_ns;     /* the current launch's (the op's parts) */
+    int *rc;             /* [n] each thread's result this launch */
+    member_t *members;   /* [n]; member 0 is the caller's thread */
 };
 
 static void wait_a_little(unsigned *spins)
@@ -144,8 +144,8 @@ static void note_cpus(mpiscope_op_ctx_t *ctx, int threads)
         cpus = CPU_COUNT(&set);
 #endif
     if (cpus > 0)
-        mpiscope_op_ctx_note(ctx, "cpus", "%d threads per rank x %d ranks on this node, %d CPUs%s", threads,
-                             local, cpus, threads * local > cpus ? ": oversubscribed" : "");
+        mpiscope_op_ctx_note(ctx, "cpus", "%d threads per rank x %d ranks on this node, %d CPUs%s", threads, local,
+                             cpus, threads * local > cpus ? ": oversubscribed" : "");
 }
 
 int mpiscope__team_check_level(mpiscope_op_ctx_t *ctx, int threads)
@@ -155,8 +155,10 @@ int mpiscope__team_check_level(mpiscope_op_ctx_t *ctx, int threads)
     if (threads <= 1)
         return 0;
 #ifdef MPISCOPE_SMPI
-    return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP, "%s: threads that call MPI are not simulated "
-                                  "under SimGrid SMPI", ctx->op->name);
+    return mpiscope_op_ctx_refuse(ctx, MPISCOPE_ENOTSUP,
+                                  "%s: threads that call MPI are not simulated "
+                                  "under SimGrid SMPI",
+                                  ctx->op->name);
 #endif
     MPI_Query_thread(&level);
     mpiscope_op_ctx_note(ctx, "thread_level", "%s", mpiscope__thread_level_name(level));

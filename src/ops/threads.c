@@ -26,11 +26,11 @@ static const char *const separations[] = {"comm", "tag", "shared", NULL};
 
 typedef struct threaded {
     mpiscope_op_ctx_t *ctx;
-    int latency;                 /* 1: one round trip per thread; 0: a window, then an ack */
+    int latency; /* 1: one round trip per thread; 0: a window, then an ack */
     int peer, first, threads, separation, window;
     mpiscope__layout_t layout;
-    MPI_Comm *comms;             /* [threads]: own duplicates, or the point's communicator */
-    MPI_Request *requests;       /* [threads * window] */
+    MPI_Comm *comms;       /* [threads]: own duplicates, or the point's communicator */
+    MPI_Request *requests; /* [threads * window] */
     mpiscope__team_t *team;
 } threaded_t;
 
@@ -164,8 +164,14 @@ static int initialize(mpiscope_op_ctx_t *ctx, int latency)
     return rc;
 }
 
-static int pingpong_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 1); }
-static int rate_initialize(mpiscope_op_ctx_t *ctx) { return initialize(ctx, 0); }
+static int pingpong_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return initialize(ctx, 1);
+}
+static int rate_initialize(mpiscope_op_ctx_t *ctx)
+{
+    return initialize(ctx, 0);
+}
 
 static int execute(mpiscope_op_ctx_t *ctx)
 {
@@ -194,21 +200,27 @@ static int validate(mpiscope_op_ctx_t *ctx, int phase)
     return rc;
 }
 
-#define OPT_THREADS                                                                                \
-    {.name = "threads", .default_value = "2", .unit = "threads", .type = "integer",                \
+#define OPT_THREADS                                                                                                    \
+    {.name = "threads",                                                                                                \
+     .default_value = "2",                                                                                             \
+     .unit = "threads",                                                                                                \
+     .type = "integer",                                                                                                \
      .description = "threads per rank calling MPI at once (1..64; above 1 MPI_THREAD_MULTIPLE)"}
-#define OPT_SEPARATION                                                                             \
-    {.name = "separation", .default_value = "comm", .unit = "", .type = "choice",                 \
-     .choices = separations,                                                                       \
-     .description = "comm: each thread its own communicator; tag: one communicator, a tag per "   \
+#define OPT_SEPARATION                                                                                                 \
+    {.name = "separation",                                                                                             \
+     .default_value = "comm",                                                                                          \
+     .unit = "",                                                                                                       \
+     .type = "choice",                                                                                                 \
+     .choices = separations,                                                                                           \
+     .description = "comm: each thread its own communicator; tag: one communicator, a tag per "                        \
                     "thread; shared: one communicator and one tag for all"}
 
 static const mpiscope_op_option_t pingpong_options[] = {
     OPT_THREADS, OPT_SEPARATION, MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
 };
 static const mpiscope_op_option_t rate_options[] = {
-    OPT_THREADS, OPT_SEPARATION, MPISCOPE__OPT_PAIRS("0-1"), MPISCOPE__OPT_WINDOW, MPISCOPE__OPT_DATATYPE,
-    MPISCOPE__OPT_END,
+    OPT_THREADS,          OPT_SEPARATION,         MPISCOPE__OPT_PAIRS("0-1"),
+    MPISCOPE__OPT_WINDOW, MPISCOPE__OPT_DATATYPE, MPISCOPE__OPT_END,
 };
 
 const mpiscope_op_t mpiscope__op_thread_pingpong = {
@@ -220,7 +232,10 @@ const mpiscope_op_t mpiscope__op_thread_pingpong = {
     .size_meaning = "bytes of each message (one each way per thread)",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = pingpong_options,
-    .initialize = pingpong_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .initialize = pingpong_initialize,
+    .execute = execute,
+    .finalize = finalize,
+    .validate = validate,
 };
 
 const mpiscope_op_t mpiscope__op_thread_rate = {
@@ -232,5 +247,8 @@ const mpiscope_op_t mpiscope__op_thread_rate = {
     .size_meaning = "bytes of each message (window messages per thread and launch)",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,
     .options = rate_options,
-    .initialize = rate_initialize, .execute = execute, .finalize = finalize, .validate = validate,
+    .initialize = rate_initialize,
+    .execute = execute,
+    .finalize = finalize,
+    .validate = validate,
 };

@@ -190,8 +190,10 @@ static int graph(const mpiscope_op_ctx_t *ctx, const char *path, mpiscope__topol
         rc = graph_dests(&g, ctx->rank, t, &dests, &weights);
     /* every rank learns whether all could read the graph before creating it */
     MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MIN, ctx->comm);
-    if (!rc && MPI_Dist_graph_create_adjacent(ctx->comm, t->in_degree, t->sources, weights, t->out_degree,
-                                              dests, weights, MPI_INFO_NULL, 0, &t->comm) != MPI_SUCCESS)
+    if (!rc
+        && MPI_Dist_graph_create_adjacent(ctx->comm, t->in_degree, t->sources, weights, t->out_degree, dests, weights,
+                                          MPI_INFO_NULL, 0, &t->comm)
+               != MPI_SUCCESS)
         rc = MPISCOPE_EMPI;
     free(dests);
     free(weights);

@@ -14,10 +14,10 @@
 #include "mpiscope/op.h"
 
 typedef struct mpiscope__topology {
-    MPI_Comm comm;        /* ours; freed by mpiscope__topology_free */
+    MPI_Comm comm; /* ours; freed by mpiscope__topology_free */
     int in_degree, out_degree;
-    int *sources;         /* [in_degree]: the rank receive block j comes from, MPI_PROC_NULL: none */
-    int *source_block;    /* [in_degree]: which of that rank's send blocks it is */
+    int *sources;      /* [in_degree]: the rank receive block j comes from, MPI_PROC_NULL: none */
+    int *source_block; /* [in_degree]: which of that rank's send blocks it is */
 } mpiscope__topology_t;
 
 /* Collective over ctx->comm. MPISCOPE_EINVAL (bad option or graph file),

@@ -39,7 +39,15 @@ int64_t mpiscope__values_at(const mpiscope__values_t *v, int rank, size_t e, siz
 
 void mpiscope__values_store(const mpiscope__values_t *v, void *element, int64_t value)
 {
-    union { float f; double d; long double ld; int8_t i8; int16_t i16; int32_t i32; int64_t i64; } u;
+    union {
+        float f;
+        double d;
+        long double ld;
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+    } u;
 
     memset(&u, 0, sizeof u);
     if (v->kind == MPISCOPE__DTYPE_FLOATING) {
@@ -51,10 +59,18 @@ void mpiscope__values_store(const mpiscope__values_t *v, void *element, int64_t 
             u.ld = (long double)value;
     } else { /* small non-negative: the same bits signed or unsigned */
         switch (v->bytes) {
-        case 1: u.i8 = (int8_t)value; break;
-        case 2: u.i16 = (int16_t)value; break;
-        case 4: u.i32 = (int32_t)value; break;
-        default: u.i64 = value; break;
+        case 1:
+            u.i8 = (int8_t)value;
+            break;
+        case 2:
+            u.i16 = (int16_t)value;
+            break;
+        case 4:
+            u.i32 = (int32_t)value;
+            break;
+        default:
+            u.i64 = value;
+            break;
         }
     }
     memcpy(element, &u, v->bytes);
@@ -62,23 +78,37 @@ void mpiscope__values_store(const mpiscope__values_t *v, void *element, int64_t 
 
 static long double load(const mpiscope__values_t *v, const unsigned char *element)
 {
-    union { float f; double d; long double ld; int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-            uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64; } u;
+    union {
+        float f;
+        double d;
+        long double ld;
+        int8_t i8;
+        int16_t i16;
+        int32_t i32;
+        int64_t i64;
+        uint8_t u8;
+        uint16_t u16;
+        uint32_t u32;
+        uint64_t u64;
+    } u;
     int is_signed = v->kind == MPISCOPE__DTYPE_SIGNED;
 
     memcpy(&u, element, v->bytes);
     if (v->kind == MPISCOPE__DTYPE_FLOATING)
         return v->bytes == sizeof(float) ? u.f : v->bytes == sizeof(double) ? u.d : u.ld;
     switch (v->bytes) {
-    case 1: return is_signed ? (long double)u.i8 : (long double)u.u8;
-    case 2: return is_signed ? (long double)u.i16 : (long double)u.u16;
-    case 4: return is_signed ? (long double)u.i32 : (long double)u.u32;
-    default: return is_signed ? (long double)u.i64 : (long double)u.u64;
+    case 1:
+        return is_signed ? (long double)u.i8 : (long double)u.u8;
+    case 2:
+        return is_signed ? (long double)u.i16 : (long double)u.u16;
+    case 4:
+        return is_signed ? (long double)u.i32 : (long double)u.u32;
+    default:
+        return is_signed ? (long double)u.i64 : (long double)u.u64;
     }
 }
 
-void mpiscope__values_fill(const mpiscope__values_t *v, void *buf, size_t first, size_t n, int rank,
-                           size_t launch)
+void mpiscope__values_fill(const mpiscope__values_t *v, void *buf, size_t first, size_t n, int rank, size_t launch)
 {
     unsigned char *at = buf;
 
@@ -102,8 +132,7 @@ static int reserve(mpiscope__values_t *v, size_t n)
 }
 
 /* v->expect[0..n) = the reduction over the ranks (MPI reduces). */
-static int expect(mpiscope__values_t *v, size_t first, size_t n, const int *ranks, size_t n_ranks,
-                  size_t launch)
+static int expect(mpiscope__values_t *v, size_t first, size_t n, const int *ranks, size_t n_ranks, size_t launch)
 {
     MPI_Op op = v->op == MPI_OP_NULL ? MPI_SUM : v->op;
 
@@ -118,8 +147,8 @@ static int expect(mpiscope__values_t *v, size_t first, size_t n, const int *rank
     return 0;
 }
 
-int mpiscope__values_check(mpiscope__values_t *v, mpiscope_op_ctx_t *ctx, const void *buf, size_t first,
-                           size_t n, const int *ranks, size_t n_ranks, const char *what)
+int mpiscope__values_check(mpiscope__values_t *v, mpiscope_op_ctx_t *ctx, const void *buf, size_t first, size_t n,
+                           const int *ranks, size_t n_ranks, const char *what)
 {
     const unsigned char *at = buf;
     int rc;

@@ -14,9 +14,9 @@
 #include "mpiscope/op.h"
 
 typedef struct mpiscope__values {
-    int kind;             /* mpiscope__dtype_kind_t of the element type */
-    size_t bytes;         /* of one element */
-    MPI_Op op;            /* the reduction (MPI_OP_NULL: the sum pattern) */
+    int kind;     /* mpiscope__dtype_kind_t of the element type */
+    size_t bytes; /* of one element */
+    MPI_Op op;    /* the reduction (MPI_OP_NULL: the sum pattern) */
     int nprocs;
     int64_t *expect, *term; /* scratch of the checks, `capacity` elements each */
     size_t capacity;
@@ -32,8 +32,7 @@ void mpiscope__values_free(mpiscope__values_t *v);
 int64_t mpiscope__values_at(const mpiscope__values_t *v, int rank, size_t e, size_t launch);
 
 /* Write elements [first, first + n) of rank's contribution to buf[0..n). */
-void mpiscope__values_fill(const mpiscope__values_t *v, void *buf, size_t first, size_t n, int rank,
-                           size_t launch);
+void mpiscope__values_fill(const mpiscope__values_t *v, void *buf, size_t first, size_t n, int rank, size_t launch);
 
 /* Write explicit values (one-sided compare-and-swap). */
 void mpiscope__values_store(const mpiscope__values_t *v, void *element, int64_t value);
@@ -42,7 +41,7 @@ void mpiscope__values_store(const mpiscope__values_t *v, void *element, int64_t 
  * elements [first, first + n) of ctx->launch; n_ranks == 0: nothing is
  * defined there and nothing is checked. Reports the first difference
  * (naming `what`) and returns MPISCOPE_EVALIDATE; MPISCOPE_ENOMEM. */
-int mpiscope__values_check(mpiscope__values_t *v, mpiscope_op_ctx_t *ctx, const void *buf, size_t first,
-                           size_t n, const int *ranks, size_t n_ranks, const char *what);
+int mpiscope__values_check(mpiscope__values_t *v, mpiscope_op_ctx_t *ctx, const void *buf, size_t first, size_t n,
+                           const int *ranks, size_t n_ranks, const char *what);
 
 #endif

@@ -16,7 +16,7 @@
  * validate hook checks it waited, in this launch, at least that long). */
 typedef struct wait_state {
     double wait_ns;
-    double prepared_ns;    /* clock when the launch was prepared */
+    double prepared_ns; /* clock when the launch was prepared */
     double start_ns, end_ns;
 } wait_state_t;
 
@@ -106,8 +106,7 @@ static int wait_validate(mpiscope_op_ctx_t *ctx, int phase)
 }
 
 static const mpiscope_op_option_t wait_options[] = {
-    {.name = "unit_us", .default_value = "1", .unit = "us", .type = "number",
-     .description = "the per-rank wait step"},
+    {.name = "unit_us", .default_value = "1", .unit = "us", .type = "number", .description = "the per-rank wait step"},
     {.name = NULL},
 };
 

@@ -6,12 +6,42 @@
  * never freed nor reused, whatever the MPI): a derived datatype's handle
  * may name another datatype once freed, so its size is always asked. */
 static const MPI_Datatype predefined[] = {
-    MPI_BYTE, MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT,
-    MPI_INT, MPI_UNSIGNED, MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG,
-    MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_WCHAR, MPI_C_BOOL, MPI_INT8_T, MPI_INT16_T,
-    MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
-    MPI_C_FLOAT_COMPLEX, MPI_C_DOUBLE_COMPLEX, MPI_PACKED, MPI_AINT, MPI_OFFSET, MPI_COUNT,
-    MPI_FLOAT_INT, MPI_DOUBLE_INT, MPI_LONG_INT, MPI_2INT, MPI_SHORT_INT,
+    MPI_BYTE,
+    MPI_CHAR,
+    MPI_SIGNED_CHAR,
+    MPI_UNSIGNED_CHAR,
+    MPI_SHORT,
+    MPI_UNSIGNED_SHORT,
+    MPI_INT,
+    MPI_UNSIGNED,
+    MPI_LONG,
+    MPI_UNSIGNED_LONG,
+    MPI_LONG_LONG,
+    MPI_UNSIGNED_LONG_LONG,
+    MPI_FLOAT,
+    MPI_DOUBLE,
+    MPI_LONG_DOUBLE,
+    MPI_WCHAR,
+    MPI_C_BOOL,
+    MPI_INT8_T,
+    MPI_INT16_T,
+    MPI_INT32_T,
+    MPI_INT64_T,
+    MPI_UINT8_T,
+    MPI_UINT16_T,
+    MPI_UINT32_T,
+    MPI_UINT64_T,
+    MPI_C_FLOAT_COMPLEX,
+    MPI_C_DOUBLE_COMPLEX,
+    MPI_PACKED,
+    MPI_AINT,
+    MPI_OFFSET,
+    MPI_COUNT,
+    MPI_FLOAT_INT,
+    MPI_DOUBLE_INT,
+    MPI_LONG_INT,
+    MPI_2INT,
+    MPI_SHORT_INT,
 };
 
 static int is_predefined(MPI_Datatype type)
@@ -52,30 +82,30 @@ static int group_size(MPI_Comm comm)
     return n;
 }
 
-#define SUM_V(counts, type, comm)                                   \
-    do {                                                            \
-        int n_ = group_size(comm);                                  \
-        if (n_ < 0 || !(counts))                                    \
-            return -1;                                              \
-        MPI_Count total_ = 0;                                       \
-        for (int i_ = 0; i_ < n_; i_++)                             \
-            total_ += (counts)[i_];                                 \
-        return mpiscope__trace_bytes(total_, type);                 \
+#define SUM_V(counts, type, comm)                                                                                      \
+    do {                                                                                                               \
+        int n_ = group_size(comm);                                                                                     \
+        if (n_ < 0 || !(counts))                                                                                       \
+            return -1;                                                                                                 \
+        MPI_Count total_ = 0;                                                                                          \
+        for (int i_ = 0; i_ < n_; i_++)                                                                                \
+            total_ += (counts)[i_];                                                                                    \
+        return mpiscope__trace_bytes(total_, type);                                                                    \
     } while (0)
 
-#define SUM_W(counts, types, comm)                                  \
-    do {                                                            \
-        int n_ = group_size(comm);                                  \
-        if (n_ < 0 || !(counts) || !(types))                        \
-            return -1;                                              \
-        int64_t total_ = 0;                                         \
-        for (int i_ = 0; i_ < n_; i_++) {                           \
-            int64_t b_ = mpiscope__trace_bytes((counts)[i_], (types)[i_]); \
-            if (b_ < 0)                                             \
-                return -1;                                          \
-            total_ += b_;                                           \
-        }                                                           \
-        return total_;                                              \
+#define SUM_W(counts, types, comm)                                                                                     \
+    do {                                                                                                               \
+        int n_ = group_size(comm);                                                                                     \
+        if (n_ < 0 || !(counts) || !(types))                                                                           \
+            return -1;                                                                                                 \
+        int64_t total_ = 0;                                                                                            \
+        for (int i_ = 0; i_ < n_; i_++) {                                                                              \
+            int64_t b_ = mpiscope__trace_bytes((counts)[i_], (types)[i_]);                                             \
+            if (b_ < 0)                                                                                                \
+                return -1;                                                                                             \
+            total_ += b_;                                                                                              \
+        }                                                                                                              \
+        return total_;                                                                                                 \
     } while (0)
 
 int64_t mpiscope__trace_bytes_v(const int counts[], MPI_Datatype type, MPI_Comm comm)
@@ -93,8 +123,7 @@ int64_t mpiscope__trace_bytes_w(const int counts[], const MPI_Datatype types[], 
     SUM_W(counts, types, comm);
 }
 
-int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype types[],
-                                  MPI_Comm comm)
+int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype types[], MPI_Comm comm)
 {
     SUM_W(counts, types, comm);
 }
@@ -107,8 +136,7 @@ int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype t
 static int64_t status_bytes(const MPI_Status *status)
 {
 #if defined(MPISCOPE_TRACE_STATUS_MPICH)
-    return (int64_t)(((uint64_t)((unsigned)status->count_hi_and_cancelled >> 1) << 32)
-                     | (unsigned)status->count_lo);
+    return (int64_t)(((uint64_t)((unsigned)status->count_hi_and_cancelled >> 1) << 32) | (unsigned)status->count_lo);
 #elif defined(MPISCOPE_TRACE_STATUS_OMPI)
     return (int64_t)status->_ucount;
 #else

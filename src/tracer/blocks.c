@@ -25,12 +25,10 @@ static char *raw_block(const mpiscope__trace_thread_t *t, unsigned which)
     return t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD - sizeof(block_head_t);
 }
 
-const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n,
-                                  uint64_t first)
+const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n, uint64_t first)
 {
     char *data = raw_block(t, which);
-    block_head_t head = {{'T', 'H', 'R', 'D'}, 0, MPISCOPE__TRACE_RAW_BLOCK(n) - 16, t->index, 0,
-                         n, first};
+    block_head_t head = {{'T', 'H', 'R', 'D'}, 0, MPISCOPE__TRACE_RAW_BLOCK(n) - 16, t->index, 0, n, first};
     memcpy(data, &head, sizeof head);
     return data;
 }
@@ -49,9 +47,7 @@ void mpiscope__trace_flush_pending(mpiscope__trace_thread_t *t)
     const char *raw = raw_block(t, atomic_load_explicit(&t->pending_half, memory_order_relaxed));
     const void *records = raw + sizeof(block_head_t);
     uint64_t first = ((const block_head_t *)raw)->first; /* written at the switch */
-    size_t len = t->packed ? mpiscope__trace_pack(t->packed, t->capacity, records, n, t->index,
-                                                  first)
-                           : 0;
+    size_t len = t->packed ? mpiscope__trace_pack(t->packed, t->capacity, records, n, t->index, first) : 0;
     const char *data = len ? t->packed : raw;
     if (!len)
         len = MPISCOPE__TRACE_RAW_BLOCK(n);
@@ -77,8 +73,7 @@ void mpiscope__trace_write_early(mpiscope__trace_thread_t *t, uint64_t now)
     block_head_t head = {{'T', 'H', 'R', 'D'}, 0, len - 16, t->index, 0, n, seq + from};
     uint64_t at = mpiscope__trace_reserve(len);
     if (mpiscope__trace_pwrite(&head, sizeof head, at) == 0)
-        (void)mpiscope__trace_pwrite(t->records + from, (size_t)n * sizeof *t->records,
-                                     at + sizeof head);
+        (void)mpiscope__trace_pwrite(t->records + from, (size_t)n * sizeof *t->records, at + sizeof head);
     t->early = count;
 }
 

@@ -35,8 +35,7 @@ void mpiscope__trace_clock_sync(int which)
     mpiscope_clock_sync_t *s = NULL;
     int err = mpiscope_clock_sync_run(p->comm, &params, &s);
     if (err) {
-        mpiscope__trace_warn("clock synchronisation failed (%d): times are not on a global clock",
-                             err);
+        mpiscope__trace_warn("clock synchronisation failed (%d): times are not on a global clock", err);
         free(drift);
         return;
     }

@@ -21,8 +21,7 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t flags, int n,
-                     int32_t *members)
+static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t flags, int n, int32_t *members)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
     pthread_mutex_lock(&comms_lock);
@@ -39,9 +38,8 @@ static void add_comm(uint64_t handle, uint64_t id, uint64_t created, uint32_t fl
         p->comms = grown;
         p->comms_cap = cap;
     }
-    p->comms[n_before] = (mpiscope__trace_comm_t){.handle = handle, .id = id, .created = created,
-                                                  .flags = flags, .size = (uint32_t)n,
-                                                  .members = members};
+    p->comms[n_before] = (mpiscope__trace_comm_t){
+        .handle = handle, .id = id, .created = created, .flags = flags, .size = (uint32_t)n, .members = members};
     atomic_store_explicit(&p->ncomms, n_before + 1, memory_order_release);
     mpiscope__trace_stream_comm(&p->comms[n_before]);
     pthread_mutex_unlock(&comms_lock);
@@ -86,14 +84,13 @@ static void agree(uint64_t handle, uint64_t created, MPI_Comm comm)
         PMPI_Comm_remote_size(comm, &n);
     else
         PMPI_Comm_size(comm, &n);
-    int32_t counter = (int32_t)(atomic_fetch_add_explicit(&p->comm_counter, 1,
-                                                          memory_order_relaxed) + 1);
+    int32_t counter = (int32_t)(atomic_fetch_add_explicit(&p->comm_counter, 1, memory_order_relaxed) + 1);
     int32_t mine[2] = {p->rank, counter};
     int32_t *pairs = gather_pairs(comm, n, mine);
     if (!pairs) {
         mpiscope__trace_warn("cannot agree on a communicator id: its messages stay unmatched");
-        add_comm(handle, mix(((uint64_t)p->rank << 32) | (uint32_t)mine[1]), created,
-                 MPISCOPE__TRACE_COMM_F_LOCAL, 0, NULL);
+        add_comm(handle, mix(((uint64_t)p->rank << 32) | (uint32_t)mine[1]), created, MPISCOPE__TRACE_COMM_F_LOCAL, 0,
+                 NULL);
         return;
     }
     uint64_t first = ((uint64_t)(uint32_t)pairs[0] << 32) | (uint32_t)pairs[1];
@@ -112,12 +109,10 @@ static void agree(uint64_t handle, uint64_t created, MPI_Comm comm)
         for (int i = 0; i < n; i++)
             members[i] = pairs[2 * i];
     free(pairs);
-    add_comm(handle, id, created, inter ? MPISCOPE__TRACE_COMM_F_INTER : 0, members ? n : 0,
-             members);
+    add_comm(handle, id, created, inter ? MPISCOPE__TRACE_COMM_F_INTER : 0, members ? n : 0, members);
 }
 
-void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm parent,
-                                  MPI_Comm comm)
+void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm parent, MPI_Comm comm)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;
     if (comm == MPI_COMM_NULL || !p->started)
@@ -146,8 +141,8 @@ void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm p
         return;
     }
     uint64_t id = mix(((uint64_t)p->rank << 32)
-                      | (uint32_t)(atomic_fetch_add_explicit(&p->comm_counter, 1,
-                                                           memory_order_relaxed) + 1)) | 1;
+                      | (uint32_t)(atomic_fetch_add_explicit(&p->comm_counter, 1, memory_order_relaxed) + 1))
+                  | 1;
     add_comm(handle, id, created, MPISCOPE__TRACE_COMM_F_LOCAL, 0, NULL);
 }
 
@@ -166,6 +161,6 @@ void mpiscope__trace_comms_predefined(void)
     }
     MPI_Comm self = MPI_COMM_SELF;
     int32_t me = p->rank;
-    add_comm(MPISCOPE__H(self), mix(((uint64_t)2 << 40) | (uint32_t)p->rank), 0,
-             MPISCOPE__TRACE_COMM_F_LOCAL, 1, members_copy(&me, 1));
+    add_comm(MPISCOPE__H(self), mix(((uint64_t)2 << 40) | (uint32_t)p->rank), 0, MPISCOPE__TRACE_COMM_F_LOCAL, 1,
+             members_copy(&me, 1));
 }

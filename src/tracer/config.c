@@ -11,8 +11,8 @@ enum { DEFAULT_RECORDS = 1 << 12, MAX_RECORDS = 1 << 24, DEFAULT_PATIENCE = 100 
 /* Records older than this (ms) are written even when their half is not full. */
 enum { DEFAULT_FLUSH_MS = 100, MAX_FLUSH_MS = 3600000 };
 
-static unsigned long long env_number(const char *name, unsigned long long fallback,
-                                     unsigned long long min, unsigned long long max)
+static unsigned long long env_number(const char *name, unsigned long long fallback, unsigned long long min,
+                                     unsigned long long max)
 {
     const char *text = getenv(name);
     if (!text || !*text)
@@ -20,8 +20,7 @@ static unsigned long long env_number(const char *name, unsigned long long fallba
     char *end;
     unsigned long long v = strtoull(text, &end, 10);
     if (*end || v < min || v > max) {
-        mpiscope__trace_warn("ignoring %s=%s: not a whole number in [%llu, %llu]", name, text, min,
-                             max);
+        mpiscope__trace_warn("ignoring %s=%s: not a whole number in [%llu, %llu]", name, text, min, max);
         return fallback;
     }
     return v;
@@ -39,8 +38,7 @@ void mpiscope__trace_config(mpiscope__trace_proc_t *p)
     strcpy(p->dir, dir);
     p->records_per_thread = env_number("MPISCOPE_TRACE_RECORDS", DEFAULT_RECORDS, 16, MAX_RECORDS);
     p->pack = (int)env_number("MPISCOPE_TRACE_PACK", 1, 0, 1);
-    p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1,
-                                            100000);
+    p->sync_patience = (unsigned)env_number("MPISCOPE_TRACE_SYNC_PATIENCE", DEFAULT_PATIENCE, 1, 100000);
     p->early_stamps = env_number("MPISCOPE_TRACE_FLUSH_MS", DEFAULT_FLUSH_MS, 0, MAX_FLUSH_MS);
     p->quiet = (int)env_number("MPISCOPE_TRACE_QUIET", 0, 0, 1);
     /* milliseconds for now: made stamps once the timer is known (mpiscope__trace_early_stamps) */

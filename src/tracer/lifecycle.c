@@ -10,13 +10,12 @@
 #include "mpiscope/timer.h"
 #include "trace_call.h"
 
-mpiscope__trace_proc_t mpiscope__trace_proc = {.comm = MPI_COMM_NULL, .thread_level = -1,
-                                              .fd = -1};
+mpiscope__trace_proc_t mpiscope__trace_proc = {.comm = MPI_COMM_NULL, .thread_level = -1, .fd = -1};
 _Atomic int mpiscope__trace_active;
 int mpiscope__trace_stamp_ticks;
 
 static int configured, ending;
-static _Atomic int paused; /* MPI_Pcontrol may come from any thread */
+static _Atomic int paused;                       /* MPI_Pcontrol may come from any thread */
 static mpiscope__trace_thread_t fallback_thread; /* capacity 0: its records are dropped */
 
 void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *site)
@@ -28,8 +27,7 @@ void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *
         if (mpiscope_timer_init(MPISCOPE_TIMER_AUTO, 0) != 0)
             mpiscope_timer_init(MPISCOPE_TIMER_MONOTONIC, 0);
         mpiscope_timer_info_t info;
-        mpiscope__trace_stamp_ticks = mpiscope_timer_info(&info) == 0
-                                      && info.kind == MPISCOPE_TIMER_TSC;
+        mpiscope__trace_stamp_ticks = mpiscope_timer_info(&info) == 0 && info.kind == MPISCOPE_TIMER_TSC;
         if (p->early_stamps) { /* milliseconds (config.c) into stamps */
             double ns = (double)p->early_stamps * 1e6;
             p->early_stamps = (uint64_t)(mpiscope__trace_stamp_ticks ? ns / mpiscope__timer.ns_per_tick : ns);
@@ -97,8 +95,8 @@ void mpiscope__trace_session_started(mpiscope__trace_call_t *c, int ret)
     MPI_Group group = MPI_GROUP_NULL;
     if (PMPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &p->session) != MPI_SUCCESS
         || PMPI_Group_from_session_pset(p->session, "mpi://WORLD", &group) != MPI_SUCCESS
-        || PMPI_Comm_create_from_group(group, "org.mpiscope.trace", MPI_INFO_NULL,
-                                       MPI_ERRORS_RETURN, &p->comm) != MPI_SUCCESS) {
+        || PMPI_Comm_create_from_group(group, "org.mpiscope.trace", MPI_INFO_NULL, MPI_ERRORS_RETURN, &p->comm)
+               != MPI_SUCCESS) {
         mpiscope__trace_warn("cannot make a communicator of mpi://WORLD: not tracing");
         atomic_store(&mpiscope__trace_active, 0);
         return;
@@ -145,8 +143,7 @@ void mpiscope__trace_stopped(void)
     unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_acquire);
     uint64_t dropped = 0;
     for (unsigned i = 0; i < n; i++) {
-        mpiscope__trace_thread_t *t = atomic_load_explicit(&mpiscope__trace_threads[i],
-                                                           memory_order_relaxed);
+        mpiscope__trace_thread_t *t = atomic_load_explicit(&mpiscope__trace_threads[i], memory_order_relaxed);
         dropped += atomic_load_explicit(&t->dropped, memory_order_relaxed);
         /* The scratch arrays hang off the thread's mmap'd block, where no
          * leak checker looks: give them back (a later call grows them anew). */
@@ -157,12 +154,10 @@ void mpiscope__trace_stopped(void)
         t->statuses_cap = t->handles_cap = 0;
     }
     if (dropped && !mpiscope__trace_proc.quiet) /* quiet: the END chunk counts them */
-        mpiscope__trace_warn("%llu records lost: the trace file could not be written",
-                             (unsigned long long)dropped);
+        mpiscope__trace_warn("%llu records lost: the trace file could not be written", (unsigned long long)dropped);
     uint64_t lost = atomic_load_explicit(&mpiscope__trace_lost_calls, memory_order_relaxed);
     if (lost)
-        mpiscope__trace_warn("%llu calls not recorded: more than %d threads called MPI",
-                             (unsigned long long)lost,
+        mpiscope__trace_warn("%llu calls not recorded: more than %d threads called MPI", (unsigned long long)lost,
                              MPISCOPE__TRACE_MAX_THREADS);
 }
 

@@ -73,18 +73,17 @@ void mpiscope__trace_meta(void)
     int len = 0, version = 0, subversion = 0;
     PMPI_Get_library_version(library, &len);
     PMPI_Get_version(&version, &subversion);
-    add(&t, "{\"format\": \"mpiscope-trace\", \"version\": %d, \"tracer\": \"%s\", ",
-        MPISCOPE_TRACE_FORMAT_VERSION, MPISCOPE_VERSION_STRING);
-    add(&t, "\"rank\": %d, \"nprocs\": %d, \"pid\": %ld, \"host\": ", p->rank, p->nprocs,
-        (long)getpid());
+    add(&t, "{\"format\": \"mpiscope-trace\", \"version\": %d, \"tracer\": \"%s\", ", MPISCOPE_TRACE_FORMAT_VERSION,
+        MPISCOPE_VERSION_STRING);
+    add(&t, "\"rank\": %d, \"nprocs\": %d, \"pid\": %ld, \"host\": ", p->rank, p->nprocs, (long)getpid());
     add_string(&t, host, strlen(host), 255);
-    add(&t, ", \"model\": \"%s\", \"thread_level\": %d, ", p->world ? "world" : "sessions",
-        p->thread_level);
+    add(&t, ", \"model\": \"%s\", \"thread_level\": %d, ", p->world ? "world" : "sessions", p->thread_level);
     add(&t, "\"world\": %d, \"spawned\": %s, ", p->world_index, p->spawned ? "true" : "false");
     add(&t, "\"mpi_version\": \"%d.%d\", \"mpi_library\": ", version, subversion);
     add_string(&t, library, strnlen(library, sizeof library), 300);
-    add(&t, ", \"timer\": {\"name\": \"%s\", \"source\": \"%s\", \"frequency_hz\": %.17g, "
-            "\"resolution_ns\": %.6g, \"read_overhead_ns\": %.6g}, ",
+    add(&t,
+        ", \"timer\": {\"name\": \"%s\", \"source\": \"%s\", \"frequency_hz\": %.17g, "
+        "\"resolution_ns\": %.6g, \"read_overhead_ns\": %.6g}, ",
         info.name, info.source, info.frequency_hz, info.resolution_ns, info.read_overhead_ns);
 #if defined(__x86_64__) || defined(__i386__)
     const char *counter = "rdtsc";
@@ -95,12 +94,10 @@ void mpiscope__trace_meta(void)
 #endif
     add(&t, "\"stamp_source\": \"%s\", ", mpiscope__trace_stamp_ticks ? counter : info.source);
     add(&t, "\"stamp\": \"%s\", \"ns_per_tick\": %.17g, \"origin_ticks\": %llu, ",
-        mpiscope__trace_stamp_ticks ? "ticks" : "ns",
-        mpiscope__trace_stamp_ticks ? mpiscope__timer.ns_per_tick : 1.0,
+        mpiscope__trace_stamp_ticks ? "ticks" : "ns", mpiscope__trace_stamp_ticks ? mpiscope__timer.ns_per_tick : 1.0,
         (unsigned long long)(mpiscope__trace_stamp_ticks ? mpiscope__timer.origin_ticks : 0));
     add(&t, "\"start_stamp\": %llu, \"records_per_thread\": %llu, \"sync_patience\": %u, ",
-        (unsigned long long)p->start_stamp, (unsigned long long)p->records_per_thread,
-        p->sync_patience);
+        (unsigned long long)p->start_stamp, (unsigned long long)p->records_per_thread, p->sync_patience);
     add_command(&t);
     add(&t, "}\n");
     p->meta_len = t.len;

@@ -20,11 +20,11 @@ enum { ESCAPE = 0xFFFFFFFFu, TEMPLATE_BYTES = 48, HINTS = 256 };
 
 typedef struct pack_head {
     mpiscope__trace_block_head_t block; /* tag THRC */
-    uint32_t templates;   /* distinct 48-byte tails */
+    uint32_t templates;                 /* distinct 48-byte tails */
     uint32_t enter_exceptions;
     uint32_t exit_exceptions;
     uint32_t reserved3;
-    uint64_t base;        /* enter stamp the first step is from */
+    uint64_t base; /* enter stamp the first step is from */
 } pack_head_t;
 
 _Static_assert(sizeof(pack_head_t) == 64, "THRC head is 64 bytes");
@@ -53,14 +53,13 @@ static uint64_t slots_for(uint64_t templates)
  * columns, every step and duration an exception. */
 static size_t block_room(uint64_t capacity)
 {
-    return pad8(sizeof(pack_head_t) + templates_max(capacity) * TEMPLATE_BYTES
-                + pad8(capacity * 2) + 2 * pad8(capacity * 4) + 2 * capacity * 8);
+    return pad8(sizeof(pack_head_t) + templates_max(capacity) * TEMPLATE_BYTES + pad8(capacity * 2)
+                + 2 * pad8(capacity * 4) + 2 * capacity * 8);
 }
 
 size_t mpiscope__trace_pack_room(uint64_t capacity)
 {
-    size_t scratch = (slots_for(templates_max(capacity)) + HINTS) * sizeof(uint16_t)
-                     + capacity * 8 * 2;
+    size_t scratch = (slots_for(templates_max(capacity)) + HINTS) * sizeof(uint16_t) + capacity * 8 * 2;
     return block_room(capacity) + scratch;
 }
 
@@ -79,8 +78,8 @@ static uint64_t hash_tail(const char *p)
     return h ^ (h >> 31);
 }
 
-size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_record_t *r,
-                            uint64_t n, unsigned index, uint64_t first)
+size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_record_t *r, uint64_t n, unsigned index,
+                            uint64_t first)
 {
     if (n == 0 || n > capacity)
         return 0;
@@ -107,8 +106,7 @@ size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_
         uint64_t code = hints[hint];
         if (code == 0 || memcmp(templates + (code - 1) * TEMPLATE_BYTES, key, TEMPLATE_BYTES)) {
             uint64_t s = hash_tail(key) & (nslots - 1);
-            while ((code = slots[s]) != 0
-                   && memcmp(templates + (code - 1) * TEMPLATE_BYTES, key, TEMPLATE_BYTES))
+            while ((code = slots[s]) != 0 && memcmp(templates + (code - 1) * TEMPLATE_BYTES, key, TEMPLATE_BYTES))
                 s = (s + 1) & (nslots - 1);
             if (code == 0) {
                 if (ntemplates == tmax)
@@ -151,7 +149,11 @@ size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_
     at += nenter * 8;
     memcpy(room + at, exit_exc, nexit * 8);
     pack_head_t head = {{{'T', 'H', 'R', 'C'}, 0, size - 16, index, 0, n, first},
-                        (uint32_t)ntemplates, (uint32_t)nenter, (uint32_t)nexit, 0, r[0].t_enter};
+                        (uint32_t)ntemplates,
+                        (uint32_t)nenter,
+                        (uint32_t)nexit,
+                        0,
+                        r[0].t_enter};
     memcpy(room, &head, sizeof head);
     return size;
 }

@@ -57,8 +57,7 @@ MPI_Status *mpiscope__trace_statuses(mpiscope__trace_call_t *c, MPI_Status *stat
     return t->statuses;
 }
 
-uint64_t *mpiscope__trace_save_requests(mpiscope__trace_call_t *c, int count,
-                                        const MPI_Request reqs[])
+uint64_t *mpiscope__trace_save_requests(mpiscope__trace_call_t *c, int count, const MPI_Request reqs[])
 {
     mpiscope__trace_thread_t *t = c->t;
     if (count <= 0 || !grow((void **)&t->handles, &t->handles_cap, (size_t)count, sizeof(uint64_t)))
@@ -68,8 +67,7 @@ uint64_t *mpiscope__trace_save_requests(mpiscope__trace_call_t *c, int count,
     return t->handles;
 }
 
-void mpiscope__trace_completed(mpiscope__trace_call_t *c, uint64_t request,
-                               const MPI_Status *status)
+void mpiscope__trace_completed(mpiscope__trace_call_t *c, uint64_t request, const MPI_Status *status)
 {
     static const MPI_Request null_request = MPI_REQUEST_NULL;
     if (request == MPISCOPE__H(null_request))
@@ -91,21 +89,19 @@ void mpiscope__trace_completed_all(mpiscope__trace_call_t *c, int count, const u
         mpiscope__trace_completed(c, reqs[i], statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[i]);
 }
 
-void mpiscope__trace_completed_index(mpiscope__trace_call_t *c, int count, const uint64_t *reqs,
-                                     int index, const MPI_Status *status)
+void mpiscope__trace_completed_index(mpiscope__trace_call_t *c, int count, const uint64_t *reqs, int index,
+                                     const MPI_Status *status)
 {
     if (reqs && index != MPI_UNDEFINED && index >= 0 && index < count)
         mpiscope__trace_completed(c, reqs[index], status);
 }
 
-void mpiscope__trace_completed_some(mpiscope__trace_call_t *c, int incount, const uint64_t *reqs,
-                                    int outcount, const int indices[],
-                                    const MPI_Status *statuses)
+void mpiscope__trace_completed_some(mpiscope__trace_call_t *c, int incount, const uint64_t *reqs, int outcount,
+                                    const int indices[], const MPI_Status *statuses)
 {
     if (!reqs || outcount == MPI_UNDEFINED)
         return;
     for (int k = 0; k < outcount; k++)
         if (indices[k] >= 0 && indices[k] < incount)
-            mpiscope__trace_completed(c, reqs[indices[k]],
-                                      statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[k]);
+            mpiscope__trace_completed(c, reqs[indices[k]], statuses == MPI_STATUSES_IGNORE ? NULL : &statuses[k]);
 }

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include "trace_state.h"
 
-static const int caught[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS,
-                             SIGFPE, SIGILL, SIGABRT, SIGXCPU};
+static const int caught[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGXCPU};
 enum { NCAUGHT = sizeof caught / sizeof caught[0] };
 static struct sigaction previous[NCAUGHT];
 

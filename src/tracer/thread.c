@@ -22,8 +22,8 @@ static mpiscope__trace_thread_t *thread_new(unsigned index)
     size_t head = (sizeof(mpiscope__trace_thread_t) + 63) / 64 * 64;
     size_t half = MPISCOPE__TRACE_BLOCK_HEAD + (size_t)capacity * sizeof(mpiscope_trace_record_t);
     size_t room = mpiscope__trace_proc.pack ? mpiscope__trace_pack_room(capacity) : 0;
-    void *mem = mmap(NULL, head + 2 * half + room, PROT_READ | PROT_WRITE,
-                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+    void *mem =
+        mmap(NULL, head + 2 * half + room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
     if (mem == MAP_FAILED)
         return NULL;
     mpiscope__trace_thread_t *t = mem;
@@ -52,12 +52,10 @@ mpiscope__trace_thread_t *mpiscope__trace_thread_attach(void)
     return t;
 }
 
-static int in_half(const mpiscope__trace_thread_t *t, unsigned which,
-                   const mpiscope_trace_record_t *r)
+static int in_half(const mpiscope__trace_thread_t *t, unsigned which, const mpiscope_trace_record_t *r)
 {
     const char *from = t->half[which] + MPISCOPE__TRACE_BLOCK_HEAD;
-    return (const char *)r >= from
-           && (const char *)r < from + t->capacity * sizeof(mpiscope_trace_record_t);
+    return (const char *)r >= from && (const char *)r < from + t->capacity * sizeof(mpiscope_trace_record_t);
 }
 
 mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_t flags)

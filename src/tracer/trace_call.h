@@ -28,8 +28,7 @@ static inline __attribute__((always_inline)) uint64_t mpiscope__trace_handle(con
 
 /* The owner alone changes count: a relaxed load and a release store, no
  * read-modify-write. */
-static inline __attribute__((always_inline)) mpiscope_trace_record_t *
-mpiscope__trace_slot(mpiscope__trace_thread_t *t)
+static inline __attribute__((always_inline)) mpiscope_trace_record_t *mpiscope__trace_slot(mpiscope__trace_thread_t *t)
 {
     uint64_t n = atomic_load_explicit(&t->count, memory_order_relaxed);
     if (__builtin_expect(n >= t->capacity, 0)) {
@@ -46,8 +45,8 @@ mpiscope__trace_slot(mpiscope__trace_thread_t *t)
 /* Start recording a call: 0 when not recording (before MPI is initialised,
  * after it is finalised, while paused, or inside another traced call, as
  * for the tracer's own MPI traffic): the wrapper then calls PMPI alone. */
-static inline __attribute__((always_inline)) int mpiscope__trace_begin(mpiscope__trace_call_t *c,
-                                                                     unsigned func, void *site)
+static inline __attribute__((always_inline)) int mpiscope__trace_begin(mpiscope__trace_call_t *c, unsigned func,
+                                                                       void *site)
 {
     if (__builtin_expect(!atomic_load_explicit(&mpiscope__trace_active, memory_order_relaxed), 0))
         return 0;
@@ -92,8 +91,7 @@ static inline __attribute__((always_inline)) void mpiscope__trace_end(mpiscope__
      * and last part: in no call's time. */
     if (__builtin_expect(atomic_load_explicit(&c->t->pending, memory_order_relaxed) != 0, 0))
         mpiscope__trace_flush_pending(c->t);
-    else if (__builtin_expect((int64_t)(c->r->t_exit - c->t->early_at)
-                              > (int64_t)mpiscope__trace_proc.early_stamps, 0)
+    else if (__builtin_expect((int64_t)(c->r->t_exit - c->t->early_at) > (int64_t)mpiscope__trace_proc.early_stamps, 0)
              && mpiscope__trace_proc.early_stamps)
         mpiscope__trace_write_early(c->t, c->r->t_exit);
 }
@@ -122,8 +120,7 @@ mpiscope_trace_record_t *mpiscope__trace_part(mpiscope__trace_call_t *c, uint16_
 extern __thread MPI_Datatype mpiscope__trace_last_type __attribute__((tls_model("initial-exec")));
 extern __thread int64_t mpiscope__trace_last_size __attribute__((tls_model("initial-exec")));
 int64_t mpiscope__trace_bytes_asked(MPI_Count count, MPI_Datatype type);
-static inline __attribute__((always_inline)) int64_t mpiscope__trace_bytes(MPI_Count count,
-                                                                          MPI_Datatype type)
+static inline __attribute__((always_inline)) int64_t mpiscope__trace_bytes(MPI_Count count, MPI_Datatype type)
 {
     if (count > 0 && type == mpiscope__trace_last_type && mpiscope__trace_last_size >= 0)
         return (int64_t)count * mpiscope__trace_last_size;
@@ -132,8 +129,7 @@ static inline __attribute__((always_inline)) int64_t mpiscope__trace_bytes(MPI_C
 int64_t mpiscope__trace_bytes_v(const int counts[], MPI_Datatype type, MPI_Comm comm);
 int64_t mpiscope__trace_bytes_v_c(const MPI_Count counts[], MPI_Datatype type, MPI_Comm comm);
 int64_t mpiscope__trace_bytes_w(const int counts[], const MPI_Datatype types[], MPI_Comm comm);
-int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype types[],
-                                  MPI_Comm comm);
+int64_t mpiscope__trace_bytes_w_c(const MPI_Count counts[], const MPI_Datatype types[], MPI_Comm comm);
 /* Received message: peer, tag and bytes from the status (of a request:
  * also whether it was cancelled). */
 void mpiscope__trace_status(mpiscope__trace_call_t *c, const MPI_Status *status);
@@ -151,17 +147,14 @@ void mpiscope__trace_started_all(mpiscope__trace_call_t *c, int count, const MPI
 /* The caller's statuses, or scratch ones when it passed MPI_STATUSES_IGNORE. */
 MPI_Status *mpiscope__trace_statuses(mpiscope__trace_call_t *c, MPI_Status *statuses, int count);
 /* The request handles before a completion call overwrites them. */
-uint64_t *mpiscope__trace_save_requests(mpiscope__trace_call_t *c, int count,
-                                        const MPI_Request reqs[]);
-void mpiscope__trace_completed(mpiscope__trace_call_t *c, uint64_t request,
-                               const MPI_Status *status);
+uint64_t *mpiscope__trace_save_requests(mpiscope__trace_call_t *c, int count, const MPI_Request reqs[]);
+void mpiscope__trace_completed(mpiscope__trace_call_t *c, uint64_t request, const MPI_Status *status);
 void mpiscope__trace_completed_all(mpiscope__trace_call_t *c, int count, const uint64_t *reqs,
                                    const MPI_Status *statuses);
-void mpiscope__trace_completed_index(mpiscope__trace_call_t *c, int count, const uint64_t *reqs,
-                                     int index, const MPI_Status *status);
-void mpiscope__trace_completed_some(mpiscope__trace_call_t *c, int incount, const uint64_t *reqs,
-                                    int outcount, const int indices[],
-                                    const MPI_Status *statuses);
+void mpiscope__trace_completed_index(mpiscope__trace_call_t *c, int count, const uint64_t *reqs, int index,
+                                     const MPI_Status *status);
+void mpiscope__trace_completed_some(mpiscope__trace_call_t *c, int incount, const uint64_t *reqs, int outcount,
+                                    const int indices[], const MPI_Status *statuses);
 
 /* --- windows (windows.c) --- */
 void mpiscope__trace_window_created(mpiscope__trace_call_t *c, uint64_t win);
@@ -171,8 +164,7 @@ void mpiscope__trace_window_group(mpiscope__trace_call_t *c, MPI_Group group, MP
 
 /* --- communicators (comms.c) --- */
 enum { MPISCOPE__TRACE_COMM_AGREE, MPISCOPE__TRACE_COMM_DUP, MPISCOPE__TRACE_COMM_LOCAL };
-void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm parent,
-                                  MPI_Comm comm);
+void mpiscope__trace_comm_created(mpiscope__trace_call_t *c, int how, MPI_Comm parent, MPI_Comm comm);
 
 /* --- lifecycle (lifecycle.c) --- */
 void mpiscope__trace_init_begin(mpiscope__trace_call_t *c, unsigned func, void *site);

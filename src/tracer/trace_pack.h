@@ -17,7 +17,7 @@ size_t mpiscope__trace_pack_room(uint64_t capacity);
  * into `room` (mpiscope__trace_pack_room(capacity) bytes, 8-aligned) as a
  * whole THRC chunk, header included: its bytes, or 0 when the block is to
  * stay raw (too varied, or no smaller). Reads the records only. */
-size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_record_t *r,
-                            uint64_t n, unsigned index, uint64_t first);
+size_t mpiscope__trace_pack(char *room, uint64_t capacity, const mpiscope_trace_record_t *r, uint64_t n, unsigned index,
+                            uint64_t first);
 
 #endif

@@ -19,8 +19,8 @@
  * merely volatile. The owner's hot path uses relaxed loads and release
  * stores: plain moves on x86-64 and AArch64. A signal handler may only
  * touch lock-free atomics (it could interrupt a lock's holder). */
-_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2
-               && ATOMIC_LLONG_LOCK_FREE == 2 && ATOMIC_POINTER_LOCK_FREE == 2,
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2 && ATOMIC_LONG_LOCK_FREE == 2 && ATOMIC_LLONG_LOCK_FREE == 2
+                   && ATOMIC_POINTER_LOCK_FREE == 2,
                "the tracer's signal handlers need lock-free atomics");
 
 enum { MPISCOPE__TRACE_PACK_IDLE, MPISCOPE__TRACE_PACK_PACKING, MPISCOPE__TRACE_PACK_READY };
@@ -30,13 +30,13 @@ typedef struct mpiscope__trace_thread {
      * current one; a full one becomes pending, with its range of the file
      * reserved, and is written at the end of the call that filled it
      * (blocks.c). */
-    mpiscope_trace_record_t *records;  /* the current half */
-    uint64_t capacity;                 /* records per half */
-    _Atomic uint64_t count;            /* records taken in the current half */
-    _Atomic uint64_t seq;              /* this thread's sequence number of records[0] */
-    _Atomic unsigned current;          /* which half records is */
-    _Atomic uint64_t pending;          /* records of the other half not written yet, 0: none */
-    _Atomic unsigned pending_half;     /* which half is pending */
+    mpiscope_trace_record_t *records; /* the current half */
+    uint64_t capacity;                /* records per half */
+    _Atomic uint64_t count;           /* records taken in the current half */
+    _Atomic uint64_t seq;             /* this thread's sequence number of records[0] */
+    _Atomic unsigned current;         /* which half records is */
+    _Atomic uint64_t pending;         /* records of the other half not written yet, 0: none */
+    _Atomic unsigned pending_half;    /* which half is pending */
     /* The pending half's block as the owner writes it (blocks.c): packed
      * (THRC, pack.c) or raw, its bytes and place; ready once pack_state is
      * MPISCOPE__TRACE_PACK_READY. */
@@ -44,99 +44,103 @@ typedef struct mpiscope__trace_thread {
     const char *_Atomic pending_data;
     _Atomic uint64_t pending_len;
     _Atomic uint64_t pending_at;
-    char *packed;                      /* room to pack a half (mpiscope__trace_pack_room) */
-    char *half[2];                     /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
-    _Atomic uint64_t dropped;          /* records lost: the file could not be written */
-    int depth;                         /* 1 inside a traced call: nested MPI calls pass through */
-    unsigned index;                    /* thread number in this process, from 0 */
-    uint64_t *handles;                 /* scratch: request handles saved before a completion */
+    char *packed;             /* room to pack a half (mpiscope__trace_pack_room) */
+    char *half[2];            /* each: MPISCOPE__TRACE_BLOCK_HEAD bytes, then records */
+    _Atomic uint64_t dropped; /* records lost: the file could not be written */
+    int depth;                /* 1 inside a traced call: nested MPI calls pass through */
+    unsigned index;           /* thread number in this process, from 0 */
+    uint64_t *handles;        /* scratch: request handles saved before a completion */
     size_t handles_cap;
-    MPI_Status *statuses;              /* scratch: statuses when the caller ignores them */
+    MPI_Status *statuses; /* scratch: statuses when the caller ignores them */
     size_t statuses_cap;
-    uint64_t early;                    /* records of the current half written early (blocks.c) */
-    uint64_t early_at;                 /* stamp of the last early write (or of the thread's start) */
-    mpiscope_trace_record_t spill;     /* the record of a call that is not kept */
-    mpiscope_trace_record_t held;      /* a call whose own half had to be reused (writer.c) */
+    uint64_t early;                /* records of the current half written early (blocks.c) */
+    uint64_t early_at;             /* stamp of the last early write (or of the thread's start) */
+    mpiscope_trace_record_t spill; /* the record of a call that is not kept */
+    mpiscope_trace_record_t held;  /* a call whose own half had to be reused (writer.c) */
 } mpiscope__trace_thread_t;
 
 /* A communicator definition: peer ranks of records on `handle` (created
  * at or after stamp `created`) are translated to trace ranks by members. */
 typedef struct mpiscope__trace_comm {
     uint64_t handle;
-    uint64_t id;        /* the same on every member */
-    uint64_t created;   /* stamp */
-    uint32_t flags;     /* MPISCOPE__TRACE_COMM_F_* */
-    uint32_t size;      /* entries in members */
-    int32_t *members;   /* trace rank of each rank of the peer group */
-    uint64_t dups;      /* communicators duplicated from this one so far */
+    uint64_t id;      /* the same on every member */
+    uint64_t created; /* stamp */
+    uint32_t flags;   /* MPISCOPE__TRACE_COMM_F_* */
+    uint32_t size;    /* entries in members */
+    int32_t *members; /* trace rank of each rank of the peer group */
+    uint64_t dups;    /* communicators duplicated from this one so far */
 } mpiscope__trace_comm_t;
 
-#define MPISCOPE__TRACE_COMM_F_INTER 1u  /* members: the remote group */
-#define MPISCOPE__TRACE_COMM_F_LOCAL 2u  /* id not agreed (dynamic processes) */
+#define MPISCOPE__TRACE_COMM_F_INTER 1u /* members: the remote group */
+#define MPISCOPE__TRACE_COMM_F_LOCAL 2u /* id not agreed (dynamic processes) */
 
 /* The clock at one synchronisation point. */
 typedef struct mpiscope__trace_clock {
     int valid;
-    double offset_ns;       /* global = local + offset_ns */
+    double offset_ns; /* global = local + offset_ns */
     double rtt_min_ns;
-    double local_ns;        /* local time (timer ns) at the end of the sync */
+    double local_ns; /* local time (timer ns) at the end of the sync */
     double duration_ns;
     uint64_t exchanges;
     int nprocs;
-    double *offsets_ns;     /* rank 0 only: [nprocs] */
-    double *rtt_all_ns;     /* rank 0 only */
-    double *residual_ns;    /* rank 0 only: left right after the sync */
-    double *drift_ns;       /* rank 0, final only: residual of the first sync, measured at the end */
+    double *offsets_ns;  /* rank 0 only: [nprocs] */
+    double *rtt_all_ns;  /* rank 0 only */
+    double *residual_ns; /* rank 0 only: left right after the sync */
+    double *drift_ns;    /* rank 0, final only: residual of the first sync, measured at the end */
 } mpiscope__trace_clock_t;
 
-enum { MPISCOPE__TRACE_END_NONE = 0, MPISCOPE__TRACE_END_FINALIZED, MPISCOPE__TRACE_END_SIGNAL,
-       MPISCOPE__TRACE_END_ABORT, MPISCOPE__TRACE_END_EXIT };
+enum {
+    MPISCOPE__TRACE_END_NONE = 0,
+    MPISCOPE__TRACE_END_FINALIZED,
+    MPISCOPE__TRACE_END_SIGNAL,
+    MPISCOPE__TRACE_END_ABORT,
+    MPISCOPE__TRACE_END_EXIT
+};
 
 typedef struct mpiscope__trace_proc {
-    int started;            /* MPI initialised by world or session model */
-    int world;              /* MPI_Init seen and not finalised */
-    int sessions;           /* user sessions open */
+    int started;  /* MPI initialised by world or session model */
+    int world;    /* MPI_Init seen and not finalised */
+    int sessions; /* user sessions open */
     int rank, nprocs;
     int thread_level;
-    MPI_Comm comm;          /* private communicator for the tracer's own traffic */
-    MPI_Session session;    /* private session (session model only) */
+    MPI_Comm comm;       /* private communicator for the tracer's own traffic */
+    MPI_Session session; /* private session (session model only) */
     int own_session;
     uint64_t start_stamp;
-    _Atomic uint64_t comm_counter; /* communicators registered here */
+    _Atomic uint64_t comm_counter;    /* communicators registered here */
     mpiscope__trace_clock_t clock[2]; /* at start, at the end */
     char dir[1024];
     char path[1152];
-    char meta[4096];        /* JSON, prepared before it is needed */
+    char meta[4096]; /* JSON, prepared before it is needed */
     size_t meta_len;
     uint64_t records_per_thread;
-    int pack;               /* full halves go packed (THRC) when smaller: MPISCOPE_TRACE_PACK */
+    int pack; /* full halves go packed (THRC) when smaller: MPISCOPE_TRACE_PACK */
     unsigned sync_patience;
-    uint64_t early_stamps;  /* a half's records are written after this long (stamps); 0: not */
-    int quiet;              /* MPISCOPE_TRACE_QUIET: failed writes are not said (the caller
+    uint64_t early_stamps; /* a half's records are written after this long (stamps); 0: not */
+    int quiet;             /* MPISCOPE_TRACE_QUIET: failed writes are not said (the caller
                                reads them from the file: mpiscope trace says them in its line) */
     mpiscope__trace_comm_t *comms;
-    _Atomic size_t ncomms;  /* comms: changed under a lock, read by the end */
+    _Atomic size_t ncomms; /* comms: changed under a lock, read by the end */
     size_t comms_cap;
-    _Atomic int written;    /* the end of the file has been written (once) */
-    int fd;                 /* the rank file, open from the start of tracing; -1 before */
-    _Atomic uint64_t file_end;         /* bytes reserved in the file so far */
-    _Atomic uint64_t write_failures;   /* writes that failed (disk full, file size limit) */
+    _Atomic int written;             /* the end of the file has been written (once) */
+    int fd;                          /* the rank file, open from the start of tracing; -1 before */
+    _Atomic uint64_t file_end;       /* bytes reserved in the file so far */
+    _Atomic uint64_t write_failures; /* writes that failed (disk full, file size limit) */
     _Atomic int write_warned;
-    char write_error_msg[1400];         /* prepared: said from a signal handler too */
+    char write_error_msg[1400]; /* prepared: said from a signal handler too */
     size_t write_error_len;
-    int spawned;            /* the world has a parent (MPI_Comm_spawn) */
-    int world_index;        /* 0: files in dir; K: in dir/world-K (worlds.c); -1: no place */
-    int path_created;       /* rank 0 created its (empty) file when claiming dir */
+    int spawned;      /* the world has a parent (MPI_Comm_spawn) */
+    int world_index;  /* 0: files in dir; K: in dir/world-K (worlds.c); -1: no place */
+    int path_created; /* rank 0 created its (empty) file when claiming dir */
 } mpiscope__trace_proc_t;
 
 extern mpiscope__trace_proc_t mpiscope__trace_proc;
-extern _Atomic int mpiscope__trace_active;  /* record calls now */
-extern int mpiscope__trace_stamp_ticks;      /* stamps are raw counter ticks */
+extern _Atomic int mpiscope__trace_active; /* record calls now */
+extern int mpiscope__trace_stamp_ticks;    /* stamps are raw counter ticks */
 /* The threads' buffers: nthreads is stored (release) after the entry. */
 extern mpiscope__trace_thread_t *_Atomic mpiscope__trace_threads[MPISCOPE__TRACE_MAX_THREADS];
 extern _Atomic unsigned mpiscope__trace_nthreads;
-extern __thread mpiscope__trace_thread_t *mpiscope__trace_self
-    __attribute__((tls_model("initial-exec")));
+extern __thread mpiscope__trace_thread_t *mpiscope__trace_self __attribute__((tls_model("initial-exec")));
 
 /* The counter the engine calibrated, read WITHOUT serialisation (plain
  * rdtsc; the engine's mpiscope__tsc_read adds rdtscp+lfence): a stamp may
@@ -198,8 +202,7 @@ void mpiscope__trace_flush_pending_foreign(mpiscope__trace_thread_t *t);
 /* The THRD chunk of `n` records of half `which` of `t` starting at
  * sequence number `first`, prepared in the room before the half: returns
  * its bytes (40 + 64 n of them). */
-const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n,
-                                  uint64_t first);
+const char *mpiscope__trace_block(mpiscope__trace_thread_t *t, unsigned which, uint64_t n, uint64_t first);
 
 /* Reserve `len` bytes at the end of the file: their offset (writer.c). */
 uint64_t mpiscope__trace_reserve(uint64_t len);

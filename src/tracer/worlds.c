@@ -59,8 +59,7 @@ void mpiscope__trace_world_place(void)
     p->world_index = place;
     p->path_created = created;
     if (place > 0)
-        snprintf(p->path, sizeof p->path, "%.1023s/world-%d/rank-%05d.mst", p->dir, place,
-                 p->rank);
+        snprintf(p->path, sizeof p->path, "%.1023s/world-%d/rank-%05d.mst", p->dir, place, p->rank);
     else
         snprintf(p->path, sizeof p->path, "%.1023s/rank-%05d.mst", p->dir, p->rank);
     if (place < 0 && p->rank == 0)

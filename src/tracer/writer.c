@@ -20,7 +20,7 @@
 typedef struct chunk_header {
     char tag[4];
     uint32_t reserved;
-    uint64_t size;  /* payload bytes; the payload is padded to 8 */
+    uint64_t size; /* payload bytes; the payload is padded to 8 */
 } chunk_header_t;
 
 /* A chunk being written: the file, the next byte's offset, and whether a
@@ -136,8 +136,8 @@ static void write_clock(int which)
         uint32_t which, nprocs, narrays, reserved;
         double offset_ns, rtt_min_ns, local_ns, duration_ns;
         uint64_t exchanges;
-    } head = {(uint32_t)which, (uint32_t)c->nprocs, narrays, 0, c->offset_ns, c->rtt_min_ns,
-              c->local_ns, c->duration_ns, c->exchanges};
+    } head = {(uint32_t)which, (uint32_t)c->nprocs, narrays,        0,           c->offset_ns,
+              c->rtt_min_ns,   c->local_ns,         c->duration_ns, c->exchanges};
     uint64_t array_bytes = (uint64_t)c->nprocs * sizeof(double);
     out_t o = chunk_begin("CLOK", sizeof head + narrays * array_bytes);
     put(&o, &head, sizeof head);
@@ -193,7 +193,8 @@ void mpiscope__trace_stream_open(void)
     }
     int n = snprintf(p->write_error_msg, sizeof p->write_error_msg,
                      "mpiscope-trace[rank %d]: error: cannot write %s (disk full or file size "
-                     "limit?): this rank's trace is short\n", p->rank, p->path);
+                     "limit?): this rank's trace is short\n",
+                     p->rank, p->path);
     p->write_error_len = !p->quiet && n > 0 && (size_t)n < sizeof p->write_error_msg ? (size_t)n : 0;
     atomic_store_explicit(&p->file_end, 16, memory_order_relaxed);
     p->fd = fd;
@@ -217,8 +218,7 @@ static void write_threads(void)
 {
     unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_acquire);
     for (unsigned i = 0; i < n; i++) {
-        mpiscope__trace_thread_t *t = atomic_load_explicit(&mpiscope__trace_threads[i],
-                                                           memory_order_relaxed);
+        mpiscope__trace_thread_t *t = atomic_load_explicit(&mpiscope__trace_threads[i], memory_order_relaxed);
         if (t == mpiscope__trace_self)
             mpiscope__trace_flush_pending(t);
         else
@@ -226,8 +226,7 @@ static void write_threads(void)
         uint64_t count = atomic_load_explicit(&t->count, memory_order_acquire);
         if (count) {
             uint64_t len = MPISCOPE__TRACE_RAW_BLOCK(count);
-            const char *block = mpiscope__trace_block(t, atomic_load(&t->current), count,
-                                                      atomic_load(&t->seq));
+            const char *block = mpiscope__trace_block(t, atomic_load(&t->current), count, atomic_load(&t->seq));
             if (mpiscope__trace_pwrite(block, len, mpiscope__trace_reserve(len)) != 0)
                 atomic_fetch_add_explicit(&t->dropped, count, memory_order_relaxed);
         }
@@ -245,14 +244,16 @@ static void write_end(int status, int code)
     uint64_t dropped = 0;
     unsigned n = atomic_load_explicit(&mpiscope__trace_nthreads, memory_order_acquire);
     for (unsigned i = 0; i < n; i++)
-        dropped += atomic_load_explicit(&atomic_load_explicit(&mpiscope__trace_threads[i],
-                                                              memory_order_relaxed)->dropped,
-                                        memory_order_relaxed);
+        dropped += atomic_load_explicit(
+            &atomic_load_explicit(&mpiscope__trace_threads[i], memory_order_relaxed)->dropped, memory_order_relaxed);
     struct {
         uint32_t status;
         int32_t code;
         uint64_t stamp, dropped, lost_calls, write_failures;
-    } end = {(uint32_t)status, code, mpiscope__trace_stamp(), dropped,
+    } end = {(uint32_t)status,
+             code,
+             mpiscope__trace_stamp(),
+             dropped,
              atomic_load_explicit(&mpiscope__trace_lost_calls, memory_order_relaxed),
              atomic_load_explicit(&mpiscope__trace_proc.write_failures, memory_order_relaxed)};
     chunk("END ", &end, sizeof end);

@@ -46,9 +46,15 @@ static mpiscope__jv_t *document(const char *path, add_fn add, const void *what, 
     return doc;
 }
 
-static int add_check(mpiscope_result_t *res, const void *check) { return mpiscope_result_add_check(res, check); }
+static int add_check(mpiscope_result_t *res, const void *check)
+{
+    return mpiscope_result_add_check(res, check);
+}
 
-static int add_firstcall(mpiscope_result_t *res, const void *fc) { return mpiscope_result_add_firstcall(res, fc); }
+static int add_firstcall(mpiscope_result_t *res, const void *fc)
+{
+    return mpiscope_result_add_firstcall(res, fc);
+}
 
 /* A second check section would name the member twice: refused. */
 static void test_check(void)

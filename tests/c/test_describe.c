@@ -111,7 +111,8 @@ static void test_plan(void)
     CHECK_INT_EQ(plan_from("{\"ops\":[\"bcast\",\"Reduce\"],\"sizes\":[0,8,1048576],\"methods\":[\"window\","
                            "\"bcast-supinski\"],\"k\":16,\"stop\":\"count\",\"op_options\":{\"window\":32},"
                            "\"arrival\":\"late:1:5\",\"cache\":[\"warm\",\"cold\"],\"out\":\"r.json\"}",
-                           &p, err, sizeof err), 0);
+                           &p, err, sizeof err),
+                 0);
     CHECK_INT_EQ(p.n_ops, 2);
     CHECK(p.op_handles[1] == mpiscope_op_find("reduce"));
     CHECK_INT_EQ(p.sizes[2], 1048576);

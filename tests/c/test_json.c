@@ -4,9 +4,14 @@
 #include "check.h"
 #include "json.h"
 
-#define CHECK_STR(a, b) do { const char *va_ = (a), *vb_ = (b); \
-    if (!va_ || strcmp(va_, vb_) != 0) { fprintf(stderr, "%s:%d: got %s, want %s\n", \
-        __FILE__, __LINE__, va_ ? va_ : "(null)", vb_); check_failures++; } } while (0)
+#define CHECK_STR(a, b)                                                                                                \
+    do {                                                                                                               \
+        const char *va_ = (a), *vb_ = (b);                                                                             \
+        if (!va_ || strcmp(va_, vb_) != 0) {                                                                           \
+            fprintf(stderr, "%s:%d: got %s, want %s\n", __FILE__, __LINE__, va_ ? va_ : "(null)", vb_);                \
+            check_failures++;                                                                                          \
+        }                                                                                                              \
+    } while (0)
 
 static void test_nesting_and_values(void)
 {

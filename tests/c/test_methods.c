@@ -24,8 +24,7 @@ static void stage_times(double *start, double *end)
 }
 
 /* Judge stage 0 (discarded) and stage 1 with the same times; the result. */
-static mpiscope_point_result_t judge_twice(const char *name, const double *slot, const double *arrival,
-                                           double *ack)
+static mpiscope_point_result_t judge_twice(const char *name, const double *slot, const double *arrival, double *ack)
 {
     mpiscope_params_t p;
     mpiscope_params_default(&p);

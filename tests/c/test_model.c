@@ -140,12 +140,17 @@ static void test_fit_least_bic_golden(void)
 {
     static const double times[] = {
         1018.0392010661545, 1007.0705568434419, 1031.5305490239023, 1011.6437561321595, 1004.6290872300531,
-        1033.241035690027, 1077.750156426826, 1070.8960840880204, 1073.8259023829216, 1039.3918822308667,
-        1089.26699386228, 1111.9335217278938, 1192.258930919573, 1364.26032264406, 1736.6727680651084,
+        1033.241035690027,  1077.750156426826,  1070.8960840880204, 1073.8259023829216, 1039.3918822308667,
+        1089.26699386228,   1111.9335217278938, 1192.258930919573,  1364.26032264406,   1736.6727680651084,
         2600.5530499010993, 12061.762945624718, 14860.863971885883, 20491.006053659283, 30259.323475262092,
-        64519.27584454724, 110139.35836023942, 199700.9052123223, 380628.4332061346,
+        64519.27584454724,  110139.35836023942, 199700.9052123223,  380628.4332061346,
     };
-    static const struct { size_t from, to; double alpha, beta; size_t points; double worst; } want[] = {
+    static const struct {
+        size_t from, to;
+        double alpha, beta;
+        size_t points;
+        double worst;
+    } want[] = {
         {0, 128, 1020.4438615695713, 0.545665595095611, 9, 0.036970531228032656},
         {256, 16384, 1014.5459839179183, 0.09259582541199994, 7, 0.026500925422611548},
         {32768, 262144, 9527.202389212034, 0.08061668233035371, 4, 0.01938479140570028},
@@ -257,9 +262,9 @@ static void test_predictions_by_hand(void)
 static void test_collective_names(void)
 {
     static const char *const names[] = {
-        "bcast:linear", "bcast:binomial", "scatter:linear", "gather:linear", "alltoall:bruck",
-        "alltoall:pairwise", "alltoall:linear", "allreduce:recursive_doubling", "allreduce:rabenseifner",
-        "allgather:ring", "barrier:dissemination",
+        "bcast:linear",           "bcast:binomial",    "scatter:linear",        "gather:linear",
+        "alltoall:bruck",         "alltoall:pairwise", "alltoall:linear",       "allreduce:recursive_doubling",
+        "allreduce:rabenseifner", "allgather:ring",    "barrier:dissemination",
     };
 
     CHECK_INT_EQ(mpiscope_model_collective_count(), N_OF(names));
@@ -272,8 +277,7 @@ static void test_collective_names(void)
 static void test_loggp_plogp(void)
 {
     static const size_t sizes[] = {0, 1024, 4096};
-    static const double o_s[] = {100.0, 300.0, 900.0}, o_r[] = {200.0, 400.0, 1000.0},
-                        g[] = {50.0, 250.0, 850.0};
+    static const double o_s[] = {100.0, 300.0, 900.0}, o_r[] = {200.0, 400.0, 1000.0}, g[] = {50.0, 250.0, 850.0};
     mpiscope_model_t *m;
     double t, L, os, orr, gap, G;
 
@@ -291,7 +295,7 @@ static void test_loggp_plogp(void)
     CHECK_INT_EQ(mpiscope_model_create_plogp(700.0, sizes, o_s, o_r, g, 3, &m), 0);
     CHECK_INT_EQ(mpiscope_model_kind(m), MPISCOPE_MODEL_PLOGP);
     CHECK_INT_EQ(mpiscope_model_time(m, 512.0, &t), 0);
-    CHECK_NEAR(t, 700.0 + 150.0, 1e-12);                      /* interpolated */
+    CHECK_NEAR(t, 700.0 + 150.0, 1e-12); /* interpolated */
     CHECK_INT_EQ(mpiscope_model_time(m, 8192.0, &t), 0);
     CHECK_NEAR(t, 700.0 + 850.0 + 600.0 * 4096 / 3072, 1e-12); /* the last segment extended */
     CHECK_INT_EQ(mpiscope_model_logp_params(m, 2560.0, &L, &os, &orr, &gap, &G), 0);

@@ -31,10 +31,23 @@ static void refuse(const char *text, const char *message)
 
 static void test_fields_equal_text(void)
 {
-    const char *names[] = {"ops", "sizes", "method", "cache", "k", "max-launches", "root", "dtype", "reduce_op",
-                           "op_options", "meta", "meta", "shuffle", "out", "force", "arrival"};
-    const char *values[] = {"bcast,barrier,allreduce", "8,1024", "window,bcast-supinski", "warm,cold", "8", "40",
-                            "1", "int", "max", "datatype=bytes", "origin=x", "origin=test", "7", "r.json", NULL,
+    const char *names[] = {"ops",       "sizes",      "method", "cache", "k",       "max-launches", "root",  "dtype",
+                           "reduce_op", "op_options", "meta",   "meta",  "shuffle", "out",          "force", "arrival"};
+    const char *values[] = {"bcast,barrier,allreduce",
+                            "8,1024",
+                            "window,bcast-supinski",
+                            "warm,cold",
+                            "8",
+                            "40",
+                            "1",
+                            "int",
+                            "max",
+                            "datatype=bytes",
+                            "origin=x",
+                            "origin=test",
+                            "7",
+                            "r.json",
+                            NULL,
                             "late:1:50"};
     char err[200] = "";
     mpiscope_plan_t *a = NULL;
@@ -46,7 +59,8 @@ static void test_fields_equal_text(void)
                                    "\"k\":8,\"max_launches\":40,\"root\":1,\"dtype\":\"int\",\"reduce_op\":\"max\","
                                    "\"op_options\":{\"datatype\":\"bytes\"},\"meta\":{\"origin\":\"test\"},"
                                    "\"shuffle\":7,\"out\":\"r.json\",\"force\":true,"
-                                   "\"arrival\":{\"kind\":\"late\",\"rank\":1,\"us\":50}}", err, sizeof err);
+                                   "\"arrival\":{\"kind\":\"late\",\"rank\":1,\"us\":50}}",
+                                   err, sizeof err);
     CHECK(a && b);
     if (!a || !b)
         return;
@@ -119,7 +133,12 @@ static void test_errors(void)
 static void test_arrival(void)
 {
     char err[200] = "";
-    static const struct { const char *json; int kind, rank; double us; unsigned long long seed; } good[] = {
+    static const struct {
+        const char *json;
+        int kind, rank;
+        double us;
+        unsigned long long seed;
+    } good[] = {
         {"\"late:2:5\"", MPISCOPE__ARRIVAL_LATE, 2, 5, 1},
         {"{\"kind\":\"late\",\"rank\":1,\"us\":50}", MPISCOPE__ARRIVAL_LATE, 1, 50, 1},
         {"{\"us\":5,\"kind\":\"linear\"}", MPISCOPE__ARRIVAL_LINEAR, 0, 5, 1},
@@ -146,7 +165,8 @@ static void test_arrival(void)
         {"{\"rank\":1}", "plan field 'arrival.kind': required: one of none, late, linear, random"},
         {"{\"kind\":\"early\"}", "plan field 'arrival.kind': must be one of none, late, linear, random"},
         {"{\"kind\":\"late\",\"us\":5}", "plan field 'arrival.rank': required"},
-        {"{\"kind\":\"late\",\"rank\":-1,\"us\":5}", "plan field 'arrival.rank': must be an integer in [0, 1073741824]"},
+        {"{\"kind\":\"late\",\"rank\":-1,\"us\":5}",
+         "plan field 'arrival.rank': must be an integer in [0, 1073741824]"},
         {"{\"kind\":\"linear\",\"us\":2e7}", "plan field 'arrival.us': must be a number in [0, 1e+07]"},
         {"{\"kind\":\"linear\",\"us\":\"5\"}", "plan field 'arrival.us': must be a number in [0, 1e+07]"},
         {"{\"kind\":\"linear\",\"us\":5,\"seed\":3}", "plan field 'arrival.seed': not a member of a linear arrival"},

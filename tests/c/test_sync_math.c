@@ -5,8 +5,8 @@
 
 /* One exchange between a client and a server whose clock is `offset`
  * ahead: forward delay f, return delay b (ns). */
-static int exchange(mpiscope__rtt_tracker_t *t, double *client_clock, double offset, double f,
-                    double b, unsigned patience, unsigned cap)
+static int exchange(mpiscope__rtt_tracker_t *t, double *client_clock, double offset, double f, double b,
+                    unsigned patience, unsigned cap)
 {
     double t_send = *client_clock;
     double t_server = t_send + f + offset;
@@ -72,7 +72,10 @@ static mpiscope__fit_point_t step(double at, double offset, double drift, double
 }
 
 /* The truth of a pair model at local time x: S(x) - x. */
-static double true_offset(double offset, double drift, double x) { return offset + drift * x; }
+static double true_offset(double offset, double drift, double x)
+{
+    return offset + drift * x;
+}
 
 static void test_fit_recovers_offset_and_drift_within_bound(void)
 {
@@ -102,8 +105,8 @@ static void test_one_point_is_offset_only(void)
     mpiscope__model_fit(&p, 1, 5, &m);
     CHECK_NEAR(m.drift, 0, 0);
     CHECK(m.drift_error < 0);
-    CHECK_NEAR(m.offset_ns, -50 - 100, 1e-12);           /* off by (f - b) / 2 */
-    CHECK_NEAR(m.error_ns, 200 + 3 * 5, 1e-12);          /* half the RTT, three reads */
+    CHECK_NEAR(m.offset_ns, -50 - 100, 1e-12);  /* off by (f - b) / 2 */
+    CHECK_NEAR(m.error_ns, 200 + 3 * 5, 1e-12); /* half the RTT, three reads */
     CHECK_INT_EQ(mpiscope__model_fit(&p, 0, 0, &m), -1);
 }
 
@@ -111,8 +114,12 @@ static void test_one_point_is_offset_only(void)
 static mpiscope__clock_model_t exact_pair(double o_i, double d_i, double o_j, double d_j, double t_ref, double err)
 {
     double t = (t_ref - o_i) / (1 + d_i), cj = o_j + (1 + d_j) * t;
-    return (mpiscope__clock_model_t){.offset_ns = cj - t_ref, .drift = (1 + d_j) / (1 + d_i) - 1,
-                                     .t_ref_ns = t_ref, .error_ns = err, .drift_error = 1e-7, .hops = 1};
+    return (mpiscope__clock_model_t){.offset_ns = cj - t_ref,
+                                     .drift = (1 + d_j) / (1 + d_i) - 1,
+                                     .t_ref_ns = t_ref,
+                                     .error_ns = err,
+                                     .drift_error = 1e-7,
+                                     .hops = 1};
 }
 
 static void test_ring_and_compose_add_up(void)
@@ -148,8 +155,13 @@ static void test_tree_shape(void)
 
 static void test_pack_round_trip(void)
 {
-    mpiscope__clock_model_t m = {.offset_ns = 1, .drift = 2e-6, .t_ref_ns = 3, .error_ns = 4, .drift_error = -1,
-                                 .hops = 5}, back;
+    mpiscope__clock_model_t m = {.offset_ns = 1,
+                                 .drift = 2e-6,
+                                 .t_ref_ns = 3,
+                                 .error_ns = 4,
+                                 .drift_error = -1,
+                                 .hops = 5},
+                            back;
     double v[MPISCOPE__MODEL_DOUBLES];
     mpiscope__model_pack(&m, v);
     mpiscope__model_unpack(v, &back);

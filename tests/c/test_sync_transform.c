@@ -49,7 +49,7 @@ static void test_random_is_bounded_and_seeded(void)
 
 static void test_bad_specs(void)
 {
-    const char *bad[] = {"x:offset=1", "all", "all:offset", "all:speed=3", "all:offset=abc",
+    const char *bad[] = {"x:offset=1",   "all",           "all:offset",     "all:speed=3", "all:offset=abc",
                          "3-1:offset=1", "all:jitter=-1", "all:drift=-1e6", "-2:offset=1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         mpiscope_clock_transform_t tf;

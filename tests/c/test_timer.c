@@ -106,8 +106,8 @@ static void test_tsc_or_refusal(void)
 int main(void)
 {
     mpiscope_timer_info_t info;
-    mpiscope_timer_prepare(); /* the calibration's first pair, as the bench reads it */
-    mpiscope_timer_prepare(); /* idempotent */
+    mpiscope_timer_prepare();                                  /* the calibration's first pair, as the bench reads it */
+    mpiscope_timer_prepare();                                  /* idempotent */
     CHECK_INT_EQ(mpiscope_timer_info(&info), MPISCOPE_EINVAL); /* before init: prepare selects nothing */
     test_parse();
     test_reads_counted();

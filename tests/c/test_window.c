@@ -11,17 +11,17 @@ enum { RANKS = 2, KMAX = 64 };
 /* A simulated op: rank r takes duration(stage, l, r) ns; a rank may also
  * be descheduled (delay before its start). */
 typedef struct sim {
-    double base_ns[RANKS];        /* steady duration per rank */
-    double first_launch_ns;       /* stage 0, launch 0 (late initialisation); 0: base */
-    double stage0_ns;             /* every launch of stage 0; 0: base */
-    double from_stage_ns;         /* from stage `change_stage` on, every launch takes this; 0: off */
+    double base_ns[RANKS];  /* steady duration per rank */
+    double first_launch_ns; /* stage 0, launch 0 (late initialisation); 0: base */
+    double stage0_ns;       /* every launch of stage 0; 0: base */
+    double from_stage_ns;   /* from stage `change_stage` on, every launch takes this; 0: off */
     unsigned change_stage;
-    double deschedule_ns;         /* rank 1 starts this late in launch `deschedule_launch` */
+    double deschedule_ns; /* rank 1 starts this late in launch `deschedule_launch` */
     unsigned deschedule_stage, deschedule_launch;
-    int alternate;                /* odd launches take 3x: a wide spread */
-    double stall_ns;              /* one launch takes this long (rank 0, stage/launch below) */
+    int alternate;   /* odd launches take 3x: a wide spread */
+    double stall_ns; /* one launch takes this long (rank 0, stage/launch below) */
     unsigned stall_stage, stall_launch;
-    double clock_ns;              /* simulated global time */
+    double clock_ns; /* simulated global time */
     double elapsed_ns;
 } sim_t;
 
@@ -55,7 +55,7 @@ static int run_stage(sim_t *s, mpiscope__window_t *w, size_t *launch)
             double t0 = ready > slot ? ready : slot;
             if (r == 1 && p.index == s->deschedule_stage && l == s->deschedule_launch && s->deschedule_ns > 0)
                 t0 += s->deschedule_ns;
-            start[r * p.k + l] = t0 + 20;  /* clock read after the spin */
+            start[r * p.k + l] = t0 + 20; /* clock read after the spin */
             end[r * p.k + l] = start[r * p.k + l] + duration(s, p.index, l, r, *launch + l);
             ready = end[r * p.k + l] + 30;
             last = ready > last ? ready : last;
@@ -161,7 +161,7 @@ static void test_oversized_first_window_restarts(void)
     CHECK(r.window_restarts >= 1);
     CHECK(r.launches_discarded >= 8);          /* the stage in the oversized window */
     CHECK(r.window_final_ns < 2 * 1.1 * 1020); /* converged to the need */
-    CHECK(r.gap_median_ns < 1000);            /* kept samples saw the small idle gap */
+    CHECK(r.gap_median_ns < 1000);             /* kept samples saw the small idle gap */
     CHECK_INT_EQ(r.launches_valid, r.stats.n_valid);
     destroy(w);
 }
@@ -202,8 +202,7 @@ static void test_descheduled_rank_is_late_not_widened(void)
     mpiscope_params_default(&p);
     mpiscope__window_t *w = make(&p, 0);
     /* one interruption at the end of a stage: late and overrun, nothing else */
-    sim_t s = {.base_ns = {1000, 1000}, .deschedule_ns = 3000, .deschedule_stage = 1,
-               .deschedule_launch = 7};
+    sim_t s = {.base_ns = {1000, 1000}, .deschedule_ns = 3000, .deschedule_stage = 1, .deschedule_launch = 7};
     mpiscope_point_result_t r;
     run_until_done(&s, w, &r);
     CHECK_INT_EQ(r.invalid_late, 1);

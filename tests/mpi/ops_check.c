@@ -27,22 +27,42 @@ static const size_t sizes_bytes[] = {0, 8, 1000, 65536};
 /* What can be checked after a launch, chosen by op name. */
 typedef enum {
     CHECK_NONE,
-    CHECK_BCAST, CHECK_GATHER, CHECK_SCATTER, CHECK_ALLGATHER, CHECK_ALLTOALL,
-    CHECK_REDUCE, CHECK_ALLREDUCE, CHECK_REDUCE_SCATTER, CHECK_SCAN, CHECK_EXSCAN,
-    CHECK_WAIT_UP, CHECK_WAIT_DOWN
+    CHECK_BCAST,
+    CHECK_GATHER,
+    CHECK_SCATTER,
+    CHECK_ALLGATHER,
+    CHECK_ALLTOALL,
+    CHECK_REDUCE,
+    CHECK_ALLREDUCE,
+    CHECK_REDUCE_SCATTER,
+    CHECK_SCAN,
+    CHECK_EXSCAN,
+    CHECK_WAIT_UP,
+    CHECK_WAIT_DOWN
 } check_kind_t;
 
 static const struct {
     const char *op;
     check_kind_t kind;
 } checks[] = {
-    {"bcast", CHECK_BCAST},         {"gather", CHECK_GATHER},       {"gatherv", CHECK_GATHER},
-    {"scatter", CHECK_SCATTER},     {"scatterv", CHECK_SCATTER},    {"allgather", CHECK_ALLGATHER},
-    {"allgatherv", CHECK_ALLGATHER}, {"alltoall", CHECK_ALLTOALL},  {"alltoallv", CHECK_ALLTOALL},
-    {"alltoallw", CHECK_ALLTOALL},  {"reduce", CHECK_REDUCE},       {"allreduce", CHECK_ALLREDUCE},
-    {"reduce_scatter", CHECK_REDUCE_SCATTER}, {"reduce_scatter_block", CHECK_REDUCE_SCATTER},
-    {"scan", CHECK_SCAN},           {"exscan", CHECK_EXSCAN},
-    {"waitpattern_up", CHECK_WAIT_UP}, {"waitpattern_down", CHECK_WAIT_DOWN},
+    {"bcast", CHECK_BCAST},
+    {"gather", CHECK_GATHER},
+    {"gatherv", CHECK_GATHER},
+    {"scatter", CHECK_SCATTER},
+    {"scatterv", CHECK_SCATTER},
+    {"allgather", CHECK_ALLGATHER},
+    {"allgatherv", CHECK_ALLGATHER},
+    {"alltoall", CHECK_ALLTOALL},
+    {"alltoallv", CHECK_ALLTOALL},
+    {"alltoallw", CHECK_ALLTOALL},
+    {"reduce", CHECK_REDUCE},
+    {"allreduce", CHECK_ALLREDUCE},
+    {"reduce_scatter", CHECK_REDUCE_SCATTER},
+    {"reduce_scatter_block", CHECK_REDUCE_SCATTER},
+    {"scan", CHECK_SCAN},
+    {"exscan", CHECK_EXSCAN},
+    {"waitpattern_up", CHECK_WAIT_UP},
+    {"waitpattern_down", CHECK_WAIT_DOWN},
     {"linear_bcast", CHECK_BCAST},
 };
 
@@ -64,7 +84,11 @@ static struct {
     int refused;  /* points the op refused as it should (refusal_expected) */
 } here;
 
-#define EXPECT(cond, ...) do { if (!(cond)) fail(__LINE__, __VA_ARGS__); } while (0)
+#define EXPECT(cond, ...)                                                                                              \
+    do {                                                                                                               \
+        if (!(cond))                                                                                                   \
+            fail(__LINE__, __VA_ARGS__);                                                                               \
+    } while (0)
 
 static void fail(int line, const char *format, ...) __attribute__((format(printf, 2, 3)));
 
@@ -124,11 +148,17 @@ static size_t send_blocks(check_kind_t kind, const mpiscope_op_ctx_t *ctx)
 static size_t recv_blocks(check_kind_t kind, const mpiscope_op_ctx_t *ctx)
 {
     switch (kind) {
-    case CHECK_BCAST: return 1;
-    case CHECK_GATHER: return ctx->rank == ctx->root ? (size_t)ctx->nprocs : 0;
-    case CHECK_ALLGATHER: case CHECK_ALLTOALL: return (size_t)ctx->nprocs;
-    case CHECK_SCATTER: return 1;
-    default: return 0;
+    case CHECK_BCAST:
+        return 1;
+    case CHECK_GATHER:
+        return ctx->rank == ctx->root ? (size_t)ctx->nprocs : 0;
+    case CHECK_ALLGATHER:
+    case CHECK_ALLTOALL:
+        return (size_t)ctx->nprocs;
+    case CHECK_SCATTER:
+        return 1;
+    default:
+        return 0;
     }
 }
 
@@ -263,8 +293,11 @@ static void run_point(const mpiscope_op_t *op, mpiscope__buffer_pool_t *pool, si
     check_kind_t kind = check_kind(op->name);
     int is_up = kind == CHECK_WAIT_UP;
     mpiscope__op_engine_t engine = {
-        .pool = pool, .op = op, .option_names = is_up ? up_option_names : NULL,
-        .option_values = is_up ? up_option_values : NULL, .n_options = is_up ? 1 : 0,
+        .pool = pool,
+        .op = op,
+        .option_names = is_up ? up_option_names : NULL,
+        .option_values = is_up ? up_option_values : NULL,
+        .n_options = is_up ? 1 : 0,
     };
     mpiscope_op_ctx_t ctx = {.engine = &engine};
     MPI_Datatype dtype = MPI_BYTE;
@@ -286,8 +319,8 @@ static void run_point(const mpiscope_op_t *op, mpiscope__buffer_pool_t *pool, si
         EXPECT(strcmp(dtype_name, "MPI_DOUBLE") == 0 && strcmp(reduce_op_name, "MPI_SUM") == 0,
                "defaults %s %s: the checks assume MPI_DOUBLE and MPI_SUM", dtype_name, reduce_op_name);
     }
-    rc = mpiscope__op_ctx_init(&ctx, MPI_COMM_WORLD, size_bytes,
-                               op->flags & MPISCOPE_OP_USES_ROOT ? nprocs - 1 : 0, dtype, reduce_op, &engine);
+    rc = mpiscope__op_ctx_init(&ctx, MPI_COMM_WORLD, size_bytes, op->flags & MPISCOPE_OP_USES_ROOT ? nprocs - 1 : 0,
+                               dtype, reduce_op, &engine);
     EXPECT(rc == 0, "ctx init: %s", mpiscope_strerror(rc));
     if (rc == 0 && (rc = op->initialize(&ctx)) == MPISCOPE_ENOTSUP && refusal_expected(op)) {
         here.refused++; /* this MPI library lacks what the op needs, and the op said so */
@@ -337,16 +370,18 @@ static void check_registry(void)
     EXPECT(mpiscope_op_find("bcastx") == NULL && mpiscope_op_find("") == NULL, "found an unknown op");
     for (size_t i = 0; i < mpiscope_op_count(); i++) {
         const mpiscope_op_t *op = mpiscope_op_at(i);
-        EXPECT(op->name && op->description && op->size_meaning && op->initialize && op->execute
-                   && op->finalize && mpiscope_op_find(op->name) == op,
+        EXPECT(op->name && op->description && op->size_meaning && op->initialize && op->execute && op->finalize
+                   && mpiscope_op_find(op->name) == op,
                "descriptor %zu incomplete or its name not unique", i);
     }
     EXPECT(mpiscope__dtype_parse("Double", &dtype, &bytes, &canonical) == 0 && dtype == MPI_DOUBLE
-               && bytes == sizeof(double) && strcmp(canonical, "MPI_DOUBLE") == 0, "dtype double");
+               && bytes == sizeof(double) && strcmp(canonical, "MPI_DOUBLE") == 0,
+           "dtype double");
     EXPECT(mpiscope__dtype_parse("mpi_int64_t", &dtype, &bytes, NULL) == 0 && bytes == 8, "dtype int64_t");
     EXPECT(mpiscope__dtype_parse("doubles", &dtype, &bytes, NULL) == MPISCOPE_EINVAL, "dtype doubles");
     EXPECT(mpiscope__reduce_op_parse("MAX", &reduce_op, &canonical) == 0 && reduce_op == MPI_MAX
-               && strcmp(canonical, "MPI_MAX") == 0, "op max");
+               && strcmp(canonical, "MPI_MAX") == 0,
+           "op max");
     EXPECT(mpiscope__reduce_op_parse("mpi_bxor", &reduce_op, NULL) == 0 && reduce_op == MPI_BXOR, "op bxor");
     EXPECT(mpiscope__reduce_op_parse("average", &reduce_op, NULL) == MPISCOPE_EINVAL, "op average");
 }

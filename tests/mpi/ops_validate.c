@@ -31,38 +31,79 @@ typedef struct variant {
     const char *dtype, *reduce_op;
 } variant_t;
 
-#define OPT1(a, x) {.names = {a}, .values = {x}}
-#define OPT2(a, x, b, y) {.names = {a, b}, .values = {x, y}}
+#define OPT1(a, x)                                                                                                     \
+    {                                                                                                                  \
+        .names = {a}, .values = {x}                                                                                    \
+    }
+#define OPT2(a, x, b, y)                                                                                               \
+    {                                                                                                                  \
+        .names = {a, b}, .values = {x, y}                                                                              \
+    }
 #define ELEMENTS(t, o) {.dtype = t, .reduce_op = o}
 static variant_t variants[] = {
     {.names = {NULL}}, /* the defaults */
-    OPT1("datatype", "vector:3"), OPT1("datatype", "indexed"), OPT1("datatype", "struct"),
-    OPT1("in_place", "1"), OPT2("in_place", "1", "datatype", "indexed"),
-    OPT1("mode", "blocking"), OPT1("mode", "nonblocking"), OPT1("mode", "synchronous"),
-    OPT1("mode", "persistent"), OPT2("mode", "persistent", "datatype", "struct"),
-    OPT1("pairs", "all"), OPT2("pairs", "0-1;1-0", "mode", "blocking"), /* rounds: both roles */
-    OPT2("pairs", "0-1;1-0", "mode", "nonblocking"), OPT1("window", "3"), OPT2("compute_us", "5", "test_us", "1"),
-    OPT1("periodic", "1"), OPT2("dims", "2", "periodic", "0"), OPT1("dims", "3"),
+    OPT1("datatype", "vector:3"),
+    OPT1("datatype", "indexed"),
+    OPT1("datatype", "struct"),
+    OPT1("in_place", "1"),
+    OPT2("in_place", "1", "datatype", "indexed"),
+    OPT1("mode", "blocking"),
+    OPT1("mode", "nonblocking"),
+    OPT1("mode", "synchronous"),
+    OPT1("mode", "persistent"),
+    OPT2("mode", "persistent", "datatype", "struct"),
+    OPT1("pairs", "all"),
+    OPT2("pairs", "0-1;1-0", "mode", "blocking"), /* rounds: both roles */
+    OPT2("pairs", "0-1;1-0", "mode", "nonblocking"),
+    OPT1("window", "3"),
+    OPT2("compute_us", "5", "test_us", "1"),
+    OPT1("periodic", "1"),
+    OPT2("dims", "2", "periodic", "0"),
+    OPT1("dims", "3"),
     OPT1("graph", NULL), /* the path is made at run time */
-    OPT2("sync", "fence", "win", "create"), OPT2("sync", "fence", "win", "allocate"),
-    OPT2("sync", "fence", "win", "dynamic"), OPT2("sync", "pscw", "win", "create"),
-    OPT2("sync", "pscw", "win", "allocate"), OPT2("sync", "pscw", "win", "dynamic"),
-    OPT2("sync", "lock", "win", "create"), OPT2("sync", "lock", "win", "allocate"),
-    OPT2("sync", "lock", "win", "dynamic"), OPT2("sync", "lock_all", "win", "create"),
-    OPT2("sync", "lock_all", "win", "allocate"), OPT2("sync", "lock_all", "win", "dynamic"),
-    OPT2("nodes", "2", "aggregate", "p2p"), OPT2("nodes", "2", "inter", "bruck"),
-    OPT2("inter", "native", "aggregate", "p2p"), OPT2("nodes", "1", "leaders", "1"),
+    OPT2("sync", "fence", "win", "create"),
+    OPT2("sync", "fence", "win", "allocate"),
+    OPT2("sync", "fence", "win", "dynamic"),
+    OPT2("sync", "pscw", "win", "create"),
+    OPT2("sync", "pscw", "win", "allocate"),
+    OPT2("sync", "pscw", "win", "dynamic"),
+    OPT2("sync", "lock", "win", "create"),
+    OPT2("sync", "lock", "win", "allocate"),
+    OPT2("sync", "lock", "win", "dynamic"),
+    OPT2("sync", "lock_all", "win", "create"),
+    OPT2("sync", "lock_all", "win", "allocate"),
+    OPT2("sync", "lock_all", "win", "dynamic"),
+    OPT2("nodes", "2", "aggregate", "p2p"),
+    OPT2("nodes", "2", "inter", "bruck"),
+    OPT2("inter", "native", "aggregate", "p2p"),
+    OPT2("nodes", "1", "leaders", "1"),
     /* threads, partitioned, MPI-IO */
-    OPT1("threads", "1"), OPT1("threads", "3"), OPT1("separation", "tag"), OPT1("separation", "shared"),
-    OPT2("as", "messages", "order", "reverse"), OPT2("as", "single", "order", "random"),
-    OPT2("order", "random", "fill_us", "2"), OPT1("partitions", "3"),
-    OPT1("access", "collective"), OPT1("layout", "strided"), OPT1("file", "per_process"),
-    OPT2("file", "per_process", "layout", "strided"), OPT2("access", "collective", "layout", "strided"),
-    OPT2("access", "collective", "cb", "enable"), OPT2("access", "collective", "cb", "disable"),
-    OPT2("sync", "1", "access", "individual"), OPT2("hints", "cb_buffer_size=65536", "access", "collective"),
-    ELEMENTS("int", "prod"), ELEMENTS("uint8_t", "bxor"), ELEMENTS("float", "max"),
-    ELEMENTS("int16_t", "lor"), ELEMENTS("long_double", "min"), ELEMENTS("unsigned", "land"),
-    ELEMENTS("int64_t", "band"), ELEMENTS("uint16_t", "bor"), ELEMENTS("long", "lxor"),
+    OPT1("threads", "1"),
+    OPT1("threads", "3"),
+    OPT1("separation", "tag"),
+    OPT1("separation", "shared"),
+    OPT2("as", "messages", "order", "reverse"),
+    OPT2("as", "single", "order", "random"),
+    OPT2("order", "random", "fill_us", "2"),
+    OPT1("partitions", "3"),
+    OPT1("access", "collective"),
+    OPT1("layout", "strided"),
+    OPT1("file", "per_process"),
+    OPT2("file", "per_process", "layout", "strided"),
+    OPT2("access", "collective", "layout", "strided"),
+    OPT2("access", "collective", "cb", "enable"),
+    OPT2("access", "collective", "cb", "disable"),
+    OPT2("sync", "1", "access", "individual"),
+    OPT2("hints", "cb_buffer_size=65536", "access", "collective"),
+    ELEMENTS("int", "prod"),
+    ELEMENTS("uint8_t", "bxor"),
+    ELEMENTS("float", "max"),
+    ELEMENTS("int16_t", "lor"),
+    ELEMENTS("long_double", "min"),
+    ELEMENTS("unsigned", "land"),
+    ELEMENTS("int64_t", "band"),
+    ELEMENTS("uint16_t", "bor"),
+    ELEMENTS("long", "lxor"),
 };
 enum { N_VARIANTS = sizeof variants / sizeof *variants };
 
@@ -158,8 +199,8 @@ static int point_begin(point_t *p, const mpiscope_op_t *op, const variant_t *v, 
         p->names[n] = "grid";
         p->values[n++] = "12";
     }
-    p->engine = (mpiscope__op_engine_t){.pool = pool, .op = op, .option_names = p->names,
-                                        .option_values = p->values, .n_options = n};
+    p->engine = (mpiscope__op_engine_t){
+        .pool = pool, .op = op, .option_names = p->names, .option_values = p->values, .n_options = n};
     if ((op->flags & MPISCOPE_OP_USES_REDUCTION)
         && (mpiscope__dtype_parse(v->dtype ? v->dtype : "double", &dtype, &bytes, NULL) != 0
             || mpiscope__reduce_op_parse(v->reduce_op ? v->reduce_op : "sum", &reduce_op, NULL) != 0))
@@ -209,8 +250,8 @@ static int run_variant(const mpiscope_op_t *op, const variant_t *v, int *bug_see
     int is_default = v == &variants[0], points = 0, expected_bug = known_mpi_bug(op, v);
     const size_t *sizes = is_default ? default_sizes : variant_sizes;
     size_t n_sizes = !(op->flags & MPISCOPE_OP_USES_SIZE) ? 1
-                     : is_default ? sizeof default_sizes / sizeof *default_sizes
-                                  : sizeof variant_sizes / sizeof *variant_sizes;
+                     : is_default                         ? sizeof default_sizes / sizeof *default_sizes
+                                                          : sizeof variant_sizes / sizeof *variant_sizes;
     char text[128];
 
     for (int cold = 1; cold >= 0; cold--) {

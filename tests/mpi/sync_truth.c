@@ -35,15 +35,16 @@ static void one_algorithm(MPI_Comm comm, mpiscope_sync_params_t *p, int rank, in
     expect(rank, mpiscope_clock_sync_recovered(s) == 1, "offsets and drift within their reported bounds", name);
     int hops_ok = 1;
     for (int i = 1; rank == 0 && i < n; i++) {
-        int want = p->algorithm == MPISCOPE_SYNC_LINEAR ? 1 : p->algorithm == MPISCOPE_SYNC_RING ? i
-                                                                                                  : __builtin_popcount(i);
+        int want = p->algorithm == MPISCOPE_SYNC_LINEAR ? 1
+                   : p->algorithm == MPISCOPE_SYNC_RING ? i
+                                                        : __builtin_popcount(i);
         hops_ok &= s->hops[i] == want && s->drift_errors_ppm[i] >= 0;
         if (fabs(s->offsets_ns[i] - s->true_offsets_ns[i]) > s->errors_ns[i])
-            printf("  rank %d: offset %.1f, true %.1f, bound %.1f ns\n", i, s->offsets_ns[i],
-                   s->true_offsets_ns[i], s->errors_ns[i]);
+            printf("  rank %d: offset %.1f, true %.1f, bound %.1f ns\n", i, s->offsets_ns[i], s->true_offsets_ns[i],
+                   s->errors_ns[i]);
         if (fabs(s->drifts_ppm[i] - s->true_drifts_ppm[i]) > s->drift_errors_ppm[i])
-            printf("  rank %d: drift %.3f, true %.3f, bound %.3f ppm\n", i, s->drifts_ppm[i],
-                   s->true_drifts_ppm[i], s->drift_errors_ppm[i]);
+            printf("  rank %d: drift %.3f, true %.3f, bound %.3f ppm\n", i, s->drifts_ppm[i], s->true_drifts_ppm[i],
+                   s->drift_errors_ppm[i]);
     }
     expect(rank, hops_ok, "hops: linear 1, ring i, tree popcount(i); drift fitted", name);
     double g = mpiscope_clock_sync_global_ns(s, 12345.0);
@@ -73,8 +74,7 @@ int main(int argc, char **argv)
         int zero = 1;
         for (int i = 0; rank == 0 && i < n; i++)
             zero &= s->offsets_ns[i] == 0 && s->drifts_ppm[i] == 0 && s->hops[i] == 0;
-        expect(rank, s->node_shared && s->nodes == 1 && zero, "one node, one clock: offset 0, verified once",
-               "node");
+        expect(rank, s->node_shared && s->nodes == 1 && zero, "one node, one clock: offset 0, verified once", "node");
         mpiscope_clock_sync_free(s);
     }
     snprintf(p.clock_transform, sizeof p.clock_transform,

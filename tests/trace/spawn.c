@@ -14,8 +14,8 @@ static void ring(MPI_Comm comm, int rounds)
     MPI_Comm_size(comm, &size);
     for (int k = 0; k < rounds; k++) {
         out = rank * 100 + k;
-        MPI_Sendrecv(&out, 1, MPI_INT, (rank + 1) % size, k, &in, 1, MPI_INT,
-                     (rank + size - 1) % size, k, comm, MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&out, 1, MPI_INT, (rank + 1) % size, k, &in, 1, MPI_INT, (rank + size - 1) % size, k, comm,
+                     MPI_STATUS_IGNORE);
     }
     MPI_Barrier(comm);
 }
@@ -30,8 +30,7 @@ int main(int argc, char **argv)
     if (parent == MPI_COMM_NULL) {
         ring(MPI_COMM_WORLD, 5);
         char *args[] = {"child", NULL};
-        MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
-                       MPI_ERRCODES_IGNORE);
+        MPI_Comm_spawn(argv[0], args, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
         if (rank == 0) /* to the children's rank 0 */
             MPI_Send(&token, 1, MPI_INT, 0, 1, inter);
         ring(MPI_COMM_WORLD, 5);

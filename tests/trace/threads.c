@@ -20,7 +20,7 @@ enum { THREADS = 4, ROUNDS = 500, PAUSES = 200 };
 
 typedef struct worker {
     int index, rank, peer;
-    MPI_Comm comm;  /* a duplicate of MPI_COMM_WORLD made by main, per thread */
+    MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD made by main, per thread */
     int errors;
 } worker_t;
 
@@ -55,8 +55,7 @@ static void *exchange(void *arg)
         for (int k = 0; k < 4; k++)
             MPI_Comm_rank(mine, &me);
         int out = w->rank * 1000000 + w->index * 10000 + i, in = -1;
-        MPI_Sendrecv(&out, 1, MPI_INT, w->peer, i, &in, 1, MPI_INT, w->peer, i, mine,
-                     MPI_STATUS_IGNORE);
+        MPI_Sendrecv(&out, 1, MPI_INT, w->peer, i, &in, 1, MPI_INT, w->peer, i, mine, MPI_STATUS_IGNORE);
         w->errors += me != w->rank || in != w->peer * 1000000 + w->index * 10000 + i;
     }
     MPI_Comm_free(&mine);
@@ -71,8 +70,8 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (provided < MPI_THREAD_MULTIPLE || size != 2) {
         if (rank == 0)
-            fprintf(stderr, "threads: error: needs MPI_THREAD_MULTIPLE (got %d) and 2 ranks (got %d)\n",
-                    provided, size);
+            fprintf(stderr, "threads: error: needs MPI_THREAD_MULTIPLE (got %d) and 2 ranks (got %d)\n", provided,
+                    size);
         MPI_Finalize();
         return 1;
     }

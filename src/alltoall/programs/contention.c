@@ -65,7 +65,8 @@ static int find_nodes(roles_t *r, const contention_options_t *o, char *message, 
     free(lowest_of);
     if (bad)
         return snprintf(message, size, "the %d nodes are not equal blocks of consecutive ranks (use --nodes K)",
-                        r->nodes), -1;
+                        r->nodes),
+               -1;
     if (r->nodes < 2)
         return snprintf(message, size, "needs at least 2 nodes, found 1 (use --nodes K for virtual nodes)"), -1;
     return 0;
@@ -91,12 +92,12 @@ static void assign_roles(roles_t *r, const contention_options_t *o)
 
 /* Buffers and samples, allocated before anything is timed. */
 typedef struct work {
-    char *ping;               /* [largest size] */
-    char *stream_send;        /* [stream_bytes], shared by the window's Isends */
-    char *stream_recv;        /* [window][stream_bytes] */
-    MPI_Request *requests;    /* [2 window] */
-    MPI_Status *statuses;     /* [2 window] */
-    double *samples;          /* [iterations] */
+    char *ping;            /* [largest size] */
+    char *stream_send;     /* [stream_bytes], shared by the window's Isends */
+    char *stream_recv;     /* [window][stream_bytes] */
+    MPI_Request *requests; /* [2 window] */
+    MPI_Status *statuses;  /* [2 window] */
+    double *samples;       /* [iterations] */
 } work_t;
 
 static void work_free(work_t *w)

@@ -14,14 +14,14 @@ enum { CONTENTION_MAX_SIZES = 64 };
 typedef struct contention_options {
     size_t sizes_bytes[CONTENTION_MAX_SIZES];
     int n_sizes;
-    long iterations;          /* timed ping-pongs per size and phase */
-    long warmup;              /* untimed ones before them */
-    long stream_bytes;        /* bytes of each streamed message */
-    int window;               /* Isends (and Irecvs) in flight per streamer and round */
-    int streamers_all;        /* 0: local ranks >= 1 stream; 1: also local rank 0 of nodes >= 2 */
-    int nodes;                /* 0: nodes from MPI_COMM_TYPE_SHARED; K: K virtual nodes */
+    long iterations;   /* timed ping-pongs per size and phase */
+    long warmup;       /* untimed ones before them */
+    long stream_bytes; /* bytes of each streamed message */
+    int window;        /* Isends (and Irecvs) in flight per streamer and round */
+    int streamers_all; /* 0: local ranks >= 1 stream; 1: also local rank 0 of nodes >= 2 */
+    int nodes;         /* 0: nodes from MPI_COMM_TYPE_SHARED; K: K virtual nodes */
     mpiscope_timer_kind_t timer;
-    const char *out;          /* JSON file, NULL: none */
+    const char *out; /* JSON file, NULL: none */
 } contention_options_t;
 
 /* Parse argv; on error writes one line (no program prefix) into message

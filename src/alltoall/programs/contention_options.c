@@ -53,8 +53,13 @@ int contention_parse(int argc, char **argv, contention_options_t *o, char *messa
 {
     long value;
 
-    *o = (contention_options_t){.sizes_bytes = {8, 64, 1024}, .n_sizes = 3, .iterations = 1000, .warmup = 50,
-                                .stream_bytes = 65536, .window = 16, .timer = MPISCOPE_TIMER_AUTO};
+    *o = (contention_options_t){.sizes_bytes = {8, 64, 1024},
+                                .n_sizes = 3,
+                                .iterations = 1000,
+                                .warmup = 50,
+                                .stream_bytes = 65536,
+                                .window = 16,
+                                .timer = MPISCOPE_TIMER_AUTO};
     for (int i = 1; i < argc; i++) {
         const char *flag = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 

@@ -46,10 +46,10 @@ int contention_write_json(const char *path, const contention_options_t *o, const
     if (!f)
         return -1;
     fprintf(f, "{\n  \"schema\": \"mpiscope-contention\",\n  \"schema_version\": 1,\n");
-    fprintf(f, "  \"nodes\": %d,\n  \"nodes_virtual\": %s,\n  \"ranks\": %d,\n  \"ranks_per_node\": %d,\n",
-            r->nodes, r->nodes_virtual ? "true" : "false", r->ranks, r->ranks_per_node);
-    fprintf(f, "  \"latency_ranks\": [0, %d],\n  \"streamers\": \"%s\",\n  \"streamer_count\": %d,\n",
-            r->partner_rank, o->streamers_all ? "all" : "others", r->streamer_count);
+    fprintf(f, "  \"nodes\": %d,\n  \"nodes_virtual\": %s,\n  \"ranks\": %d,\n  \"ranks_per_node\": %d,\n", r->nodes,
+            r->nodes_virtual ? "true" : "false", r->ranks, r->ranks_per_node);
+    fprintf(f, "  \"latency_ranks\": [0, %d],\n  \"streamers\": \"%s\",\n  \"streamer_count\": %d,\n", r->partner_rank,
+            o->streamers_all ? "all" : "others", r->streamer_count);
     fprintf(f, "  \"stream_bytes\": %ld,\n  \"window_messages\": %d,\n", o->stream_bytes, o->window);
     fprintf(f, "  \"streamed_messages\": %lld,\n  \"streamed_end_messages\": %lld,\n", r->streamed_messages,
             r->streamed_end_messages);
@@ -80,11 +80,11 @@ int contention_write_json(const char *path, const contention_options_t *o, const
 void contention_print_table(const contention_options_t *o, const contention_result_t *r)
 {
     printf("mpiscope-contention: %d nodes x %d ranks, %d streamers (%ld-byte messages, window %d), "
-           "%ld iterations, timer %s\n", r->nodes, r->ranks_per_node, r->streamer_count, o->stream_bytes,
-           o->window, o->iterations, r->timer.name);
+           "%ld iterations, timer %s\n",
+           r->nodes, r->ranks_per_node, r->streamer_count, o->stream_bytes, o->window, o->iterations, r->timer.name);
     printf("%10s %14s %14s %14s %14s %8s\n", "size_B", "alone_med_ns", "alone_p90_ns", "contended_med", "contended_p90",
            "ratio");
     for (int s = 0; s < o->n_sizes; s++)
-        printf("%10zu %14.1f %14.1f %14.1f %14.1f %8.2f\n", o->sizes_bytes[s], r->stats[0][s].median,
-               r->p90_ns[0][s], r->stats[1][s].median, r->p90_ns[1][s], ratio(r, s));
+        printf("%10zu %14.1f %14.1f %14.1f %14.1f %8.2f\n", o->sizes_bytes[s], r->stats[0][s].median, r->p90_ns[0][s],
+               r->stats[1][s].median, r->p90_ns[1][s], ratio(r, s));
 }
