@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("measure", "reports", "trace", "noise", "alltoall", "mpiscope"),
     ("models",),  # communication performance models: fits, predictions, platforms
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
-    ("outputs", "standard_output"),  # every file written (the one writer), standard output
+    ("outputs", "standard_output", "html_page"),  # every file written, stdout, the HTML page
     ("inputs",),  # every file read (the one reader)
     ("errors",),
 )

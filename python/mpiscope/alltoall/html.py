@@ -6,7 +6,6 @@ figures embedded as PNG; one winner map of all documents."""
 from __future__ import annotations
 
 import base64
-import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from mpiscope.alltoall.plots.time import time_figure
 from mpiscope.alltoall.plots.winners import winner_figure
 from mpiscope.alltoall.text import Table, compare_table, hockney_lines, plp_table
 from mpiscope.errors import MpiscopeError
+from mpiscope.html_page import escape, page
 
 __all__ = ["alltoall_section", "render_alltoall_html", "write_alltoall_html"]
 
@@ -31,25 +31,22 @@ img { max-width: 100%; display: block; margin: 0.6em 0; }
 """
 
 
-def _e(value: object) -> str:
-    return html.escape(str(value))
-
 
 def _img(fig: Any, alt: str) -> str:
     data = base64.b64encode(figure_png(fig)).decode("ascii")
-    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _table(table: Table) -> str:
     titles, aligns, rows = table
-    head = "".join(f"<th>{_e(t)}</th>" for t in titles)
+    head = "".join(f"<th>{escape(t)}</th>" for t in titles)
 
     def cell(value: str, align: str) -> str:
         cls = ["l"] if align == "<" else []
         if value.endswith("*"):
             cls.append("win")
         attr = f' class="{" ".join(cls)}"' if cls else ""
-        return f"<td{attr}>{_e(value)}</td>"
+        return f"<td{attr}>{escape(value)}</td>"
 
     body = "".join(
         "<tr>" + "".join(cell(v, a) for v, a in zip(row, aligns, strict=True)) + "</tr>"
@@ -64,8 +61,8 @@ def alltoall_section(doc: Mapping[str, Any]) -> str:
     shape = (f"{doc['nprocs']} processes, {doc['nodes']} node(s) "
              f"({', '.join(map(str, doc['ranks_per_node']))} ranks), "
              f"{doc['mpi_implementation']}, status {doc['status']}")  # fmt: skip
-    parts = [f"<h2>Alltoall: {_e(shape)}</h2>", sim,
-             f'<p class="note">{_e(doc["command_line"])}</p>',
+    parts = [f"<h2>Alltoall: {escape(shape)}</h2>", sim,
+             f'<p class="note">{escape(doc["command_line"])}</p>',
              "<p>Median time per call; * the fastest variant; speed-up: the library's "
              "default over the best lab algorithm.</p>",
              _table(compare_table(doc))]  # fmt: skip
@@ -74,10 +71,10 @@ def alltoall_section(doc: Mapping[str, Any]) -> str:
                   _table(plp_table(doc))]  # fmt: skip
     fits = hockney_lines(doc)
     if fits:
-        parts += ["<h3>Hockney model</h3>", *(f"<p>{_e(line)}</p>" for line in fits)]
+        parts += ["<h3>Hockney model</h3>", *(f"<p>{escape(line)}</p>" for line in fits)]
     if doc["errors"]:
         parts += ["<h3>Failed launches</h3><ul>",
-                  *(f"<li>{_e(e)}</li>" for e in doc["errors"]), "</ul>"]  # fmt: skip
+                  *(f"<li>{escape(e)}</li>" for e in doc["errors"]), "</ul>"]  # fmt: skip
     parts += [_img(time_figure(doc), "time vs size"), _img(speedup_figure(doc), "speed-up")]
     return "\n".join(p for p in parts if p)
 
@@ -87,9 +84,7 @@ def render_alltoall_html(docs: Sequence[Mapping[str, Any]]) -> str:
         raise MpiscopeError("no alltoall document to render")
     body = [alltoall_section(doc) for doc in docs]
     body.append("<h2>Winner map</h2>" + _img(winner_figure(docs), "winner map"))
-    return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mpiscope Alltoall"
-            f"</title><style>{_STYLE}</style></head><body><h1>mpiscope Alltoall lab</h1>"
-            + "\n".join(body) + "</body></html>\n")  # fmt: skip
+    return page("mpiscope Alltoall", "\n".join(body), _STYLE, heading="mpiscope Alltoall lab")
 
 
 def write_alltoall_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:

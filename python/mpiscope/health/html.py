@@ -10,7 +10,6 @@ when, which rank, by how much) and the fingerprint and phase tables.
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from mpiscope import outputs
 from mpiscope.health.values import format_value as _value
+from mpiscope.html_page import escape, page
 from mpiscope.result.units import format_ns
 
 __all__ = ["render_health_html", "write_health_html"]
@@ -34,9 +34,6 @@ rect.slow { stroke: #d00; stroke-width: 2; }
 _VIRIDIS = ((68, 1, 84), (59, 82, 139), (33, 145, 140), (94, 201, 98), (253, 231, 37))
 _PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")
 
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
 
 
 def _colour(x: float) -> str:
@@ -57,9 +54,9 @@ def _table(
     def cls(i: int) -> str:
         return " class=l" if i < left or (last_left and i == len(header) - 1) else ""
 
-    head = "".join(f"<th{cls(i)}>{_e(h)}</th>" for i, h in enumerate(header))
+    head = "".join(f"<th{cls(i)}>{escape(h)}</th>" for i, h in enumerate(header))
     body = "".join(
-        "<tr>" + "".join(f"<td{cls(i)}>{_e(v)}</td>" for i, v in enumerate(row)) + "</tr>"
+        "<tr>" + "".join(f"<td{cls(i)}>{escape(v)}</td>" for i, v in enumerate(row)) + "</tr>"
         for row in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -97,13 +94,15 @@ def _heatmap(metric: str, section: Mapping[str, Any], names: Sequence[str]) -> s
     size = label + units * cell + 10
     height = max(top + units * cell, 170) + 10
     parts = [
-        f'<svg class="heatmap" data-metric="{_e(metric)}" data-units="{units}" '
-        f'width="{size + 150}" height="{height}" role="img" aria-label="{_e(metric)} matrix">'
+        f'<svg class="heatmap" data-metric="{escape(metric)}" data-units="{units}" '
+        f'width="{size + 150}" height="{height}" role="img" aria-label="{escape(metric)} matrix">'
     ]
     for i, name in enumerate(names):
         if units <= 64:
             y = top + i * cell + cell / 2 + 3
-            parts.append(f'<text x="{label - 4}" y="{y:.1f}" text-anchor="end">{_e(name)}</text>')
+            parts.append(
+                f'<text x="{label - 4}" y="{y:.1f}" text-anchor="end">{escape(name)}</text>'
+            )
     for a, b, m, slow in zip(pairs["a"], pairs["b"], pairs["median"], pairs["slow"], strict=True):
         if m is None:
             continue
@@ -114,7 +113,7 @@ def _heatmap(metric: str, section: Mapping[str, Any], names: Sequence[str]) -> s
         for i, j in ((a, b), (b, a)):
             parts.append(
                 f'<rect class="{cls}" x="{label + j * cell}" y="{top + i * cell}" '
-                f'width="{cell}" height="{cell}" fill="{shade}"><title>{_e(tip)}</title></rect>'
+                f'width="{cell}" height="{cell}" fill="{shade}"><title>{escape(tip)}</title></rect>'
             )
     legend_x = size + 10
     for k in range(11):
@@ -123,9 +122,9 @@ def _heatmap(metric: str, section: Mapping[str, Any], names: Sequence[str]) -> s
             f'fill="{_colour(k / 10)}"/>'
         )
     best, worst = (low, high) if section["higher_is_worse"] else (high, low)
-    parts.append(f'<text x="{legend_x + 18}" y="{top + 10}">{_e(_value(metric, best))}</text>')
+    parts.append(f'<text x="{legend_x + 18}" y="{top + 10}">{escape(_value(metric, best))}</text>')
     parts.append(
-        f'<text x="{legend_x + 18}" y="{top + 150}">{_e(_value(metric, worst))} (worse)</text>'
+        f'<text x="{legend_x + 18}" y="{top + 150}">{escape(_value(metric, worst))} (worse)</text>'
     )
     parts.append("</svg>")
     return "".join(parts)
@@ -136,15 +135,15 @@ def _links(doc: Mapping[str, Any]) -> str:
     if not links:
         return "<h2>Link matrix</h2><p class=note>not measured</p>"
     names = links.get("units") or []
-    out = [f"<h2>Link matrix: {len(names)} {_e(links['unit'])}s</h2>"]
+    out = [f"<h2>Link matrix: {len(names)} {escape(links['unit'])}s</h2>"]
     if not links.get("judged"):
-        out.append(f"<p class=note>No verdict: {_e(links.get('why_not'))}</p>")
+        out.append(f"<p class=note>No verdict: {escape(links.get('why_not'))}</p>")
     for metric, section in links["metrics"].items():
         slow = sum(section["pairs"]["slow"])
         out.append(
-            f"<h3>{_e(metric)}</h3><p>{_e(section['what'])}; typical "
-            f"{_e(_value(metric, section['typical']))}, slow beyond "
-            f"{_e(_value(metric, section['limit']))}: {slow} pair(s) (outlined)</p>"
+            f"<h3>{escape(metric)}</h3><p>{escape(section['what'])}; typical "
+            f"{escape(_value(metric, section['typical']))}, slow beyond "
+            f"{escape(_value(metric, section['limit']))}: {slow} pair(s) (outlined)</p>"
         )
         out.append(_heatmap(metric, section, names))
     return "".join(out)
@@ -157,20 +156,20 @@ def _bars(title: str, values: Sequence[tuple[str, float | None]], text: Any, cls
     top = max(known) or 1.0
     row, width = 16, 420
     parts = [
-        f"<h3>{_e(title)}</h3>",
+        f"<h3>{escape(title)}</h3>",
         f'<svg class="bars {cls}" width="{width + 320}" height="{row * len(values) + 8}">',
     ]
     for i, (name, v) in enumerate(values):
         y = 4 + i * row
-        parts.append(f'<text x="150" y="{y + 11}" text-anchor="end">{_e(name)}</text>')
+        parts.append(f'<text x="150" y="{y + 11}" text-anchor="end">{escape(name)}</text>')
         if v is None:
             continue
         w = max(1.0, width * v / top)
         parts.append(
             f'<rect class="bar" x="156" y="{y}" width="{w:.1f}" height="{row - 3}" '
-            f'fill="#4c78a8"><title>{_e(text(v))}</title></rect>'
+            f'fill="#4c78a8"><title>{escape(text(v))}</title></rect>'
         )
-        parts.append(f'<text x="{160 + w:.1f}" y="{y + 11}">{_e(text(v))}</text>')
+        parts.append(f'<text x="{160 + w:.1f}" y="{y + 11}">{escape(text(v))}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -236,8 +235,8 @@ def _median(values: Sequence[float]) -> float | None:
 def _timeline(op: Mapping[str, Any]) -> str:
     events = op.get("timeline") or []
     head = (
-        f"<h3>{_e(op['op'])}: {op['events']} of {op['launches']} launches delayed by more than "
-        f"{_e(format_ns(op['delta_ns']))}</h3>"
+        f"<h3>{escape(op['op'])}: {op['events']} of {op['launches']} launches delayed by more than "
+        f"{escape(format_ns(op['delta_ns']))}</h3>"
     )
     if op.get("behind") or op.get("stage_starts"):
         head += (
@@ -257,13 +256,13 @@ def _timeline(op: Mapping[str, Any]) -> str:
     colour = {r: _PALETTE[i % len(_PALETTE)] for i, r in enumerate(ranks)}
     parts = [
         head,
-        f'<svg class="timeline" data-op="{_e(op["op"])}" width="{width + left + 120}" '
+        f'<svg class="timeline" data-op="{escape(op["op"])}" width="{width + left + 120}" '
         f'height="{height + bottom + 10}">',
         f'<line x1="{left}" y1="{height}" x2="{left + width}" y2="{height}" stroke="#888"/>',
         f'<text x="{left}" y="{height + 16}">0 s</text>',
         f'<text x="{left + width}" y="{height + 16}" text-anchor="end">{t_max:.3g} s</text>',
-        f'<text x="{left - 4}" y="10" text-anchor="end">{_e(format_ns(10**hi))}</text>',
-        f'<text x="{left - 4}" y="{height}" text-anchor="end">{_e(format_ns(10**lo))}</text>',
+        f'<text x="{left - 4}" y="10" text-anchor="end">{escape(format_ns(10**hi))}</text>',
+        f'<text x="{left - 4}" y="{height}" text-anchor="end">{escape(format_ns(10**lo))}</text>',
     ]
     for t, rank, lead in events:
         x = left + width * t / t_max
@@ -271,7 +270,7 @@ def _timeline(op: Mapping[str, Any]) -> str:
         tip = f"rank {int(rank)} at {t:.4f} s: late by {format_ns(lead)}"
         parts.append(
             f'<circle class="event" cx="{x:.1f}" cy="{y:.1f}" r="3" '
-            f'fill="{colour[int(rank)]}"><title>{_e(tip)}</title></circle>'
+            f'fill="{colour[int(rank)]}"><title>{escape(tip)}</title></circle>'
         )
     for i, r in enumerate(ranks[:12]):
         parts.append(
@@ -319,10 +318,10 @@ def _fingerprint(doc: Mapping[str, Any]) -> str:
         probe: Mapping[str, Any] = next(
             (p for p in doc.get("phases") or [] if p["name"] == "probe"), {}
         )
-        out.append(f"<p class=note>cores not probed: {_e(probe.get('reason') or '-')}</p>")
+        out.append(f"<p class=note>cores not probed: {escape(probe.get('reason') or '-')}</p>")
     check = fp.get("check")
     if check:
-        out.append("<pre>" + _e("\n".join(check["verdicts"])) + "</pre>")
+        out.append("<pre>" + escape("\n".join(check["verdicts"])) + "</pre>")
     return "".join(out)
 
 
@@ -353,10 +352,10 @@ def render_health_html(docs: Sequence[Mapping[str, Any]], sources: Sequence[str]
             else (env.get("launcher") or "")
         )
         sections.append(
-            f"<section><h1>mpiscope health: {_e(source)}</h1>"
-            f"<p class=note>{_e(env.get('ranks'))} ranks on {len(env.get('hosts') or [])} "
-            f"node(s); {_e(where)}; {_e(doc.get('start_time_utc'))}; status "
-            f"{_e(doc.get('status'))}</p>"
+            f"<section><h1>mpiscope health: {escape(source)}</h1>"
+            f"<p class=note>{escape(env.get('ranks'))} ranks on {len(env.get('hosts') or [])} "
+            f"node(s); {escape(where)}; {escape(doc.get('start_time_utc'))}; status "
+            f"{escape(doc.get('status'))}</p>"
             + _verdict(doc)
             + _links(doc)
             + _node_bars(doc)
@@ -365,12 +364,7 @@ def render_health_html(docs: Sequence[Mapping[str, Any]], sources: Sequence[str]
             + _phases(doc)
             + "</section>"
         )
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        f"<title>mpiscope health</title><style>{_STYLE}</style></head><body>\n"
-        + "\n".join(sections)
-        + "\n</body></html>\n"
-    )
+    return page("mpiscope health", "\n".join(sections), _STYLE)
 
 
 def write_health_html(docs: Sequence[Mapping[str, Any]], sources: Sequence[str], out: Path) -> None:

@@ -10,13 +10,13 @@ compared with the first one given, which is the baseline.
 from __future__ import annotations
 
 import base64
-import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.html_page import escape, page
 from mpiscope.noise import criteria, figures
 
 __all__ = ["render_noise_html", "write_noise_html"]
@@ -33,19 +33,16 @@ dt { font-weight: bold; }
 """
 
 
-def _e(value: object) -> str:
-    return html.escape(str(value))
-
 
 def _img(fig: Any, alt: str) -> str:
     data = base64.b64encode(figures.figure_png(fig)).decode("ascii")
-    return f'<img alt="{_e(alt)}" src="data:image/png;base64,{data}">'
+    return f'<img alt="{escape(alt)}" src="data:image/png;base64,{data}">'
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[object]], left: int = 1) -> str:
     def cell(tag: str, index: int, value: object) -> str:
         cls = ' class="l"' if index < left else ""
-        text = _e(value)
+        text = escape(value)
         if value == "yes":
             cls = ' class="yes"'
         return f"<{tag}{cls}>{text}</{tag}>"
@@ -60,7 +57,7 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[object]], left: int = 
 def _dl(items: Sequence[tuple[str, object]]) -> str:
     return (
         "<dl>"
-        + "".join(f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in items if v is not None)
+        + "".join(f"<dt>{escape(k)}</dt><dd>{escape(v)}</dd>" for k, v in items if v is not None)
         + "</dl>"
     )
 
@@ -87,7 +84,7 @@ def _verdict_html(verdict: Mapping[str, Any]) -> str:
         samples + f"<p>Values normalised to the baseline median; difference of means "
         f"{verdict['mean_difference']:+.4f}.</p>"
         + criteria_table
-        + f"<p><strong>{_e(line)}</strong></p>"
+        + f"<p><strong>{escape(line)}</strong></p>"
     )
 
 
@@ -121,11 +118,11 @@ def _run_html(run: Mapping[str, Any], label: str) -> str:
             ("created", run.get("created")),
         ]
     )
-    parts = [f"<h2>noise-run {_e(label)}</h2>", info]
+    parts = [f"<h2>noise-run {escape(label)}</h2>", info]
     try:
         samples = criteria.samples_of(run)
     except MpiscopeError as exc:
-        return "".join(parts) + f'<p class="note">{_e(exc)}</p>'
+        return "".join(parts) + f'<p class="note">{escape(exc)}</p>'
     if run.get("design") == "alternate":
         parts.append(_comparison_html(samples, "baseline", f"{label} agent off vs on"))
     elif len(samples["all"]) >= 1:
@@ -145,13 +142,13 @@ def _comparison_html(samples: Mapping[str, Sequence[float]], baseline: str, titl
             if label != baseline
         ]
     except MpiscopeError as exc:
-        return "".join(parts) + f'<p class="note">No comparison: {_e(exc)}</p>'
+        return "".join(parts) + f'<p class="note">No comparison: {escape(exc)}</p>'
     labels = [v["test"]["source"] for v in verdicts]
     if verdicts:
         parts.append(_img(figures.mean_vs_gap_figure(verdicts, labels), f"mean vs gap {title}"))
     for verdict in verdicts:
         parts.append(
-            f"<h3>{_e(verdict['test']['source'])} against {_e(baseline)}</h3>"
+            f"<h3>{escape(verdict['test']['source'])} against {escape(baseline)}</h3>"
             + _verdict_html(verdict)
         )
     return "".join(parts)
@@ -192,7 +189,7 @@ def _probe_html(doc: Mapping[str, Any]) -> str:
         "dominant (Hz)",
     ]
     parts = [
-        f"<h2>noise-probe {_e(doc.get('source', ''))}</h2>",
+        f"<h2>noise-probe {escape(doc.get('source', ''))}</h2>",
         _table(header, rows),
         '<p class="note">Shares are of CPU time. FWQ: 1 - n x min / sum of unit times; '
         "FTQ: 1 - mean / p99 of the work per quantum; selfish: detour time / run time.</p>",
@@ -205,7 +202,8 @@ def _probe_html(doc: Mapping[str, Any]) -> str:
 
 def _calibration_html(doc: Mapping[str, Any]) -> str:
     plan = doc["plan"]
-    head = (f"<h2>noise-calibration: {_e(', '.join(plan['detectors']))}, {plan['nprocs']} ranks, "
+    detectors = ", ".join(plan["detectors"])
+    head = (f"<h2>noise-calibration: {escape(detectors)}, {plan['nprocs']} ranks, "
             f"{plan['packets']} packets of {plan['packet_seconds']:g} s, layout C, "
             f"alternating blocks of {plan['block']}</h2>")
     criteria = sorted({c for found in doc["smallest"].values() for c in found})
@@ -246,7 +244,7 @@ def render_noise_html(doc_or_docs: Mapping[str, Any] | Sequence[Mapping[str, Any
                 separate[label] = [float(p["seconds"]) for p in doc.get("packets") or []]
         elif kind == "noise-verdict":
             title = f"{doc['test']['source']} against {doc['baseline']['source']}"
-            sections.append(f"<h2>noise-verdict: {_e(title)}</h2>" + _verdict_html(doc))
+            sections.append(f"<h2>noise-verdict: {escape(title)}</h2>" + _verdict_html(doc))
         elif kind == "noise-probe":
             sections.append(_probe_html(doc))
         elif kind == "noise-calibration":
@@ -257,13 +255,8 @@ def render_noise_html(doc_or_docs: Mapping[str, Any] | Sequence[Mapping[str, Any
         baseline = next(iter(separate))
         sections.insert(
             0,
-            f"<h2>Comparison with {_e(baseline)} (the baseline)</h2>"
+            f"<h2>Comparison with {escape(baseline)} (the baseline)</h2>"
             + _comparison_html(separate, baseline, "runs"),
         )
     body = "\n".join(sections)
-    return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
-        "<title>mpiscope noise report</title>"
-        f"<style>{_STYLE}</style></head><body><h1>mpiscope noise report</h1>\n{body}\n"
-        "</body></html>\n"
-    )
+    return page("mpiscope noise report", body, _STYLE, heading="mpiscope noise report")

@@ -14,7 +14,6 @@ merged), then every figure of ``mpiscope plot`` with its caption.
 from __future__ import annotations
 
 import base64
-import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +21,8 @@ from typing import Any
 
 from mpiscope import __version__, outputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.html_page import escape as _e
+from mpiscope.html_page import page
 from mpiscope.reports.header import header_rows
 from mpiscope.reports.html_sections import ledger_html, notes_html, parts_html, tails_html
 from mpiscope.reports.launch_interval import interval_lines
@@ -239,15 +240,6 @@ def render_html(results: Sequence[Result], labels: Sequence[str] | None = None) 
         raise MpiscopeError("no result document to report")
     labels = list(labels) if labels is not None else source_labels(results)
     parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en">',
-        "<head>",
-        '<meta charset="utf-8">',
-        '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>mpiscope report: {_e(', '.join(labels))}</title>",
-        f"<style>\n{_CSS}\n</style>",
-        "</head>",
-        "<body>",
         "<main>",
         "<h1>mpiscope report</h1>",
         f'<p class="sub">{_e(", ".join(_source(r) for r in results))} &middot; '
@@ -257,17 +249,13 @@ def render_html(results: Sequence[Result], labels: Sequence[str] | None = None) 
     for index, (label, result) in enumerate(zip(labels, results, strict=True)):
         parts.append(_result_html(index, label, result, several=len(results) > 1))
     parts.append(_figures_html(plot_data(results, labels)))
-    parts += ["</main>", "</body>", "</html>", ""]
-    return "\n".join(parts)
+    parts.append("</main>")
+    return page(f"mpiscope report: {', '.join(labels)}", "\n".join(parts), _CSS)
 
 
 def write_html(results: Sequence[Result], path: Path) -> None:
     """Write the report of ``results`` to ``path`` (replaced if it exists)."""
     outputs.write_text(path, render_html(results))
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def _source(result: Result) -> str:

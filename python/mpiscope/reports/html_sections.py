@@ -5,9 +5,9 @@ each thread's time and what the numbers depend on (reports/parts.py)."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
+from mpiscope.html_page import escape as _e
 from mpiscope.reports.ledger import TITLES, ledger_rows, point_title, result_ledgers
 from mpiscope.reports.parts import PART_TITLES, op_notes, parts_rows
 from mpiscope.reports.tails import TAIL_TITLES, tail_note, tail_rows
@@ -16,10 +16,6 @@ from mpiscope.result.ledger import has_ledger
 from mpiscope.result.units import format_percent
 
 __all__ = ["ledger_html", "notes_html", "parts_html", "table_html", "tails_html"]
-
-
-def _e(text: object) -> str:
-    return html.escape(str(text), quote=True)
 
 
 def table_html(titles: Sequence[str], aligns: str, rows: Sequence[Sequence[str]],

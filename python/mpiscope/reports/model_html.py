@@ -6,13 +6,13 @@ against the model's."""
 from __future__ import annotations
 
 import base64
-import html
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.html_page import escape, page
 from mpiscope.reports.model import render_model
 
 __all__ = ["render_model_html", "write_model_html"]
@@ -33,15 +33,13 @@ def _figure(doc: Mapping[str, Any]) -> str:
 
 
 def render_model_html(docs: Sequence[Mapping[str, Any]]) -> str:
-    parts = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>mpiscope models</title>"
-             f"<style>{_STYLE}</style></head><body><h1>Communication performance models</h1>"]
+    parts = []
     for doc in docs:
-        parts.append(f"<h2>{html.escape(doc['model'])} model of "
-                     f"{html.escape(doc['source']['path'])}</h2>")  # fmt: skip
-        parts.append(f"<pre>{html.escape(render_model(doc))}</pre>")
+        parts.append(f"<h2>{escape(doc['model'])} model of {escape(doc['source']['path'])}</h2>")
+        parts.append(f"<pre>{escape(render_model(doc))}</pre>")
         parts.append(_figure(doc))
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    return page("mpiscope models", "\n".join(parts), _STYLE,
+                heading="Communication performance models")
 
 
 def write_model_html(docs: Sequence[Mapping[str, Any]], out: Path) -> None:

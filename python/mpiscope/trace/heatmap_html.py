@@ -7,9 +7,10 @@ timeline. Hovering a cell tells its rank, time and share;
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
+
+from mpiscope.html_page import escape, page
 
 __all__ = ["render_heatmap_page", "render_heatmap_panel"]
 
@@ -105,8 +106,8 @@ def render_heatmap_panel(data: dict[str, Any], clickable: bool) -> str:
     payload = json.dumps(data, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
     hint = " Click a cell to show its bin in the timeline." if clickable else ""
     return f"""<div id="heatmap">
-<p><b>{html.escape(data["colorbar"])}</b>: dark 0%, yellow 100%.{hint}
-{html.escape(data["note"])}</p>
+<p><b>{escape(data["colorbar"])}</b>: dark 0%, yellow 100%.{hint}
+{escape(data["note"])}</p>
 <canvas id="hm" style="width:100%;display:block;cursor:{'pointer' if clickable else 'default'}">
 </canvas>
 <p>Time per function, stacked (share of the ranks' time): <span id="hmlegend"></span></p>
@@ -119,10 +120,5 @@ padding:2px 5px;font-size:12px;pointer-events:none"></div>
 
 def render_heatmap_page(data: dict[str, Any]) -> str:
     """A self-contained page of the heat map alone."""
-    return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{html.escape(data["title"])}</title>
-<style>body {{ font: 13px sans-serif; margin: 16px; }}</style></head><body>
-<h3>{html.escape(data["title"])}</h3>
-{render_heatmap_panel(data, clickable=False)}
-</body></html>
-"""
+    body = f'<h3>{escape(data["title"])}</h3>\n{render_heatmap_panel(data, clickable=False)}'
+    return page(data["title"], body, "body { font: 13px sans-serif; margin: 16px; }")

@@ -29,7 +29,6 @@ Nothing to install: any browser opens the file.
 
 from __future__ import annotations
 
-import html
 import json
 from pathlib import Path
 from typing import Any
@@ -38,6 +37,7 @@ import numpy as np
 
 from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.html_page import escape, page
 from mpiscope.result.units import format_ns
 from mpiscope.trace.merge import Merged
 
@@ -318,6 +318,13 @@ def _data(merged: Merged) -> dict[str, Any]:
             "bundleAt": BUNDLE_AT}
 
 
+STYLE = """body { font: 13px sans-serif; margin: 16px; }
+#tl { width: 100%; border: 1px solid #ccc; cursor: grab; display: block; }
+#tip { position: absolute; display: none; background: #ffd; border: 1px solid #aa8;
+  padding: 2px 5px; font-size: 12px; pointer-events: none; }
+button { font-size: 12px; }"""
+
+
 def render_html(merged: Merged, title: str, panel: str = "") -> str:
     """The page; `panel` (HTML, e.g. the heat map of
     :mod:`mpiscope.trace.heatmap_html`) goes above the timeline."""
@@ -327,24 +334,15 @@ def render_html(merged: Merged, title: str, panel: str = "") -> str:
                             f"(at most {MAX_HTML_CALLS}): use "
                             "mpiscope trace export --format perfetto")
     data = _data(merged)
-    legend = " ".join(f'<span style="color:{c}">&#9632;</span> {html.escape(k)}'
+    legend = " ".join(f'<span style="color:{c}">&#9632;</span> {escape(k)}'
                       for k, c in dict(data["kinds"]).items())
     payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
     used = set(data["links"]["k"])
-    link_legend = (" ".join(f'<span style="color:{c}">&#8594;</span> {html.escape(label)}'
+    link_legend = (" ".join(f'<span style="color:{c}">&#8594;</span> {escape(label)}'
                             for i, (label, c) in enumerate(data["linkKinds"]) if i in used)
                    + ' <label><input type="checkbox" id="links" checked> these arrows</label>'
                    if used else '<input type="checkbox" id="links" hidden>')
-    return f"""<!DOCTYPE html>
-<html><head><meta charset="utf-8"><title>{html.escape(title)}</title>
-<style>
-body {{ font: 13px sans-serif; margin: 16px; }}
-#tl {{ width: 100%; border: 1px solid #ccc; cursor: grab; display: block; }}
-#tip {{ position: absolute; display: none; background: #ffd; border: 1px solid #aa8;
-  padding: 2px 5px; font-size: 12px; pointer-events: none; }}
-button {{ font-size: 12px; }}
-</style></head><body>
-<h3>{html.escape(title)}</h3>
+    body = f"""<h3>{escape(title)}</h3>
 <p id="about" data-messages="{len(merged.messages)}" data-calls="{calls}">
 {len(merged.trace.ranks)} ranks, {calls} calls, {len(merged.messages)} messages
 ({merged.backwards} backwards, in red), {format_ns(merged.end_ns)}.
@@ -356,8 +354,8 @@ Wheel: zoom; drag: pan; double click: the whole run.
 {link_legend}</p>
 <canvas id="tl"></canvas><div id="tip"></div>
 <script>const DATA = {payload};{SCRIPT}</script>
-</body></html>
 """
+    return page(title, body, STYLE)
 
 
 def write_html(merged: Merged, out: Path, panel: str = "") -> int:
