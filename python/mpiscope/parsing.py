@@ -26,6 +26,7 @@ __all__ = [
     "float_in",
     "int_in",
     "name_list",
+    "subcommands",
     "unknown",
 ]
 
@@ -42,6 +43,23 @@ class Parser(argparse.ArgumentParser):
         if action.option_strings and any(not text.strip() for text in arg_strings):
             self.error(f"argument {'/'.join(action.option_strings)}: empty value")
         return super()._get_values(action, arg_strings)
+
+
+def subcommands(parser: argparse.ArgumentParser, group: str,
+                adders: Sequence[Callable[[Any], None]]) -> None:  # fmt: skip
+    """A group command's subcommands, one adder each (it makes its own
+    parser); without one the group says, in one line, which there are: the
+    names as the adders made them, so they are written once."""
+    sub = parser.add_subparsers(dest=f"{group}_command", metavar="SUBCOMMAND", title="subcommands")
+    for add in adders:
+        add(sub)
+    names = list(sub.choices)
+
+    def missing(args: argparse.Namespace) -> int:
+        listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+        raise MpiscopeError(f"{group} needs a subcommand: {listed} (see mpiscope {group} --help)")
+
+    parser.set_defaults(handler=missing)
 
 
 def unknown(what: str, name: str, known: Sequence[str]) -> str:

@@ -241,3 +241,23 @@ def test_other_errors_are_not_taken_for_an_interrupt(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(cli, "build_parser", broken)
     with pytest.raises(RuntimeError, match="a bug"):
         cli.main(["run", "bcast"])
+
+
+@pytest.mark.parametrize("group", ["alltoall", "model", "noise"])
+def test_a_group_without_subcommand_lists_what_its_help_lists(group: str) -> None:
+    """The one-line error names the subcommands in the order --help shows
+    them, taken from the parser (mpiscope.parsing.subcommands), not typed again."""
+    import re
+    import subprocess
+    import sys
+
+    help_text = subprocess.run([sys.executable, "-m", "mpiscope", group, "--help"],
+                               capture_output=True, text=True, check=True).stdout
+    run = subprocess.run([sys.executable, "-m", "mpiscope", group], capture_output=True,
+                         text=True, check=False)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1
+    names = re.findall(r"^    (\w+)", help_text, re.M)
+    assert names, help_text
+    assert run.stderr.startswith(f"mpiscope: error: {group} needs a subcommand: ")
+    said = re.findall(r"\w+", run.stderr.split(": ", 3)[-1].split(" (see")[0].replace(" or ", ", "))
+    assert said == names

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
+from mpiscope.parsing import subcommands
 
 __all__ = ["add_parser"]
 
@@ -58,22 +59,8 @@ def add_parser(commands: Any) -> None:
         "to the library's own algorithms, predicted by Hockney models, and the choice "
         "written as the library's tuning file.",
     )
-    sub = parser.add_subparsers(dest="a2a_command", metavar="SUBCOMMAND", title="subcommands")
-    _add_list(sub)
-    _add_check(sub)
-    _add_compare(sub)
-    _add_tune(sub)
-    _add_contention(sub)
-    _add_fft(sub)
-    _add_plot(sub)
-    parser.set_defaults(handler=_no_subcommand)
-
-
-def _no_subcommand(args: argparse.Namespace) -> int:
-    raise MpiscopeError(
-        "alltoall needs a subcommand: list, check, compare, tune, contention, fft or plot "
-        "(see mpiscope alltoall --help)"
-    )
+    subcommands(parser, "alltoall", (_add_list, _add_check, _add_compare, _add_tune,
+                                     _add_contention, _add_fft, _add_plot))  # fmt: skip
 
 
 def _measure(p: argparse.ArgumentParser, *flags: str) -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import subcommands
 
 __all__ = ["add_parser"]
 
@@ -42,18 +43,7 @@ def add_parser(commands: Any) -> None:
         "measurements, predict collectives with them, check the predictions against "
         "measured collectives and calibrate a SimGrid platform (docs/models.md).",
     )
-    sub = parser.add_subparsers(dest="model_command", metavar="SUBCOMMAND", title="subcommands")
-    _add_measure(sub)
-    _add_fit(sub)
-    _add_predict(sub)
-    _add_check(sub)
-    _add_platform(sub)
-    parser.set_defaults(handler=_no_subcommand)
-
-
-def _no_subcommand(args: argparse.Namespace) -> int:
-    raise MpiscopeError("model needs a subcommand: measure, fit, predict, check or platform "
-                        "(see mpiscope model --help)")  # fmt: skip
+    subcommands(parser, "model", (_add_measure, _add_fit, _add_predict, _add_check, _add_platform))
 
 
 # --- measure ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.parsing import float_in, int_in
+from mpiscope.parsing import float_in, int_in, subcommands
 
 __all__ = ["add_parser"]
 
@@ -48,21 +48,8 @@ def add_parser(commands: Any) -> None:
         "agent injector, and the criteria (99% CI gap, IQR outliers, Mann-Whitney, "
         "quantile shifts) that say whether an agent slows the program.",
     )
-    sub = parser.add_subparsers(dest="noise_command", metavar="SUBCOMMAND", title="subcommands")
-    _add_probe(sub)
-    _add_run(sub)
-    _add_inject(sub)
-    _add_compare(sub)
-    _add_calibrate(sub)
-    _add_plot(sub)
-    parser.set_defaults(handler=_no_subcommand)
-
-
-def _no_subcommand(args: argparse.Namespace) -> int:
-    raise MpiscopeError(
-        "noise needs a subcommand: probe, run, inject, compare, calibrate or plot "
-        "(see mpiscope noise --help)"
-    )
+    subcommands(parser, "noise", (_add_probe, _add_run, _add_inject, _add_compare, _add_calibrate,
+                                  _add_plot))  # fmt: skip
 
 
 # --- shared options ------------------------------------------------------------
