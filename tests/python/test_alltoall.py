@@ -362,7 +362,7 @@ def test_speedup_is_none_without_a_default() -> None:
 
 
 def test_check_status_tells_data_mismatches_from_early_returns() -> None:
-    from mpiscope.commands.alltoall import _validation_status
+    from mpiscope.alltoall.lab import validation_status as _validation_status
 
     def doc(*validations: dict[str, Any]) -> dict[str, Any]:
         return {"points": [{"op": "alltoall_bruck", "size_bytes": s, "validation": v}

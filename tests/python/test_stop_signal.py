@@ -71,7 +71,7 @@ def test_a_failed_launch_is_still_a_plain_failure(
 def test_alltoall_series_stops_at_the_signal(
     fake_mpi: FakeMpi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mpiscope.commands import alltoall
+    from mpiscope.measure.series import LaunchSeries
 
     calls = []
 
@@ -85,7 +85,7 @@ def test_alltoall_series_stops_at_the_signal(
     from mpiscope.measure.options import measure_defaults
 
     ns = argparse.Namespace(**{**measure_defaults(), "quiet": True, "mpi": "fake"})
-    series = alltoall._Launcher(ns, bench, tmp_path, {"alltoall": set()})
+    series = LaunchSeries(ns, bench, tmp_path, {"alltoall": set()})
     with pytest.raises(StoppedError):
         series.run("lab", ["alltoall"], [8], {})
     assert calls == [1]

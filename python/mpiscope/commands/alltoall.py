@@ -16,14 +16,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from mpiscope.alltoall.lab import (
+    check_variants,
+    pingpong_sizes,
+    real_nodes,
+    topology,
+    validation_status,
+)
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
+from mpiscope.measure.plan import available_cores
+from mpiscope.measure.series import LaunchSeries, oversubscribed, simulated
 from mpiscope.parsing import subcommands
 
 __all__ = ["add_parser"]
@@ -43,8 +50,6 @@ MAX_GRID = 4096
 FFT_BYTES_PER_POINT = 64
 #: mpiscope-contention's limits: latency sizes per run, and bytes per size.
 CONTENTION_SIZES, CONTENTION_MAX_BYTES = 64, 2**31 - 1
-#: The largest ping-pong message of the Hockney fit.
-PINGPONG_MAX = 4 << 20
 #: The validation run's statistics: a few launches per point are enough to compare buffers.
 _CHECK_STATS = {"stop": "count", "max_valid": 4, "max_launches": 40, "min_valid": 2,
                 "max_point_seconds": 10.0}  # fmt: skip
@@ -141,87 +146,6 @@ def _namespace(args: argparse.Namespace, **overrides: Any) -> argparse.Namespace
     return argparse.Namespace(**merged)
 
 
-class _Launcher:
-    """One launch after another of the same run, each with its own plan,
-    environment and launcher arguments; a failure is recorded, not raised;
-    the whole series shares --timeout."""
-
-    def __init__(
-        self, ns: argparse.Namespace, bench: Any, tmp: Path, declared: Mapping[str, set[str]]
-    ) -> None:
-        self.ns = ns
-        self.bench = bench
-        self.tmp = tmp
-        self.declared = declared  # op -> its options: an option no op of a launch has is dropped
-        self.count = 0
-        self.deadline = None if ns.timeout is None else time.monotonic() + ns.timeout
-
-    def run(
-        self,
-        label: str,
-        ops: Sequence[str],
-        sizes: Sequence[int],
-        options: Mapping[str, str],
-        env: Mapping[str, str] | None = None,
-        launcher_args: Sequence[str] = (),
-        **params: Any,
-    ) -> tuple[dict[str, Any] | None, str | None]:
-        """(the launch's result document or None, its error or None)."""
-        from mpiscope.measure.plan import RunPlan, bench_plan
-        from mpiscope.measure.progress import ProgressDisplay
-        from mpiscope.measure.runner import Launch, run_launches
-
-        index = self.count
-        self.count += 1
-        known = set().union(*(self.declared.get(op, set()) for op in ops))
-        options = {k: v for k, v in options.items() if k in known}
-        out = self.tmp / f"launch-{index}.json"
-        remaining = None if self.deadline is None else self.deadline - time.monotonic()
-        if remaining is not None and remaining <= 0:
-            return None, "not started: --timeout reached"
-        ns = argparse.Namespace(**{**vars(self.ns), **params, "timeout": remaining,
-                                   "force": True, "dry_run": False})  # fmt: skip
-        bench = self.bench.with_settings(env=env, launcher_args=launcher_args)
-        plan = RunPlan(list(ops), list(sizes), None, out, _oversubscribed(ns), ns.max_launches
-                       or 1000, options=tuple(options.items()))  # fmt: skip
-        launch = Launch(bench_plan(ns, plan, bench.profile, bench.launcher))
-        display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
-
-        def render(result: Any) -> str:
-            return f"  {label}: {len(result.points)} points"
-
-        error = None
-        try:
-            run_launches([launch], bench, self.tmp, ns, display, out, render, show_path=False)
-        except StoppedError:
-            raise  # told to stop: no further launch of the series
-        except RunFailedError as exc:
-            error = str(exc).split("; partial result")[0]
-            print(f"  {label}: failed: {error}")
-        try:
-            doc = json.loads(out.read_text(encoding="utf-8")) if out.exists() else None
-        except (OSError, ValueError):
-            doc = None
-        return doc, error
-
-
-def _cores() -> int:
-    from mpiscope.measure.plan import available_cores
-
-    return available_cores()
-
-
-def _simulated(ns: argparse.Namespace) -> bool:
-    from mpiscope.measure.simulation import launch_platform
-
-    return launch_platform(ns) is not None
-
-
-def _oversubscribed(ns: argparse.Namespace) -> bool:
-    """More ranks than cores (a simulated run never is)."""
-    return not _simulated(ns) and ns.np > _cores()
-
-
 def _bench_for(ns: argparse.Namespace) -> Any:
     from mpiscope.measure.runner import find_bench
 
@@ -273,14 +197,6 @@ def _keep_partial(out: Path | None, doc: Mapping[str, Any]) -> str:
     return f"partial result kept in {out}"
 
 
-def _topology(nprocs: int, nodes: int) -> list[int]:
-    from mpiscope.alltoall.plp import node_sizes
-
-    if nodes > nprocs:
-        raise MpiscopeError(f"--nodes {nodes} is more than the {nprocs} processes")
-    return node_sizes(nprocs, nodes) if nodes else [nprocs]
-
-
 # --- check ----------------------------------------------------------------------------------
 def _add_check(sub: Any) -> None:
     p = sub.add_parser(
@@ -302,52 +218,6 @@ def _add_check(sub: Any) -> None:
     p.set_defaults(handler=_check)
 
 
-def _check_variants(
-    lab: Sequence[Any], sizes_per_node: Sequence[int]
-) -> list[tuple[str, list[str], dict[str, str]]]:
-    """(label, ops, options) of each validation launch at one process count."""
-    from mpiscope.alltoall.plp import leader_choices
-
-    leaders = [a.op for a in lab if a.leader_based]
-    variants: list[tuple[str, list[str], dict[str, str]]] = [
-        ("", ["alltoall", *(a.op for a in lab)], {})]
-    if leaders:
-        for inter in ("bruck", "pairwise", "native"):
-            variants.append((f"inter={inter}", leaders, {"inter": inter}))
-        variants.append(("aggregate=p2p", leaders, {"aggregate": "p2p"}))
-    plp = [a.op for a in lab if a.name == "plp"]
-    for d in leader_choices(sizes_per_node) if plp else []:
-        variants.append((f"leaders={d}", plp, {"leaders": str(d)}))
-    return variants
-
-
-_SYNC_MESSAGE = re.compile(r"left .* before rank .* entered")
-
-
-def _validation_status(
-    doc: Mapping[str, Any] | None, op: str, error: str | None, expected: int
-) -> tuple[str, bool]:
-    """(the table cell, whether it is a failure) for one op of a validation
-    launch: a data mismatch fails; so does a launch that measured fewer
-    points than asked. The engine's other check of a synchronizing op (no
-    rank leaves before every rank entered) is not about the data: MPI does
-    not promise it (MPICH's 0-byte MPI_Alltoall returns at once), so it is
-    shown, not failed."""
-    points = [p for p in (doc or {}).get("points", []) if p.get("op") == op]
-    bad = [p for p in points if (p.get("validation") or {}).get("failures")]
-    data = [p for p in bad if not _SYNC_MESSAGE.search(p["validation"].get("first_mismatch", ""))]
-    if data:
-        v = data[0]["validation"]
-        return f"MISMATCH {data[0]['size_bytes']} B: {v.get('first_mismatch', '')}"[:60], True
-    if len(points) < expected:
-        return ("error" if error else "missing points"), True
-    if not all((p.get("validation") or {}).get("supported") for p in points):
-        return "no check", True
-    if bad:
-        return "ok (returns early at " + ",".join(f"{p['size_bytes']}" for p in bad) + " B)", False
-    return "ok", False
-
-
 def _check(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.text import check_table
     from mpiscope.measure.plan import check_ranks
@@ -359,13 +229,13 @@ def _check(args: argparse.Namespace) -> int:
     if args.nodes > min(counts):
         raise MpiscopeError(f"--nodes {args.nodes} is more than the {min(counts)} processes of "
                             "--np: a node would have no rank")  # fmt: skip
-    cores = _cores()
-    simulated = _simulated(_namespace(args, np=max(counts)))
-    for n in counts if not simulated else ():  # correctness only: oversubscribed when needed
+    cores = available_cores()
+    simulation = simulated(_namespace(args, np=max(counts)))
+    for n in counts if not simulation else ():  # correctness only: oversubscribed when needed
         check_ranks(n, oversubscribe=True, flag="--np")
         check_memory([s * n for s in sizes], n)
     out = _out(args, "") if args.out else None
-    over = [n for n in counts if n > cores and not simulated]
+    over = [n for n in counts if n > cores and not simulation]
     if over and not args.oversubscribe:
         print(f"note: np {','.join(map(str, over))} > {cores} cores: run oversubscribed "
               "(correctness only)")  # fmt: skip
@@ -395,27 +265,28 @@ def _check_counts(args: argparse.Namespace, counts: Sequence[int], sizes: Sequen
     """The validation launches of every process count (``results`` and
     ``record`` filled as they end); whether any failed."""
     from mpiscope.alltoall.catalogue import topology_env
+    from mpiscope.measure.series import LaunchSeries
 
     failed = False
     for nprocs in counts:
         nodes = args.nodes
-        per_node = _topology(nprocs, nodes)
+        per_node = topology(nprocs, nodes)
         ns = _namespace(args, np=nprocs, oversubscribe=args.oversubscribe or nprocs in over,
                         validate=True, **_CHECK_STATS)  # fmt: skip
         bench = _bench_for(ns)
         lab, declared = _lab(bench)
         env = topology_env(bench.profile.implementation, nodes)
         with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-check-") as tmp:
-            launcher = _Launcher(ns, bench, Path(tmp), declared)
+            launcher = LaunchSeries(ns, bench, Path(tmp), declared)
             print(f"np {nprocs}" + (f", {nodes} virtual nodes {per_node}" if nodes else "") + ":")
-            for label, ops, options in _check_variants(lab, per_node):
+            for label, ops, options in check_variants(lab, per_node):
                 opts = {"nodes": str(nodes), **options}
                 doc, error = launcher.run(label or "all", ops, sizes, opts, env)
                 for op in ops:
                     name = op.removeprefix("alltoall_") + (f" {label}" if label else "")
                     if op == "alltoall":
                         name = "native MPI_Alltoall"
-                    status, bad = _validation_status(doc, op, error, len(sizes))
+                    status, bad = validation_status(doc, op, error, len(sizes))
                     failed |= bad
                     results.setdefault(name, {})[nprocs] = status
                     record.append({"nprocs": nprocs, "nodes": nodes, "variant": name,
@@ -450,17 +321,6 @@ def _add_compare(sub: Any) -> None:
     p.add_argument("--no-native-forced", action="store_true",
                    help="do not force the library's algorithms (only its default)")
     p.set_defaults(handler=_compare)
-
-
-def _pingpong_sizes(nprocs: int, per_node: int, largest: int) -> list[int]:
-    """Powers of two up to the largest message a model needs (Bruck's N/2 m,
-    One-leader's M M m), at most PINGPONG_MAX."""
-    top = min(PINGPONG_MAX, max(nprocs * largest // 2, per_node * per_node * largest, 64))
-    sizes, s = [], 1
-    while s <= top:
-        sizes.append(s)
-        s *= 2
-    return sizes
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -498,19 +358,20 @@ def _compare_one(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT, leader_choices
     from mpiscope.launcher import format_command
     from mpiscope.measure.plan import check_cores
+    from mpiscope.measure.series import LaunchSeries
     from mpiscope.measure.sizes import check_memory, parse_size_spec
     from mpiscope.result.document import write_document
 
     sizes = parse_size_spec(args.sizes)
     ns = _namespace(args)
-    _topology(ns.np, args.nodes)
-    if check_cores(ns) or not _simulated(ns):
+    topology(ns.np, args.nodes)
+    if check_cores(ns) or not simulated(ns):
         check_memory([s * ns.np for s in sizes], ns.np)
     out = _out(args, "mpiscope-a2a")
     bench = _bench_for(ns)
     lab, known_ops = _lab(bench)
     impl = bench.profile.implementation
-    per_node = _topology(ns.np, args.nodes)
+    per_node = topology(ns.np, args.nodes)
     crit = args.size_crit if args.size_crit is not None else DEFAULT_SIZE_CRIT
     base_opts = {"nodes": str(args.nodes)}
     if args.size_crit is not None:
@@ -520,7 +381,7 @@ def _compare_one(args: argparse.Namespace) -> int:
     variants: list[Variant] = []
     interrupted: BaseException | None = None
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent) as tmp:
-        runner = _Launcher(ns, bench, Path(tmp), known_ops)
+        runner = LaunchSeries(ns, bench, Path(tmp), known_ops)
 
         def launch(purpose: str, ops: Sequence[str], sz: Sequence[int],
                    options: Mapping[str, str], env: Mapping[str, str] | None = None,
@@ -538,7 +399,7 @@ def _compare_one(args: argparse.Namespace) -> int:
                 variants.append(Variant(a.name, "lab", a.op, a.name,
                                         a.name if a.name in MODELS else None, index))
             if not args.nodes:
-                per_node = _real_nodes(launches[index].doc, ns.np) or per_node
+                per_node = real_nodes(launches[index].doc, ns.np) or per_node
             if any(a.name == "plp" for a in lab):
                 for d in leader_choices(per_node):
                     index = launch(f"plp:d={d}", ["alltoall_plp"], sizes,
@@ -556,7 +417,7 @@ def _compare_one(args: argparse.Namespace) -> int:
                 variants.append(Variant(f"native:{alg.name}", "native-forced", "alltoall",
                                         alg.name, alg.model, index))
             largest = max(sizes) if sizes else 1
-            pp_sizes = _pingpong_sizes(ns.np, max(per_node), largest)
+            pp_sizes = pingpong_sizes(ns.np, max(per_node), largest)
             inter_launch = intra_launch = None
             if "pingpong" in known_ops and ns.np >= 2:
                 if len(per_node) > 1:
@@ -571,9 +432,9 @@ def _compare_one(args: argparse.Namespace) -> int:
         except KeyboardInterrupt as exc:
             interrupted = exc
             inter_launch = intra_launch = None
-    topology = Topology(ns.np, len(per_node), max(per_node), crit)
+    shape = Topology(ns.np, len(per_node), max(per_node), crit)
     doc = build_document(
-        variants=variants, launches=launches, sizes=sizes, topology=topology,
+        variants=variants, launches=launches, sizes=sizes, topology=shape,
         node_sizes=per_node, nodes_option=args.nodes, implementation=impl,
         command_line=format_command(["mpiscope", *getattr(args, "argv", [])]),
         inter_launch=inter_launch, intra_launch=intra_launch,
@@ -593,16 +454,6 @@ def _compare_one(args: argparse.Namespace) -> int:
             f"is in {out}"
         )
     return 0
-
-
-def _real_nodes(doc: Mapping[str, Any] | None, nprocs: int) -> list[int] | None:
-    """Ranks per node of real nodes as the launch's environment says (equal
-    nodes assumed when the counts do not say more)."""
-    env = (doc or {}).get("environment") or {}
-    nodes, per = env.get("nodes"), env.get("ranks_per_node")
-    if isinstance(nodes, int) and nodes > 0 and isinstance(per, int) and per * nodes == nprocs:
-        return [per] * nodes
-    return None
 
 
 def _compare_text(doc: Mapping[str, Any]) -> str:
@@ -723,8 +574,9 @@ def _tune_check(args: argparse.Namespace) -> int:
         ns = _namespace(args, np=nprocs, oversubscribe=True, force=True, **_CHECK_STATS)
         bench = find_bench(ns)
         out = Path(work) / "result.json"
-        plan = bench_plan(ns, RunPlan(["alltoall"], [size], None, out, nprocs > _cores(), 4),
-                          bench.profile, bench.launcher)  # fmt: skip
+        over = nprocs > available_cores()
+        plan = bench_plan(ns, RunPlan(["alltoall"], [size], None, out, over, 4), bench.profile,
+                          bench.launcher)  # fmt: skip
         plan_file = Path(work) / "plan.json"
         try:
             plan_file.write_text(json.dumps(plan), encoding="utf-8")
@@ -802,14 +654,14 @@ def _contention(args: argparse.Namespace) -> int:
     if len(sizes) > CONTENTION_SIZES or any(s > CONTENTION_MAX_BYTES for s in sizes):
         raise MpiscopeError(f"--sizes {args.sizes}: at most {CONTENTION_SIZES} sizes of at most "
                             f"{CONTENTION_MAX_BYTES} bytes (mpiscope-contention's limits)")
-    if not _simulated(ns):  # the lab's nodes are virtual: every rank is here
+    if not simulated(ns):  # the lab's nodes are virtual: every rank is here
         check_ranks(nprocs, oversubscribe=True, flag="--nodes x --ppn")
         check_memory([*sizes, args.stream_bytes or 0], nprocs)
     out = _out(args, "mpiscope-contention")
-    ns.oversubscribe = args.oversubscribe or _oversubscribed(ns)
-    if _oversubscribed(ns):
-        print(f"note: {nprocs} processes on {_cores()} cores: oversubscribed, latencies include "
-              "the scheduler")  # fmt: skip
+    ns.oversubscribe = args.oversubscribe or oversubscribed(ns)
+    if oversubscribed(ns):
+        print(f"note: {nprocs} processes on {available_cores()} cores: oversubscribed, "
+              "latencies include the scheduler")  # fmt: skip
     bench = _bench_for(ns)
     here = Path(bench.path).parent
     # installed next to the bench; in a build tree, under src/alltoall/programs
@@ -875,8 +727,8 @@ def _fft(args: argparse.Namespace) -> int:
     from mpiscope.result.describe import description
 
     ns = _namespace(args)
-    _topology(ns.np, args.nodes)
-    if check_cores(ns) or not _simulated(ns):
+    topology(ns.np, args.nodes)
+    if check_cores(ns) or not simulated(ns):
         check_fits(FFT_BYTES_PER_POINT * args.grid**3, f"--grid {args.grid}",
                    f"{FFT_BYTES_PER_POINT} bytes per point of the grid, over all ranks")
     out = _out(args, "") if args.out else None
@@ -913,7 +765,7 @@ def _fft_runs(args: argparse.Namespace, ns: argparse.Namespace, bench: Any,
     from mpiscope.result.units import format_ns
 
     with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-fft-") as tmp:
-        runner = _Launcher(ns, bench, Path(tmp), known)
+        runner = LaunchSeries(ns, bench, Path(tmp), known)
         for alg in algorithms:
             times = {}
             for phase in ("all", "transpose"):

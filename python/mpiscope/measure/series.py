@@ -1,0 +1,93 @@
+"""A series of launches of the bench in one run (the Alltoall lab's check,
+compare, contention and fft): each launch with its own ops, sizes, options,
+environment and launcher arguments; a failed launch is recorded, not
+raised; the series shares one --timeout."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from mpiscope.errors import RunFailedError, StoppedError
+from mpiscope.measure.plan import available_cores
+
+__all__ = ["LaunchSeries", "oversubscribed", "simulated"]
+
+
+class LaunchSeries:
+    """One launch after another of the same run, each with its own plan,
+    environment and launcher arguments; a failure is recorded, not raised;
+    the whole series shares --timeout."""
+
+    def __init__(
+        self, ns: argparse.Namespace, bench: Any, tmp: Path, declared: Mapping[str, set[str]]
+    ) -> None:
+        self.ns = ns
+        self.bench = bench
+        self.tmp = tmp
+        self.declared = declared  # op -> its options: an option no op of a launch has is dropped
+        self.count = 0
+        self.deadline = None if ns.timeout is None else time.monotonic() + ns.timeout
+
+    def run(
+        self,
+        label: str,
+        ops: Sequence[str],
+        sizes: Sequence[int],
+        options: Mapping[str, str],
+        env: Mapping[str, str] | None = None,
+        launcher_args: Sequence[str] = (),
+        **params: Any,
+    ) -> tuple[dict[str, Any] | None, str | None]:
+        """(the launch's result document or None, its error or None)."""
+        from mpiscope.measure.plan import RunPlan, bench_plan
+        from mpiscope.measure.progress import ProgressDisplay
+        from mpiscope.measure.runner import Launch, run_launches
+
+        index = self.count
+        self.count += 1
+        known = set().union(*(self.declared.get(op, set()) for op in ops))
+        options = {k: v for k, v in options.items() if k in known}
+        out = self.tmp / f"launch-{index}.json"
+        remaining = None if self.deadline is None else self.deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            return None, "not started: --timeout reached"
+        ns = argparse.Namespace(**{**vars(self.ns), **params, "timeout": remaining,
+                                   "force": True, "dry_run": False})  # fmt: skip
+        bench = self.bench.with_settings(env=env, launcher_args=launcher_args)
+        plan = RunPlan(list(ops), list(sizes), None, out, oversubscribed(ns), ns.max_launches
+                       or 1000, options=tuple(options.items()))  # fmt: skip
+        launch = Launch(bench_plan(ns, plan, bench.profile, bench.launcher))
+        display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
+
+        def render(result: Any) -> str:
+            return f"  {label}: {len(result.points)} points"
+
+        error = None
+        try:
+            run_launches([launch], bench, self.tmp, ns, display, out, render, show_path=False)
+        except StoppedError:
+            raise  # told to stop: no further launch of the series
+        except RunFailedError as exc:
+            error = str(exc).split("; partial result")[0]
+            print(f"  {label}: failed: {error}")
+        try:
+            doc = json.loads(out.read_text(encoding="utf-8")) if out.exists() else None
+        except (OSError, ValueError):
+            doc = None
+        return doc, error
+
+
+def simulated(ns: argparse.Namespace) -> bool:
+    from mpiscope.measure.simulation import launch_platform
+
+    return launch_platform(ns) is not None
+
+
+def oversubscribed(ns: argparse.Namespace) -> bool:
+    """More ranks than cores (a simulated run never is)."""
+    return not simulated(ns) and ns.np > available_cores()
