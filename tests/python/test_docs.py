@@ -55,6 +55,13 @@ def test_nav_reaches_every_page() -> None:
     assert nav - pages == set(), "nav entries without a page"
 
 
+def test_index_links_every_page() -> None:
+    index = (ROOT / "docs" / "index.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\(([\w-]+\.md)[#)]", index))
+    pages = {p.name for p in (ROOT / "docs").glob("*.md")} - {"index.md"}
+    assert pages - linked == set(), "pages the site's index does not link"
+
+
 GLOSSARY_TERMS = ("launch", "bench launch", "point", "stage", "window", "slot", "sample",
                   "valid launch", "global span", "start skew", "gap", "floor", "ledger",
                   "launch interval", "launch profile", "launch summary", "stop reason",
