@@ -36,7 +36,7 @@ endif
 DEFAULT_SUITE := barrier,bcast,allreduce,alltoall,waitpattern_up,waitpattern_null
 
 .PHONY: all build run test check check-c check-python deps test-c test-sanitize test-tsan \
-  test-python test-openmpi test-pip lint bench clean distclean smpi simgrid mpi4py
+  test-python test-openmpi test-pip lint docs bench clean distclean smpi simgrid mpi4py
 
 all: build
 
@@ -276,6 +276,13 @@ lint: $(VENV)/.python-installed
 	  src include tests/c tests/mpi examples
 	$(VENV)/bin/lizard -l python -Tnloc=$(MAX_PY_LINES) -C $(MAX_PY_BRANCHES) -w \
 	  python tools bench tests/python
+	$(VPY) tools/docs_check.py
+
+# The documentation site (mkdocs.yml, from docs/) into build/site, never
+# committed; `make lint` builds it with --strict (tools/docs_check.py).
+docs: $(VENV)/.python-installed
+	NO_MKDOCS_2_WARNING=1 $(VPY) -m mkdocs build --strict --site-dir $(CURDIR)/build/site
+	@echo "the site: build/site/index.html"
 
 bench: build
 	$(VPY) bench/bench_engine.py --mpi $(MPI)
