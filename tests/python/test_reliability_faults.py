@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+import real_bench
 from mpiscope.mpi_profile import find_profiles
 from mpiscope.trace.reader import read_trace
 from real_bench import REAL_MPI
@@ -90,26 +91,30 @@ def wait_for(event: Callable[[], bool], what: str) -> None:
 def test_two_runs_of_one_out_the_second_is_refused_at_once(tmp_path: Path) -> None:
     """Fault 22/23: both ran; with --force the file held one run while the
     other reported success, without it the other's message pointed at a
-    file that held none of its data. Now the second is told who writes."""
+    file that held none of its data. Now the second is told who writes.
+    The first run cannot end before the test has acted (real_bench's
+    UNENDING: its launches wait seconds each), so the second always meets
+    it writing, on any processor; it used to be a sweep that a fast machine
+    finished before the second came, which then replaced it."""
     out = tmp_path / "r.json"
-    first = start(["run", "bcast,allreduce", "--sizes", "1:64K:x2", "--stop", "count",
-                   "--max-valid", "100", "--quiet", "--out", str(out)], tmp_path, "a")  # fmt: skip
-    wait_for(lambda: (tmp_path / ".r.json.lock").exists() or first.poll() is not None, "lock")
-    for force in ([], ["--force"]):
-        second = subprocess.run(
-            [sys.executable, "-m", "mpiscope", "run", "bcast", "--sizes", "1", "--quiet",
-             "--out", str(out), *force], capture_output=True, text=True, timeout=PATIENCE_S)
-        if first.poll() is None:  # still writing: refused, naming it
+    first = real_bench.start("run", *real_bench.UNENDING, "--out", str(out), cwd=tmp_path)
+    try:
+        real_bench.wait_for_progress(first)  # measuring: the lock is held
+        for force in ([], ["--force"]):
+            second = subprocess.run(
+                [sys.executable, "-m", "mpiscope", "run", "bcast", "--sizes", "1", "--quiet",
+                 "--out", str(out), *force], capture_output=True, text=True, timeout=PATIENCE_S)
             assert second.returncode == 2, second.stderr
             assert second.stderr.splitlines() == [
                 f"mpiscope: error: --out {out} is being written by another mpiscope (pid "
                 f"{first.pid}): wait for it to end or choose another output"]
-    _, err = first.communicate(timeout=PATIENCE_S)
-    assert first.returncode == 0, err
+        first.send_signal(signal.SIGINT)
+    finally:
+        _, err = real_bench.finish(first)
+    assert first.returncode == 130, err
     doc = json.loads(out.read_text())
-    assert doc["status"] == "complete"
-    assert {p["op"] for p in doc["points"]} == {"bcast", "allreduce"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"]  # the lock file went
+    assert doc["status"] != "complete"  # the first's partial result, kept
+    assert {p["op"] for p in doc["points"]} == {"barrier"}  # its first point, none of the second's
 
 
 def test_a_traced_rank_killed_by_sigkill_leaves_calls_in_every_file(tmp_path: Path) -> None:
@@ -173,7 +178,7 @@ def test_an_interrupted_alltoall_check_keeps_what_it_checked(tmp_path: Path) -> 
 
 def test_an_interrupted_machine_check_keeps_the_parts_it_measured(tmp_path: Path) -> None:
     """Fault 30: check --out wrote nothing when interrupted. The bench now
-    writes the document after each part (a timer, a synchronisation, a
+    writes the document after each part (a timer, a synchronization, a
     state run); the event waited for is its first write."""
     run = start(["check", "--quiet", "--drift-seconds", "30", "--out", "chk.json"], tmp_path,
                 "chk")  # fmt: skip
@@ -183,7 +188,7 @@ def test_an_interrupted_machine_check_keeps_the_parts_it_measured(tmp_path: Path
         return any(tmp_path.glob(".chk.json.launches-*/check.json"))
 
     wait_for(first_part_written, "first part of the check")
-    os.killpg(run.pid, signal.SIGINT)  # during the first synchronisation's 30 s wait at most
+    os.killpg(run.pid, signal.SIGINT)  # during the first synchronization's 30 s wait at most
     _, err = run.communicate(timeout=PATIENCE_S)
     assert run.returncode == 130, err
     doc = json.loads((tmp_path / "chk.json").read_text())
