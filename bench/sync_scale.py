@@ -3,7 +3,7 @@
 simulated ranks (SimGrid SMPI), each against an injected clock transform
 (known per-rank offsets, drift and jitter), one small `mpiscope run` each:
 
-  sync time   the simulated duration of the synchronisation (fit gaps included)
+  sync time   the simulated duration of the synchronization (fit gaps included)
   exchanges   ping-pongs of all pairs together
   hops        most pairwise steps from a rank to rank 0 (tree: log2 p)
   bound       the worst per-rank error bound the algorithm reports

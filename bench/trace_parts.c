@@ -271,7 +271,7 @@ int main(int argc, char **argv)
     const char *names[8] = {"stamps (enter + exit)",
                             "thread lookup",
                             "record write (slot, fields)",
-                            "switch + pack + pwrite (amortised)",
+                            "switch + pack + pwrite (amortized)",
                             "arguments: send (datatype size)",
                             "arguments: receive (status)",
                             "PMPI_Comm_rank",

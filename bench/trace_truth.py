@@ -23,10 +23,10 @@ the global clock and the clock error reported against the error measured
 from the messages themselves. On the global clock, with rank 1's times off
 by e, a message 0->1 shows recv - send = delay + e and one 1->0 shows
 delay - e; delays are >= 0, so e lies in [-min slack(1->0), min slack(0->1)]:
-the error is at least max(0, lo, -hi), whatever the synchronisation said.
+the error is at least max(0, lo, -hi), whatever the synchronization said.
 Two ranks on one host that read one invariant counter (rdtsc) need no
 estimate (the reported error is 0, and the interval must hold 0); the
-synchronisation's estimate is then also judged against that counter (its
+synchronization's estimate is then also judged against that counter (its
 true error) and the traces are merged again with the estimate alone: its
 backward arrows, its reported bound (residual + half the best round trip)
 against its true and its measured error.
@@ -310,7 +310,7 @@ def _at_least(s01: float, s10: float) -> float:
 
 
 def _estimate_only(path: Path) -> tmerge.Merged:
-    """The trace merged with the synchronisation's estimate for every rank."""
+    """The trace merged with the synchronization's estimate for every rank."""
     shift = tmerge.counter_shift
     tmerge.counter_shift = lambda rank, zero: None
     try:
@@ -332,7 +332,7 @@ def judge_clock(path: Path) -> dict:
     row["at_least"] = _at_least(s01, s10)
     exact = tmerge.counter_shift(r1, r0)
     if exact is not None:
-        # the estimate's true error at each synchronisation against that one's own bound
+        # the estimate's true error at each synchronization against that one's own bound
         estimate = tmerge.clock_function(r1)
         errors, bounds = [], []
         for which, point in sorted(r1.clocks.items()):
@@ -405,7 +405,7 @@ def print_clocks(rows: list[tuple[str, dict]]) -> None:
               f"{sorted(r['est_error'] for r in ests)[len(ests) // 2]:.0f} ns; its bound max "
               f"{max(r['est_bound'] for r in ests):.0f} ns, median "
               f"{sorted(r['est_bound'] for r in ests)[len(ests) // 2]:.0f} ns; a "
-              f"synchronisation's bound below its true error in "
+              f"synchronization's bound below its true error in "
               f"{sum(1 for r in ests if r['est_over'])} "
               f"traces, below the measured least error in "
               f"{sum(1 for r in ests if r['est_bound'] < r['est_at_least'])}")

@@ -264,7 +264,7 @@ def _bytes_expr(f: Function, count: Param, dtype: Param) -> str | None:
     if not count.is_array:
         return f"mpiscope__trace_bytes({count.name}, {dtype.name})"
     if f.base.startswith(("Neighbor", "Ineighbor")):
-        return None  # the count of neighbours depends on the topology
+        return None  # the count of neighbors depends on the topology
     comm = f.first("COMMUNICATOR", "in")
     if comm is None:
         return None

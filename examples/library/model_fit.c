@@ -36,7 +36,7 @@ static double one_way_ns(char *buf, int bytes, int rank)
     return best / 2 * 1e9;
 }
 
-/* MPI_Bcast from rank 0 measured by libmpiscope (synchronised windows; the
+/* MPI_Bcast from rank 0 measured by libmpiscope (synchronized windows; the
  * time of a launch is the slowest rank's): the median, in ns. Collective. */
 static int bcast_ns(mpiscope_context_t *ctx, size_t bytes, double *median_ns)
 {

@@ -2,7 +2,7 @@
  * communication shape of the lattice QCD code the seed traced (QCDMPI).
  * The first --dims of the 4 dimensions are decomposed over the ranks
  * (MPI_Dims_create, MPI_Cart_create); each iteration exchanges the faces
- * with both neighbours in every decomposed dimension (MPI_Irecv, MPI_Isend,
+ * with both neighbors in every decomposed dimension (MPI_Irecv, MPI_Isend,
  * one MPI_Waitall), applies a 9-point stencil and reduces a norm
  * (MPI_Allreduce). More dimensions: smaller messages, more of them.
  *
@@ -66,7 +66,7 @@ static void exchange(lattice_t *g, MPI_Comm cart)
     MPI_Waitall(nreq, reqs, MPI_STATUSES_IGNORE);
 }
 
-static double neighbour(const lattice_t *g, const int c[4], int d, int step, int s)
+static double neighbor(const lattice_t *g, const int c[4], int d, int step, int s)
 {
     int m[4] = {c[0], c[1], c[2], c[3]};
     m[d] += step;
@@ -86,7 +86,7 @@ static void stencil(lattice_t *g)
         for (int s = 0; s < g->site; s++) {
             double v = g->field[x * g->site + s];
             for (int d = 0; d < 4; d++)
-                v += neighbour(g, c, d, 1, s) + neighbour(g, c, d, -1, s);
+                v += neighbor(g, c, d, 1, s) + neighbor(g, c, d, -1, s);
             g->next[x * g->site + s] = v / 9.0;
         }
     }

@@ -1,5 +1,5 @@
 /* mpiscope/check.h: can this machine be trusted? The machine check
- * (`mpiscope check`): every timer and every clock synchronisation
+ * (`mpiscope check`): every timer and every clock synchronization
  * measured, the numbers only (the verdicts are the front end's).
  *
  *   mpiscope_check_t *check;
@@ -58,16 +58,16 @@ typedef struct mpiscope_check_timer {
     size_t n_waitpatterns;
 } mpiscope_check_timer_t;
 
-/* One clock synchronisation algorithm, on the automatic timer. Residuals
+/* One clock synchronization algorithm, on the automatic timer. Residuals
  * are complete on rank 0 only. */
 typedef struct mpiscope_check_sync {
     mpiscope_sync_algorithm_t algorithm;
-    double duration_ns;               /* wall time of the synchronisation, rank 0 */
+    double duration_ns;               /* wall time of the synchronization, rank 0 */
     double max_abs_residual_ns;       /* largest |offset left| right after it */
     double after_seconds;             /* the wait before measuring again, s */
     double max_abs_residual_after_ns; /* the same after the wait */
     double drift_ppm;                 /* (after - before) / wait, ppm; NAN for a wait of 0 */
-    unsigned long exchanges;          /* ping-pongs of the synchronisation, all pairs */
+    unsigned long exchanges;          /* ping-pongs of the synchronization, all pairs */
     unsigned fitpoints;               /* fit points per pair (>= 2: drift fitted) */
     int max_hops;                     /* most pairwise steps from a rank to rank 0 */
     int nodes, node_shared;           /* as in mpiscope_clock_sync_t */
@@ -106,7 +106,7 @@ typedef struct mpiscope_check {
  * then 2,000,000 reads (monotonicity, resolution, cost), the TSC's rate,
  * and the three ground-truth operations measured with a context on it
  * (params: its measurement parameters, NULL: the defaults; its timer is
- * replaced by each one in turn). Then for every synchronisation algorithm
+ * replaced by each one in turn). Then for every synchronization algorithm
  * (params' patience and cap): the residual right after it and after
  * waiting drift_seconds (>= 0, in seconds). Then the states check: a 1 MiB
  * Bcast measured in MPISCOPE_CHECK_STATE_RUNS short runs 0.25 s apart (each

@@ -1,9 +1,9 @@
 /* mpiscope/firstcall.h: the first call of an operation against its second
- * call (late initialisation: many MPI libraries set up connections or
+ * call (late initialization: many MPI libraries set up connections or
  * algorithms on an operation's first call; MPIPerf's Table 1).
  *
  * Call it first thing after MPI_Init: whatever communicates before (a
- * context, a clock synchronisation, a barrier) sets up the very
+ * context, a clock synchronization, a barrier) sets up the very
  * connections being measured.
  *
  *   MPI_Init(&argc, &argv);
@@ -42,7 +42,7 @@ typedef struct mpiscope_firstcall {
 
 /* Collective over comm: for each op in turn, on a fresh duplicate of comm,
  * initialize it, time its first call on each rank with nothing before it
- * (no barrier, no clock synchronisation), then synchronise the clocks and
+ * (no barrier, no clock synchronization), then synchronize the clocks and
  * start the second call on every rank at one moment of the global clock,
  * on a buffer at another address; then gather every rank's times. One call
  * of each kind per rank: no statistics, no window.

@@ -131,7 +131,7 @@ typedef struct mpiscope_point_result {
     double skew_median_ns, skew_mean_ns, skew_max_ns; /* start skew of valid launches */
     double gap_median_ns, gap_min_ns;                 /* idle time of the ranks before a launch (min over ranks) */
     double first_launch_ns;                           /* the point's first launch (stage 0, discarded): max over
-                                         ranks of each rank's own duration (late initialisation) */
+                                         ranks of each rank's own duration (late initialization) */
     char view_names[4][32];                           /* method-specific series (barrier: "rank0_ns" ...) */
     double view_median_ns[4];
     int n_views;
@@ -154,9 +154,9 @@ typedef struct mpiscope_point_result {
 typedef struct mpiscope_context mpiscope_context_t;
 
 /* Collective over comm: select the timer (all ranks of a node share the
- * node leader's TSC frequency), synchronise clocks, measure t_bcast.
+ * node leader's TSC frequency), synchronize clocks, measure t_bcast.
  * params NULL: the defaults. The context duplicates comm and owns its
- * buffers and clock synchronisation; free it with
+ * buffers and clock synchronization; free it with
  * mpiscope_context_destroy() (collective) before MPI_Finalize.
  * Returns 0, or the same code on every rank: MPISCOPE_EINVAL (out NULL),
  * MPISCOPE_ERANGE (a parameter out of range, see mpiscope_params_check),
@@ -176,7 +176,7 @@ MPISCOPE_API int mpiscope_context_create(MPI_Comm comm, const mpiscope_params_t 
 MPISCOPE_API int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op,
                                           const mpiscope_point_spec_t *spec, mpiscope_point_result_t *result);
 
-/* Collective: synchronise the clocks again (same algorithm and
+/* Collective: synchronize the clocks again (same algorithm and
  * parameters), e.g. before each point of a long run, where clocks of
  * different nodes drift by microseconds per second. */
 MPISCOPE_API int mpiscope_context_resync(mpiscope_context_t *ctx);
@@ -186,7 +186,7 @@ MPISCOPE_API int mpiscope_context_resync(mpiscope_context_t *ctx);
  * Not collective; rank 0's is the one to print. */
 MPISCOPE_API const char *mpiscope_context_last_error(const mpiscope_context_t *ctx);
 
-/* The synchronisation the context made (owned by the context). */
+/* The synchronization the context made (owned by the context). */
 MPISCOPE_API const mpiscope_clock_sync_t *mpiscope_context_sync(const mpiscope_context_t *ctx);
 MPISCOPE_API const mpiscope_params_t *mpiscope_context_params(const mpiscope_context_t *ctx);
 

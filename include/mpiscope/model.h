@@ -78,10 +78,10 @@ typedef struct mpiscope_hockney_fit_options {
  * fit_hockney_auto, ported operation for operation so that both give the
  * same numbers):
  *  - the points are sorted by size (then time); a segment is a run of
- *    consecutive points and its line alpha + beta*s minimises the squared
+ *    consecutive points and its line alpha + beta*s minimizes the squared
  *    relative error sum(((alpha + beta s - t) / t)^2) by weighted least
  *    squares, alpha and beta kept >= 0 (a negative one is refitted at 0);
- *  - for k segments, the breakpoints are those that minimise the total
+ *  - for k segments, the breakpoints are those that minimize the total
  *    squared relative error over every split of the sorted points into k
  *    runs of at least min_points (dynamic programming; ties: the earlier
  *    breakpoint); k = max(1, min(segments, n / min_points));

@@ -1,6 +1,6 @@
 /* mpiscope/mpiscope.h: the umbrella header of libmpiscope.
  *
- * mpiscope measures MPI operations on synchronised clocks with the
+ * mpiscope measures MPI operations on synchronized clocks with the
  * synchronized-window method (MPIPerf) and honest statistics. Link with
  * -lmpiscope (pkg-config mpiscope, or CMake find_package(mpiscope)). */
 #ifndef MPISCOPE_H

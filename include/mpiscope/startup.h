@@ -3,7 +3,7 @@
  * OSU's -I Sessions start-up).
  *
  * Call it INSTEAD of MPI_Init, first thing in main: it starts MPI itself,
- * in the way the plan's "startup" field says, times it, and finalises MPI
+ * in the way the plan's "startup" field says, times it, and finalizes MPI
  * before it returns.
  *
  *   mpiscope_timer_prepare();
@@ -19,7 +19,7 @@
  * first and the second round trip (a message of the plan's first size
  * each way) between every pair of ranks, pairs taken in rounds where each
  * rank has one partner (the circle method: n - 1 rounds, n for odd n).
- * Only then are the clocks synchronised (it would connect the very peers
+ * Only then are the clocks synchronized (it would connect the very peers
  * being measured), and every stamp is put on the global clock: when each
  * rank called MPI and when it was through, and, for each first round trip,
  * how long its partner had not yet posted the receive (that wait is taken
@@ -40,7 +40,7 @@ extern "C" {
 /* Start MPI as the plan's "startup" says ("init", "init_thread" at its
  * "thread_level", "session"), measure as above, write the result document
  * (plan "out": one point of "kind": "startup"; docs/result-schema.md) and
- * finalise MPI. Every process of the job calls it, with the same plan.
+ * finalize MPI. Every process of the job calls it, with the same plan.
  * Returns 0, or an MPISCOPE_E* code with one line in err on the rank that
  * should print it (*says 1; NULL allowed) and 0 in *says elsewhere:
  * MPISCOPE_EINVAL (a plan without "startup", NULL arguments),

@@ -92,7 +92,7 @@ MPISCOPE_API size_t mpiscope_stats_tail_min_samples(double q, double confidence)
  * degrees of freedom (df > 0, not necessarily whole; +INFINITY gives the
  * normal quantile), 0 < p < 1. Computed through the inverse regularized
  * incomplete beta function: relative error below 1e-10 (about 1e-14 in
- * practice for df >= 1, against 50-digit arithmetic), the centre p -> 1/2
+ * practice for df >= 1, against 50-digit arithmetic), the center p -> 1/2
  * included. Odd: q(1 - p) == -q(p) exactly when 1 - p is exact. May be
  * +-INFINITY for tiny df and extreme p, where the quantile exceeds DBL_MAX.
  * NAN for bad arguments (NAN included). Reentrant, no allocation. */

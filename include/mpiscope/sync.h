@@ -7,7 +7,7 @@
  * round-trip time and stops when that minimum has not improved for
  * `patience` exchanges (or at a cap); `fitpoints` such steps spread in
  * time give the drift by least squares. Ranks of one node that read one
- * counter share a clock: once verified, only node leaders synchronise. */
+ * counter share a clock: once verified, only node leaders synchronize. */
 #ifndef MPISCOPE_SYNC_H
 #define MPISCOPE_SYNC_H
 
@@ -50,7 +50,7 @@ MPISCOPE_API int mpiscope_sync_parse(const char *text, mpiscope_sync_algorithm_t
 /* "linear", "ring" or "tree" (a static string). */
 MPISCOPE_API const char *mpiscope_sync_algorithm_name(mpiscope_sync_algorithm_t algorithm);
 
-/* The outcome of a synchronisation. Per-rank arrays are complete on rank 0
+/* The outcome of a synchronization. Per-rank arrays are complete on rank 0
  * of the communicator; other ranks hold only their own entry at [rank] of
  * offsets_ns, rtt_min_ns and residual_ns, and NULL for the other arrays
  * (this rank's own values are in the scalar fields). */
@@ -72,26 +72,26 @@ typedef struct mpiscope_clock_sync {
     double *rtt_min_ns;       /* [nprocs] best round trip to the rank's sync partner */
     double *residual_ns;      /* [nprocs] offset left, measured again after sync (0 for rank 0) */
     double *node_residual_ns; /* [nprocs] offset to the node leader, measured, when node_shared */
-    double duration_ns;       /* wall time of the synchronisation on rank 0 (verification excluded) */
+    double duration_ns;       /* wall time of the synchronization on rank 0 (verification excluded) */
     unsigned long exchanges;  /* ping-pongs made by all pairs together (node verification included) */
     unsigned fitpoints;       /* fit points per pair */
     int nodes;                /* nodes (MPI_COMM_TYPE_SHARED groups) */
-    int node_shared;          /* 1: node clocks verified shared, only node leaders synchronised */
+    int node_shared;          /* 1: node clocks verified shared, only node leaders synchronized */
     int transformed;          /* 1: an injected clock transform was in effect on some rank */
     double *true_offsets_ns;  /* [nprocs] with a transform: the true offset at each t_ref (else NULL) */
     double *true_drifts_ppm;  /* [nprocs] and the true drift */
 } mpiscope_clock_sync_t;
 
-/* Synchronise the clocks of `comm` (collective) with the process-wide timer
+/* Synchronize the clocks of `comm` (collective) with the process-wide timer
  * (mpiscope_timer_init first), then measure the residual of every rank
- * against rank 0 with the synchronised clocks. *out is freed with
+ * against rank 0 with the synchronized clocks. *out is freed with
  * mpiscope_clock_sync_free(). Returns 0, MPISCOPE_ENOMEM, MPISCOPE_EINVAL. */
 MPISCOPE_API int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
                                          mpiscope_clock_sync_t **out);
 
 /* Measure again, now, what offset is left on each rank (collective); on
  * rank 0 residual_ns[nprocs] receives it (others may pass NULL). A growing
- * residual is clock drift since the synchronisation. */
+ * residual is clock drift since the synchronization. */
 MPISCOPE_API int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns);
 
 /* The largest |residual| over the ranks: the precision of the global

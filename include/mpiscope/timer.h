@@ -3,7 +3,7 @@
  * One timer is selected per process (per run) and read through
  * mpiscope_timer_now_ns(). Readings are nanoseconds since a per-process
  * origin taken at mpiscope_timer_init(): they are comparable between ranks
- * only after clock synchronisation (mpiscope/sync.h). */
+ * only after clock synchronization (mpiscope/sync.h). */
 #ifndef MPISCOPE_TIMER_H
 #define MPISCOPE_TIMER_H
 
@@ -18,7 +18,7 @@ typedef enum mpiscope_timer_kind {
     MPISCOPE_TIMER_TSC,          /* rdtscp / lfence+rdtsc (x86-64), cntvct_el0 (aarch64) */
     MPISCOPE_TIMER_MONOTONIC,    /* clock_gettime(CLOCK_MONOTONIC_RAW, else MONOTONIC) */
     MPISCOPE_TIMER_GETTIMEOFDAY, /* gettimeofday(): microsecond resolution */
-    MPISCOPE_TIMER_WTIME         /* MPI_Wtime(): needs MPI initialised */
+    MPISCOPE_TIMER_WTIME         /* MPI_Wtime(): needs MPI initialized */
 } mpiscope_timer_kind_t;
 
 /* What was measured of the selected timer at init. */
@@ -71,7 +71,7 @@ MPISCOPE_API double mpiscope_timer_spin_until_ns(double t_ns);
 /* Information on the selected timer; MPISCOPE_EINVAL before init. */
 MPISCOPE_API int mpiscope_timer_info(mpiscope_timer_info_t *info);
 
-/* A clock transform, to test clock synchronisation against a known truth:
+/* A clock transform, to test clock synchronization against a known truth:
  * the timer then reads raw * (1 + drift_ppm 1e-6) + offset_ns, plus a
  * uniform jitter in [-jitter_ns, jitter_ns] on every read. */
 typedef struct mpiscope_clock_transform {

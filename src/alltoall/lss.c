@@ -57,7 +57,7 @@ static long reach(int k)
     return (long)k * (k + 1) / 2;
 }
 
-/* The addresses a rank knows before step k: ranks centre-R .. centre+R
+/* The addresses a rank knows before step k: ranks center-R .. center+R
  * (all p when 2R+1 >= p), listed from centre-R. */
 static int known_count(int k, int p)
 {
@@ -65,10 +65,10 @@ static int known_count(int k, int p)
     return 2 * r + 1 >= p ? p : (int)(2 * r + 1);
 }
 
-static int first_listed(int centre, int k, int p)
+static int first_listed(int center, int k, int p)
 {
     long r = reach(k - 1) % p;
-    return (int)((centre - r + p) % p);
+    return (int)((center - r + p) % p);
 }
 
 static void lss_destroy(mpiscope_alltoall_t *a);
@@ -145,9 +145,9 @@ static int expose(lss_state_t *s, void *recv, size_t bytes)
     return 0;
 }
 
-static void learn(lss_state_t *s, const MPI_Aint *table, int centre, int k, int p)
+static void learn(lss_state_t *s, const MPI_Aint *table, int center, int k, int p)
 {
-    int first = first_listed(centre, k, p), count = known_count(k, p);
+    int first = first_listed(center, k, p), count = known_count(k, p);
 
     for (int t = 0; t < count; t++) {
         int r = (first + t) % p;

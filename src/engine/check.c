@@ -2,7 +2,7 @@
  * resolution, read cost, monotonicity over millions of reads, the TSC's
  * rate against CLOCK_MONOTONIC_RAW, and the ground-truth operations
  * measured with it (global span and start skew, not only local durations).
- * For every clock synchronisation: its residual now and after a wait
+ * For every clock synchronization: its residual now and after a wait
  * (drift). Then the machine's states: one point measured in short runs
  * spread over seconds (a VM can switch between states for whole seconds).
  * The numbers only: the verdicts are `mpiscope check`'s. */
@@ -115,7 +115,7 @@ static int check_timer(MPI_Comm comm, const mpiscope_params_t *params, mpiscope_
     return wait_patterns(comm, params, t);
 }
 
-/* One synchronisation algorithm: residual now, and after a wait. */
+/* One synchronization algorithm: residual now, and after a wait. */
 static int check_sync(MPI_Comm comm, const mpiscope_params_t *params, double drift_seconds, mpiscope_check_sync_t *out)
 {
     mpiscope_sync_params_t p = params->sync;

@@ -1,5 +1,5 @@
 /* check_run.h (internal): the machine check with a call after each part (a
- * timer, a synchronisation, a state run), so that its document is written
+ * timer, a synchronization, a state run), so that its document is written
  * as it goes and a check stopped half-way keeps what it measured. */
 #ifndef MPISCOPE_CHECK_RUN_H
 #define MPISCOPE_CHECK_RUN_H

@@ -1,5 +1,5 @@
 /* clock_setup.h (internal): the clocks every rank reads before they are
- * synchronised: one counter per node (frequency and origin of the node
+ * synchronized: one counter per node (frequency and origin of the node
  * leader) and an injected transform when the plan or the environment asks. */
 #ifndef MPISCOPE_CLOCK_SETUP_H
 #define MPISCOPE_CLOCK_SETUP_H

@@ -1,5 +1,5 @@
 /* context.c: creating a measurement context: one timer for all ranks,
- * clocks synchronised, the stage lead time t_bcast measured. */
+ * clocks synchronized, the stage lead time t_bcast measured. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

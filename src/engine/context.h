@@ -14,8 +14,8 @@ struct mpiscope_context {
     mpiscope_params_t params; /* with t_bcast_ns and late_tolerance_ns resolved */
     mpiscope_timer_info_t timer;
     mpiscope_clock_sync_t *sync;
-    unsigned resyncs;     /* synchronisations after the first */
-    double synced_at_ns;  /* local time of the last synchronisation */
+    unsigned resyncs;     /* synchronizations after the first */
+    double synced_at_ns;  /* local time of the last synchronization */
     char last_error[256]; /* see mpiscope_context_last_error() */
     mpiscope__buffer_pool_t *pool;
     int keep_raw;              /* keep per-launch samples of the last point (rank 0) */
@@ -32,7 +32,7 @@ struct mpiscope_context {
     int n_subcomms;
 };
 
-/* Collective, between points: synchronise again when the last sync is
+/* Collective, between points: synchronize again when the last sync is
  * params.sync.resync_seconds old (0: never). 0 or an MPISCOPE_E* code. */
 int mpiscope__context_resync_if_due(mpiscope_context_t *ctx);
 

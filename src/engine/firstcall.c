@@ -1,9 +1,9 @@
 /* firstcall.c: the first call of an operation on a fresh communicator
  * against its second call on a buffer at another address
  * (mpiscope/firstcall.h). Nothing communicates before the first call but
- * MPI_Init and the communicator's creation: no clock synchronisation, no
+ * MPI_Init and the communicator's creation: no clock synchronization, no
  * barrier (they would set up the very connections being measured). The
- * second call then starts at one moment of a freshly synchronised global
+ * second call then starts at one moment of a freshly synchronized global
  * clock: a barrier before it would add the barrier's own exit skew (~190 us
  * for a Barrier after a Barrier here) to the ranks that leave it first. */
 #include <limits.h>

@@ -1,7 +1,7 @@
 /* method_supinski.c: the Bcast-specific method of de Supinski and Karonis
  * (1999), which needs no global clock: the root broadcasts, one chosen
- * rank answers with an acknowledgement, and the root's time from the
- * broadcast to the acknowledgement, minus the acknowledgement's one-way
+ * rank answers with an acknowledgment, and the root's time from the
+ * broadcast to the acknowledgment, minus the acknowledgment's one-way
  * latency, is how long the broadcast took to reach that rank. A cycle
  * visits every non-root rank; its sample is the maximum over them. A stage
  * holds whole cycles while they fit in MPISCOPE__STAGE_KMAX launches, and
@@ -48,7 +48,7 @@ int mpiscope__ack_latencies(MPI_Comm comm, int root, double *ack_ns)
 }
 
 /* Rank 0's state (st->data): double[nprocs + 2], every rank's
- * acknowledgement latency, then where the next stage starts in the cycle
+ * acknowledgment latency, then where the next stage starts in the cycle
  * and the cycle's maximum so far. */
 typedef struct supinski {
     double *ack_ns, *next, *cycle_max_ns;
@@ -190,7 +190,7 @@ static const char *const parameters[] = {"k_init", "k", NULL};
 
 const mpiscope__method_t mpiscope__method_bcast_supinski = {
     .name = "bcast-supinski",
-    .description = "Bcast only (de Supinski & Karonis): root-to-rank acknowledgements, no global clock",
+    .description = "Bcast only (de Supinski & Karonis): root-to-rank acknowledgments, no global clock",
     .op_flags = MPISCOPE_OP_BROADCAST,
     .min_nprocs = 2,
     .parameters = parameters,

@@ -87,7 +87,7 @@ static const struct {
     {"gather:linear", "(p-1) T(s)", linear},
     {"alltoall:bruck", "ceil(log2 p) T(ceil(p/2) s)", bruck},
     {"alltoall:pairwise", "(p-1) T(s)", linear},
-    {"alltoall:linear", "(p-1) T(s)  (single port: overlap not modelled)", linear},
+    {"alltoall:linear", "(p-1) T(s)  (single port: overlap not modeled)", linear},
     {"allreduce:recursive_doubling", "log2 q (T(s) + s gamma) [+ 2 T(s) + s gamma if p != q], q = 2^floor(log2 p)",
      recursive_doubling},
     {"allreduce:rabenseifner", "2 sum_k=1..log2 q T(s/2^k) + (q-1)/q s gamma [+ 2 T(s) + s gamma if p != q]",

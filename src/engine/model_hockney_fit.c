@@ -36,7 +36,7 @@ static int by_size_then_time(const void *a, const void *b)
     return (p->t > q->t) - (p->t < q->t);
 }
 
-/* alpha, beta minimising sum(((a + b x - t) / t)^2) over [i, j), both >= 0
+/* alpha, beta minimizing sum(((a + b x - t) / t)^2) over [i, j), both >= 0
  * (fit_line). */
 static void fit_line(const point_t *p, size_t i, size_t j, double *alpha, double *beta)
 {

@@ -295,7 +295,7 @@ mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double ela
 }
 
 /* Median, mean, min and max of n values (sorted copy in scratch). */
-static void summarise(const double *v, size_t n, double *scratch, double *median, double *mean, double *min,
+static void summarize(const double *v, size_t n, double *scratch, double *median, double *mean, double *min,
                       double *max)
 {
     size_t m = 0;
@@ -328,12 +328,12 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
     if (!scratch)
         return MPISCOPE_ENOMEM;
     double unused;
-    summarise(s->span_ns, s->valid, scratch, &out->span_median_ns, &out->span_mean_ns, &unused, &out->span_max_ns);
-    summarise(s->skew_ns, s->valid, scratch, &out->skew_median_ns, &out->skew_mean_ns, &unused, &out->skew_max_ns);
-    summarise(s->gap_ns, s->valid, scratch, &out->gap_median_ns, &unused, &out->gap_min_ns, &unused);
+    summarize(s->span_ns, s->valid, scratch, &out->span_median_ns, &out->span_mean_ns, &unused, &out->span_max_ns);
+    summarize(s->skew_ns, s->valid, scratch, &out->skew_median_ns, &out->skew_mean_ns, &unused, &out->skew_max_ns);
+    summarize(s->gap_ns, s->valid, scratch, &out->gap_median_ns, &unused, &out->gap_min_ns, &unused);
     for (int i = 0; i < s->n_views; i++) {
         snprintf(out->view_names[i], sizeof out->view_names[i], "%s", s->view_names[i]);
-        summarise(s->view_ns[i], s->n_view_values[i], scratch, &out->view_median_ns[i], &unused, &unused, &unused);
+        summarize(s->view_ns[i], s->n_view_values[i], scratch, &out->view_median_ns[i], &unused, &unused, &unused);
     }
     out->n_views = s->n_views;
     free(scratch);

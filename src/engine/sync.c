@@ -1,4 +1,4 @@
-/* sync.c: clock synchronisation's public side: the algorithms' registry,
+/* sync.c: clock synchronization's public side: the algorithms' registry,
  * a run (models through node leaders, gathered on rank 0, the injected
  * truth beside them), its verification and the global clock it gives. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* sync_internal.h (internal): the MPI side of clock synchronisation, split
+/* sync_internal.h (internal): the MPI side of clock synchronization, split
  * by concern: pairwise rounds of each algorithm (sync_rounds.c), node
  * leaders (sync_node.c), the public API and results (sync.c). */
 #ifndef MPISCOPE_SYNC_INTERNAL_H

@@ -1,4 +1,4 @@
-/* sync_math.h (internal): the arithmetic of clock synchronisation, with no
+/* sync_math.h (internal): the arithmetic of clock synchronization, with no
  * MPI, so it is unit-tested on synthetic exchanges with known offsets and
  * drift. */
 #ifndef MPISCOPE_SYNC_MATH_H

@@ -1,7 +1,7 @@
 /* sync_node.c: one node, one clock. Ranks of one node (MPI_COMM_TYPE_SHARED)
  * read one counter from one origin (context.c): their offset is 0, not an
  * estimate that can be off by the ping-pong's asymmetry. That is verified
- * once (each rank against its leader); then only the leaders synchronise
+ * once (each rank against its leader); then only the leaders synchronize
  * and each hands its model to its node. */
 #include <math.h>
 #include <string.h>
@@ -59,7 +59,7 @@ int mpiscope__sync_with_leaders(MPI_Comm comm, const mpiscope_sync_params_t *p, 
     mpiscope__pair_fit_t vfit;
     int ok = verify_node(node, p, re, &vm, &vfit) == 0 && looks_shared(&vm);
     MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, comm);
-    if (!ok) { /* some node's ranks read different clocks: every rank synchronises */
+    if (!ok) { /* some node's ranks read different clocks: every rank synchronizes */
         MPI_Comm_free(&node);
         int err = mpiscope__sync_models(comm, p, re, model, fit);
         fit->exchanges += vfit.exchanges;

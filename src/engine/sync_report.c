@@ -1,4 +1,4 @@
-/* sync_report.c: a synchronisation's accuracy, summarised (check) and
+/* sync_report.c: a synchronization's accuracy, summarized (check) and
  * written per rank (result documents). */
 #include <math.h>
 #include "clock_setup.h"

@@ -1,4 +1,4 @@
-/* sync_report.h (internal): what a synchronisation achieved, for the check
+/* sync_report.h (internal): what a synchronization achieved, for the check
  * and for result documents (the same figures in both). */
 #ifndef MPISCOPE_SYNC_REPORT_H
 #define MPISCOPE_SYNC_REPORT_H

@@ -1,4 +1,4 @@
-/* timer.c: selecting, calibrating and characterising the process-wide timer. */
+/* timer.c: selecting, calibrating and characterizing the process-wide timer. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -169,7 +169,7 @@ static double engine_now_ns(void *ctx)
 }
 
 /* Smallest non-zero step and mean cost of a read, over `reads` reads. */
-static void characterise(int reads, double *resolution_ns, double *overhead_ns)
+static void characterize(int reads, double *resolution_ns, double *overhead_ns)
 {
     mpiscope__timer_reads_t r = mpiscope__timer_reads(engine_now_ns, NULL, reads);
     *overhead_ns = r.overhead_ns;
@@ -280,7 +280,7 @@ int mpiscope_timer_init(mpiscope_timer_kind_t kind, unsigned flags)
         }
         mpiscope__timer.origin_ns = mpiscope__raw_now_ns();
     }
-    characterise(CHARACTERISE_READS, &timer_info.resolution_ns, &timer_info.read_overhead_ns);
+    characterize(CHARACTERISE_READS, &timer_info.resolution_ns, &timer_info.read_overhead_ns);
     return 0;
 }
 

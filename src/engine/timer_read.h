@@ -34,9 +34,9 @@ extern mpiscope__timer_state_t mpiscope__timer;
 #define MPISCOPE__TIMER_AUTO_FIRST MPISCOPE_TIMER_TSC
 #endif
 
-/* Serialised counter read: rdtscp waits for earlier instructions; the
+/* Serialized counter read: rdtscp waits for earlier instructions; the
  * lfence after it keeps later ones from starting early. Never CPUID: it
- * traps to the hypervisor (microseconds per read under virtualisation). */
+ * traps to the hypervisor (microseconds per read under virtualization). */
 static inline uint64_t mpiscope__tsc_read(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
@@ -99,7 +99,7 @@ typedef struct mpiscope__timer_reads {
     double overhead_ns;      /* mean time from one read to the next */
 } mpiscope__timer_reads_t;
 
-/* `reads` reads of now(ctx) after a first one: the timer's characterisation
+/* `reads` reads of now(ctx) after a first one: the timer's characterization
  * at init and the machine check's (check.c) count, both unit-tested with a
  * clock of the test's own. Inline: with a known `now` the reads are inlined
  * and their cost is what is measured. */

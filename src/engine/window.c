@@ -48,7 +48,7 @@ void mpiscope__window_destroy(mpiscope__window_t *w)
 /* Stage 0 ran its launches back to back (delta 0), so their spans mix
  * in the ranks' drift; each launch's own time (max over ranks) is the
  * base of the first window. Its first launch pays any late
- * initialisation, so the base is the MEDIAN of the others, not the seed's
+ * initialization, so the base is the MEDIAN of the others, not the seed's
  * mean over the stage: one interrupted launch there must not inflate the
  * window a thousandfold. Back-to-back launches also hide how long ranks
  * wait for each other, so the first window is twice gamma times that base:

@@ -13,7 +13,7 @@ enum { MPISCOPE__WINDOW_HISTORY = 32 }; /* needed-window samples kept for sizing
 
 /* One stage to run: k launches, launch l at tau_ns + l * delta_ns (global clock). */
 typedef struct mpiscope__stage_plan {
-    unsigned index; /* stage number j; 0 is the discarded initialisation stage */
+    unsigned index; /* stage number j; 0 is the discarded initialization stage */
     unsigned k;
     double delta_ns;
 } mpiscope__stage_plan_t;

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 /* Check the group (at least 2, not our own group, exists and may be
- * signalled), start the watchdog (a forked process of its own session that
+ * signaled), start the watchdog (a forked process of its own session that
  * sends SIGCONT to the group when this process is gone), install the
  * handlers and an atexit hook. Returns 0 or MPISCOPE_EINVAL with one line
  * in err (also when an agent is already attached). */

@@ -1,4 +1,4 @@
-/* detect.c: `mpiscope-noise detect`: packets of a synchronising loop, each
+/* detect.c: `mpiscope-noise detect`: packets of a synchronizing loop, each
  * timed by every rank; the sample is the slowest rank's time. */
 #include <stdio.h>
 #include <stdlib.h>

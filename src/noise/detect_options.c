@@ -13,7 +13,7 @@ const char mpiscope__detect_usage[] =
     "         --packets N [--calibrate-seconds C] [--iterations N] [--alltoall-bytes B]\n"
     "         [--messages M] [--message-bytes B] [--triads T] [--stream-elements E]\n"
     "         [--pin-cores LIST] [--block B --agent-pgid PGID]\n"
-    "Times N packets of a synchronising loop; one `@mpiscope noise-packet` line each.\n";
+    "Times N packets of a synchronizing loop; one `@mpiscope noise-packet` line each.\n";
 
 const char *mpiscope__detector_name(int detector)
 {

@@ -1,4 +1,4 @@
-/* detectors.h (internal): the three synchronising loops of `detect` and
+/* detectors.h (internal): the three synchronizing loops of `detect` and
  * the calibration of iterations per packet. */
 #ifndef MPISCOPE_NOISE_DETECTORS_H
 #define MPISCOPE_NOISE_DETECTORS_H

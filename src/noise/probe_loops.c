@@ -4,7 +4,7 @@
 #include "mpiscope/error.h"
 #include "probe_loops.h"
 
-/* Keep the work from being optimised away: the start value is unknown to
+/* Keep the work from being optimized away: the start value is unknown to
  * the compiler (else it folds the loop: 1.0 is a fixed point of it) and
  * the result is stored. The store goes to the thread's own sink: probe
  * threads (--threads) sharing one would race (ThreadSanitizer saw it) and
@@ -54,7 +54,7 @@ double mpiscope__probe_work(unsigned long long iterations)
 {
     double x = probe_seed;
     for (unsigned long long i = 0; i < iterations; i++)
-        x = x * 0.999999 + 1e-6; /* a dependency chain: no vectorisation, fixed latency */
+        x = x * 0.999999 + 1e-6; /* a dependency chain: no vectorization, fixed latency */
     return x;
 }
 

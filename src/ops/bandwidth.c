@@ -1,7 +1,7 @@
 /* bandwidth.c: bandwidth and message rate between pairs of ranks (OSU's
  * bw, bibw, mbw_mr). A launch moves `window` messages per direction and
  * pair: bw and mbw_mr from the first rank to the second, which then sends
- * an empty acknowledgement; bibw both ways at once. Bandwidth is
+ * an empty acknowledgment; bibw both ways at once. Bandwidth is
  * window x size / time per pair, the message rate window / time. */
 #include "p2p.h"
 
@@ -59,7 +59,7 @@ static const mpiscope_op_option_t all_pairs_options[] = {
 
 #define SIZE_MEANING "bytes of each message (window messages per launch and direction)"
 MPISCOPE__P2P_OP(bw, bw_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
-                 "unidirectional bandwidth: a window of messages to the partner, then an empty acknowledgement",
+                 "unidirectional bandwidth: a window of messages to the partner, then an empty acknowledgment",
                  SIZE_MEANING)
 MPISCOPE__P2P_OP(bibw, bibw_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, pair_options,
                  "bidirectional bandwidth: both ranks of a pair send a window of messages at once", SIZE_MEANING)
@@ -79,5 +79,5 @@ static const mpiscope_op_option_t large_options[] = {
 MPISCOPE__P2P_LARGE_OP(bw_c, bw_plan, MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS, large_options,
                        "unidirectional bandwidth with the MPI-4 large-count calls (MPI_Isend_c ...: beyond "
                        "2^31 - 1 bytes where memory allows): a window of messages to the partner, then an "
-                       "empty acknowledgement",
+                       "empty acknowledgment",
                        SIZE_MEANING)

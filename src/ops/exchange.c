@@ -1,5 +1,5 @@
 /* exchange.c: IMB's Exchange: the ranks form a ring; each sends one
- * message to its right and one to its left neighbour and receives one from
+ * message to its right and one to its left neighbor and receives one from
  * each. */
 #include "p2p.h"
 
@@ -24,5 +24,5 @@ static const mpiscope_op_option_t exchange_options[] = {
 };
 
 MPISCOPE__P2P_OP(exchange, exchange_plan, MPISCOPE_OP_USES_SIZE, exchange_options,
-                 "exchange in a ring: every rank sends one message to each neighbour and receives one from each",
+                 "exchange in a ring: every rank sends one message to each neighbor and receives one from each",
                  "bytes of each message (two sent and two received per rank)")

@@ -91,22 +91,22 @@ static const mpiscope__coll_class_t alltoallv_class =
 static const mpiscope__coll_class_t alltoallw_class =
     NEIGHBOR_CLASS(alltoallw_call, MPISCOPE__SHAPE_OUT_NEIGHBORS, MPISCOPE__FROM_NEIGHBOR, 1);
 
-#define GATHER_SIZE "bytes each rank sends (the same message to every out-neighbour)"
-#define ALLTOALL_SIZE "bytes each rank sends to each out-neighbour"
+#define GATHER_SIZE "bytes each rank sends (the same message to every out-neighbor)"
+#define ALLTOALL_SIZE "bytes each rank sends to each out-neighbor"
 MPISCOPE__COLL_OPS(neighbor_allgather, allgather_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_allgather", "Ineighbor_allgather",
-                   "every rank sends one message to each out-neighbour of its topology", GATHER_SIZE)
+                   "every rank sends one message to each out-neighbor of its topology", GATHER_SIZE)
 MPISCOPE__COLL_OPS(neighbor_allgatherv, allgatherv_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_allgatherv", "Ineighbor_allgatherv",
-                   "with equal counts, every rank sends one message to each out-neighbour", GATHER_SIZE)
+                   "with equal counts, every rank sends one message to each out-neighbor", GATHER_SIZE)
 MPISCOPE__COLL_OPS(neighbor_alltoall, alltoall_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_alltoall", "Ineighbor_alltoall",
-                   "every rank sends a different message to each out-neighbour", ALLTOALL_SIZE)
+                   "every rank sends a different message to each out-neighbor", ALLTOALL_SIZE)
 MPISCOPE__COLL_OPS(neighbor_alltoallv, alltoallv_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_alltoallv", "Ineighbor_alltoallv",
-                   "with equal counts, every rank sends a different message to each out-neighbour", ALLTOALL_SIZE)
+                   "with equal counts, every rank sends a different message to each out-neighbor", ALLTOALL_SIZE)
 MPISCOPE__COLL_OPS(neighbor_alltoallw, alltoallw_class, MPISCOPE_OP_USES_SIZE, mpiscope__opts_neighbor,
                    mpiscope__opts_neighbor_nb, "Neighbor_alltoallw", "Ineighbor_alltoallw",
-                   "with equal counts and one type for every neighbour, every rank sends a different "
-                   "message to each out-neighbour",
+                   "with equal counts and one type for every neighbor, every rank sends a different "
+                   "message to each out-neighbor",
                    ALLTOALL_SIZE)

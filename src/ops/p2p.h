@@ -41,7 +41,7 @@ enum { MPISCOPE__P2P_ROUND_PEER = -2 };
 typedef struct mpiscope__p2p_msg {
     int peer, tag;
     int recv;             /* 1: receive into the receive buffer; 0: send from the send buffer */
-    int empty;            /* 1: zero bytes (acknowledgements, empty replies) */
+    int empty;            /* 1: zero bytes (acknowledgments, empty replies) */
     size_t block;         /* message slot in that buffer */
     size_t pattern_block; /* the block number the data carries (see pattern.h) */
 } mpiscope__p2p_msg_t;

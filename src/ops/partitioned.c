@@ -19,7 +19,7 @@
  * so the three values of `as` compare the same bytes, filled the same way.
  * partitioned_pingpong sends such a message to the partner and the partner
  * one back (time: the round trip); partitioned_bw sends one and gets an
- * empty acknowledgement (bandwidth: size / time). Each thread's own time
+ * empty acknowledgment (bandwidth: size / time). Each thread's own time
  * (filling and marking its partitions) is a part of the launch. */
 #include "common.h"
 #include "options.h"
@@ -44,7 +44,7 @@ static const char *const order_choices[] = {"in_order", "reverse", "random", NUL
 
 typedef struct partitioned {
     mpiscope_op_ctx_t *ctx;
-    int round_trip;                                  /* pingpong; else one way and an empty acknowledgement */
+    int round_trip;                                  /* pingpong; else one way and an empty acknowledgment */
     int peer, first, threads, as, order, partitions; /* peer: its rank in the point's communicator */
     int partner;                                     /* the peer's rank in comm (the pair's: 0 first, 1 second) */
     int count;                                       /* bytes per partition */
@@ -521,7 +521,7 @@ const mpiscope_op_t mpiscope__op_partitioned_bw = {
     .abi = MPISCOPE_OP_ABI,
     .name = "partitioned_bw",
     .description = "partitioned bandwidth (MPI-4): a message of `partitions` partitions filled by "
-                   "`threads` threads to the partner, then an empty acknowledgement; `as` sends the "
+                   "`threads` threads to the partner, then an empty acknowledgment; `as` sends the "
                    "same bytes as one message or as one per partition instead",
     .size_meaning = "bytes of the message (all partitions)",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS | MPISCOPE_OP_BANDWIDTH,

@@ -1,4 +1,4 @@
-/* rma.c: windows, synchronisation and hooks of the one-sided family (rma.h). */
+/* rma.c: windows, synchronization and hooks of the one-sided family (rma.h). */
 #include "rma.h"
 #include "common.h"
 #include "pairs.h"

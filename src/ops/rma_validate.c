@@ -11,7 +11,7 @@
 #include <string.h>
 
 /* The target reads and writes its own window inside a shared lock when the
- * origin uses passive synchronisation. */
+ * origin uses passive synchronization. */
 static int local_access(const mpiscope__rma_t *r, int rank, int begin)
 {
     if (r->sync != MPISCOPE__RMA_LOCK && r->sync != MPISCOPE__RMA_LOCK_ALL)

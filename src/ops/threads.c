@@ -2,7 +2,7 @@
  * MPI_THREAD_MULTIPLE (osu_latency_mt, IMB-MT). Thread t of the first
  * rank of a pair talks to thread t of the second: thread_pingpong one
  * round trip, thread_rate a window of messages then an empty
- * acknowledgement. `separation` says how their messages are kept apart:
+ * acknowledgment. `separation` says how their messages are kept apart:
  * each thread on its own communicator (a duplicate made in initialize),
  * on one communicator with a tag per thread, or all on one communicator
  * and one tag (any thread's message may match any thread's receive, as
@@ -192,7 +192,7 @@ static int validate(mpiscope_op_ctx_t *ctx, int phase)
         return 0;
     }
     if (!s->latency && s->first)
-        return 0; /* the sender of a window receives only the empty acknowledgement */
+        return 0; /* the sender of a window receives only the empty acknowledgment */
     for (int t = 0; t < s->threads && !rc; t++)
         for (int j = 0; j < s->window && !rc; j++)
             rc = mpiscope__pattern_check(ctx, recv_block(s, t, j), &s->layout, s->peer, block_of(s, t),
@@ -242,7 +242,7 @@ const mpiscope_op_t mpiscope__op_thread_rate = {
     .abi = MPISCOPE_OP_ABI,
     .name = "thread_rate",
     .description = "multi-threaded message rate: each of `threads` threads per rank sends a window of "
-                   "messages to its partner rank's thread, then gets an empty acknowledgement (time: "
+                   "messages to its partner rank's thread, then gets an empty acknowledgment (time: "
                    "the slowest thread; rate = threads x window / time)",
     .size_meaning = "bytes of each message (window messages per thread and launch)",
     .flags = MPISCOPE_OP_USES_SIZE | MPISCOPE_OP_PAIRS | MPISCOPE_OP_THREADS,

@@ -16,7 +16,7 @@ typedef struct edge {
 } edge_t;
 
 typedef struct graph {
-    edge_t *edges; /* in file order: a rank's out-neighbours are consecutive */
+    edge_t *edges; /* in file order: a rank's out-neighbors are consecutive */
     size_t n_edges, capacity;
 } graph_t;
 
@@ -28,7 +28,7 @@ static int allocate(mpiscope__topology_t *t)
     return t->sources && t->source_block ? 0 : MPISCOPE_ENOMEM;
 }
 
-/* Cartesian: neighbours in the order of the standard, per dimension the
+/* Cartesian: neighbors in the order of the standard, per dimension the
  * one below then the one above; the block I get from below is the one it
  * sends upwards, and the other way round. */
 static int cartesian(const mpiscope_op_ctx_t *ctx, mpiscope__topology_t *t)
@@ -134,7 +134,7 @@ static int read_graph(const char *path, int nprocs, graph_t *g)
     return rc;
 }
 
-/* My in-neighbours by sending rank, then by position in its list. */
+/* My in-neighbors by sending rank, then by position in its list. */
 static int graph_neighbors(const graph_t *g, int me, int nprocs, mpiscope__topology_t *t)
 {
     int rc;
@@ -161,7 +161,7 @@ static int graph_neighbors(const graph_t *g, int me, int nprocs, mpiscope__topol
     return 0;
 }
 
-/* My out-neighbours in order, and a weight of 1 for every edge (the same
+/* My out-neighbors in order, and a weight of 1 for every edge (the same
  * graph as MPI_UNWEIGHTED, which some headers mark as unreadable memory). */
 static int graph_dests(const graph_t *g, int me, const mpiscope__topology_t *t, int **dests, int **weights)
 {

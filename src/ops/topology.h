@@ -4,7 +4,7 @@
  *   otherwise    a Cartesian grid of `dims` dimensions (MPI_Dims_create),
  *                periodic if periodic=1 -> MPI_Cart_create
  * Graph file: one line per rank that sends, "RANK: DEST DEST ...", the
- * rank's out-neighbours in order (repeats allowed); '#' starts a comment;
+ * rank's out-neighbors in order (repeats allowed); '#' starts a comment;
  * ranks not listed send to nobody. Every rank reads the whole file (it must
  * be readable at the same path everywhere); a rank outside the
  * communicator is an error. Ranks are not reordered. */

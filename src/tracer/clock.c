@@ -1,4 +1,4 @@
-/* clock.c: the global clock of a trace: the engine's clock synchronisation
+/* clock.c: the global clock of a trace: the engine's clock synchronization
  * on the tracer's private communicator at the start and at the end (two
  * points give offset and drift), and the residuals it measures. */
 #include <stdlib.h>
@@ -25,7 +25,7 @@ void mpiscope__trace_clock_sync(int which)
     params.patience = p->sync_patience;
     double *drift = NULL;
     if (which == 1 && first_sync) {
-        /* How far the first synchronisation has drifted by now. */
+        /* How far the first synchronization has drifted by now. */
         drift = calloc((size_t)p->nprocs, sizeof *drift);
         if (mpiscope_clock_sync_verify(p->comm, first_sync, drift) != 0 || p->rank != 0) {
             free(drift);
@@ -35,7 +35,7 @@ void mpiscope__trace_clock_sync(int which)
     mpiscope_clock_sync_t *s = NULL;
     int err = mpiscope_clock_sync_run(p->comm, &params, &s);
     if (err) {
-        mpiscope__trace_warn("clock synchronisation failed (%d): times are not on a global clock", err);
+        mpiscope__trace_warn("clock synchronization failed (%d): times are not on a global clock", err);
         free(drift);
         return;
     }

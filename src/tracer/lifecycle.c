@@ -1,6 +1,6 @@
 /* lifecycle.c: tracing starts inside MPI_Init, MPI_Init_thread or the first
  * MPI_Session_init, and ends in MPI_Finalize or the last
- * MPI_Session_finalize: clocks are synchronised at both ends and the file
+ * MPI_Session_finalize: clocks are synchronized at both ends and the file
  * is streamed from the start (writer.c); its end is written after the end
  * of MPI. MPI_Abort writes the end before aborting. */
 #include <stdlib.h>
@@ -106,7 +106,7 @@ void mpiscope__trace_session_started(mpiscope__trace_call_t *c, int ret)
     start();
 }
 
-/* The final synchronisation, then the tracer lets go of its MPI objects. */
+/* The final synchronization, then the tracer lets go of its MPI objects. */
 static void stopping(void)
 {
     mpiscope__trace_proc_t *p = &mpiscope__trace_proc;

@@ -42,8 +42,8 @@ static inline __attribute__((always_inline)) mpiscope_trace_record_t *mpiscope__
     return r;
 }
 
-/* Start recording a call: 0 when not recording (before MPI is initialised,
- * after it is finalised, while paused, or inside another traced call, as
+/* Start recording a call: 0 when not recording (before MPI is initialized,
+ * after it is finalized, while paused, or inside another traced call, as
  * for the tracer's own MPI traffic): the wrapper then calls PMPI alone. */
 static inline __attribute__((always_inline)) int mpiscope__trace_begin(mpiscope__trace_call_t *c, unsigned func,
                                                                        void *site)

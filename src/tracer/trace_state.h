@@ -74,7 +74,7 @@ typedef struct mpiscope__trace_comm {
 #define MPISCOPE__TRACE_COMM_F_INTER 1u /* members: the remote group */
 #define MPISCOPE__TRACE_COMM_F_LOCAL 2u /* id not agreed (dynamic processes) */
 
-/* The clock at one synchronisation point. */
+/* The clock at one synchronization point. */
 typedef struct mpiscope__trace_clock {
     int valid;
     double offset_ns; /* global = local + offset_ns */
@@ -98,8 +98,8 @@ enum {
 };
 
 typedef struct mpiscope__trace_proc {
-    int started;  /* MPI initialised by world or session model */
-    int world;    /* MPI_Init seen and not finalised */
+    int started;  /* MPI initialized by world or session model */
+    int world;    /* MPI_Init seen and not finalized */
     int sessions; /* user sessions open */
     int rank, nprocs;
     int thread_level;
@@ -142,7 +142,7 @@ extern mpiscope__trace_thread_t *_Atomic mpiscope__trace_threads[MPISCOPE__TRACE
 extern _Atomic unsigned mpiscope__trace_nthreads;
 extern __thread mpiscope__trace_thread_t *mpiscope__trace_self __attribute__((tls_model("initial-exec")));
 
-/* The counter the engine calibrated, read WITHOUT serialisation (plain
+/* The counter the engine calibrated, read WITHOUT serialization (plain
  * rdtsc; the engine's mpiscope__tsc_read adds rdtscp+lfence): a stamp may
  * move by some tens of cycles against the instructions around it, which is
  * nothing next to an MPI call, and the read costs half as much. */
@@ -184,7 +184,7 @@ void mpiscope__trace_warn(const char *fmt, ...) __attribute__((format(printf, 1,
 #define MPISCOPE__TRACE_BLOCK_HEAD 64
 
 /* Open this rank's file and write what is known at the start: preamble,
- * META, FUNC, the first clock synchronisation, communicators, memory map. */
+ * META, FUNC, the first clock synchronization, communicators, memory map. */
 void mpiscope__trace_stream_open(void);
 
 /* Append one communicator definition (a COMM chunk) once the file is open. */
@@ -221,7 +221,7 @@ void mpiscope__trace_write_early(mpiscope__trace_thread_t *t, uint64_t now) __at
 void mpiscope__trace_switch(mpiscope__trace_thread_t *t) __attribute__((noinline, cold));
 
 /* Write every thread's records so far (the end writes them again; the
- * reader keeps the last copy): before the final synchronisation, which
+ * reader keeps the last copy): before the final synchronization, which
  * waits for every rank, so that a rank killed there by the launcher (a
  * peer died) has its calls up to MPI_Finalize in its file. */
 void mpiscope__trace_write_current(void);
@@ -234,7 +234,7 @@ void mpiscope__trace_write(int end_status, int end_code);
 /* Install the signal handlers and the atexit flush. */
 void mpiscope__trace_signals_install(void);
 
-/* Synchronise clocks on the tracer communicator into clock[which]. */
+/* Synchronize clocks on the tracer communicator into clock[which]. */
 void mpiscope__trace_clock_sync(int which);
 
 /* Prepare the JSON header of the file (meta.c). */

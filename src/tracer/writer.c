@@ -1,6 +1,6 @@
 /* writer.c: this rank's trace file (docs/trace-format.md, version 2),
  * written as the run goes. At the start: preamble, header, function table,
- * the first clock synchronisation, communicators, memory map. During the
+ * the first clock synchronization, communicators, memory map. During the
  * run: a THRD block each time a thread's half buffer fills, a COMM chunk
  * per new communicator. At the end (MPI_Finalize, MPI_Abort, a signal,
  * exit): the records not written yet, the final clock, the map, END.

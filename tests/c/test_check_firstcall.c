@@ -71,7 +71,7 @@ static void test_check(void)
     CHECK(strcmp(c->timers[1].waitpatterns[2].op, "waitpattern_down") == 0);
     CHECK_NEAR(c->timers[1].waitpatterns[1].expected_ns, 1000, 0); /* one rank: 1 us */
     CHECK(c->timers[1].resolution_ns > 0 && isnan(c->timers[1].frequency_error_ppm));
-    CHECK_INT_EQ(c->timers[3].available, 1); /* MPI_Wtime: MPI is initialised */
+    CHECK_INT_EQ(c->timers[3].available, 1); /* MPI_Wtime: MPI is initialized */
     for (size_t i = 0; i < c->n_timers; i++)
         CHECK(c->timers[i].available || c->timers[i].unavailable_error < 0);
     CHECK_INT_EQ(c->syncs[1].algorithm, MPISCOPE_SYNC_RING);

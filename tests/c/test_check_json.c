@@ -17,7 +17,7 @@ static void check_text(const mpiscope__json_t *j, const char *want)
     }
 }
 
-/* tsc measured, wtime refused, one synchronisation without a wait. */
+/* tsc measured, wtime refused, one synchronization without a wait. */
 static void test_check(void)
 {
     mpiscope_check_t c = {.n_timers = 2, .n_syncs = 1};

@@ -139,7 +139,7 @@ static void test_plan(void)
            "plan field 'op_options.w': must be a string, a number or a boolean, not an array");
     refuse("{\"ops\":[\"bcast\"],\"out\":\"x\",\"arrival\":\"late:x\"}",
            "plan field 'arrival': 'late:x' is not none|late:RANK:US|linear:US|random:US[:SEED] (US at most 1e7)");
-    refuse("{\"ops\":[\"bcast\"],\"out\":\"x\",\"colour\":1}", "plan field 'colour': unknown field");
+    refuse("{\"ops\":[\"bcast\"],\"out\":\"x\",\"color\":1}", "plan field 'color': unknown field");
     refuse("{\"ops\":[\"bcast\"]}", "plan field 'out': required");
     refuse("[]", "a plan is a JSON object");
 }

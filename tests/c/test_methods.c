@@ -1,7 +1,7 @@
 /* test_methods.c: what each timing method takes as the time of a launch,
  * judged on synthetic stages (no MPI): the IMB/OSU loop's per-rank means,
  * MPIBlib's root and global, the per-launch max, round-time lateness, and
- * de Supinski's acknowledgement correction. */
+ * de Supinski's acknowledgment correction. */
 #include <math.h>
 #include <string.h>
 #include "check.h"

@@ -107,9 +107,9 @@ static void test_errors(void)
 {
     char err[200] = "";
     mpiscope_plan_t *p = (mpiscope_plan_t *)1;
-    const char *names[] = {"ops", "colour"}, *values[] = {"bcast", "red"};
+    const char *names[] = {"ops", "color"}, *values[] = {"bcast", "red"};
     CHECK_INT_EQ(mpiscope_plan_from_fields(names, values, 2, 0, &p, err, sizeof err), MPISCOPE_EINVAL);
-    CHECK(p == NULL && strcmp(err, "plan field 'colour': unknown field") == 0);
+    CHECK(p == NULL && strcmp(err, "plan field 'color': unknown field") == 0);
     names[1] = "meta";
     values[1] = "nokey";
     CHECK_INT_EQ(mpiscope_plan_from_fields(names, values, 2, 0, &p, err, sizeof err), MPISCOPE_EINVAL);

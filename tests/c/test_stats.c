@@ -69,7 +69,7 @@ static void test_t_scipy_values(void)
 }
 
 /* df = 1 (Cauchy) and df = 2 in forms that stay exact in both the tails
- * and the centre, where a relative error of t is hardest to keep. */
+ * and the center, where a relative error of t is hardest to keep. */
 static double t1_closed(double p)
 {
     if (fabs(p - 0.5) < 0.25)

@@ -12,7 +12,7 @@ enum { RANKS = 2, KMAX = 64 };
  * be descheduled (delay before its start). */
 typedef struct sim {
     double base_ns[RANKS];  /* steady duration per rank */
-    double first_launch_ns; /* stage 0, launch 0 (late initialisation); 0: base */
+    double first_launch_ns; /* stage 0, launch 0 (late initialization); 0: base */
     double stage0_ns;       /* every launch of stage 0; 0: base */
     double from_stage_ns;   /* from stage `change_stage` on, every launch takes this; 0: off */
     unsigned change_stage;

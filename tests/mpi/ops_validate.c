@@ -1,7 +1,7 @@
 /* ops_validate.c: every registered operation through its validate hook.
  * For each op: its default options and every variant of the options it
  * declares (datatypes, in place, modes, pairs and their rounds, windows, compute, one-sided
- * synchronisations and windows, topologies, element types and
+ * synchronizations and windows, topologies, element types and
  * reductions), at a few sizes, in a cold and a warm pool, a few launches
  * each: PREPARE, execute, CHECK must pass on every rank. Then the hooks
  * must be able to fail: a launch prepared and checked but not executed must

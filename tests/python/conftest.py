@@ -62,7 +62,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """mpiscope's cache (the bench catalogues) in a directory of this test
+    """mpiscope's cache (the bench catalogs) in a directory of this test
     session, for the tests and the commands they start, not the user's."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     os.environ.pop("MPISCOPE_LAUNCH_PROFILE", None)

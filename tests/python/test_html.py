@@ -34,7 +34,7 @@ from mpiscope_fakes import run_cli
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 
 #: A plot region counts as drawn when at least this share of its pixels is
-#: not the page's white (axes, ticks, text and lines), and some are coloured.
+#: not the page's white (axes, ticks, text and lines), and some are colored.
 MIN_INK = 0.03
 MIN_COLOURED = 0.0003
 
@@ -214,11 +214,11 @@ def page_facts(browser: Chromium) -> dict[str, Any]:
 
 
 def ink(png: bytes) -> tuple[float, float]:
-    """Shares of pixels that are not white, and that are clearly coloured."""
+    """Shares of pixels that are not white, and that are clearly colored."""
     pixels = np.asarray(Image.open(io.BytesIO(png)).convert("RGB"), dtype=int).reshape(-1, 3)
     dark = (pixels.min(axis=1) < 235).mean()
-    coloured = (pixels.max(axis=1) - pixels.min(axis=1) > 60).mean()
-    return float(dark), float(coloured)
+    colored = (pixels.max(axis=1) - pixels.min(axis=1) > 60).mean()
+    return float(dark), float(colored)
 
 
 def open_report(browser: Chromium, path: Path) -> dict[str, Any]:
@@ -234,9 +234,9 @@ def assert_plots_drawn(browser: Chromium, images: list[dict[str, Any]]) -> None:
         assert image["complete"] and image["natural"] > 0, image["id"]
         assert image["width"] > 300 and image["height"] > 200, image
         clip = {k: image[k] for k in ("x", "y", "width", "height")}
-        dark, coloured = ink(browser.screenshot(clip))
+        dark, colored = ink(browser.screenshot(clip))
         assert dark > MIN_INK, (image["id"], dark)
-        assert coloured > MIN_COLOURED, (image["id"], coloured)
+        assert colored > MIN_COLOURED, (image["id"], colored)
 
 
 def expected_tables(result: Result) -> list[str]:
@@ -307,8 +307,8 @@ def test_the_browser_checks_can_fail(chromium: Chromium, tmp_path: Path) -> None
     first = open_report(chromium, blank)["images"][0]
     assert first["natural"] == 640
     clip = {k: first[k] for k in ("x", "y", "width", "height")}
-    dark, coloured = ink(chromium.screenshot(clip))
-    assert dark < MIN_INK and coloured < MIN_COLOURED  # an empty figure is seen as blank
+    dark, colored = ink(chromium.screenshot(clip))
+    assert dark < MIN_INK and colored < MIN_COLOURED  # an empty figure is seen as blank
     scripted = tmp_path / "scripted.html"
     scripted.write_text(page.replace("</body>", "<script>undefinedFunction();</script></body>"))
     load = chromium.open(scripted.as_uri())

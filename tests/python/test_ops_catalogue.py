@@ -196,7 +196,7 @@ def test_graph_topology_validates(mpi: str, tmp_path: Path) -> None:
 
 @pytest.mark.mpi
 def test_periodic_neighbors_of_two_ranks(mpi: str, tmp_path: Path) -> None:
-    """A periodic dimension of 2 ranks: both neighbours are the same rank,
+    """A periodic dimension of 2 ranks: both neighbors are the same rank,
     and the standard says which block lands where. Open MPI 5.0's
     nonblocking neighbor alltoall gets it wrong (open-mpi/ompi#14430)."""
     ops = ["neighbor_alltoall", "ineighbor_alltoall", "neighbor_alltoallv_init"]

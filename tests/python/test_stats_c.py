@@ -140,7 +140,7 @@ def _implied_rel_error(t, p, df):
     The smaller of P(T > |t|) (scipy.special.stdtr) and P(0 < T < |t|) =
     I_y(1/2, df/2) / 2 with y = t^2/(df+t^2) (scipy.special.betainc, exact
     for small t where y carries all digits) is compared with its exact
-    target and the difference divided by |t| * pdf(t): so the centre, where
+    target and the difference divided by |t| * pdf(t): so the center, where
     scipy.stats.t.ppf is unreliable, is measured as well."""
     a = abs(t)
     q = min(p, 1 - p)

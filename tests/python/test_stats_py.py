@@ -116,10 +116,10 @@ def test_groups_of_overlapping_interquartile_ranges() -> None:
 def test_groups_separate_known_bimodal_data_not_unimodal_data() -> None:
     rng = np.random.default_rng(2024)  # fixed data: the draws never change
 
-    def draw(centres: list[float]) -> list[LaunchStats]:
+    def draw(centers: list[float]) -> list[LaunchStats]:
         out = []
-        for centre in centres:
-            sample = rng.normal(centre, 0.03 * centre, 200)
+        for center in centers:
+            sample = rng.normal(center, 0.03 * center, 200)
             q25, q50, q75 = np.quantile(sample, [0.25, 0.5, 0.75])
             out.append(LaunchStats(float(q50), float(q25), float(q75)))
         return out

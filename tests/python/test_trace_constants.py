@@ -53,7 +53,7 @@ def test_the_call_classes_in_order() -> None:
 
 def test_the_end_states_in_order() -> None:
     state = (TRACER / "trace_state.h").read_text()
-    enum = re.search(r"enum \{ (MPISCOPE__TRACE_END_NONE = 0,[^}]*)\}", state)
+    enum = re.search(r"enum\s*\{\s*(MPISCOPE__TRACE_END_NONE = 0,[^}]*)\}", state)
     assert enum is not None
     names = re.findall(r"MPISCOPE__TRACE_END_(\w+)", enum[1])
     assert len(names) == len(reader.END_STATUS) == 5

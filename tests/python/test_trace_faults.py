@@ -3,7 +3,7 @@ records stream to the rank files as buffers fill, so a rank that is killed
 loses at most its last buffer (two halves: the current one, and the full
 one its call had not written yet), the other ranks' files are there with every
 call they made before MPI_Finalize, and every rank's file has the clock
-synchronisation of the start. tests/mpi/trace_faults.c is the program;
+synchronization of the start. tests/mpi/trace_faults.c is the program;
 --records 64 makes its 1,000 calls fill many buffers. Bounded by timeouts.
 """
 

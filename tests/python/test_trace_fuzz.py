@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.trace.analysis import analyse
+from mpiscope.trace.analysis import analyze
 from mpiscope.trace.chrome import chrome_events
 from mpiscope.trace.html import render_html
 from mpiscope.trace.merge import load
@@ -73,7 +73,7 @@ def corrupt(data: bytes, rng: random.Random) -> bytes:
 def every_view(directory: Path) -> None:
     merged = load(directory)
     render_summary(merged, top=5)
-    analyse(merged)
+    analyze(merged)
     chrome_events(merged)
     render_html(merged, "t")
 

@@ -193,7 +193,7 @@ def test_exports_draw_the_instances_and_transfers(mpi: str, build: Callable[[str
                 assert origin == location.name and at <= event.time
             ends[kind] += 1
     # the blocking instances, on each of the 2 ranks; the nonblocking and
-    # persistent ones as requests and completions (not the neighbourhood
+    # persistent ones as requests and completions (not the neighborhood
     # one: OTF2 has no such operation)
     assert ends["MpiCollectiveBegin"] == ends["MpiCollectiveEnd"] == 2 * 4
     assert ends[("MpiCollectiveEnd", "CollectiveOp.BARRIER")] == 4
@@ -215,7 +215,7 @@ def test_three_ranks_translate_targets_and_members(build: Callable[[str], Path],
     world rank 2, and a collective instance links the last arrival to two.
     MPICH only: Open MPI 5.0.11 hangs in this program on 3 oversubscribed
     ranks without the tracer too (its one-sided component, osc/ucx, fails
-    to initialise here)."""
+    to initialize here)."""
     trace = traced(build("mpich"), tmp_path, 3)
     check_links(trace, 3)
     merged = load(trace)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from mpiscope.trace.analysis import analyse
+from mpiscope.trace.analysis import analyze
 from mpiscope.trace.merge import load
 from mpiscope.trace.summary import render_summary
 from trace_helpers import mpiscope, profile_or_fail
@@ -51,7 +51,7 @@ def test_file_io_and_partitioned_rounds_in_the_summary(mpi: str, tmp_path: Path)
     plan_file = plan(mpi, tmp_path, "file_write,partitioned_pingpong", "--sizes", str(SIZE),
                      "--option", "access=collective", "--option", "threads=1")  # fmt: skip
     merged = load(bench_traced(mpi, tmp_path, "--plan", str(plan_file)))
-    a = analyse(merged)
+    a = analyze(merged)
     io = {s.name: s for s in a.io}
     write = io["MPI_File_write_at_all"]
     assert write.calls > 0 and write.bytes == write.calls * SIZE

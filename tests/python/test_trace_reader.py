@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.trace.analysis import analyse
+from mpiscope.trace.analysis import analyze
 from mpiscope.trace.merge import load
 from mpiscope.trace.reader import F_COMPLETED, F_PART, F_RECV_HALF, F_REQUEST_NEW, read_trace
 from mpiscope.trace.summary import render_summary
@@ -41,7 +41,7 @@ def test_blocking_message_matched_and_late_sender(tmp_path: Path) -> None:
     assert (m.src, m.dst, m.tag, m.bytes) == (0, 1, 5, 8)
     assert m.send_ns == pytest.approx(990)  # relative to the first call at 10
     assert m.recv_ns == pytest.approx(1190)
-    a = analyse(merged)
+    a = analyze(merged)
     assert a.late_sender[(0, 1)].count == 1
     assert a.late_sender[(0, 1)].total_ns == pytest.approx(900)  # recv at 100, send at 1000
     assert not a.late_receiver
@@ -52,7 +52,7 @@ def test_late_receiver(tmp_path: Path) -> None:
     r1 = [rec("MPI_Recv", 700, 950, peer=0, tag=1, nbytes=1 << 20)]
     write_rank(tmp_path, 0, 2, r0)
     write_rank(tmp_path, 1, 2, r1)
-    a = analyse(load(tmp_path))
+    a = analyze(load(tmp_path))
     assert a.late_receiver[(0, 1)].total_ns == pytest.approx(600)
     assert not a.late_sender
 
@@ -101,7 +101,7 @@ def test_clock_offsets_and_drift_corrected_linearly(tmp_path: Path) -> None:
 def test_collective_wait_for_the_last(tmp_path: Path) -> None:
     for rank, t_in in ((0, 1000), (1, 100), (2, 400)):
         write_rank(tmp_path, rank, 3, [rec("MPI_Barrier", t_in, 1100 + rank)])
-    a = analyse(load(tmp_path))
+    a = analyze(load(tmp_path))
     (barrier,) = a.collectives
     assert barrier.instances == 1 and barrier.ranks == 3
     assert dict(barrier.last_arrivals) == {0: 1}

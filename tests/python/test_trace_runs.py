@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from mpiscope.trace.analysis import analyse
+from mpiscope.trace.analysis import analyze
 from mpiscope.trace.merge import load
 from trace_helpers import EXAMPLES, build_example, mpiscope, plain_run, profile_or_fail
 
@@ -54,7 +54,7 @@ def test_late_sender_found_and_output_unchanged(mpi: str, bins: Path, tmp_path: 
     merged = load(trace)
     assert len(merged.messages) == 5  # 2 trials x 2 sizes, and the checksum back
     assert merged.backwards == 0 and merged.unmatched_sends == merged.unmatched_recvs == 0
-    late = analyse(merged).late_sender
+    late = analyze(merged).late_sender
     assert late[(0, 1)].count == 4  # rank 1 waited in MPI_Recv for every late send
     summary = mpiscope("trace", "summary", str(trace), mpi=mpi, cwd=tmp_path)
     assert summary.returncode == 0, summary.stderr
@@ -118,7 +118,7 @@ def test_collective_waits_for_late_rank_0(op: str, bins: Path, tmp_path: Path) -
     exe = build_example("late_collective", "mpich", bins)
     merged = load(traced("mpich", tmp_path, [str(exe), "--op", op, "--late-ms", "100",
                                              "--loops", "3", "--size", "4096"]))
-    stats = {c.name: c for c in analyse(merged).collectives}
+    stats = {c.name: c for c in analyze(merged).collectives}
     name = {"barrier": "MPI_Barrier", "bcast": "MPI_Bcast", "reduce": "MPI_Reduce"}[op]
     late = stats[name]
     # the aligning barriers alternate with the measured ones; a last MPI_Reduce
@@ -133,7 +133,7 @@ def test_collectives_on_time_open_mpi(bins: Path, tmp_path: Path) -> None:
     exe = build_example("late_collective", "openmpi", bins)
     merged = load(traced("openmpi", tmp_path, [str(exe), "--op", "reduce", "--loops", "2",
                                                "--size", "1024"]))
-    stats = {c.name: c for c in analyse(merged).collectives}
+    stats = {c.name: c for c in analyze(merged).collectives}
     # two loops, and the checksum is reduced once more
     assert stats["MPI_Reduce"].instances == 3 and stats["MPI_Barrier"].instances == 2
 

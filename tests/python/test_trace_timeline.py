@@ -1,6 +1,6 @@
 """The HTML timeline in a real browser (issue 15 defect 4): drawn for the
 visible range, ticks that resolve at every zoom, arrows with heads that are
-bundled when many, a legend of the colours used, a first view on the
+bundled when many, a legend of the colors used, a first view on the
 communication. Chromium as in test_html.py (browser.py)."""
 
 from __future__ import annotations
@@ -102,7 +102,7 @@ def test_many_calls_and_arrows_are_binned_and_bundled(chromium: Chromium,
 
 def test_collective_links_are_drawn_and_can_be_hidden(chromium: Chromium, tmp_path: Path) -> None:
     """The closing MPI_Barrier is a collective instance: an arrow from the
-    last member to arrive to the other's completion, in its own colour, in
+    last member to arrive to the other's completion, in its own color, in
     the legend, and hidden by its checkbox (it was never drawn)."""
     state = _open(chromium, tmp_path, 3)
     links = json.loads(chromium.evaluate("JSON.stringify(window.timeline.data.links)"))

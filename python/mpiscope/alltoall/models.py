@@ -86,7 +86,7 @@ def _leader_model(which: str) -> Cost:
 MODELS: dict[str, tuple[str, Cost]] = {
     "bruck": ("ceil(log2 N) * T(ceil(N/2) m)", _plain("bruck")),
     "pairwise": ("(N-1) * T(m)", _plain("ring")),
-    "linear": ("(N-1) * T(m)  (single-port Hockney: as pairwise; overlap is not modelled)",
+    "linear": ("(N-1) * T(m)  (single-port Hockney: as pairwise; overlap is not modeled)",
                _plain("ring")),
     "lss": ("(N-1) * T(m)  (Hockney has no rendezvous sync messages: as pairwise)",
             _plain("ring")),

@@ -620,7 +620,7 @@ def _add_contention(sub: Any) -> None:
         "contention",
         help="the seed's contention experiment: latency with M ranks per node streaming",
         description="Runs mpiscope-contention on nodes x ppn processes: M ranks per node "
-        "stream to the neighbour node while nodes 0-1 run a small-message latency test; "
+        "stream to the neighbor node while nodes 0-1 run a small-message latency test; "
         "latency with and without contention.",
     )
     from mpiscope.measure.sizes import ByteSize

@@ -5,11 +5,11 @@ Each launch starts fresh processes that start MPI in one way - ``init``
 ``session`` (MPI_Session_init, a group from ``mpi://WORLD``,
 MPI_Comm_create_from_group) - timing each call on every rank, then the
 first, the second and later round trips to every peer (the connection
-cost osu_init and OSU's ``-I`` show). The clocks are synchronised only
+cost osu_init and OSU's ``-I`` show). The clocks are synchronized only
 afterwards, and every stamp is put on the global clock. One launch is one
 sample of a start: the launches, ways and process counts are interleaved
 (round r runs every process count and every way, the ways rotated each
-round) and merged into one document, which the report summarises over the
+round) and merged into one document, which the report summarizes over the
 launches.
 """
 

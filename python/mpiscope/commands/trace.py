@@ -43,7 +43,7 @@ LAUNCHERS = ("mpiexec", "mpirun", "mpiexec.hydra", "orterun", "srun", "aprun", "
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
         "trace",
-        help="trace every MPI call of a program on a global clock; summarise, export, view",
+        help="trace every MPI call of a program on a global clock; summarize, export, view",
         description="Run an MPI program under the mpiscope tracer (LD_PRELOAD), or look at a "
         "trace: 'mpiscope trace summary|export|view|heatmap TRACE'.",
         epilog="Examples: mpiscope trace -o app.trace -- mpiexec -n 4 ./app args | "
@@ -198,11 +198,11 @@ def _heatmap_options(parser: argparse.ArgumentParser) -> None:
                         help="time bins over the window (default: 200 in a picture, the "
                         "terminal's width in text)")
     parser.add_argument("--function", action="append", default=[], metavar="F",
-                        help="colour by the time in these functions (names or patterns, "
+                        help="color by the time in these functions (names or patterns, "
                         "MPI_ optional: Wait*, MPI_Allreduce; repeat or comma-separate); "
                         "default: every MPI function")
     parser.add_argument("--class", dest="classes", action="append", default=[], metavar="C",
-                        help="colour by the time in functions of this class (collective, "
+                        help="color by the time in functions of this class (collective, "
                         "recv, completion, ...: see docs/trace-format.md)")
     parser.add_argument("--top", type=int_in(0, 10000), default=8, metavar="K",
                         help="functions in the breakdown (8; 0: none)")

@@ -36,7 +36,7 @@ not (its entry says who they would have been).
 A node's STREAM triad bandwidth is the sum of its probe ranks' (they run
 at once). With 5 nodes or more, a node below the median by ``node_rel`` and
 ``z`` robust deviations is named. The clocks: each node's largest residual
-offset after the synchronisation and at the end of the run (drift), from
+offset after the synchronization and at the end of the run (drift), from
 the collective launch; a node above 1 us and 10 times the median is named.
 """
 
@@ -223,7 +223,7 @@ def analyse_clocks(
     environment: Mapping[str, Any], rule: FingerprintRule = FingerprintRule()
 ) -> dict[str, Any]:
     """Per host: the largest |residual| of its ranks after the clock
-    synchronisation and at the end of the run, and the drifting hosts."""
+    synchronization and at the end of the run, and the drifting hosts."""
     sync = environment.get("clock_sync") or {}
     hosts = environment.get("hosts") or []
     rank_nodes = environment.get("rank_nodes") or []

@@ -253,7 +253,7 @@ def _timeline(op: Mapping[str, Any]) -> str:
     lo, hi = math.log10(max(1.0, min(leads))), math.log10(max(leads))
     hi = hi if hi > lo else lo + 1
     ranks = sorted({int(e[1]) for e in events})
-    colour = {r: _PALETTE[i % len(_PALETTE)] for i, r in enumerate(ranks)}
+    color = {r: _PALETTE[i % len(_PALETTE)] for i, r in enumerate(ranks)}
     parts = [
         head,
         f'<svg class="timeline" data-op="{escape(op["op"])}" width="{width + left + 120}" '
@@ -270,11 +270,11 @@ def _timeline(op: Mapping[str, Any]) -> str:
         tip = f"rank {int(rank)} at {t:.4f} s: late by {format_ns(lead)}"
         parts.append(
             f'<circle class="event" cx="{x:.1f}" cy="{y:.1f}" r="3" '
-            f'fill="{colour[int(rank)]}"><title>{escape(tip)}</title></circle>'
+            f'fill="{color[int(rank)]}"><title>{escape(tip)}</title></circle>'
         )
     for i, r in enumerate(ranks[:12]):
         parts.append(
-            f'<text x="{left + width + 10}" y="{14 + i * 14}" fill="{colour[r]}">rank {r}</text>'
+            f'<text x="{left + width + 10}" y="{14 + i * 14}" fill="{color[r]}">rank {r}</text>'
         )
     parts.append("</svg>")
     return "".join(parts)

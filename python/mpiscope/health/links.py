@@ -6,7 +6,7 @@ Input: the document of a link launch (one point of ``multi_lat`` or
 raw launches say, by the op's launch number (``raw.launch``), which round
 ran. A pair's sample in a launch is the longer of its two ranks' own
 durations (the round trip for ``multi_lat``; the window of messages and
-its acknowledgement for ``mbw_mr``, whose bandwidth is window x size over
+its acknowledgment for ``mbw_mr``, whose bandwidth is window x size over
 it), taken when the two ranks started within the method's late tolerance
 of each other, or within 1% of the sample: a rank descheduled at the start,
 or still busy with an earlier launch, makes its partner wait, and the wait
@@ -82,7 +82,7 @@ METRICS = {
         "mbw_mr",
         "bytes/s",
         False,
-        "window x size over the time of the window and its acknowledgement",
+        "window x size over the time of the window and its acknowledgment",
     ),
 }
 

@@ -3,7 +3,7 @@ distribution-free interval, the MAD, and the binomial tails of the sign
 tests ("how sure").
 
 A link's time, a rank's lateness and a core's detours are skewed and often
-bimodal (a preempted launch is a thousand times its neighbours), so every
+bimodal (a preempted launch is a thousand times its neighbors), so every
 verdict rests on medians and counts, never on means: a median's interval
 from order statistics, a spread from the median absolute deviation, and
 the probability of a count under a null that says "nothing stands out".

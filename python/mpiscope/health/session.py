@@ -16,7 +16,7 @@
    launcher. Not in a simulation: SimGrid simulates neither the operating
    system's detours nor memory.
 4. **check** - real runs (unless turned off): the machine check of
-   ``mpiscope check`` (timers, clock synchronisations, the machine's
+   ``mpiscope check`` (timers, clock synchronizations, the machine's
    states), its verdicts shown beside the health verdict.
 
 Every launch goes through the engine's one launch path
@@ -24,7 +24,7 @@ Every launch goes through the engine's one launch path
 :func:`mpiscope.measure.plan.bench_plan`: the same launchers (mpiexec,
 srun, hosts, SMPI), the same result documents, kept in the run's raw
 directory. A launch that fails stops the check: what was measured is
-analysed and written, the phase says why it failed, and a rank the launcher
+analyzed and written, the phase says why it failed, and a rank the launcher
 saw die is named (:func:`failed_ranks`). The health document is written
 after every phase.
 """

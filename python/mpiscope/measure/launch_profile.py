@@ -14,7 +14,7 @@ The profile is one JSON file per host: ``--launch-profile FILE``, else
 without XDG_STATE_HOME); ``off`` (either way) disables it. A point's
 entry is found by the exact key of :func:`profile_key` (hosts, MPI library
 and version, launcher, binding, the operation and all its parameters): no
-interpolation between sizes, whose launch-to-launch behaviour can change
+interpolation between sizes, whose launch-to-launch behavior can change
 at a protocol switch. A newer measurement of a key replaces the older.
 Written atomically; a damaged file is named in one warning line and
 ignored (replaced when recording).

@@ -161,7 +161,7 @@ def measure_plan(
 ) -> int:
     """Measure ``plan``: one launch that writes ``plan.out`` itself, or with
     ``--launches R`` R launches, each with its own point order (seeds drawn
-    from ``--seed``, random when not given), merged and summarised; then
+    from ``--seed``, random when not given), merged and summarized; then
     ``finish`` (see :func:`run_launches`)."""
     display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
     repeats = getattr(args, "launches", 1)

@@ -101,7 +101,7 @@ _LIST = (
     Collective("gather:linear", "(p-1) T(s)", _linear),
     Collective("alltoall:bruck", "ceil(log2 p) T(ceil(p/2) s)", _bruck),
     Collective("alltoall:pairwise", "(p-1) T(s)", _linear),
-    Collective("alltoall:linear", "(p-1) T(s)  (single port: overlap not modelled)", _linear),
+    Collective("alltoall:linear", "(p-1) T(s)  (single port: overlap not modeled)", _linear),
     Collective("allreduce:recursive_doubling",
                "log2 q (T(s) + s gamma) [+ 2 T(s) + s gamma if p != q], q = 2^floor(log2 p)",
                _recursive_doubling),

@@ -4,7 +4,7 @@ data, not assumed (one line over all sizes was off by up to 679% on MPICH).
 
 :func:`fit_hockney` is the one rule the Alltoall lab, ``mpiscope model fit``
 and the C API (which ports it) use: exactly ``segments`` contiguous
-segments of the sorted sizes, the breakpoints those that minimise the total
+segments of the sorted sizes, the breakpoints those that minimize the total
 squared relative error (dynamic programming over every split), each line
 fitted by weighted least squares on the relative error with alpha, beta >= 0.
 """
@@ -70,7 +70,7 @@ class Hockney:
 
 
 def fit_line(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, float]:
-    """alpha, beta minimising the squared relative error sum(((a + b x - t)/t)^2),
+    """alpha, beta minimizing the squared relative error sum(((a + b x - t)/t)^2),
     both kept >= 0 (a fit below zero is refitted with that term at 0)."""
     w = [1.0 / (t * t) for t in ts]
     sw = sum(w)
@@ -154,7 +154,7 @@ def fit_hockney(
 ) -> Hockney:
     """A piecewise fit of one-way message times: exactly ``segments``
     contiguous segments (fewer only when there are not ``min_points`` points
-    for each), the breakpoints those that minimise the total squared
+    for each), the breakpoints those that minimize the total squared
     relative error (dynamic programming over every split of the sorted
     sizes). Each segment is ``alpha + beta*s`` with alpha, beta >= 0.
     ``bounds`` (from :func:`split_points`) keeps a split already found."""

@@ -8,7 +8,7 @@ One message of m bytes from i to j takes
 link's latency and bandwidth). A ping-pong gives only the sums: its
 one-way time H_ij(m) = a_ij + b_ij m, a line per pair. The one-to-two
 experiment of root i (sends m bytes to j = i+1 and k = i+2, each answers
-empty) serialises the root's two sends; modelled as
+empty) serializes the root's two sends; modeled as
     T_i(m) = C_i + m t_i + max_{x in j,k} (H_ix(m) + H_ix(0))
 it gives C_i + m t_i, a line in m, and then
     L_ij = a_ij - C_i - C_j,   1/beta_ij = b_ij - t_i - t_j.

@@ -39,11 +39,11 @@ def write_figures(docs: Sequence[dict[str, Any]], names: Sequence[str], out: Pat
         raise MpiscopeError(f"{other[0]} has no figure: plot noise-run or noise-probe documents")
     if runs:
         samples = [s for doc, name in runs for s in run_samples(doc, name)]
-        labelled = {label: values for values, label in samples}
-        if len(labelled) != len(samples):
+        labeled = {label: values for values, label in samples}
+        if len(labeled) != len(samples):
             raise MpiscopeError("two samples have the same name: give each run once")
         base_values, base_label = samples[0]
-        figures.boxplots(labelled, base_label, _beside(out, "box", written))
+        figures.boxplots(labeled, base_label, _beside(out, "box", written))
         if len(samples) > 1:
             verdicts = [compare_samples(base_values, values, baseline_source=base_label,
                                         test_source=label) for values, label in samples[1:]]

@@ -3,7 +3,7 @@
 ``mpiscope-noise probe --out-dir D`` leaves one text file per worker and kind,
 ``D/<kind>-r<rank>-c<core>.txt``: header lines ``# key value`` then one record
 of two integers per line (docs/noise-schema.md). :func:`read_probe_dir`
-summarises them per worker:
+summarizes them per worker:
 
 * FWQ (fixed work quantum): each record is the duration of one unit of the
   same work. The share of CPU lost is ``1 - n * min / sum``: the fastest unit

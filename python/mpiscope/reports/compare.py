@@ -21,7 +21,7 @@ significant:
 - otherwise the confidence intervals of the means: significant when they
   do not overlap.
 
-Single-launch judgements without E' are marked in the summary: two runs of
+Single-launch judgments without E' are marked in the summary: two runs of
 the same build often differ beyond one launch's interval.
 
 A pair is a *regression* when significant and NEW/BASE > 1 + threshold, an

@@ -1,4 +1,4 @@
-"""First call versus second call: late initialisation, the seed's Table 1.
+"""First call versus second call: late initialization, the seed's Table 1.
 
 A ``firstcall`` point holds, for one operation in a fresh communicator, the
 time of its first call and of its second call (buffer at another address)
@@ -76,7 +76,7 @@ def firstcall_lines(result: Result) -> list[str]:
     sizes = {format_bytes(row.size_bytes) for row in rows}
     nprocs = {row.nprocs for row in rows}
     lines = [
-        "first call / second call (late initialisation, the seed's Table 1): each operation "
+        "first call / second call (late initialization, the seed's Table 1): each operation "
         "in fresh processes and a fresh communicator, the second call's buffer at another "
         "address",
         f"{', '.join(sorted(sizes))}, {', '.join(str(n) for n in sorted(nprocs))} processes; "

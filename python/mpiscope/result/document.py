@@ -345,7 +345,7 @@ def import_validator() -> None:
     """Import the JSON Schema validator now. It is imported lazily (keeps
     ``mpiscope --help`` fast); a command that validates after a stretch a
     Ctrl-C may cut short (a launch) calls this first, so that the interrupt
-    cannot land inside the import and leave it half initialised for the
+    cannot land inside the import and leave it half initialized for the
     reading of what was kept."""
     if _fast_validator_module() is None:
         import jsonschema  # noqa: F401

@@ -105,7 +105,7 @@ def _mode(values: Sequence[float], members: Sequence[int]) -> Mode:
 
 
 def _best_split(logs: Any) -> int:
-    """Index k of the sorted logs minimising the within-class sum of squares of
+    """Index k of the sorted logs minimizing the within-class sum of squares of
     [:k] and [k:] (Otsu's split; k in 1..n-1)."""
     import numpy as np
 

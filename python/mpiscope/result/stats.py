@@ -1,9 +1,9 @@
 """Statistics across bench launches, shared by ``run --launches`` and comparisons.
 
-One launch of the bench measures each point many times and summarises it
+One launch of the bench measures each point many times and summarizes it
 (median, quartiles, a confidence interval of the mean: docs/method.md).
 Launches of the same point can still disagree with each other - different
-process placement, a noisy neighbour - by far more than one launch's
+process placement, a noisy neighbor - by far more than one launch's
 interval admits. This module works on the launches' summaries:
 
 * :func:`bootstrap_median_ci`: the percentile-bootstrap confidence interval

@@ -30,7 +30,7 @@ from mpiscope.trace.reader import F_FILE, F_OFFSET, NONE
 from mpiscope.trace.stream import Call, Stream, as_stream
 
 __all__ = ["Analysis", "CollectiveStats", "FunctionStats", "IoStats", "RankStats", "WaitStats",
-           "analyse"]
+           "analyze"]
 
 
 @dataclass
@@ -172,7 +172,7 @@ class _Rank:
             self.inside += max(call.end_ns - call.start_ns, 0.0)
 
 
-def analyse(source: Stream | Merged) -> Analysis:
+def analyze(source: Stream | Merged) -> Analysis:
     """Every analysis in one pass over the streamed calls."""
     stream = as_stream(source)
     stats: dict[str, FunctionStats] = {}

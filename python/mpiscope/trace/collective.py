@@ -1,7 +1,7 @@
 """Collective instances: blocking, nonblocking and persistent collectives.
 
 MPI orders the collectives of a communicator: every member makes them in
-the same order, blocking and nonblocking alike, and the initialisation of
+the same order, blocking and nonblocking alike, and the initialization of
 a persistent one (MPI_Bcast_init, ...) takes its place in that order too.
 So the n-th collective on a communicator id of each member is one
 instance; each MPI_Start of the n-th persistent request makes one more.

@@ -7,7 +7,7 @@ stamps: it is not counted again). Per rank and bin: the time in the selected
 functions (every MPI function by default), in any MPI function, and the time
 the rank was running the program (its first call's start to its last time,
 once per thread that called MPI: the share of a rank of two threads is their
-mean), less the tracer's clock synchronisations (after MPI_Init returns and
+mean), less the tracer's clock synchronizations (after MPI_Init returns and
 before MPI_Finalize is entered: outside every recorded call, yet not the
 program's). Per function and bin: its time summed over the ranks; what the
 running ranks spent outside MPI is the compute (or idle) time.
@@ -73,7 +73,7 @@ def split_time(start: np.ndarray, end: np.ndarray, key: np.ndarray, keys: int, b
 
 @dataclass(frozen=True)
 class Selection:
-    """The functions whose time the heat map colours (None: every one)."""
+    """The functions whose time the heat map colors (None: every one)."""
 
     names: frozenset[str] | None
     label: str
@@ -148,7 +148,7 @@ class HeatMap:
     selected_ns: np.ndarray  # (ranks, bins) in the selected functions
     mpi_ns: np.ndarray  # (ranks, bins) in any MPI function
     running_ns: np.ndarray  # (ranks, bins) running the program, times the rank's threads
-    sync_ns: np.ndarray  # (bins,) in the tracer's clock synchronisations, over all ranks
+    sync_ns: np.ndarray  # (bins,) in the tracer's clock synchronizations, over all ranks
     functions: dict[str, np.ndarray]  # function -> (bins,) over all ranks
     threads: np.ndarray  # (ranks,) threads that called MPI
     calls: np.ndarray  # (ranks,) calls (not parts)
@@ -349,7 +349,7 @@ def _add_rank(hm: HeatMap, stream: Stream, rank: RankTrace, width: float) -> Non
 
 def _clock_syncs(stream: Stream, rank: RankTrace, begin: float, width: float,
                  bins: int) -> np.ndarray:
-    """The rank's time per bin in the tracer's clock synchronisations (each
+    """The rank's time per bin in the tracer's clock synchronizations (each
     recorded with its local end and its duration)."""
     points = list(rank.clocks.values())
     if not points:
@@ -381,7 +381,7 @@ def heatmap_data(hm: HeatMap, max_rows: int, top: int) -> dict[str, Any]:
         "xlabel": f"time from the start of the trace ({unit})",
         "begin": hm.begin_ns / scale, "end": hm.end_ns / scale,
         "rows": tuple(rows.labels), "values": [_rounded(r) for r in rows.share],
-        "colorbar": f"share of each bin in {hm.selection.label} (grey: not running the program)",
+        "colorbar": f"share of each bin in {hm.selection.label} (gray: not running the program)",
         "layers": tuple(layers), "note": "; ".join(notes) + ".",
         "selection": hm.selection.label,
         "begin_ns": hm.begin_ns, "end_ns": hm.end_ns, "totals": _rounded(np.array(rows.totals)),

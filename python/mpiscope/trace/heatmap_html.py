@@ -1,4 +1,4 @@
-"""The heat map in HTML: a canvas panel (a row per rank, coloured by the
+"""The heat map in HTML: a canvas panel (a row per rank, colored by the
 share of each bin in MPI; the per-function breakdown stacked under it),
 self-contained, on its own page (``trace heatmap -o x.html``) or above the
 timeline of ``trace view``, where clicking a cell shows its bin in the
@@ -22,7 +22,7 @@ const rows = H.rows.length, bins = H.values.length ? H.values[0].length : 0;
 const RH = Math.max(2, Math.min(18, Math.floor(420 / Math.max(1, rows))));
 const dpr = window.devicePixelRatio || 1;
 const VIR = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [253, 231, 37]];
-function colour(v) {
+function color(v) {
   if (v === null) return '#e0e0e0';
   const x = Math.max(0, Math.min(1, v)) * (VIR.length - 1), i = Math.min(VIR.length - 2,
     Math.floor(x)), f = x - i, a = VIR[i], b = VIR[i + 1];
@@ -30,9 +30,9 @@ function colour(v) {
 }
 const PAL = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2',
              '#bcbd22', '#17becf', '#7f7f7f'];
-const GREY = {'not in MPI': '#d5e8d4', 'other MPI': '#8c8c8c', "tracer's clock sync": '#f0dfb8'};
+const GRAY = {'not in MPI': '#d5e8d4', 'other MPI': '#8c8c8c', "tracer's clock sync": '#f0dfb8'};
 let k = 0;
-const fills = H.layers.map(l => GREY[l[0]] || PAL[k++ % PAL.length]);
+const fills = H.layers.map(l => GRAY[l[0]] || PAL[k++ % PAL.length]);
 document.getElementById('hmlegend').innerHTML = H.layers.map((l, i) =>
   '<span style="color:' + fills[i] + '">&#9632;</span> ' +
   l[0].replace(/&/g, '&amp;').replace(/</g, '&lt;')).join(' ');
@@ -61,7 +61,7 @@ function draw() {
   const every = Math.max(1, Math.ceil(12 / RH));
   H.rows.forEach((label, r) => {
     if (r % every === 0) { g.fillStyle = '#000'; g.fillText(label, 4, TOP + r * RH + RH / 2); }
-    H.values[r].forEach((v, b) => { g.fillStyle = colour(v);
+    H.values[r].forEach((v, b) => { g.fillStyle = color(v);
       g.fillRect(X(b), TOP + r * RH, X(b + 1) - X(b), RH); drawn.cells++; });
   });
   axis(g, TOP + rows * RH + 2);

@@ -1,8 +1,8 @@
 """A self-contained HTML timeline (Upshot-style), drawn for the visible range.
 
-One row per rank (and thread), a bar per MPI call coloured by kind, an
+One row per rank (and thread), a bar per MPI call colored by kind, an
 arrow per message from the start of the send to the completion of the
-receive (red when it runs backwards in time), and in colours of their own
+receive (red when it runs backwards in time), and in colors of their own
 an arrow per collective instance (from the last member to arrive to each
 other member's completion) and per one-sided transfer (origin to target,
 in its epoch), which a checkbox hides. The page holds the calls and
@@ -17,7 +17,7 @@ messages as data and a canvas redrawn at every zoom (level of detail):
 * arrows keep their heads at every zoom; when more than ``BUNDLE_AT`` are
   visible, arrows between the same two rows that start and end in the same
   few pixels are drawn as one thicker arrow with their count;
-* the legend lists the colours the trace uses;
+* the legend lists the colors the trace uses;
 * the first view is the communication: the calls between MPI_Init and
   MPI_Finalize (double click or "whole run" shows those too).
 
@@ -47,7 +47,7 @@ __all__ = ["MAX_HTML_CALLS", "render_html", "write_html"]
 MAX_HTML_CALLS = 400_000
 #: Arrows visible above which close ones are bundled.
 BUNDLE_AT = 200
-COLOURS = {  # kind -> (legend label, colour)
+COLORS = {  # kind -> (legend label, color)
     "send": ("send", "#1f77b4"), "isend": ("send", "#1f77b4"),
     "sendrecv": ("sendrecv", "#17becf"), "isendrecv": ("sendrecv", "#17becf"),
     "recv": ("recv", "#2ca02c"), "irecv": ("recv", "#2ca02c"), "mrecv": ("recv", "#2ca02c"),
@@ -58,7 +58,7 @@ COLOURS = {  # kind -> (legend label, colour)
     "rma": ("one-sided", "#8c564b"),
 }
 OTHER = ("other", "#9467bd")
-LINK_COLOURS = {  # Link.kind -> (legend label, colour)
+LINK_COLORS = {  # Link.kind -> (legend label, color)
     "collective": ("collective: last to arrive -> each member's completion", "#c85a00"),
     "rma": ("one-sided: origin -> target", "#e7298a"),
 }
@@ -131,8 +131,8 @@ function drawRow(r, y, stats) {
     stats.bars++;
   }
 }
-function arrow(x0, y0, x1, y1, colour, width) {
-  ctx.strokeStyle = colour; ctx.fillStyle = colour; ctx.lineWidth = width;
+function arrow(x0, y0, x1, y1, color, width) {
+  ctx.strokeStyle = color; ctx.fillStyle = color; ctx.lineWidth = width;
   ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
   const ang = Math.atan2(y1 - y0, x1 - x0), h = 7 + width;
   ctx.beginPath(); ctx.moveTo(x1, y1);
@@ -142,8 +142,8 @@ function arrow(x0, y0, x1, y1, colour, width) {
 }
 // One set of arrows (messages, or collective / one-sided links): each with its
 // head when few are visible, else bundled (same rows, start and end in the
-// same bin; bins widen until few). colour(i, back) for one, (g) for a bundle.
-function drawSet(M, colour, bundleColour) {
+// same bin; bins widen until few). color(i, back) for one, (g) for a bundle.
+function drawSet(M, color, bundleColor) {
   const mid = r => TOP + r * ROW + BAR / 2 + 4, vis = [];
   for (let i = 0; i < M.s.length; i++) {
     const a = Math.min(M.s[i], M.r[i]), b = Math.max(M.s[i], M.r[i]);
@@ -151,7 +151,7 @@ function drawSet(M, colour, bundleColour) {
   }
   if (vis.length <= D.bundleAt) {
     for (const i of vis) arrow(X(M.s[i]), mid(M.a[i]), X(M.r[i]), mid(M.b[i]),
-                               colour(i, M.r[i] < M.s[i]), 1);
+                               color(i, M.r[i] < M.s[i]), 1);
     return [vis.length, 0];
   }
   let groups = null;
@@ -171,7 +171,7 @@ function drawSet(M, colour, bundleColour) {
   const labels = groups.size <= 40;
   for (const g of groups.values()) {
     const x0 = X(g.xs / g.n), x1 = X(g.xr / g.n), y0 = mid(g.a), y1 = mid(g.b);
-    arrow(x0, y0, x1, y1, bundleColour(g), Math.min(4, 1 + Math.log2(g.n) / 3));
+    arrow(x0, y0, x1, y1, bundleColor(g), Math.min(4, 1 + Math.log2(g.n) / 3));
     if (labels && g.n > 1) { ctx.fillStyle = '#000';
       ctx.fillText('\u00d7' + g.n, (x0 + x1) / 2 + 4, (y0 + y1) / 2); }
   }
@@ -291,7 +291,7 @@ def _data(merged: Merged) -> dict[str, Any]:
             i = int(index)
             row = out_rows[rows[(tl.rank, int(tl.records["thread"][i]))]]
             s, e = round(float(tl.start_ns[i]), 1), round(float(tl.end_ns[i]), 1)
-            kind = COLOURS.get(tl.cls(i), OTHER)
+            kind = COLORS.get(tl.cls(i), OTHER)
             row["s"].append(s)
             row["e"].append(max(e, s))
             row["k"].append(kinds.setdefault(kind, len(kinds)))
@@ -305,7 +305,7 @@ def _data(merged: Merged) -> dict[str, Any]:
         msgs["s"].append(round(m.send_ns, 1))
         msgs["r"].append(round(m.recv_ns, 1))
     links: dict[str, list[Any]] = {"a": [], "b": [], "s": [], "r": [], "k": []}
-    link_kinds = list(LINK_COLOURS)
+    link_kinds = list(LINK_COLORS)
     for link in merged.links:
         links["a"].append(rows[(link.src, 0)])
         links["b"].append(rows[(link.dst, 0)])
@@ -313,7 +313,7 @@ def _data(merged: Merged) -> dict[str, Any]:
         links["r"].append(round(link.dst_ns, 1))
         links["k"].append(link_kinds.index(link.kind))
     return {"rows": out_rows, "kinds": [list(k) for k in kinds], "names": list(names),
-            "msgs": msgs, "links": links, "linkKinds": [list(LINK_COLOURS[k]) for k in link_kinds],
+            "msgs": msgs, "links": links, "linkKinds": [list(LINK_COLORS[k]) for k in link_kinds],
             "span": max(merged.end_ns, 1.0), "view": list(_communication(merged)),
             "bundleAt": BUNDLE_AT}
 

@@ -3,10 +3,10 @@
 Each rank's stamps become nanoseconds on the global clock (rank 0's). A
 rank on rank 0's host whose stamps are the same invariant counter (rdtsc,
 cntvct_el0) needs no estimate: its stamps are converted with rank 0's
-origin and rate, exactly; the synchronisation's estimate is only compared
+origin and rate, exactly; the synchronization's estimate is only compared
 with it (a counter not shared after all, off by far more than the
-synchronisation's own bound, falls back to the estimate). Other ranks use
-the two synchronisations of the trace: offset and drift, linear between
+synchronization's own bound, falls back to the estimate). Other ranks use
+the two synchronizations of the trace: offset and drift, linear between
 them (a constant offset when the end is missing). Times are then made
 relative to the earliest call of the run.
 

@@ -9,7 +9,7 @@ and MpiCollectiveEnd in its call, on a communicator of its members; of a
 nonblocking or persistent one, a NonBlockingCollectiveRequest in the call
 that started it (MPI_Ibcast, MPI_Start) and a NonBlockingCollectiveComplete
 in the call that completed it (MPI_Wait...). Large-count (``_c``) calls
-are the collectives they count for; OTF2 has no neighbourhood collectives.
+are the collectives they count for; OTF2 has no neighborhood collectives.
 A one-sided transfer is an RmaPut, RmaGet or RmaAtomic in the origin's
 operation and an RmaOpCompleteBlocking in the origin's call that completed
 it (the fence, MPI_Win_complete, unlock or flush closing its epoch), on one
@@ -127,7 +127,7 @@ def write_otf2(source: Stream | Merged, out: Path) -> int:
 
 def collective_op(otf2: Any, name: str, kind: str) -> Any:
     """OTF2's CollectiveOp of an instance named ``name`` (MPI_Ibcast_c: BCAST),
-    None for one OTF2 has not (the neighbourhood collectives)."""
+    None for one OTF2 has not (the neighborhood collectives)."""
     base = name[len("MPI_"):].upper()
     base = base.removesuffix("_C").removesuffix("_INIT")
     if kind == "nonblocking" and base.startswith("I"):

@@ -82,17 +82,17 @@ COMM_F_INTER, COMM_F_LOCAL = 1, 2
 
 @dataclass(frozen=True)
 class ClockPoint:
-    """One clock synchronisation: this rank's offset (global = local + offset)."""
+    """One clock synchronization: this rank's offset (global = local + offset)."""
 
     which: int  # 0 at the start, 1 at the end
     offset_ns: float
     rtt_min_ns: float
-    local_ns: float  # local time (timer ns) of the synchronisation
+    local_ns: float  # local time (timer ns) of the synchronization
     duration_ns: float
     exchanges: int
     offsets_ns: tuple[float, ...] = ()  # rank 0's file: every rank's
     rtt_all_ns: tuple[float, ...] = ()
-    residual_ns: tuple[float, ...] = ()  # left right after the synchronisation
+    residual_ns: tuple[float, ...] = ()  # left right after the synchronization
     drift_ns: tuple[float, ...] = ()  # end only: the start's offsets, measured again
 
 
@@ -183,7 +183,7 @@ def read_trace(path: str | Path, records: bool = True) -> Trace:
     files = sorted(directory.glob("rank-*.mst"))
     if not files:
         raise MpiscopeError(f"{directory} holds no rank-*.mst file: not a trace, or the "
-                            "program never initialised MPI under the tracer")
+                            "program never initialized MPI under the tracer")
     trace = Trace(directory, [read_rank_file(f, records) for f in files])
     trace.ranks.sort(key=lambda r: r.rank)
     have = [r.rank for r in trace.ranks]
@@ -466,7 +466,7 @@ def run_records(f: BinaryIO, where: Where, count: int, chunk: int) -> Iterator[n
 class _Threads:
     """A thread's THRD blocks: each record once, by its sequence number; a
     record written twice (the current records before the final clock
-    synchronisation, a block cut by a signal) is taken from its last copy."""
+    synchronization, a block cut by a signal) is taken from its last copy."""
 
     def __init__(self) -> None:
         self.blocks: dict[int, list[tuple[int, Any]]] = {}  # (records or offset, count)

@@ -9,7 +9,7 @@ import numpy as np
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.units import format_bytes, format_ns
-from mpiscope.trace.analysis import Analysis, WaitStats, analyse
+from mpiscope.trace.analysis import Analysis, WaitStats, analyze
 from mpiscope.trace.merge import Merged
 from mpiscope.trace.reader import Trace, read_rank_file
 from mpiscope.trace.sites import resolve_sites
@@ -106,19 +106,19 @@ def _worlds(trace: Trace) -> list[str]:
 def _clock_line(merged: Stream) -> str:
     zero = next((r for r in merged.trace.ranks if r.rank == 0), None)
     if zero is None or 0 not in zero.clocks:
-        return "clock: no synchronisation recorded: times are local to each rank"
+        return "clock: no synchronization recorded: times are local to each rank"
     parts = []
     for which, label in ((0, "start"), (1, "end")):
         point = zero.clocks.get(which)
         if point and point.residual_ns:
             parts.append(f"{label} {format_ns(max(abs(x) for x in point.residual_ns))}")
-    text = "clock: residual after synchronisation max " + (", ".join(parts) or "-")
+    text = "clock: residual after synchronization max " + (", ".join(parts) or "-")
     end = zero.clocks.get(1)
     if end and end.drift_ns:
         text += (f"; drift of the start's offsets by the end max "
                  f"{format_ns(max(abs(x) for x in end.drift_ns))} (corrected linearly)")
     elif end is None:
-        text += "; no end synchronisation: constant offsets (drift not corrected)"
+        text += "; no end synchronization: constant offsets (drift not corrected)"
     start = zero.clocks[0]
     estimated = [r.rank for r in merged.trace.ranks
                  if r.rank != 0 and r.rank not in merged.shared_counter
@@ -130,7 +130,7 @@ def _clock_line(merged: Stream) -> str:
     if merged.shared_counter:
         off = max(abs(e) for e in merged.shared_counter.values())
         text += (f"\nclock: {len(merged.shared_counter)} rank(s) on rank 0's host read its "
-                 f"counter: times exact, no estimate (the synchronisation's estimate was off by "
+                 f"counter: times exact, no estimate (the synchronization's estimate was off by "
                  f"max {format_ns(off)} there)")
     return text
 
@@ -260,7 +260,7 @@ def _matching(a: Analysis) -> list[str]:
 
 def render_summary(source: Stream | Merged, top: int = 15) -> str:
     """The tables, from one pass over the streamed trace."""
-    a = analyse(source)
+    a = analyze(source)
     lines = _header(a) + _ranks(a) + _functions(a, top) + _sites(a, top) + _sizes(a)
     lines += _waits("Late sender (a blocking receive waits for the send to start)",
                     "waited: from the start of the receive (or wait) to the start of the send",

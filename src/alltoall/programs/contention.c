@@ -5,7 +5,7 @@
  * rank on the next node (a ring of nodes). The streamers stop when an
  * MPI_Ibarrier completes, which the latency ranks enter after their test;
  * a stopping streamer sends a round of empty END messages, so every
- * receive its neighbour posted is matched. A thin client of libmpiscope
+ * receive its neighbor posted is matched. A thin client of libmpiscope
  * (timer, statistics); nodes are found here. */
 #include "contention.h"
 

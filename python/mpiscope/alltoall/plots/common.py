@@ -20,7 +20,7 @@ def new_figure() -> tuple[Any, Any]:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(8, 4.8), layout="constrained")
-    # up to 20 variants with their own colour (the default cycle repeats after 10)
+    # up to 20 variants with their own color (the default cycle repeats after 10)
     ax.set_prop_cycle(color=matplotlib.colormaps["tab20"].colors)  # type: ignore[attr-defined]
     return fig, ax
 

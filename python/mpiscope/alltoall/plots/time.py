@@ -30,7 +30,7 @@ def time_figure(doc: Mapping[str, Any]) -> Any:
     best = _best_lab_prediction(doc)
     if best is not None:
         xs, ys, name = best
-        ax.plot(xs, ys, linestyle=":", color="grey", label=f"Hockney model of {name}")
+        ax.plot(xs, ys, linestyle=":", color="gray", label=f"Hockney model of {name}")
     size_axis(ax)
     ax.set_yscale("log")
     ax.set_ylabel("median time per call (us)")

@@ -1,5 +1,5 @@
 """The winner map: process count (one row per document) x size, each cell
-coloured by the fastest variant and labelled with its name."""
+colored by the fastest variant and labeled with its name."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The heat map of a trace as a picture: time on x, a row per rank (or group
-of ranks) coloured by the share of each bin spent in MPI, and below it the
+of ranks) colored by the share of each bin spent in MPI, and below it the
 per-function breakdown (each function's share of the ranks' time,
 stacked, with the time not in MPI on top).
 
@@ -102,12 +102,12 @@ def _draw_layers(ax: Any, act: ActivityMap) -> None:
     bins = len(act.layers[0][1])
     edges = np.linspace(act.begin, act.end, bins + 1)
     below = np.zeros(bins)
-    colour = 0
+    color = 0
     for label, share in act.layers:
         y = np.array([0.0 if v is None else v for v in share], dtype=float) * 100.0
-        grey = _GREYS.get(label)
-        face = grey or f"C{colour % 10}"
-        colour += grey is None
+        gray = _GREYS.get(label)
+        face = gray or f"C{color % 10}"
+        color += gray is None
         top = below + y
         ax.stairs(top, edges, baseline=below, fill=True, color=face, label=label, lw=0)
         below = top

@@ -1,4 +1,4 @@
-"""What the figures share: the measured points of each labelled document,
+"""What the figures share: the measured points of each labeled document,
 their grouping into series, labels, scales and units."""
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Pt:
-    """A point with what the views need, from one labelled result."""
+    """A point with what the views need, from one labeled result."""
 
     source: str
     op: str

@@ -20,7 +20,7 @@ order shown), each only when the documents have what it needs:
 - ``time-vs-nprocs``: time against the number of processes, for documents
   whose ``varied`` is ``"nprocs"``.
 - ``per-rank``: heat map rank x size of each rank's median duration,
-  coloured relative to the slowest rank of the same point.
+  colored relative to the slowest rank of the same point.
 - ``start-skew``: max(start) - min(start) over ranks, per launch from the
   raw samples when the point kept them, else the point's median and maximum.
 - ``methods``: each timing method's median over the window method's median,

@@ -34,7 +34,7 @@ class Series:
 
 @dataclass(frozen=True)
 class Heatmap:
-    """A grid of cells: ``values[row][column]`` in [0, 1] gives the colour,
+    """A grid of cells: ``values[row][column]`` in [0, 1] gives the color,
     ``texts[row][column]`` the annotation (None: no data)."""
 
     rows: tuple[str, ...]

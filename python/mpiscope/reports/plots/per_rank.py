@@ -1,5 +1,5 @@
 """``per-rank``: heat map rank x size of each rank's median duration,
-coloured relative to the slowest rank of the same point."""
+colored relative to the slowest rank of the same point."""
 
 from __future__ import annotations
 
@@ -43,7 +43,7 @@ def per_rank_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
         return None
     note = (
         "Each cell: one rank's median duration of its own part of the operation (text), "
-        "coloured by its ratio to the slowest rank's median at that point: the ranks that "
+        "colored by its ratio to the slowest rank's median at that point: the ranks that "
         "wait the longest inside the operation stand out. Merged launches: the median over "
         "launches."
     )
