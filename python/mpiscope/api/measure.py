@@ -113,6 +113,14 @@ def _ops_words(ops: Ops) -> list[str]:
     return [ops] if isinstance(ops, str) else list(ops)
 
 
+def _one_size(text: str) -> int:
+    """``--size``: one size in bytes."""
+    sizes = parse_size_spec(text)
+    if len(sizes) != 1:
+        raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({text!r})")
+    return sizes[0]
+
+
 # --- run --------------------------------------------------------------------
 def run_request(values: Mapping[str, Any]) -> RunRequest:
     """``mpiscope run``'s request of its parsed options."""
@@ -206,10 +214,7 @@ def measure_firstcall(request: FirstcallRequest, show: bool = False) -> Result |
     in a launch of its own (``mpiscope firstcall``), merged."""
     from mpiscope.reports.report import render_report
 
-    sizes = parse_size_spec(request.size)
-    if len(sizes) != 1:
-        raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({request.size!r})")
-    plan = plan_run(request, sizes=sizes)
+    plan = plan_run(request, sizes=[_one_size(request.size)])
     bench = find_bench(request)
     plan = replace(plan, ops=check_ops(plan, bench.profile, request.timeout))
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
@@ -328,9 +333,7 @@ def measure_startup(request: StartupRequest, show: bool = False) -> Result | Non
     from mpiscope.reports.report import render_report
 
     hows = [word.strip() for word in request.how.split(",")]
-    sizes = parse_size_spec(request.size)
-    if len(sizes) != 1:
-        raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({request.size!r})")
+    size = _one_size(request.size)
     counts = parse_nprocs_spec(request.nprocs) if request.nprocs is not None else [request.np]
     out = check_out(request.out, request.force, prefix="mpiscope-startup")
     benches = {n: find_bench(request.with_options(np=n)) for n in counts}
@@ -343,7 +346,7 @@ def measure_startup(request: StartupRequest, show: bool = False) -> Result | Non
                 own = request.with_options(np=n)
                 for how in hows[turn:] + hows[:turn]:
                     where = Path(tmp) / f"startup-{len(launches)}.json"
-                    plan = startup_plan(own, how, sizes[0], request.thread_level, where,
+                    plan = startup_plan(own, how, size, request.thread_level, where,
                                         benches[n].profile, benches[n].launcher)  # fmt: skip
                     launches.append(Launch(plan, launcher=tuple(benches[n].launcher)))
         first = benches[counts[0]]

@@ -9,7 +9,6 @@ that need several flags at once are :func:`mpiscope.measure.plan.plan_run`'s.
 from __future__ import annotations
 
 import argparse
-import functools
 from collections.abc import Collection
 from typing import Any
 
@@ -306,11 +305,6 @@ def add_launcher_options(p: argparse.ArgumentParser, counts: bool = True) -> Non
 
 def measure_defaults() -> dict[str, Any]:
     """Every option of ``run`` at its default, for commands that expose fewer."""
-    return {k: list(v) if isinstance(v, list) else v for k, v in _defaults().items()}
-
-
-@functools.cache
-def _defaults() -> dict[str, Any]:
     parser = argparse.ArgumentParser(add_help=False)
     add_measure_options(parser)
     return vars(parser.parse_args([]))

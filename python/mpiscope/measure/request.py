@@ -8,8 +8,9 @@ same request from them.
 
 A field is named as its option is (``--max-point-seconds``:
 ``max_point_seconds``), and has no default here: the defaults are the
-option registry's (:mod:`mpiscope.measure.options`), filled in by
-:meth:`MeasureRequest.of`. The engine's plan parameters (``--root``,
+option registry's (:mod:`mpiscope.measure.options`), which every measuring
+command's parser holds, those of the options it does not take too
+(:mod:`mpiscope.measure.command_options`). The engine's plan parameters (``--root``,
 ``--stop``, ``--target-rse``, ...) are described by the engine itself
 (:func:`mpiscope.measure.options.engine_parameters`): they are
 :attr:`MeasureRequest.engine`, by name, not fields of their own. Lists
@@ -88,7 +89,8 @@ class MeasureRequest:
     ops: str = ""
     #: the command line after ``mpiscope`` (the result records it)
     argv: tuple[str, ...] = ()
-    #: ranks per simulated host (``mpiscope health``: one a node); None: filled
+    #: ranks per simulated host (``mpiscope health``: one a node; not an
+    #: option); None: each host filled to its cores
     ranks_per_host: int | None = None
 
     @classmethod
