@@ -10,6 +10,11 @@ around them: the command line, launching, and reading result documents::
 
     df = mpiscope.load("bcast.json")   # pandas DataFrame, one row per point
 
+Measurements can be run from Python too, as the commands run them
+(:mod:`mpiscope.api`, docs/python-api.md)::
+
+    result = mpiscope.run("bcast", np=2, sizes="8,1K")   # a Result, as load_result gives
+
 The names are imported when first used (PEP 562): the command line imports
 this package first, and a launch should not wait for the result reader.
 """
@@ -26,12 +31,26 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mpiscope.api import check, firstcall, methods, overlap, run, startup
     from mpiscope.result import Point, Result, load_result
     from mpiscope.result.frame import load
 
     __version__: str
 
-__all__ = ["MpiscopeError", "Point", "Result", "__version__", "load", "load_result"]
+__all__ = [
+    "MpiscopeError",
+    "Point",
+    "Result",
+    "__version__",
+    "check",
+    "firstcall",
+    "load",
+    "load_result",
+    "methods",
+    "overlap",
+    "run",
+    "startup",
+]
 
 
 
@@ -52,6 +71,8 @@ _LAZY = {
     "Result": "mpiscope.result",
     "load_result": "mpiscope.result",
     "load": "mpiscope.result.frame",
+    **{name: "mpiscope.api" for name in ("check", "firstcall", "methods", "overlap", "run",
+                                          "startup")},
 }
 
 

@@ -55,7 +55,7 @@ def subcommands(parser: argparse.ArgumentParser, group: str,
         add(sub)
     names = list(sub.choices)
 
-    def missing(args: argparse.Namespace) -> int:
+    def missing(_parsed: object) -> int:
         listed = f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
         raise MpiscopeError(f"{group} needs a subcommand: {listed} (see mpiscope {group} --help)")
 

@@ -4,7 +4,6 @@ a known noisy core; and a RunState holding them. No MPI."""
 
 from __future__ import annotations
 
-import argparse
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -13,6 +12,8 @@ from typing import Any
 from mpiscope.health.links import METRICS
 from mpiscope.health.schedule import Schedule
 from mpiscope.health.session import HealthPlan, Phase, RunState
+from mpiscope.measure.options import measure_defaults
+from mpiscope.measure.request import MeasureRequest
 
 TOLERANCE_NS = 100.0
 WINDOW = 16
@@ -129,8 +130,8 @@ def probe_doc(directory: Path, shares: list[float], periods: list[float | None])
 def state(tmp_path: Path, simulated: bool = True, **docs: Any) -> RunState:
     """A RunState holding the given phase documents (by phase name)."""
     plan = HealthPlan(out=tmp_path / "h.json", raw_dir=tmp_path / "h.raw")
-    args = argparse.Namespace(argv=["health", "--np", "2"], timeout=None, quiet=True)
-    run = RunState(plan=plan, args=args, simulated=simulated)
+    request = MeasureRequest.of(measure_defaults(), argv=["health", "--np", "2"], quiet=True)
+    run = RunState(plan=plan, request=request, simulated=simulated)
     run.started = "2026-11-26T00:00:00Z"
     for name, doc in docs.items():
         run.docs[name.replace("_", "-")] = doc

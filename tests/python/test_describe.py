@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import mpiscope.measure.options as options
+import mpiscope.measure.request as request
 from mpiscope.measure.method_options import ARRIVAL_KINDS, CACHE_MODES
 from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.mpi_profile import MpiProfile, find_profiles
@@ -75,11 +76,12 @@ def test_a_new_engine_parameter_becomes_a_flag(monkeypatch: pytest.MonkeyPatch) 
     }  # fmt: skip
     grown = {**description(), "plan_parameters": [*description()["plan_parameters"], knob]}
     monkeypatch.setattr(options, "description", lambda: grown)
+    monkeypatch.setattr(request, "description", lambda: grown)
     parser = _parser()
     assert "a knob added in C" in parser.format_help()
     args = parser.parse_args(["--new-knob", "5"])
     profile = MpiProfile("fake", "mpich", "", "", "mpiexec", "bench", "test")
     plan = RunPlan(["bcast"], [8], None, Path("x.json"), False, 10)
-    doc = bench_plan(args, plan, profile, ["mpiexec"])
+    doc = bench_plan(request.MeasureRequest.of(vars(args)), plan, profile, ["mpiexec"])
     assert doc["new_knob"] == 5
     assert "k" not in doc  # engine parameters not given stay the bench's

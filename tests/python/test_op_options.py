@@ -8,11 +8,11 @@ import argparse
 
 import pytest
 
-from mpiscope.commands.overlap import blocking_counterpart, compute_option, overlap_rows
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.catalogue import OpInfo, OpOption
 from mpiscope.measure.op_options import check_op_options, parse_op_option
 from mpiscope.measure.ops_markdown import render_markdown
+from mpiscope.measure.overlap import blocking_counterpart, compute_option, overlap_rows
 
 PINGPONG = OpInfo(
     "pingpong", "ping-pong latency", "bytes of each message", ("size",),

@@ -78,6 +78,13 @@ def test_package_exports_are_short() -> None:
         "__version__",
         "load",
         "load_result",
+        # the Python API: the measuring commands (mpiscope.api)
+        "check",
+        "firstcall",
+        "methods",
+        "overlap",
+        "run",
+        "startup",
     }
 
 

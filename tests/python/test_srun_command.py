@@ -20,7 +20,8 @@ import pytest
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.cluster import launch_command
-from mpiscope.measure.options import add_launcher_options
+from mpiscope.measure.options import add_launcher_options, measure_defaults
+from mpiscope.measure.request import MeasureRequest
 from mpiscope.mpi_profile import find_profiles
 from mpiscope_fakes import run_cli, write_script
 
@@ -32,13 +33,11 @@ class _Profile:
         self.mpiexec = "/opt/mpi/bin/mpiexec"
 
 
-def _args(*argv: str, np: int = 4) -> argparse.Namespace:
+def _args(*argv: str, np: int = 4) -> MeasureRequest:
     parser = argparse.ArgumentParser()
     add_launcher_options(parser)
     args = parser.parse_args(list(argv))
-    args.np = np
-    args.oversubscribe = False
-    return args
+    return MeasureRequest.of({**measure_defaults(), **vars(args)}, np=np, oversubscribe=False)
 
 
 @pytest.fixture
@@ -199,8 +198,7 @@ def test_run_through_a_fake_srun(tmp_path: Path) -> None:
 def test_a_commands_own_nodes_flag_is_not_srun_s(fake_srun_path: Path) -> None:
     """The Alltoall lab's --nodes (virtual nodes, dest ``nodes``) is its own:
     neither refused with mpiexec nor passed to srun."""
-    args = _args()
-    args.nodes = 0
-    assert launch_command(_Profile("mpich"), args) == ["/opt/mpi/bin/mpiexec", "-n", "4"]
-    args.launcher = "srun"
-    assert not any(w.startswith("--nodes") for w in launch_command(_Profile("mpich"), args))
+    request = MeasureRequest.of({**measure_defaults(), "nodes": 0}, np=4)
+    assert launch_command(_Profile("mpich"), request) == ["/opt/mpi/bin/mpiexec", "-n", "4"]
+    srun = request.with_options(launcher="srun")
+    assert not any(w.startswith("--nodes") for w in launch_command(_Profile("mpich"), srun))

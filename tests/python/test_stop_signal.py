@@ -8,7 +8,6 @@ next launch until every one had been stopped by hand.
 
 from __future__ import annotations
 
-import argparse
 import signal
 from pathlib import Path
 
@@ -17,7 +16,9 @@ import pytest
 from mpiscope import launcher
 from mpiscope.errors import RunFailedError, StoppedError
 from mpiscope.measure import runner
+from mpiscope.measure.options import measure_defaults
 from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.request import MeasureRequest
 from mpiscope.mpi_profile import select_profile
 from mpiscope_fakes import FakeMpi
 
@@ -31,8 +32,8 @@ def test_the_signal_handler_raises_a_stop_not_a_plain_failure() -> None:
     assert issubclass(StoppedError, RunFailedError)  # one-line error, exit code 1
 
 
-def _args() -> argparse.Namespace:
-    return argparse.Namespace(timeout=None, dry_run=False, quiet=True, np=2)
+def _args() -> MeasureRequest:
+    return MeasureRequest.of(measure_defaults(), quiet=True, np=2)
 
 
 def test_run_launches_says_the_run_was_stopped(
@@ -49,7 +50,7 @@ def test_run_launches_says_the_run_was_stopped(
     launch = runner.Launch({"out": str(out)})
     with pytest.raises(StoppedError, match="received SIGTERM"):
         runner.run_launches([launch], bench, tmp_path, _args(),
-                            ProgressDisplay(quiet=True, nprocs=2), out, str)  # fmt: skip
+                            ProgressDisplay(quiet=True, nprocs=2), out)  # fmt: skip
 
 
 def test_a_failed_launch_is_still_a_plain_failure(
@@ -64,7 +65,7 @@ def test_a_failed_launch_is_still_a_plain_failure(
     out = tmp_path / "r.json"
     with pytest.raises(RunFailedError) as caught:
         runner.run_launches([runner.Launch({"out": str(out)})], bench, tmp_path, _args(),
-                            ProgressDisplay(quiet=True, nprocs=2), out, str)  # fmt: skip
+                            ProgressDisplay(quiet=True, nprocs=2), out)  # fmt: skip
     assert not isinstance(caught.value, StoppedError)
 
 
@@ -82,10 +83,8 @@ def test_alltoall_series_stops_at_the_signal(
     monkeypatch.setenv("MPISCOPE_PROFILE_DIR", str(fake_mpi.profile_dir))
     monkeypatch.setattr(runner, "run_launches", stopped)
     bench = runner.Bench(select_profile("fake"), [str(fake_mpi.mpiexec)], str(fake_mpi.bench))
-    from mpiscope.measure.options import measure_defaults
-
-    ns = argparse.Namespace(**{**measure_defaults(), "quiet": True, "mpi": "fake"})
-    series = LaunchSeries(ns, bench, tmp_path, {"alltoall": set()})
+    request = MeasureRequest.of(measure_defaults(), quiet=True, mpi="fake")
+    series = LaunchSeries(request, bench, tmp_path, {"alltoall": set()})
     with pytest.raises(StoppedError):
         series.run("lab", ["alltoall"], [8], {})
     assert calls == [1]

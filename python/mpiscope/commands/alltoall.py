@@ -19,7 +19,7 @@ import json
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpiscope.alltoall.lab import (
     check_variants,
@@ -32,6 +32,9 @@ from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 from mpiscope.measure.plan import available_cores
 from mpiscope.measure.series import LaunchSeries, oversubscribed, simulated
 from mpiscope.parsing import subcommands
+
+if TYPE_CHECKING:
+    from mpiscope.measure.request import MeasureRequest
 
 __all__ = ["add_parser"]
 
@@ -136,17 +139,17 @@ def _list(args: argparse.Namespace) -> int:
 
 
 # --- launching ------------------------------------------------------------------------------
-def _namespace(args: argparse.Namespace, **overrides: Any) -> argparse.Namespace:
-    """Every option of ``run`` at its default, then the user's, then ``overrides``."""
+def _namespace(args: argparse.Namespace, **overrides: Any) -> MeasureRequest:
+    """The measurement request: every option of ``run`` at its default, then
+    the user's, then ``overrides``."""
     from mpiscope.measure.options import measure_defaults
+    from mpiscope.measure.request import MeasureRequest
 
     merged = {**measure_defaults(), **{k: v for k, v in vars(args).items() if v is not None}}
-    merged.update(overrides)
-    merged.setdefault("argv", [])
-    return argparse.Namespace(**merged)
+    return MeasureRequest.of(merged, **overrides)
 
 
-def _bench_for(ns: argparse.Namespace) -> Any:
+def _bench_for(ns: MeasureRequest) -> Any:
     from mpiscope.measure.runner import find_bench
 
     return find_bench(ns)
@@ -183,7 +186,7 @@ def _lab(bench: Any) -> tuple[list[Any], dict[str, set[str]]]:
 def _out(args: argparse.Namespace, prefix: str) -> Path:
     from mpiscope.measure.plan import check_out
 
-    return check_out(argparse.Namespace(out=args.out, force=args.force), prefix)
+    return check_out(args.out, args.force, prefix)
 
 
 def _keep_partial(out: Path | None, doc: Mapping[str, Any]) -> str:
@@ -658,7 +661,7 @@ def _contention(args: argparse.Namespace) -> int:
         check_ranks(nprocs, oversubscribe=True, flag="--nodes x --ppn")
         check_memory([*sizes, args.stream_bytes or 0], nprocs)
     out = _out(args, "mpiscope-contention")
-    ns.oversubscribe = args.oversubscribe or oversubscribed(ns)
+    ns = ns.with_options(oversubscribe=args.oversubscribe or oversubscribed(ns))
     if oversubscribed(ns):
         print(f"note: {nprocs} processes on {available_cores()} cores: oversubscribed, "
               "latencies include the scheduler")  # fmt: skip
@@ -758,7 +761,7 @@ def _fft(args: argparse.Namespace) -> int:
     return 0
 
 
-def _fft_runs(args: argparse.Namespace, ns: argparse.Namespace, bench: Any,
+def _fft_runs(args: argparse.Namespace, ns: MeasureRequest, bench: Any,
               known: Mapping[str, set[str]], algorithms: Sequence[str], env: Mapping[str, str],
               rows: list[list[str]], kept: list[dict[str, Any]]) -> None:  # fmt: skip
     """The fft launches, two per algorithm (``rows`` and ``kept`` filled as they end)."""

@@ -147,8 +147,8 @@ def run(args: argparse.Namespace) -> int:
     from mpiscope.health.verdict import exit_code, health_document
     from mpiscope.result.health import write_health
 
-    plan, simulated = _plan(args)
-    state = RunState(plan=plan, args=args, simulated=simulated)
+    plan, request, simulated = _plan(args)
+    state = RunState(plan=plan, request=request, simulated=simulated)
     run_health(state, lambda s: write_health(health_document(s, final=False), plan.out))
     doc = health_document(state)
     write_health(doc, plan.out)
@@ -180,19 +180,23 @@ def _size(text: str, flag: str) -> int:
     return sizes[0]
 
 
-def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
-    """The checked plan; MpiscopeError (exit 2) on bad input."""
+def _plan(args: argparse.Namespace) -> tuple[Any, Any, bool]:
+    """The checked plan and the request of the measurements; MpiscopeError
+    (exit 2) on bad input."""
     from mpiscope.health.links import LinkRule
     from mpiscope.health.session import HealthPlan
     from mpiscope.health.verdict import raw_dir_of
+    from mpiscope.measure.options import measure_defaults
     from mpiscope.measure.plan import RunPlan, check_cores, check_ops, check_out
+    from mpiscope.measure.request import MeasureRequest
     from mpiscope.measure.runner import find_bench
 
     if args.np < 2:
         raise MpiscopeError(f"--np {args.np}: a health check needs 2 ranks at least")
-    simulated = getattr(args, "launcher", None) == "smpi"
+    simulated = args.launcher == "smpi"
+    placement: dict[str, Any] = {}
     if simulated:
-        _simulated_nodes(args)
+        placement = _simulated_nodes(args)
     elif args.srun_nodes and args.np % args.srun_nodes:
         raise MpiscopeError(
             f"--np {args.np} ranks do not fill --nodes {args.srun_nodes} evenly "
@@ -204,12 +208,13 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
         raise MpiscopeError(f"--ops {args.ops!r}: no operation")
     latency_bytes = _size(args.latency_size, "--latency-size")
     bandwidth_bytes = _size(args.bandwidth_size, "--bandwidth-size")
-    args.force = args.force or False
-    out = check_out(args, prefix="health")
-    if raw_dir_of(out).exists() and not args.force:
+    request = MeasureRequest.of({**measure_defaults(), **vars(args)}, force=bool(args.force),
+                                **placement)  # fmt: skip
+    out = check_out(request.out, request.force, prefix="health")
+    if raw_dir_of(out).exists() and not request.force:
         raise MpiscopeError(f"{raw_dir_of(out)} exists (use --force to overwrite)")
-    check_cores(args)
-    bench = find_bench(args)  # the launcher flags together, and the build
+    check_cores(request)
+    bench = find_bench(request)  # the launcher flags together, and the build
     probe = RunPlan(list(ops), [8], None, out, False, 1, options=tuple(args.option))
     ops = tuple(check_ops(probe, bench.profile))
     plan = HealthPlan(
@@ -229,7 +234,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, bool]:
     )
     if not args.quiet:
         print(f"health: {args.np} ranks; its launches go to {plan.raw_dir}", file=sys.stderr)
-    return plan, simulated
+    return plan, request, simulated
 
 
 def _check_link_launches(args: argparse.Namespace) -> None:
@@ -249,12 +254,13 @@ def _check_link_launches(args: argparse.Namespace) -> None:
         )
 
 
-def _simulated_nodes(args: argparse.Namespace) -> None:
-    """``--nodes N`` of a simulated run: the first N hosts, --np / N each."""
+def _simulated_nodes(args: argparse.Namespace) -> dict[str, Any]:
+    """``--nodes N`` of a simulated run: the first N hosts, --np / N each
+    (the request's placement: ranks a host, and no srun --nodes)."""
     from mpiscope.measure.simulation import load_platform
 
     if args.srun_nodes is None or args.platform is None:
-        return
+        return {}
     nodes, platform = args.srun_nodes, load_platform(args.platform)
     if nodes > len(platform.hosts):
         raise MpiscopeError(
@@ -272,5 +278,4 @@ def _simulated_nodes(args: argparse.Namespace) -> None:
             f"--np {args.np} on --nodes {nodes}: {per_host} ranks a node, "
             f"but host {small[0]} of {platform.name} has fewer cores"
         )
-    args.ranks_per_host = per_host
-    args.srun_nodes = None
+    return {"ranks_per_host": per_host, "srun_nodes": None}

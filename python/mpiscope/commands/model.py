@@ -13,10 +13,13 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import subcommands
+
+if TYPE_CHECKING:
+    from mpiscope.measure.request import MeasureRequest
 
 __all__ = ["add_parser"]
 
@@ -104,6 +107,7 @@ def _measure(args: argparse.Namespace) -> int:
     from mpiscope.measure.catalogue import query_ops
     from mpiscope.measure.options import measure_defaults
     from mpiscope.measure.plan import plan_run
+    from mpiscope.measure.request import MeasureRequest
     from mpiscope.measure.runner import find_bench
 
     if args.lmo and args.np < 3:
@@ -111,16 +115,15 @@ def _measure(args: argparse.Namespace) -> int:
     if args.np < 2:
         raise MpiscopeError(f"the models' experiments send messages between ranks: --np 2 at "
                             f"least, not {args.np}")  # fmt: skip
-    full = argparse.Namespace(**{**measure_defaults(), **vars(args)})
-    full.sizes = args.sizes or DEFAULT_SIZES
-    full.raw, full.ops = True, "pingpong"
-    plan = plan_run(full)
-    bench = find_bench(full)
+    request = MeasureRequest.of({**measure_defaults(), **vars(args)},
+                                sizes=args.sizes or DEFAULT_SIZES, raw=True, ops="pingpong")
+    plan = plan_run(request)
+    bench = find_bench(request)
     _, catalogue = query_ops(bench.profile)
     experiments, left = _experiments(args, {op.name for op in catalogue})
     for text in left:
         print(f"left out: {text}")
-    return _run_phases(full, plan, bench, experiments)
+    return _run_phases(request, plan, bench, experiments)
 
 
 #: Under SimGrid SMPI (3.32) a rank asleep until its slot wakes up only when
@@ -131,14 +134,12 @@ def _measure(args: argparse.Namespace) -> int:
 SIMULATED_OVERHEAD_METHOD = "barrier-each"
 
 
-def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str,
+def _launch(request: MeasureRequest, plan: Any, bench: Any, out: Path, ops: str,
             options: dict[str, str], root: int | None, sizes: list[int]) -> Any:  # fmt: skip
     from mpiscope.measure.plan import bench_plan
     from mpiscope.measure.runner import Launch
 
-    own = argparse.Namespace(**vars(args))
-    if root is not None:
-        own.root = root
+    own = request if root is None else request.with_options(root=root)
     methods = plan.methods
     if bench.profile.implementation == "smpi" and ops.startswith("overhead_"):
         methods = (SIMULATED_OVERHEAD_METHOD,)
@@ -147,26 +148,26 @@ def _launch(args: argparse.Namespace, plan: Any, bench: Any, out: Path, ops: str
     return Launch(bench_plan(own, run, bench.profile, bench.launcher))
 
 
-def _run_phases(args: argparse.Namespace, plan: Any, bench: Any, experiments: list[Any]) -> int:
+def _run_phases(request: MeasureRequest, plan: Any, bench: Any, experiments: list[Any]) -> int:
     """Phase 1: every experiment; phase 2: the delayed prtt, its delay
     PRTT(1,0,s) measured in phase 1 (Netgauge's d). Phase 1 writes ``out``
     itself, so a launch that fails keeps what the others measured there."""
     from mpiscope.measure.progress import ProgressDisplay
-    from mpiscope.measure.runner import private_dir, run_launches
+    from mpiscope.measure.runner import Echo, private_dir, run_launches
     from mpiscope.result import load_result, write_document
 
     with private_dir(plan.out) as tmp_text:
         tmp = Path(tmp_text)
-        launches = [_launch(args, plan, bench, tmp / f"launch-{i}.json", ops, opts, root,
+        launches = [_launch(request, plan, bench, tmp / f"launch-{i}.json", ops, opts, root,
                             plan.sizes) for i, (ops, opts, root) in enumerate(experiments)]
-        display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
-        run_launches(launches, bench, tmp, args, display, plan.out, _quiet,
-                     show_path=False)  # the path is printed once, after the summary
-        if args.dry_run:
+        display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
+        run_launches(launches, bench, tmp, request, display, plan.out,
+                     Echo(_quiet, path=False))  # the path is printed once, after the summary
+        if request.dry_run:
             print("(then the delayed prtt, its delay measured by the prtt n=1 above)")
             return 0
         doc = dict(load_result(plan.out).data)
-        delayed = _delayed(args, plan, bench, doc, tmp)
+        delayed = _delayed(request, plan, bench, doc, tmp)
         if delayed is not None:
             doc = _append(doc, dict(load_result(delayed).data))
         write_document(doc, plan.out)
@@ -180,10 +181,10 @@ def _quiet(_result: Any) -> str:
     return "experiments measured"
 
 
-def _delayed(args: argparse.Namespace, plan: Any, bench: Any, doc: dict[str, Any],
+def _delayed(request: MeasureRequest, plan: Any, bench: Any, doc: dict[str, Any],
              tmp: Path) -> Path | None:  # fmt: skip
     from mpiscope.measure.progress import ProgressDisplay
-    from mpiscope.measure.runner import run_launches
+    from mpiscope.measure.runner import Echo, run_launches
     from mpiscope.models.data import find_series
 
     single = find_series(doc, "prtt", {"n": "1", "delay_us": "0"}, rank=0, statistic="q25")
@@ -195,10 +196,10 @@ def _delayed(args: argparse.Namespace, plan: Any, bench: Any, doc: dict[str, Any
     longest = max(t for s, t in zip(single.sizes, single.values(), strict=True) if s in sizes)
     delay_us = str(max(1, math.ceil(2 * longest / 1000)))
     out = tmp / "phase2.json"
-    launch = _launch(args, plan, bench, tmp / "launch-delayed.json", "prtt",
+    launch = _launch(request, plan, bench, tmp / "launch-delayed.json", "prtt",
                      {"n": str(PRTT_N), "delay_us": delay_us}, None, sizes)  # fmt: skip
-    run_launches([launch], bench, tmp, args, ProgressDisplay(quiet=args.quiet, nprocs=args.np),
-                 out, _quiet, show_path=False)  # fmt: skip
+    display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
+    run_launches([launch], bench, tmp, request, display, out, Echo(_quiet, path=False))
     return out
 
 

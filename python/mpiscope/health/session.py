@@ -31,7 +31,6 @@ after every phase.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import math
 import re
@@ -49,6 +48,7 @@ from mpiscope.health.fingerprint import FingerprintRule
 from mpiscope.health.links import METRICS, LinkRule
 from mpiscope.health.schedule import Schedule
 from mpiscope.health.stragglers import StragglerRule
+from mpiscope.measure.request import MeasureRequest
 
 __all__ = ["HealthPlan", "Phase", "RunState", "failed_ranks", "run_health"]
 
@@ -107,7 +107,7 @@ class RunState:
     """Everything measured so far: the input of :func:`mpiscope.health.verdict.health_document`."""
 
     plan: HealthPlan
-    args: argparse.Namespace
+    request: MeasureRequest  # the measurements' options, as the user gave them
     simulated: bool
     phases: list[Phase] = field(default_factory=list)
     docs: dict[str, dict[str, Any]] = field(default_factory=dict)  # by phase name
@@ -124,15 +124,6 @@ class RunState:
 
 def _utc_now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-
-
-def _phase_args(args: argparse.Namespace, **changes: Any) -> argparse.Namespace:
-    """The options of one launch: every option of ``run`` at its default,
-    the user's, then the phase's own."""
-    from mpiscope.measure.options import measure_defaults
-
-    merged = {**measure_defaults(), **vars(args), **changes}
-    return argparse.Namespace(**merged)
 
 
 #: ``srun: error: node7: task 3: Killed`` (Slurm names the task: the rank).
@@ -175,8 +166,8 @@ class _Runner:
         self.state = state
         self.write = write
         self.plan = state.plan
-        args = state.args
-        self.deadline = None if args.timeout is None else time.monotonic() + args.timeout
+        timeout = state.request.timeout
+        self.deadline = None if timeout is None else time.monotonic() + timeout
 
     # --- one launch -----------------------------------------------------
     def _remaining(self) -> float | None:
@@ -185,12 +176,12 @@ class _Runner:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise RunFailedError(
-                f"the health check did not finish within --timeout {self.state.args.timeout:g} s"
+                f"the health check did not finish within --timeout {self.state.request.timeout:g} s"
             )
         return left
 
     def _bench_phase(
-        self, phase: Phase, ns: argparse.Namespace, run_plan: Any
+        self, phase: Phase, request: MeasureRequest, run_plan: Any
     ) -> dict[str, Any] | None:
         """Run one bench launch; its document (complete, or what a failed
         launch left), None when it left nothing."""
@@ -200,32 +191,24 @@ class _Runner:
         from mpiscope.result import load_result
 
         out = self.plan.raw_dir / f"{phase.name}.json"
-        ns.timeout = self._remaining()
-        bench = find_bench(ns)
+        request = request.with_options(timeout=self._remaining())
+        bench = find_bench(request)
         if run_plan is None:
-            plan_doc = check_plan(ns, out, bench.profile, bench.launcher)
+            plan_doc = check_plan(request, out, bench.profile, bench.launcher,
+                                  self.plan.drift_seconds)  # fmt: skip
         else:
             plan_doc = bench_plan(
-                ns, dataclasses.replace(run_plan, out=out), bench.profile, bench.launcher
+                request, dataclasses.replace(run_plan, out=out), bench.profile, bench.launcher
             )
-        phase.ranks = ns.np
+        phase.ranks = request.np
         phase.launcher = " ".join(bench.launcher)
         phase.document = out.name
-        display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
+        display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
         started = time.monotonic()
         try:
             plans = self.plan.raw_dir / "plans"  # the launch's own files; its result beside
             plans.mkdir(exist_ok=True)
-            run_launches(
-                [Launch(plan_doc)],
-                bench,
-                plans,
-                ns,
-                display,
-                out,
-                None,
-                show_path=False,
-            )
+            run_launches([Launch(plan_doc)], bench, plans, request, display, out)
             phase.status = "complete"
         except RunFailedError as exc:
             phase.status, phase.error = "failed", str(exc)
@@ -246,7 +229,7 @@ class _Runner:
 
     def _run_plan(
         self,
-        ns: argparse.Namespace,
+        request: MeasureRequest,
         ops: Sequence[str],
         size: int,
         options: Sequence[tuple[str, str]],
@@ -259,16 +242,16 @@ class _Runner:
             sizes=[size],
             nprocs=None,
             out=self.plan.out,
-            oversubscribed=check_cores(ns),
+            oversubscribed=check_cores(request),
             max_launches=launches,
-            methods=tuple(ns.method),
+            methods=tuple(request.method or ()),
             options=tuple(options),
         )
 
     def _begin(self, name: str) -> Phase:
         phase = Phase(name)
         self.state.phases.append(phase)
-        if not self.state.args.quiet:
+        if not self.state.request.quiet:
             print(f"health: {name}", file=sys.stderr, flush=True)
         return phase
 
@@ -278,14 +261,13 @@ class _Runner:
     # --- the phases -----------------------------------------------------
     def collectives(self) -> bool:
         phase = self._begin("collectives")
-        args, plan = self.state.args, self.plan
+        plan = self.plan
         if self.state.simulated:
             launches, timing = plan.simulated_launches, {}
         else:
             launches = max(8, math.ceil(plan.straggler_seconds * 1e9 / plan.straggler_window_ns))
             timing = {"window_ns": plan.straggler_window_ns}
-        ns = _phase_args(
-            args,
+        ns = self.state.request.with_options(
             raw=True,
             stop="count",
             max_launches=launches,
@@ -343,8 +325,7 @@ class _Runner:
             # for up to LATE_ALLOWANCE times as many launches to make them up
             most = min(LATE_ALLOWANCE * launches, max(MAX_POINT_LAUNCHES, launches))
             phase = self._begin(f"links-{metric}")
-            ns = _phase_args(
-                self.state.args,
+            ns = self.state.request.with_options(
                 np=units,
                 raw=True,
                 stop="count",
@@ -374,10 +355,9 @@ class _Runner:
 
     def _link_placement(self, units: int) -> dict[str, Any]:
         """One rank on each node: the launcher's words for it."""
-        args = self.state.args
         if self.state.simulated:
             return {"ranks_per_host": 1, "srun_nodes": None}
-        if getattr(args, "launcher", "mpiexec") == "srun":
+        if self.state.request.launcher == "srun":
             return {"srun_nodes": units, "ntasks_per_node": 1}
         return {"ntasks_per_node": 1}
 
@@ -420,7 +400,7 @@ class _Runner:
         from mpiscope.noise.probe_run import ProbePlan, run_probe
 
         phase = self._begin("probe")
-        ns = _phase_args(self.state.args)
+        ns = self.state.request
         bench = find_bench(ns)
         probe_plan = ProbePlan(
             cores=[],
@@ -452,8 +432,7 @@ class _Runner:
             self._skip("check", "turned off (--no-check)")
             return True
         phase = self._begin("check")
-        ns = _phase_args(self.state.args, drift_seconds=self.plan.drift_seconds)
-        doc = self._bench_phase(phase, ns, None)
+        doc = self._bench_phase(phase, self.state.request, None)
         if doc is not None:
             self.state.docs["check"] = doc
         self.write(self.state)

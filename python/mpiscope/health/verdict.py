@@ -438,7 +438,7 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
         "status": _status(state, final),
         "mpiscope_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command_line": " ".join(["mpiscope", *getattr(state.args, "argv", [])]),
+        "command_line": " ".join(["mpiscope", *state.request.argv]),
         "start_time_utc": state.started,
         "end_time_utc": state.ended,
         "units": {

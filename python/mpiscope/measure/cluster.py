@@ -26,11 +26,15 @@ import os
 import shutil
 import socket
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import Installation, mpiexec_command
 from mpiscope.parsing import MAX_RANKS, int_in
+
+if TYPE_CHECKING:
+    from mpiscope.measure.request import MeasureRequest
 
 __all__ = [
     "BINDINGS",
@@ -148,17 +152,17 @@ def read_hostfile(path: str) -> list[str]:
     return hosts
 
 
-def check_hosts(args: argparse.Namespace) -> None:
+def check_hosts(request: MeasureRequest) -> None:
     """The hosts mpiexec would reach (--hosts, --hostfile): each name must
     resolve, else ssh and the launcher each say so, several lines, after
     the launch."""
-    if _launcher(args) != "mpiexec":
+    if _launcher(request) != "mpiexec":
         return
     flag, hosts = "--hosts", []
-    if _given(args, "hostfile"):
-        flag, hosts = "--hostfile", read_hostfile(args.hostfile)
-    elif _given(args, "hosts"):
-        hosts = [item.partition(":")[0] for item in args.hosts.split(",")]
+    if request.hostfile:
+        flag, hosts = "--hostfile", read_hostfile(request.hostfile)
+    elif request.hosts:
+        hosts = [item.partition(":")[0] for item in request.hosts.split(",")]
     for host in dict.fromkeys(hosts):
         try:
             socket.getaddrinfo(host, None)
@@ -166,25 +170,25 @@ def check_hosts(args: argparse.Namespace) -> None:
             raise MpiscopeError(f"{flag}: host {host!r} has no address (unknown name)") from None
 
 
-def _launcher(args: argparse.Namespace) -> str:
-    return getattr(args, "launcher", None) or "mpiexec"
+def _launcher(request: MeasureRequest) -> str:
+    return request.launcher or "mpiexec"
 
 
-def _given(args: argparse.Namespace, name: str) -> bool:
-    value = getattr(args, name, None)
-    return value not in (None, [], "")
+def _given(request: MeasureRequest, name: str) -> bool:
+    value = getattr(request, name, None)
+    return value not in (None, [], (), "")
 
 
 def _flag(name: str) -> str:
     return _SRUN_FLAGS.get(name) or "--" + name.replace("_", "-")
 
 
-def check_cluster_flags(args: argparse.Namespace) -> None:
+def check_cluster_flags(request: MeasureRequest) -> None:
     """Refuse placement flags that the chosen launcher does not take."""
-    launcher = _launcher(args)
+    launcher = _launcher(request)
     if launcher == "smpi":
         placed = [n for n in (*_SRUN_ONLY, "ntasks_per_node", "cpu_bind", "hosts", "hostfile")
-                  if _given(args, n)]  # fmt: skip
+                  if _given(request, n)]  # fmt: skip
         if placed:
             raise MpiscopeError(
                 f"{_flag(placed[0])} is for real runs: a simulated run places its ranks on "
@@ -192,42 +196,42 @@ def check_cluster_flags(args: argparse.Namespace) -> None:
             )
         return
     if launcher == "mpiexec":
-        srun_only = [n for n in _SRUN_ONLY if _given(args, n)]
+        srun_only = [n for n in _SRUN_ONLY if _given(request, n)]
         if srun_only:
             hint = " (with mpiexec, list the hosts: --hosts or --hostfile)" if (
                 srun_only[0] == "srun_nodes") else ""  # fmt: skip
             raise MpiscopeError(f"{_flag(srun_only[0])} is for --launcher srun{hint}")
-        if _given(args, "hosts") and _given(args, "hostfile"):
+        if _given(request, "hosts") and _given(request, "hostfile"):
             raise MpiscopeError("--hosts and --hostfile: give one of them")
-        if _given(args, "cpu_bind") and args.cpu_bind not in BINDINGS:
+        if request.cpu_bind and request.cpu_bind not in BINDINGS:
             raise MpiscopeError(
-                f"--cpu-bind {args.cpu_bind!r}: with mpiexec one of {', '.join(BINDINGS)}"
+                f"--cpu-bind {request.cpu_bind!r}: with mpiexec one of {', '.join(BINDINGS)}"
             )
-        if _given(args, "hostfile"):
-            read_hostfile(args.hostfile)
+        if request.hostfile:
+            read_hostfile(request.hostfile)
         return
     for name in ("hosts", "hostfile"):
-        if _given(args, name):
+        if _given(request, name):
             raise MpiscopeError(
                 f"{_flag(name)} is for mpiexec: under srun, Slurm places the ranks "
                 "(--nodes, --ntasks-per-node, or --srun-arg=--nodelist=...)"
             )
-    if _given(args, "cpu_bind") and " " in args.cpu_bind:
-        raise MpiscopeError(f"--cpu-bind {args.cpu_bind!r}: one srun --cpu-bind value")
-    nodes, per_node = getattr(args, "srun_nodes", None), getattr(args, "ntasks_per_node", None)
-    if nodes and per_node and args.np > nodes * per_node:
+    if request.cpu_bind and " " in request.cpu_bind:
+        raise MpiscopeError(f"--cpu-bind {request.cpu_bind!r}: one srun --cpu-bind value")
+    nodes, per_node = request.srun_nodes, request.ntasks_per_node
+    if nodes and per_node and request.np > nodes * per_node:
         raise MpiscopeError(
-            f"--np {args.np} ranks do not fit on --nodes {nodes} x --ntasks-per-node {per_node}"
+            f"--np {request.np} ranks do not fit on --nodes {nodes} x --ntasks-per-node {per_node}"
         )
-    if nodes and args.np < nodes:
-        raise MpiscopeError(f"--np {args.np} is fewer ranks than --nodes {nodes}")
+    if nodes and request.np < nodes:
+        raise MpiscopeError(f"--np {request.np} is fewer ranks than --nodes {nodes}")
 
 
-def runs_elsewhere(args: argparse.Namespace) -> bool:
+def runs_elsewhere(request: MeasureRequest) -> bool:
     """Whether the ranks may run on other machines than this one (srun, or
     mpiexec on hosts): this machine's cores then say nothing about them."""
-    check_cluster_flags(args)
-    return _launcher(args) == "srun" or _given(args, "hosts") or _given(args, "hostfile")
+    check_cluster_flags(request)
+    return _launcher(request) == "srun" or bool(request.hosts or request.hostfile)
 
 
 def srun_path() -> str:
@@ -242,57 +246,57 @@ def srun_path() -> str:
     return found
 
 
-def srun_mpi(profile: Installation, args: argparse.Namespace) -> str | None:
+def srun_mpi(profile: Installation, request: MeasureRequest) -> str | None:
     """The ``--mpi`` type srun is given (None: Slurm's default)."""
-    return getattr(args, "srun_mpi", None) or SRUN_MPI.get(profile.implementation)
+    return request.srun_mpi or SRUN_MPI.get(profile.implementation)
 
 
-def launch_command(profile: Installation, args: argparse.Namespace) -> list[str]:
-    """The launcher part of a real run's command for ``args.np`` ranks:
+def launch_command(profile: Installation, request: MeasureRequest) -> list[str]:
+    """The launcher part of a real run's command for ``request.np`` ranks:
     ``srun --ntasks N ...`` or ``mpiexec -n N ...`` with the placement flags
     in the words of the profile's implementation."""
-    check_cluster_flags(args)
-    if _launcher(args) == "srun":
-        return _srun_command(profile, args)
-    command = mpiexec_command(profile, args.np, args.oversubscribe)
-    return [*command, *_mpiexec_placement(profile.implementation, args)]
+    check_cluster_flags(request)
+    if _launcher(request) == "srun":
+        return _srun_command(profile, request)
+    command = mpiexec_command(profile, request.np, request.oversubscribe)
+    return [*command, *_mpiexec_placement(profile.implementation, request)]
 
 
-def _srun_command(profile: Installation, args: argparse.Namespace) -> list[str]:
-    command = [srun_path(), f"--ntasks={args.np}"]
+def _srun_command(profile: Installation, request: MeasureRequest) -> list[str]:
+    command = [srun_path(), f"--ntasks={request.np}"]
     for name, flag in _SRUN_FLAGS.items():
-        if _given(args, name):
-            command.append(f"{flag}={getattr(args, name)}")
-    mpi = srun_mpi(profile, args)
+        if _given(request, name):
+            command.append(f"{flag}={getattr(request, name)}")
+    mpi = srun_mpi(profile, request)
     if mpi:
         command.append(f"--mpi={mpi}")
     # one rank failing ends the step instead of leaving the others waiting
     command.append("--kill-on-bad-exit=1")
-    return [*command, *(getattr(args, "srun_arg", None) or [])]
+    return [*command, *request.srun_arg]
 
 
-def _mpiexec_placement(implementation: str, args: argparse.Namespace) -> list[str]:
+def _mpiexec_placement(implementation: str, request: MeasureRequest) -> list[str]:
     openmpi = implementation == "openmpi"
     words: list[str] = []
-    if _given(args, "hosts"):
-        words += ["--host" if openmpi else "-hosts", args.hosts]
-    if _given(args, "hostfile"):
-        path = str(Path(args.hostfile).expanduser().absolute())
+    if request.hosts:
+        words += ["--host" if openmpi else "-hosts", request.hosts]
+    if request.hostfile:
+        path = str(Path(request.hostfile).expanduser().absolute())
         words += ["--hostfile" if openmpi else "-f", path]
-    if _given(args, "ntasks_per_node"):
-        per_node = args.ntasks_per_node
+    if request.ntasks_per_node:
+        per_node = request.ntasks_per_node
         words += ["--map-by", f"ppr:{per_node}:node"] if openmpi else ["-ppn", str(per_node)]
-    if _given(args, "cpu_bind"):
-        bind = BINDINGS[args.cpu_bind]["openmpi" if openmpi else "mpich"]
+    if request.cpu_bind:
+        bind = BINDINGS[request.cpu_bind]["openmpi" if openmpi else "mpich"]
         words += ["--bind-to" if openmpi else "-bind-to", bind]
     return words
 
 
-def cluster_meta(args: argparse.Namespace) -> dict[str, str]:
+def cluster_meta(request: MeasureRequest) -> dict[str, str]:
     """The result's environment entries of a run's placement: the launcher's
     name and the binding asked for (``launcher default`` when none was)."""
-    launcher = _launcher(args)
+    launcher = _launcher(request)
     meta = {"launcher_name": launcher}
     if launcher != "smpi":
-        meta["binding"] = getattr(args, "cpu_bind", None) or "launcher default"
+        meta["binding"] = request.cpu_bind or "launcher default"
     return meta

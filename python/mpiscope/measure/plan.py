@@ -13,7 +13,6 @@ integers parsed here, never text again.
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import time
@@ -38,6 +37,7 @@ from mpiscope.measure.options import (
     SYNC_PARAMETERS,
     engine_parameters,
 )
+from mpiscope.measure.request import MeasureRequest
 from mpiscope.measure.simulation import launch_platform, simulation_meta
 from mpiscope.measure.sizes import check_memory, parse_nprocs_spec, parse_size_spec
 from mpiscope.mpi_profile import MpiProfile
@@ -93,68 +93,78 @@ def join_ops(words: list[str]) -> str:
     return ",".join(name.strip() for name in names)
 
 
-def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPlan:
-    """Check every local input of ``args`` (the options of
+def plan_run(request: MeasureRequest, sizes: list[int] | None = None) -> RunPlan:
+    """Check every local input of ``request`` (the options of
     :func:`~mpiscope.measure.options.add_measure_options` and ``ops``, a
     comma-separated list); raise MpiscopeError on the first problem.
     ``sizes``: already parsed by the caller (firstcall's ``--size``);
     otherwise the spec of ``--sizes``, parsed here."""
-    ops = [name.strip() for name in args.ops.split(",")]
+    ops = [name.strip() for name in request.ops.split(",")]
     if not all(ops):
-        raise MpiscopeError(f"bad operation list {args.ops!r}: empty name")
+        raise MpiscopeError(f"bad operation list {request.ops!r}: empty name")
     if len({op.lower() for op in ops}) != len(ops):
-        raise MpiscopeError(f"bad operation list {args.ops!r}: an operation appears twice")
-    nprocs = parse_nprocs_spec(args.nprocs) if args.nprocs is not None else None
-    if sizes is None and args.sizes is not None:
-        sizes = parse_size_spec(args.sizes)
+        raise MpiscopeError(f"bad operation list {request.ops!r}: an operation appears twice")
+    sizes, nprocs = _sizes_and_counts(request, sizes)
+    smallest = min(nprocs) if nprocs else request.np
+    pairs = [op for op in ops if op.lower() in pair_ops()]
+    if pairs and smallest < 2:
+        raise MpiscopeError(f"{pairs[0]} sends messages between ranks: it needs 2 ranks at least, "
+                            f"not {smallest}")  # fmt: skip
+    root, dtype, reduce_op = (request.param(name) for name in ("root", "dtype", "reduce_op"))
+    if root >= smallest:
+        raise MpiscopeError(f"--root {root} is not a rank of a {smallest}-process run")
+    methods = tuple(request.method or ())
+    check_method_options(ops, methods or (DEFAULT_METHOD,), request.arrival,
+                         request.param("window_ns"), request.np)  # fmt: skip
+    kinds = REDUCE_OPS[reduce_op]
+    if DTYPES[dtype] not in kinds:
+        raise MpiscopeError(
+            f"--reduce-op {reduce_op} does not apply to --dtype {dtype} "
+            f"(it needs a type of kind: {', '.join(sorted(kinds))})"
+        )
+    max_launches = request.param("max_launches") or DEFAULT_MAX_LAUNCHES[request.param("stop")]
+    _check_contradictions(request, max_launches)
+    oversubscribed = check_cores(request)
+    if _runs_here(request):  # ranks elsewhere: their machines' business
+        check_memory(sizes, request.np)
+    return RunPlan(
+        ops, sizes, nprocs, check_out(request.out, request.force), oversubscribed, max_launches,
+        methods, request.arrival, options=request.option,
+    )
+
+
+def _sizes_and_counts(
+    request: MeasureRequest, sizes: list[int] | None
+) -> tuple[list[int], list[int] | None]:
+    """The sizes (``sizes`` if given, else ``--sizes``'s) and the process
+    counts of ``--nprocs`` (None: none), checked together."""
+    nprocs = parse_nprocs_spec(request.nprocs) if request.nprocs is not None else None
+    if sizes is None and request.sizes is not None:
+        sizes = parse_size_spec(request.sizes)
     if nprocs is not None:
         if sizes is None:
             sizes = [DEFAULT_NPROCS_SIZE]
         elif len(sizes) != 1:
             raise MpiscopeError(
-                f"with --nprocs, --sizes must be one size, not {len(sizes)} ({args.sizes!r})"
+                f"with --nprocs, --sizes must be one size, not {len(sizes)} ({request.sizes!r})"
             )
-        if max(nprocs) > args.np:
-            raise MpiscopeError(
-                f"--nprocs {args.nprocs!r} goes up to {max(nprocs)}, more than --np {args.np}"
-            )
+        if max(nprocs) > request.np:
+            raise MpiscopeError(f"--nprocs {request.nprocs!r} goes up to {max(nprocs)}, more "
+                                f"than --np {request.np}")  # fmt: skip
     elif sizes is None:
         sizes = parse_size_spec(DEFAULT_SIZES)
-    smallest = min(nprocs) if nprocs else args.np
-    pairs = [op for op in ops if op.lower() in pair_ops()]
-    if pairs and smallest < 2:
-        raise MpiscopeError(f"{pairs[0]} sends messages between ranks: it needs 2 ranks at least, "
-                            f"not {smallest}")  # fmt: skip
-    if args.root >= smallest:
-        raise MpiscopeError(f"--root {args.root} is not a rank of a {smallest}-process run")
-    methods = tuple(args.method or ())
-    check_method_options(ops, methods or (DEFAULT_METHOD,), args.arrival, args.window_ns, args.np)
-    kinds = REDUCE_OPS[args.reduce_op]
-    if DTYPES[args.dtype] not in kinds:
-        raise MpiscopeError(
-            f"--reduce-op {args.reduce_op} does not apply to --dtype {args.dtype} "
-            f"(it needs a type of kind: {', '.join(sorted(kinds))})"
-        )
-    max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
-    _check_contradictions(args, max_launches)
-    oversubscribed = check_cores(args)
-    if _runs_here(args):  # ranks elsewhere: their machines' business
-        check_memory(sizes, args.np)
-    return RunPlan(
-        ops, sizes, nprocs, check_out(args), oversubscribed, max_launches, methods, args.arrival,
-        options=tuple(getattr(args, "option", None) or ()),
-    )
+    return sizes, nprocs
 
 
-def check_cores(args: argparse.Namespace, harm: str = "measure the scheduler, not MPI") -> bool:
+def check_cores(request: MeasureRequest, harm: str = "measure the scheduler, not MPI") -> bool:
     """Whether ``--np`` oversubscribes this machine's cores (:func:`check_ranks`);
     a simulated run (``--launcher smpi``) is checked against its platform's
     cores instead and never oversubscribes, and so does a run whose ranks
     may be on other machines (srun, mpiexec on hosts: their cores are the
     launcher's business). Bad launcher flags are refused here too."""
-    if not _runs_here(args):
+    if not _runs_here(request):
         return False
-    return check_ranks(args.np, args.oversubscribe, harm)
+    return check_ranks(request.np, request.oversubscribe, harm)
 
 
 def check_ranks(
@@ -180,21 +190,21 @@ def check_ranks(
     return nprocs > cores
 
 
-def _runs_here(args: argparse.Namespace) -> bool:
+def _runs_here(request: MeasureRequest) -> bool:
     """Whether the ranks run on this machine: neither simulated (``--launcher
     smpi``) nor possibly on others (srun, mpiexec on hosts); refuses bad
     launcher flags."""
-    return launch_platform(args) is None and not runs_elsewhere(args)
+    return launch_platform(request) is None and not runs_elsewhere(request)
 
 
-def _check_contradictions(args: argparse.Namespace, max_launches: int) -> None:
+def _check_contradictions(request: MeasureRequest, max_launches: int) -> None:
     """Statistics options that cannot all hold: refused, not left to show up
     as a flag on every point."""
-    min_valid = getattr(args, "min_valid", None)
-    if args.stop == "error" and min_valid is not None and min_valid > max_launches:
+    min_valid = request.param("min_valid")
+    if request.param("stop") == "error" and min_valid is not None and min_valid > max_launches:
         raise MpiscopeError(f"--min-valid {min_valid} is more than --max-launches {max_launches}: "
                             "the error rule could never stop on its own")  # fmt: skip
-    low, high = getattr(args, "min_point_seconds", None), getattr(args, "max_point_seconds", None)
+    low, high = request.param("min_point_seconds"), request.param("max_point_seconds")
     if low is not None and high is not None and low > high:
         raise MpiscopeError(f"--min-point-seconds {low:g} is more than --max-point-seconds "
                             f"{high:g}")  # fmt: skip
@@ -213,21 +223,21 @@ def fresh_name(prefix: str = "mpiscope", variants: Sequence[str] = ("",)) -> str
     return f"{base}.json"
 
 
-def check_out(args: argparse.Namespace, prefix: str = "mpiscope",
+def check_out(out: str | None, force: bool, prefix: str = "mpiscope",
               inputs: Sequence[str | Path] = ()) -> Path:  # fmt: skip
-    """The absolute ``--out`` path (default: :func:`fresh_name`), checked and
-    claimed (:func:`mpiscope.outputs.check_output`): refused when it exists
-    without ``--force``, is not a regular file, is one of ``inputs`` or
-    cannot be written. Its name is UTF-8 (mpiscope-bench reads it from a
+    """The absolute ``--out`` path ``out`` (None: :func:`fresh_name`), checked
+    and claimed (:func:`mpiscope.outputs.check_output`): refused when it
+    exists without ``force``, is not a regular file, is one of ``inputs``
+    or cannot be written. Its name is UTF-8 (mpiscope-bench reads it from a
     JSON plan)."""
-    name = args.out or fresh_name(prefix)
+    name = out or fresh_name(prefix)
     try:
         os.fsencode(name).decode("utf-8")
     except UnicodeDecodeError:
         raise MpiscopeError(f"--out {name!r}: not a UTF-8 file name (the bench writes only "
                             "those)") from None  # fmt: skip
-    return check_output(name, force=bool(args.force), inputs=inputs,
-                        what="--out" if args.out else "")  # fmt: skip
+    return check_output(name, force=bool(force), inputs=inputs,
+                        what="--out" if out else "")  # fmt: skip
 
 
 def check_ops(plan: RunPlan, profile: MpiProfile, timeout: float | None = None) -> list[str]:
@@ -246,25 +256,27 @@ def check_ops(plan: RunPlan, profile: MpiProfile, timeout: float | None = None) 
 
 
 def bench_plan(
-    args: argparse.Namespace,
+    request: MeasureRequest,
     plan: RunPlan,
     profile: MpiProfile,
     launcher: list[str],
     firstcall: bool = False,
+    ledger: bool = False,
 ) -> dict[str, Any]:
     """The bench's plan document for ``plan``: explicit values for everything
     (the engine parameters of :data:`~mpiscope.measure.options.ALWAYS_PASSED`
     even at their default, the others when given), each of its JSON type.
-    ``firstcall``: the first call against the second instead of a run."""
+    ``firstcall``: the first call against the second instead of a run;
+    ``ledger``: with the bias ledger's companions (``run --ledger on``)."""
     doc: dict[str, Any] = {"ops": list(plan.ops), "sizes": list(plan.sizes)}
     if plan.nprocs is not None:
         doc["nprocs"] = list(plan.nprocs)
     if plan.methods:
         doc["methods"] = list(plan.methods)
-    doc["cache"] = list(args.cache)
+    doc["cache"] = list(request.cache)
     for param in engine_parameters():
         name = param["name"]
-        value = plan.max_launches if name == "max_launches" else getattr(args, name, None)
+        value = plan.max_launches if name == "max_launches" else request.param(name)
         if value is not None:
             doc[name] = value
     if plan.options:
@@ -273,48 +285,50 @@ def bench_plan(
         doc["arrival"] = plan.arrival.plan_object
     if plan.shuffle_seed is not None:
         doc["shuffle"] = plan.shuffle_seed
-    if getattr(args, "clock_transform", None):
-        doc["clock_transform"] = args.clock_transform
-    doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
-    doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall,
-               ledger=getattr(args, "ledger", "off") == "on" and not firstcall)
+    if request.clock_transform:
+        doc["clock_transform"] = request.clock_transform
+    doc.update(_plan_end(request, plan.out, profile, launcher, plan.oversubscribed))
+    doc.update(raw=request.raw, validate=request.validate, resync=request.resync,
+               firstcall=firstcall, ledger=ledger and not firstcall)  # fmt: skip
     return doc
 
 
 def check_plan(
-    args: argparse.Namespace, out: Path, profile: MpiProfile, launcher: list[str]
-) -> dict[str, Any]:
-    """The bench's plan document for the machine check (``mpiscope check``)."""
-    doc: dict[str, Any] = {"check": True, "drift_seconds": args.drift_seconds}
+    request: MeasureRequest, out: Path, profile: MpiProfile, launcher: list[str],
+    drift_seconds: float,
+) -> dict[str, Any]:  # fmt: skip
+    """The bench's plan document for the machine check (``mpiscope check``),
+    the clocks measured again after ``drift_seconds``."""
+    doc: dict[str, Any] = {"check": True, "drift_seconds": drift_seconds}
     # the sync's own parameters apply to every algorithm the check compares
     for name in SYNC_PARAMETERS:
-        if getattr(args, name, None) is not None:
-            doc[name] = getattr(args, name)
-    doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
+        if request.param(name) is not None:
+            doc[name] = request.param(name)
+    doc.update(_plan_end(request, out, profile, launcher, check_cores(request)))
     return doc
 
 
 def startup_plan(
-    args: argparse.Namespace, how: str, size: int, out: Path, profile: MpiProfile,
-    launcher: list[str],
+    request: MeasureRequest, how: str, size: int, thread_level: str, out: Path,
+    profile: MpiProfile, launcher: list[str],
 ) -> dict[str, Any]:  # fmt: skip
     """The bench's plan document for one start-up launch (``mpiscope
-    startup``) on ``args.np`` ranks: MPI started as ``how`` (``init``,
-    ``init_thread`` at ``args.thread_level``, ``session``), then round trips
+    startup``) on ``request.np`` ranks: MPI started as ``how`` (``init``,
+    ``init_thread`` at ``thread_level``, ``session``), then round trips
     of ``size`` bytes to every peer."""
     doc: dict[str, Any] = {"startup": how, "sizes": [size]}
     if how == "init_thread":
-        doc["thread_level"] = args.thread_level
+        doc["thread_level"] = thread_level
     for name in ("timer", "sync", *SYNC_PARAMETERS):
-        if getattr(args, name, None) is not None:
-            doc[name] = getattr(args, name)
-    doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
-    doc["validate"] = bool(getattr(args, "validate", False))
+        if request.param(name) is not None:
+            doc[name] = request.param(name)
+    doc.update(_plan_end(request, out, profile, launcher, check_cores(request)))
+    doc["validate"] = request.validate
     return doc
 
 
 def _plan_end(
-    args: argparse.Namespace,
+    request: MeasureRequest,
     out: Path,
     profile: MpiProfile,
     launcher: list[str],
@@ -324,18 +338,18 @@ def _plan_end(
     simulated run's platform and settings among them), where the result
     goes, and the flags of the launch itself."""
     meta = {
-        "command_line": shlex.join(["mpiscope", *getattr(args, "argv", [])]),
+        "command_line": shlex.join(["mpiscope", *request.argv]),
         "launcher": format_command(launcher),
         "mpi_implementation": profile.implementation,
         **({"mpi_wheel": profile.pypi_wheel} if profile.pypi_wheel else {}),
-        **simulation_meta(args),
-        **cluster_meta(args),
+        **simulation_meta(request),
+        **cluster_meta(request),
     }
     return {
         "meta": meta,
         "out": str(out),
-        "force": args.force,
+        "force": request.force,
         "oversubscribed": oversubscribed,
-        "ranks": args.np,
+        "ranks": request.np,
         "progress": True,
     }

@@ -18,7 +18,6 @@ of a command.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import re
@@ -49,6 +48,7 @@ from mpiscope.measure.launches import (
 )
 from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.measure.progress import ProgressDisplay
+from mpiscope.measure.request import MeasureRequest
 from mpiscope.measure.simulation import launch_platform, smpi_alone, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
@@ -62,6 +62,7 @@ Finish = Callable[[dict[str, Any], Path], bool]
 
 __all__ = [
     "Bench",
+    "Echo",
     "Finish",
     "Launch",
     "find_bench",
@@ -102,29 +103,45 @@ class Bench:
         )
 
 
-def find_bench(args: argparse.Namespace) -> Bench:
+def find_bench(request: MeasureRequest) -> Bench:
     """The bench of ``--mpi`` under ``mpiexec -n --np`` (on ``--hosts``...) or
     ``srun`` (mpiscope.measure.cluster), or with ``--launcher smpi`` the
     SMPI build (built when missing) under ``smpirun`` on ``--platform``;
     MpiscopeError when either is missing or the launcher flags do not go
     together."""
-    check_cluster_flags(args)  # every launcher: smpi refuses the placement flags too
-    platform = launch_platform(args)
+    check_cluster_flags(request)  # every launcher: smpi refuses the placement flags too
+    platform = launch_platform(request)
     if platform is not None:
         profile = smpi_profile()
-        return Bench(profile, smpi_command(profile.mpiexec, platform, args), profile.bench)
-    profile = select_profile(args.mpi)
+        return Bench(profile, smpi_command(profile.mpiexec, platform, request), profile.bench)
+    profile = select_profile(request.mpi)
     if profile.implementation == "smpi":
         raise MpiscopeError(
             f"the MPI installation {profile.name!r} is the SimGrid SMPI build: "
             "run it with --launcher smpi --platform NAME|FILE.xml"
         )
     bench = profile.check_bench()
-    launcher = launch_command(profile, args)
-    check_hosts(args)
-    if getattr(args, "launcher", None) != "srun":
+    launcher = launch_command(profile, request)
+    check_hosts(request)
+    if request.launcher != "srun":
         profile.check_mpiexec()
     return Bench(profile, launcher, bench)
+
+
+@dataclass(frozen=True)
+class Echo:
+    """What a command shows of its result on stdout: the text ``render``
+    makes of it (None: none), then with ``path`` its path. The Python API
+    shows nothing unless asked (no Echo)."""
+
+    render: Callable[[Result], str] | None = None
+    path: bool = True
+
+    def show(self, result: Result) -> None:
+        if self.render is not None:
+            print(self.render(result))
+        if self.path:
+            print(f"\nresult: {result.path}")
 
 
 @dataclass(frozen=True)
@@ -153,33 +170,36 @@ def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
 
 
 def measure_plan(
-    args: argparse.Namespace,
+    request: MeasureRequest,
     plan: RunPlan,
     bench: Bench,
-    render: Callable[[Result], str],
+    echo: Echo | None = None,
     finish: Finish | None = None,
-) -> int:
+    ledger: bool = False,
+) -> Result | None:
     """Measure ``plan``: one launch that writes ``plan.out`` itself, or with
     ``--launches R`` R launches, each with its own point order (seeds drawn
     from ``--seed``, random when not given), merged and summarized; then
-    ``finish`` (see :func:`run_launches`)."""
-    display = ProgressDisplay(quiet=args.quiet, nprocs=args.np)
-    repeats = getattr(args, "launches", 1)
+    ``finish`` (see :func:`run_launches`). ``ledger``: with the bias
+    ledger's companions."""
+    display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
+    repeats = request.launches
     with private_dir(plan.out) as tmp:
         if repeats == 1:
-            launch = Launch(bench_plan(args, plan, bench.profile, bench.launcher))
+            launch = Launch(bench_plan(request, plan, bench.profile, bench.launcher, ledger=ledger))
             return run_launches(
-                [launch], bench, Path(tmp), args, display, plan.out, render, finish=finish
+                [launch], bench, Path(tmp), request, display, plan.out, echo, finish=finish
             )
-        seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+        seed = request.seed if request.seed is not None else secrets.randbelow(2**31)
         launches = []
         for index, shuffle in enumerate(launch_seeds(seed, repeats)):
             own = dataclasses.replace(
                 plan, out=Path(tmp) / f"launch-{index}.json", shuffle_seed=shuffle
             )
-            launches.append(Launch(bench_plan(args, own, bench.profile, bench.launcher), shuffle))
+            doc = bench_plan(request, own, bench.profile, bench.launcher, ledger=ledger)
+            launches.append(Launch(doc, shuffle))
         return run_launches(
-            launches, bench, Path(tmp), args, display, plan.out, render, summary_seed=seed,
+            launches, bench, Path(tmp), request, display, plan.out, echo, summary_seed=seed,
             finish=finish,
         )
 
@@ -188,34 +208,33 @@ def run_launches(
     launches: Sequence[Launch],
     bench: Bench,
     tmp: Path,
-    args: argparse.Namespace,
+    request: MeasureRequest,
     display: ProgressDisplay,
     out: Path,
-    render: Callable[[Result], str] | None,
+    echo: Echo | None = None,
     summary_seed: int | None = None,
-    show_path: bool = True,
     finish: Finish | None = None,
-) -> int:
+) -> Result | None:
     """Run ``launches`` in turn (their plans written into ``tmp``, the run's
-    private directory), write one document to ``out``, print it; with
-    ``args.dry_run``, print the plans instead (one object, or a list).
+    private directory), write one document to ``out``, show it (``echo``)
+    and return it; with ``request.dry_run``, print the plans instead (one
+    object, or a list) and return None.
 
     With one launch the document is the bench's own (written by the bench
     itself when the launch's ``out`` is ``out``); with several they are
     merged, and with ``summary_seed`` the launch summary is added; then
     ``finish(doc, out)`` may add to it (a document it changes is written
-    again, the bench's own too, and validated when read back). Returns
-    0; raises RunFailedError (after writing and showing what exists) when a
-    launch failed, KeyboardInterrupt when interrupted. ``args`` gives
-    ``timeout`` and ``dry_run``. ``show_path`` prints ``out`` after the
-    document; an ``out`` outside ``tmp`` is the user's file, which a
-    failure's one line names ("partial result kept in").
+    again, the bench's own too, and validated when read back). Raises
+    RunFailedError (after writing and showing what exists) when a launch
+    failed, KeyboardInterrupt when interrupted. ``request`` gives ``np``,
+    ``timeout`` and ``dry_run``. An ``out`` outside ``tmp`` is the user's
+    file, which a failure's one line names ("partial result kept in").
     """
-    verify_plan(bench, launches[0].plan, args.np)
-    if getattr(args, "dry_run", False):
+    verify_plan(bench, launches[0].plan, request.np)
+    if request.dry_run:
         plans = [launch.plan for launch in launches]
         print(json.dumps(plans[0] if len(plans) == 1 else plans, indent=2))
-        return 0
+        return None
     commands = [[*(launch.launcher or bench.launcher), bench.path,
                  "--plan", str(_write_plan(launch.plan, tmp, index))]
                 for index, launch in enumerate(launches)]  # fmt: skip
@@ -226,12 +245,12 @@ def run_launches(
     existed = out.exists()  # a failed run that measured nothing leaves it (--force)
     outcomes: list[LaunchOutcome] = []
     interrupted = stopped = False
-    deadline = None if args.timeout is None else time.monotonic() + args.timeout
+    deadline = None if request.timeout is None else time.monotonic() + request.timeout
     try:
         for index, (launch, command) in enumerate(zip(launches, commands, strict=True)):
             remaining = None if deadline is None else deadline - time.monotonic()
             progress = _Renumbered(display, index, len(launches))
-            outcome, stopped = _run_one(launch, command, env, (remaining, args.timeout),
+            outcome, stopped = _run_one(launch, command, env, (remaining, request.timeout),
                                         progress, before)
             outcomes.append(outcome)
             if outcome.error is not None:
@@ -277,17 +296,15 @@ def run_launches(
         result = Result(doc, out)
     except MpiscopeError as exc:
         raise RunFailedError(f"the result cannot be read back: {exc}") from None
-    if render is not None:  # None: a command that shows its own summary later (health)
-        print(render(result))
-    if show_path:
-        print(f"\nresult: {out}")
+    if echo is not None:
+        echo.show(result)
     kept = ("partial result shown above" if out.resolve().is_relative_to(tmp.resolve())
             else f"partial result kept in {out}")
     if interrupted:
         raise KeyboardInterrupt(kept)
     if failure is not None:
         raise failed(f"{failure}; {kept}")
-    return 0
+    return result
 
 
 class _Renumbered:

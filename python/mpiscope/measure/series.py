@@ -5,7 +5,6 @@ raised; the series shares one --timeout."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -14,6 +13,7 @@ from typing import Any
 
 from mpiscope.errors import RunFailedError, StoppedError
 from mpiscope.measure.plan import available_cores
+from mpiscope.measure.request import MeasureRequest
 
 __all__ = ["LaunchSeries", "oversubscribed", "simulated"]
 
@@ -24,14 +24,14 @@ class LaunchSeries:
     the whole series shares --timeout."""
 
     def __init__(
-        self, ns: argparse.Namespace, bench: Any, tmp: Path, declared: Mapping[str, set[str]]
+        self, request: MeasureRequest, bench: Any, tmp: Path, declared: Mapping[str, set[str]]
     ) -> None:
-        self.ns = ns
+        self.request = request
         self.bench = bench
         self.tmp = tmp
         self.declared = declared  # op -> its options: an option no op of a launch has is dropped
         self.count = 0
-        self.deadline = None if ns.timeout is None else time.monotonic() + ns.timeout
+        self.deadline = None if request.timeout is None else time.monotonic() + request.timeout
 
     def run(
         self,
@@ -46,7 +46,7 @@ class LaunchSeries:
         """(the launch's result document or None, its error or None)."""
         from mpiscope.measure.plan import RunPlan, bench_plan
         from mpiscope.measure.progress import ProgressDisplay
-        from mpiscope.measure.runner import Launch, run_launches
+        from mpiscope.measure.runner import Echo, Launch, run_launches
 
         index = self.count
         self.count += 1
@@ -56,20 +56,22 @@ class LaunchSeries:
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
             return None, "not started: --timeout reached"
-        ns = argparse.Namespace(**{**vars(self.ns), **params, "timeout": remaining,
-                                   "force": True, "dry_run": False})  # fmt: skip
+        request = self.request.with_options(**params, timeout=remaining, force=True,
+                                            dry_run=False)  # fmt: skip
         bench = self.bench.with_settings(env=env, launcher_args=launcher_args)
-        plan = RunPlan(list(ops), list(sizes), None, out, oversubscribed(ns), ns.max_launches
-                       or 1000, options=tuple(options.items()))  # fmt: skip
-        launch = Launch(bench_plan(ns, plan, bench.profile, bench.launcher))
-        display = ProgressDisplay(quiet=ns.quiet, nprocs=ns.np)
+        plan = RunPlan(list(ops), list(sizes), None, out, oversubscribed(request),
+                       request.param("max_launches") or 1000,
+                       options=tuple(options.items()))  # fmt: skip
+        launch = Launch(bench_plan(request, plan, bench.profile, bench.launcher))
+        display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
 
         def render(result: Any) -> str:
             return f"  {label}: {len(result.points)} points"
 
         error = None
         try:
-            run_launches([launch], bench, self.tmp, ns, display, out, render, show_path=False)
+            run_launches([launch], bench, self.tmp, request, display, out,
+                         Echo(render, path=False))  # fmt: skip
         except StoppedError:
             raise  # told to stop: no further launch of the series
         except RunFailedError as exc:
@@ -82,12 +84,12 @@ class LaunchSeries:
         return doc, error
 
 
-def simulated(ns: argparse.Namespace) -> bool:
+def simulated(request: MeasureRequest) -> bool:
     from mpiscope.measure.simulation import launch_platform
 
-    return launch_platform(ns) is not None
+    return launch_platform(request) is not None
 
 
-def oversubscribed(ns: argparse.Namespace) -> bool:
+def oversubscribed(request: MeasureRequest) -> bool:
     """More ranks than cores (a simulated run never is)."""
-    return not simulated(ns) and ns.np > available_cores()
+    return not simulated(request) and request.np > available_cores()

@@ -24,9 +24,13 @@ import tempfile
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.mpi_profile import MpiProfile, find_profiles, select_profile
+
+if TYPE_CHECKING:
+    from mpiscope.measure.request import MeasureRequest
 
 __all__ = [
     "DEFAULT_CFG",
@@ -175,7 +179,7 @@ def parse_cfg(text: str) -> str:
     return text
 
 
-def launch_platform(args: argparse.Namespace) -> Platform | None:
+def launch_platform(args: MeasureRequest) -> Platform | None:
     """The platform of a ``--launcher smpi`` run (None for mpiexec), after
     checking the launcher flags together; MpiscopeError on bad input."""
     launcher = getattr(args, "launcher", None) or "mpiexec"
@@ -207,7 +211,7 @@ def launch_platform(args: argparse.Namespace) -> Platform | None:
     return loaded
 
 
-def simulation_meta(args: argparse.Namespace) -> dict[str, str]:
+def simulation_meta(args: MeasureRequest) -> dict[str, str]:
     """The result's environment entries of a simulated run (none otherwise):
     the platform file's name and SHA-256 and the simulator settings passed."""
     platform = launch_platform(args)
@@ -220,11 +224,11 @@ def simulation_meta(args: argparse.Namespace) -> dict[str, str]:
     }
 
 
-def _cfg(args: argparse.Namespace) -> list[str]:
+def _cfg(args: MeasureRequest) -> list[str]:
     return [*DEFAULT_CFG, *(getattr(args, "smpi_cfg", None) or [])]
 
 
-def smpi_command(smpirun: str, platform: Platform, args: argparse.Namespace) -> list[str]:
+def smpi_command(smpirun: str, platform: Platform, args: MeasureRequest) -> list[str]:
     """``smpirun -np N -platform P -hostfile H --cfg=...`` for ``args.np``
     ranks, started in a directory of its own (``env -C``: smpirun leaves
     its temporary hostfile in the current directory when a run fails) that

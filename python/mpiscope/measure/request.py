@@ -1,0 +1,182 @@
+"""What a measuring command was asked, as typed values: its request.
+
+Each command that measures turns its parsed options into one request,
+once (:meth:`MeasureRequest.of`); everything below the commands reads the
+request, never a command line. The Python API (:mod:`mpiscope.api`) parses
+its keyword options with the same parser as the command line and makes the
+same request from them.
+
+A field is named as its option is (``--max-point-seconds``:
+``max_point_seconds``), and has no default here: the defaults are the
+option registry's (:mod:`mpiscope.measure.options`), which every measuring
+command's parser holds, those of the options it does not take too
+(:mod:`mpiscope.measure.command_options`). The engine's plan parameters (``--root``,
+``--stop``, ``--target-rse``, ...) are described by the engine itself
+(:func:`mpiscope.measure.options.engine_parameters`): they are
+:attr:`MeasureRequest.engine`, by name, not fields of their own. Lists
+become tuples: a request does not change once made (:meth:`with_options`
+makes another).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from mpiscope.measure.method_options import Arrival
+from mpiscope.result.describe import description
+
+__all__ = [
+    "CheckRequest",
+    "FirstcallRequest",
+    "MeasureRequest",
+    "OverlapRequest",
+    "RunRequest",
+    "StartupRequest",
+]
+
+_R = TypeVar("_R", bound="MeasureRequest")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MeasureRequest:
+    """The options every measuring command shares: those of ``mpiscope run``
+    (:func:`~mpiscope.measure.options.add_measure_options`), launcher and
+    placement flags among them."""
+
+    # how the ranks start (add_launcher_options, mpiscope.measure.cluster)
+    launcher: str
+    srun_nodes: int | None
+    ntasks_per_node: int | None
+    cpu_bind: str | None
+    partition: str | None
+    account: str | None
+    srun_mpi: str | None
+    srun_arg: tuple[str, ...]
+    hosts: str | None
+    hostfile: str | None
+    platform: str | None
+    smpi_cfg: tuple[str, ...]
+    # what is measured
+    np: int
+    sizes: str | None
+    nprocs: str | None
+    cache: tuple[str, ...]
+    method: tuple[str, ...] | None
+    arrival: Arrival | None
+    clock_transform: str | None
+    option: tuple[tuple[str, str], ...]
+    launches: int
+    seed: int | None
+    #: the engine's plan parameters by name: each flag the engine describes,
+    #: at its value (None: not given, the bench's default)
+    engine: Mapping[str, Any]
+    # what is kept and shown
+    per_rank: bool
+    raw: bool
+    resync: bool
+    validate: bool
+    out: str | None
+    force: bool
+    oversubscribe: bool
+    mpi: str | None
+    timeout: float | None
+    quiet: bool
+    dry_run: bool
+    #: the operations, comma-separated as given ("" for a command without)
+    ops: str = ""
+    #: the command line after ``mpiscope`` (the result records it)
+    argv: tuple[str, ...] = ()
+    #: ranks per simulated host (``mpiscope health``: one a node; not an
+    #: option); None: each host filled to its cores
+    ranks_per_host: int | None = None
+
+    @classmethod
+    def of(cls: type[_R], values: Mapping[str, Any], **changes: Any) -> _R:
+        """The request of parsed options ``values`` (an option's name to its
+        value, as argparse gives them: every option of the command, those it
+        does not take at the registry's default,
+        :func:`~mpiscope.measure.options.measure_defaults`), then
+        ``changes``. A command's own option named as an engine parameter
+        (``check --sync``) is the command's, not the engine's."""
+        merged = {**values, **changes}
+        names = _field_names(cls) - {"engine"}
+        own = _field_names(cls) - _field_names(MeasureRequest)
+        engine = {name: merged.get(name) for name in _engine_names() - names - own}
+        given = {name: _frozen(merged[name]) for name in names if name in merged}
+        return cls(**given, engine=engine)
+
+    def param(self, name: str) -> Any:
+        """The engine parameter ``name`` (None: not given)."""
+        return self.engine.get(name)
+
+    def with_options(self: _R, **changes: Any) -> _R:
+        """This request with some options changed, fields and engine
+        parameters alike (``np=4``, ``root=1``)."""
+        names = _field_names(type(self))
+        unknown = [k for k in changes if k not in names and k not in self.engine]
+        if unknown:
+            raise TypeError(f"no option {unknown[0]!r} in a {type(self).__name__}")
+        engine = {k: v for k, v in changes.items() if k in self.engine and k not in names}
+        fields = {k: _frozen(v) for k, v in changes.items() if k in names}
+        return dataclasses.replace(self, **fields, engine={**self.engine, **engine})
+
+
+def _engine_names() -> set[str]:
+    """The engine's plan parameters (a request holds the flags among them)."""
+    return {str(p["name"]) for p in description()["plan_parameters"]}
+
+
+def _field_names(cls: type) -> set[str]:
+    return {f.name for f in dataclasses.fields(cls)}
+
+
+def _frozen(value: Any) -> Any:
+    """Lists (and the pairs in them) as tuples."""
+    if isinstance(value, list):
+        return tuple(_frozen(item) for item in value)
+    return value
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunRequest(MeasureRequest):
+    """``mpiscope run``: and the launch profile, the bias ledger."""
+
+    launch_profile: str | None
+    ledger: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class FirstcallRequest(MeasureRequest):
+    """``mpiscope firstcall``: the one message size (``--size``)."""
+
+    size: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class OverlapRequest(MeasureRequest):
+    """``mpiscope overlap``: the one nonblocking or persistent operation."""
+
+    op: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class StartupRequest(MeasureRequest):
+    """``mpiscope startup``: the ways to start MPI, the round trips' size,
+    the launches of each and init_thread's level."""
+
+    how: str
+    size: str
+    thread_level: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckRequest(MeasureRequest):
+    """``mpiscope check``: the drift pause, the sync algorithms shown, and
+    whether only the verdicts are."""
+
+    drift_seconds: float
+    sync: tuple[str, ...]
+    brief: bool
