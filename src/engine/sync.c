@@ -161,6 +161,32 @@ static void fill(MPI_Comm comm, mpiscope_clock_sync_t *s, const mpiscope__clock_
     MPI_Reduce(&fit->exchanges, &s->exchanges, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, comm);
 }
 
+/* Exchanges without a smaller round trip that end a verification round:
+ * fewer than the sync's own (a check, not a fit). */
+enum { VERIFY_PATIENCE = 30 };
+
+/* A verification round: how far each rank's model is from rank 0's
+ * clock now, by a linear ping-pong of `patience` (a check, not a fit). */
+static int verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns, unsigned patience)
+{
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    if (!sync || n != sync->nprocs || (rank == 0 && !residual_ns))
+        return MPISCOPE_EINVAL;
+    mpiscope_sync_params_t p;
+    mpiscope_sync_params_default(&p);
+    p.patience = patience;
+    p.max_exchanges = 1000;
+    mpiscope__clock_model_t m;
+    mpiscope__sync_model(sync, &m);
+    mpiscope__pair_fit_t fit = {0};
+    mpiscope__sync_linear_round(comm, &m, &p, &fit);
+    double left = rank == 0 ? 0 : fit.pts[0].offset_ns;
+    MPI_Gather(&left, 1, MPI_DOUBLE, residual_ns, 1, MPI_DOUBLE, 0, comm);
+    return 0;
+}
+
 int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params, mpiscope_clock_sync_t **out)
 {
     mpiscope_sync_params_t defaults;
@@ -198,8 +224,8 @@ int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
         fill(comm, s, &model, &fit, node_residual);
         err = gather_truth(comm, s);
     }
-    if (!err)
-        err = mpiscope_clock_sync_verify(comm, s, s->residual_ns);
+    if (!err) /* a check, not a fit: at most VERIFY_PATIENCE, never more than the sync's own */
+        err = verify(comm, s, s->residual_ns, params->patience < VERIFY_PATIENCE ? params->patience : VERIFY_PATIENCE);
     if (err) {
         mpiscope_clock_sync_free(s);
         return err;
@@ -219,23 +245,7 @@ void mpiscope__sync_model(const mpiscope_clock_sync_t *s, mpiscope__clock_model_
 
 int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns)
 {
-    int rank, n;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &n);
-    if (!sync || n != sync->nprocs || (rank == 0 && !residual_ns))
-        return MPISCOPE_EINVAL;
-    /* A shorter patience than the sync itself: this is a check, not a fit. */
-    mpiscope_sync_params_t p;
-    mpiscope_sync_params_default(&p);
-    p.patience = 30;
-    p.max_exchanges = 1000;
-    mpiscope__clock_model_t m;
-    mpiscope__sync_model(sync, &m);
-    mpiscope__pair_fit_t fit = {0};
-    mpiscope__sync_linear_round(comm, &m, &p, &fit);
-    double left = rank == 0 ? 0 : fit.pts[0].offset_ns;
-    MPI_Gather(&left, 1, MPI_DOUBLE, residual_ns, 1, MPI_DOUBLE, 0, comm);
-    return 0;
+    return verify(comm, sync, residual_ns, VERIFY_PATIENCE);
 }
 
 double mpiscope_clock_sync_max_residual_ns(const mpiscope_clock_sync_t *sync)
