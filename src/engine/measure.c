@@ -341,6 +341,7 @@ int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscope_op_t *op, c
 
     double t_begin = mpiscope__now_ns();
     mpiscope__buffer_pool_set_cold(ctx->pool, spec->cache_cold >= 0 ? spec->cache_cold : ctx->params.cache_cold);
+    mpiscope__buffer_pool_set_shared(ctx->pool, !spec->validate);
     mpiscope__buffer_pool_set_stage_launches(ctx->pool, stage_launches(method, &ctx->params, n));
     err = point_open(ctx, method, op, spec, &p);
     mpiscope__validation_t v = {.enabled = spec->validate && op->validate, .checked = 0, .failed = 0};
