@@ -37,6 +37,8 @@ from mpiscope.measure.options import (
     REDUCE_OPS,
     SYNC_PARAMETERS,
     engine_parameters,
+    measure_value,
+    stop_rule,
 )
 from mpiscope.measure.simulation import launch_platform, simulation_meta
 from mpiscope.measure.sizes import check_memory, parse_nprocs_spec, parse_size_spec
@@ -135,7 +137,7 @@ def plan_run(args: argparse.Namespace, sizes: list[int] | None = None) -> RunPla
             f"--reduce-op {args.reduce_op} does not apply to --dtype {args.dtype} "
             f"(it needs a type of kind: {', '.join(sorted(kinds))})"
         )
-    max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[args.stop]
+    max_launches = args.max_launches or DEFAULT_MAX_LAUNCHES[stop_rule(args)]
     _check_contradictions(args, max_launches)
     oversubscribed = check_cores(args)
     if _runs_here(args):  # ranks elsewhere: their machines' business
@@ -190,8 +192,13 @@ def _runs_here(args: argparse.Namespace) -> bool:
 def _check_contradictions(args: argparse.Namespace, max_launches: int) -> None:
     """Statistics options that cannot all hold: refused, not left to show up
     as a flag on every point."""
+    rule = stop_rule(args)
+    if rule == "deterministic" and getattr(args, "launcher", None) != "smpi":
+        raise MpiscopeError("--stop deterministic needs a simulated cluster (--launcher smpi): two "
+                            "launches on a real clock may read the same time by chance, and the "
+                            "point would stop without statistics")  # fmt: skip
     min_valid = getattr(args, "min_valid", None)
-    if args.stop == "error" and min_valid is not None and min_valid > max_launches:
+    if rule != "count" and min_valid is not None and min_valid > max_launches:
         raise MpiscopeError(f"--min-valid {min_valid} is more than --max-launches {max_launches}: "
                             "the error rule could never stop on its own")  # fmt: skip
     low, high = getattr(args, "min_point_seconds", None), getattr(args, "max_point_seconds", None)
@@ -264,7 +271,7 @@ def bench_plan(
     doc["cache"] = list(args.cache)
     for param in engine_parameters():
         name = param["name"]
-        value = plan.max_launches if name == "max_launches" else getattr(args, name, None)
+        value = plan.max_launches if name == "max_launches" else measure_value(args, name)
         if value is not None:
             doc[name] = value
     if plan.options:
@@ -288,8 +295,8 @@ def check_plan(
     doc: dict[str, Any] = {"check": True, "drift_seconds": args.drift_seconds}
     # the sync's own parameters apply to every algorithm the check compares
     for name in SYNC_PARAMETERS:
-        if getattr(args, name, None) is not None:
-            doc[name] = getattr(args, name)
+        if measure_value(args, name) is not None:
+            doc[name] = measure_value(args, name)
     doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
     return doc
 
@@ -306,8 +313,8 @@ def startup_plan(
     if how == "init_thread":
         doc["thread_level"] = args.thread_level
     for name in ("timer", "sync", *SYNC_PARAMETERS):
-        if getattr(args, name, None) is not None:
-            doc[name] = getattr(args, name)
+        if measure_value(args, name) is not None:
+            doc[name] = measure_value(args, name)
     doc.update(_plan_end(args, out, profile, launcher, check_cores(args)))
     doc["validate"] = bool(getattr(args, "validate", False))
     return doc
