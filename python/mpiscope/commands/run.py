@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from mpiscope.measure.launch_profile import ENV_VAR, profile_step
-from mpiscope.measure.options import add_measure_options
+from mpiscope.measure.options import add_measure_options, simulated_help
 from mpiscope.measure.plan import check_ops, plan_run
 from mpiscope.measure.runner import find_bench, measure_plan
 from mpiscope.parsing import choice
@@ -45,12 +45,12 @@ def add_parser(commands: Any) -> None:
     p.add_argument(
         "--ledger",
         type=choice(("on", "off"), "ledger setting"),
-        default="on",
+        default=None,
         metavar="on|off",
         help="after each window point, measure its bias-ledger companions (warm buffers, a "
         "barrier between calls, calls back to back: about 3x the measuring time) so that "
         "'mpiscope explain' can say, part by part, why the number differs from OSU's and "
-        "IMB's (default on)",
+        f"IMB's (default on, {simulated_help('ledger')})",
     )
     p.set_defaults(handler=run)
 

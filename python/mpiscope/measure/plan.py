@@ -283,8 +283,11 @@ def bench_plan(
     if getattr(args, "clock_transform", None):
         doc["clock_transform"] = args.clock_transform
     doc.update(_plan_end(args, plan.out, profile, launcher, plan.oversubscribed))
+    # run's --ledger (other commands have none: off), by default on but on a simulated cluster
+    ledger = getattr(args, "ledger", "off")
+    ledger = measure_value(args, "ledger") or "on" if ledger is None else ledger
     doc.update(raw=args.raw, validate=args.validate, resync=args.resync, firstcall=firstcall,
-               ledger=getattr(args, "ledger", "off") == "on" and not firstcall)
+               ledger=ledger == "on" and not firstcall)
     return doc
 
 
