@@ -196,6 +196,7 @@ static void floor_json(const run_t *run, const mpiscope_point_result_t *r, doubl
     mpiscope__json_string(j, "mode", mpiscope__floor_modes[run->plan->floor]);
     mpiscope__json_bool(j, "subtracted", run->plan->floor == MPISCOPE__FLOOR_SUBTRACT);
     mpiscope__json_integer(j, "samples", (long long)s->n_valid);
+    mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(r->stop_reason));
     mpiscope__json_number(j, "median_ns", s->median);
     mpiscope__json_number(j, "mean_ns", s->mean);
     mpiscope__json_number(j, "min_ns", s->min);
