@@ -61,8 +61,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def test_defaults_and_ranges_are_the_engines() -> None:
     args = _parser().parse_args([])
-    for name in options.ALWAYS_PASSED:
-        assert getattr(args, name) == parameter(name)["default"], name
+    for name in options.ALWAYS_PASSED:  # as the bench gets them (a real cluster's)
+        assert options.measure_value(args, name) == parameter(name)["default"], name
+    simulated = _parser().parse_args(["--launcher", "smpi"])
+    for name, value in options.SIMULATED_DEFAULTS.items():
+        assert options.measure_value(simulated, name) == value, name
     assert args.cache == parameter("cache")["default"]
     with pytest.raises(Exception, match="must be at most 64"):
         _parser().parse_args(["--k", "65"])
