@@ -15,8 +15,12 @@ bench logged it (MPISCOPE_WALL_LOG, docs/simulation.md):
              the end-of-run clock check and the final write)
   other      the rest: the CLI, smpirun, MPI_Finalize and the simulator's exit
 
-with the peak memory of the largest process (all simulated ranks live in
-one), the result file's size, the clock sync's simulated duration and
+with the peak memory of the simulator process (all simulated ranks live
+in one): its proportional set size (PSS, sampled every half second from
+/proc/PID/smaps_rollup four times a second: the memory it really holds) and its peak resident
+set (ru_maxrss, which counts a page once per mapping: SMPI's shared
+buffers map one page at every rank's address, so it reads gigabytes that
+are a few MiB), the result file's size, the clock sync's simulated duration and
 exchanges, and the points' stop reasons. With --firstcall, also the peak
 memory and wall time of `mpiscope firstcall` of the same ops at each p
 (its default size, 8 KiB).
@@ -38,6 +42,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
@@ -63,6 +68,7 @@ class Run:
     doc: dict[str, Any]
     wall_s: float
     peak_rss_bytes: int
+    peak_pss_bytes: int
     file_bytes: int
     parts: dict[str, float]  # the wall log's parts, summed
     counts: Counter[str]  # how many times each was logged
@@ -80,6 +86,49 @@ def read_wall_log(path: Path) -> tuple[dict[str, float], Counter[str]]:
     return parts, counts
 
 
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (from /proc/*/stat's parent ids)."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+            children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        kids = children.get(todo.pop(), [])
+        found += kids
+        todo += kids
+    return found
+
+
+def pss_bytes(pid: int) -> int:
+    """The proportional set size of ``pid`` (0 once it has gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class PeakPss(threading.Thread):
+    """The largest PSS of any process below ``pid``, four times a second."""
+
+    def __init__(self, pid: int) -> None:
+        super().__init__(daemon=True)
+        self.pid, self.peak, self.done = pid, 0, threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(0.25):
+            for child in descendants(self.pid):
+                self.peak = max(self.peak, pss_bytes(child))
+
+
 def run_measured(command: str, args: list[str], where: Path) -> Run:
     """`mpiscope COMMAND ARGS`; its wall time, the peak resident memory of
     its largest process (wait4: the child and the descendants it waited
@@ -92,13 +141,17 @@ def run_measured(command: str, args: list[str], where: Path) -> Run:
     start = time.monotonic()
     with log.open("w") as sink:
         proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, env=env)
+        sampler = PeakPss(proc.pid)
+        sampler.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        sampler.done.set()
+        sampler.join()
     wall = time.monotonic() - start
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"mpiscope {command} failed ({' '.join(args)}):\n{log.read_text()[-2000:]}")
     parts, counts = read_wall_log(wall_log)
-    return Run(json.loads(out.read_text()), wall, usage.ru_maxrss * 1024, out.stat().st_size,
-               parts, counts)  # fmt: skip
+    return Run(json.loads(out.read_text()), wall, usage.ru_maxrss * 1024, sampler.peak,
+               out.stat().st_size, parts, counts)  # fmt: skip
 
 
 def mib(n: float) -> str:
@@ -118,7 +171,8 @@ def parts_row(p: int, run: Run) -> list[str]:
     cells.append(seconds(run.wall_s - sum(summed.values())))
     points = max(1, len(run.doc["points"]))
     per_point = (summed["launches"] + summed["ledger"] + run.parts.get("write", 0.0)) / points
-    cells += [str(len(run.doc["points"])), seconds(per_point), mib(run.peak_rss_bytes)]
+    cells += [str(len(run.doc["points"])), seconds(per_point), mib(run.peak_pss_bytes),
+              mib(run.peak_rss_bytes)]  # fmt: skip
     return cells
 
 
@@ -135,7 +189,7 @@ def detail_row(p: int, run: Run, firstcall: Run | None) -> list[str]:
         str(clock.get("resyncs", 0)), str(launches), mib(run.file_bytes),
         ", ".join(f"{name} {n}" for name, n in sorted(reasons.items())),
         "-" if up_ns is None else f"{up_ns / (p * 1e3) - 1:+.3%}",
-        "-" if firstcall is None else mib(firstcall.peak_rss_bytes),
+        "-" if firstcall is None or not firstcall.peak_pss_bytes else mib(firstcall.peak_pss_bytes),
         "-" if firstcall is None else seconds(firstcall.wall_s),
     ]  # fmt: skip
 
@@ -172,15 +226,16 @@ def main() -> None:
                                      Path(tmp))  # fmt: skip
             rows.append(parts_row(p, sweep))
             details.append(detail_row(p, sweep, first))
-            print(f"p={p}: {sweep.wall_s:.1f} s (load {load_text()})", flush=True)
+            print(f"p={p}: {sweep.wall_s:.1f} s (load {load_text()}): "
+                  f"{' '.join(rows[-1])} | {' '.join(details[-1])}", flush=True)  # fmt: skip
     print(f"\n{args.platform} (SimGrid SMPI), {args.ops} at {args.sizes}, sync {args.sync}"
           f"{' ' + ' '.join(args.extra) if args.extra else ''}; {cpu_name()}; "
           f"{time.monotonic() - started:.0f} s wall in all; load before {load_before}, "
           f"after {load_text()}\n")  # fmt: skip
-    table(("p", "wall", *PARTS, "other", "points", "per point", "peak memory"), rows)
+    table(("p", "wall", *PARTS, "other", "points", "per point", "peak PSS", "peak RSS"), rows)
     print()
     table(("p", "sync (sim)", "exchanges", "resyncs", "launches", "result file", "stop reasons",
-           "waitpattern_up vs p us", "firstcall memory", "firstcall wall"), details)  # fmt: skip
+           "waitpattern_up vs p us", "firstcall PSS", "firstcall wall"), details)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -232,15 +232,15 @@ def test_stop_error_brings_back_the_statistics(tmp_path: Path) -> None:
 
 @needs_smpi
 def test_launches_that_differ_keep_their_statistics(tmp_path: Path) -> None:
-    """Ranks that start at random offsets (--arrival random) start between
-    the simulated clock's 10 ns read steps, launch by launch: two launches
-    read times some ns apart. The deterministic rule sees it and measures
-    the point by the error rule, and the report says so."""
+    """Calls back to back (--method none, the IMB loop): each launch starts
+    when the rank is through with the one before, whose tail it overlaps
+    by another amount at every launch, so two launches read different
+    times. The deterministic rule sees it and measures the point by the
+    error rule, and the report says so."""
     out = tmp_path / "differ.json"
     run = mpiscope(
         "run", "bcast", "--launcher", "smpi", "--platform", "cluster-8x8", "--np", "16",
-        "--sizes", "1K", "--arrival", "random:20", "--ledger", "off", "--out", str(out),
-        cwd=tmp_path,
+        "--sizes", "1K", "--method", "none", "--out", str(out), cwd=tmp_path,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr
     doc = document(out)
