@@ -83,8 +83,7 @@ SIMULATED_DEFAULTS: dict[str, Any] = {"stop": "deterministic", "sync_patience": 
 _SIMULATED_WHY = {
     "stop": "where --stop error measures statistics anyway",
     "sync_patience": "whose round trips repeat exactly",
-    "ledger": "where its companions cost three times the points (a 12-point Bcast sweep on "
-              "1,024 simulated ranks: 102 s with them, 35 s without)",
+    "ledger": "where its companions cost three times the points themselves (docs/simulation.md)",
 }
 
 #: The engine's element types by kind (integer, floating, byte, char), and
