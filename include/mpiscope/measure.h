@@ -26,10 +26,19 @@ extern "C" {
 #endif
 
 typedef enum mpiscope_stop_rule {
-    MPISCOPE_STOP_ERROR = 0, /* rse of the trimmed mean AND of the median <= target_rse, with
+    MPISCOPE_STOP_ERROR = 0,    /* rse of the trimmed mean AND of the median <= target_rse, with
                                 >= min_valid valid launches and >= min_point_seconds measured
                                 (caps: max_launches, max_point_seconds) */
-    MPISCOPE_STOP_COUNT      /* > max_launches launches in all, or >= max_valid valid ones */
+    MPISCOPE_STOP_COUNT,        /* > max_launches launches in all, or >= max_valid valid ones */
+    MPISCOPE_STOP_DETERMINISTIC /* for a clock without noise (a simulator's: mpiscope run
+                                   --launcher smpi makes it the default): measured stages of
+                                   min(k, 2) launches, stopped as soon as two valid launches
+                                   read the same time to the clock's rounding (1e-9 of the
+                                   time, 1e-12 of the clock's reading), whose value is then
+                                   exact; launches that differ (an op with random data, start
+                                   times that fall between the clock's steps) go on under the
+                                   error rule. Never on a real clock: two launches of a coarse
+                                   one may read the same time by chance */
 } mpiscope_stop_rule_t;
 
 typedef enum mpiscope_stop_reason {
@@ -38,16 +47,19 @@ typedef enum mpiscope_stop_reason {
     MPISCOPE_STOPPED_MAX_VALID,
     MPISCOPE_STOPPED_MAX_LAUNCHES,
     MPISCOPE_STOPPED_TIME_LIMIT,
-    MPISCOPE_STOPPED_RESOLUTION /* error rule: the kept samples sit on one or two clock steps
-                                    and half a step alone exceeds the target: more launches
-                                    cannot narrow the interval (stats.at_resolution) */
+    MPISCOPE_STOPPED_RESOLUTION,   /* error rule: the kept samples sit on one or two clock steps
+                                       and half a step alone exceeds the target: more launches
+                                       cannot narrow the interval (stats.at_resolution) */
+    MPISCOPE_STOPPED_DETERMINISTIC /* deterministic rule: every valid launch read the same time;
+                                       the statistics then have no spread (stddev, se, error 0,
+                                       ci_low = ci_high = mean) */
 } mpiscope_stop_reason_t;
 
 /* Why a point cannot be trusted (bits of mpiscope_point_result_t.unstable). */
 enum {
     MPISCOPE_UNSTABLE_INVALID_FRACTION = 1u << 0, /* more than half the launches invalid */
     MPISCOPE_UNSTABLE_SPREAD = 1u << 1,           /* interquartile range > half the median */
-    MPISCOPE_UNSTABLE_TARGET_MISSED = 1u << 2,    /* error rule ended by a cap, rse above target */
+    MPISCOPE_UNSTABLE_TARGET_MISSED = 1u << 2,    /* error rule (or deterministic) ended by a cap */
     MPISCOPE_UNSTABLE_TOO_FEW_VALID = 1u << 3     /* fewer valid launches than min_valid */
 };
 
@@ -178,7 +190,10 @@ MPISCOPE_API int mpiscope_context_measure(mpiscope_context_t *ctx, const mpiscop
 
 /* Collective: synchronize the clocks again (same algorithm and
  * parameters), e.g. before each point of a long run, where clocks of
- * different nodes drift by microseconds per second. */
+ * different nodes drift by microseconds per second. Under SimGrid SMPI,
+ * where every rank reads the one simulated clock and the context's sync
+ * found every offset 0, it does nothing and counts no resync (the clock
+ * sync is verified once; with an injected clock transform it runs). */
 MPISCOPE_API int mpiscope_context_resync(mpiscope_context_t *ctx);
 
 /* Why the last mpiscope_context_measure() failed, when an operation said

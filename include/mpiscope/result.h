@@ -1,10 +1,13 @@
 /* mpiscope/result.h: the result document (JSON, schema 1.x, see
  * docs/result-schema.md), written by rank 0 of a measurement context.
  *
- * The file on disk is always a complete, valid document: it is rewritten
- * atomically (temporary file + rename) after every point, with "status":
- * "running" until mpiscope_result_close(). A run that dies keeps every
- * point it finished. */
+ * The file on disk is a complete, valid document after every point, with
+ * "status": "running" until mpiscope_result_close(). A point is appended
+ * in place, by one write over the document's closing part (signals that
+ * stop a run wait for it; a failed write puts the closing part back); the
+ * whole document is written atomically (temporary file + rename) when
+ * anything before the points changed, and at the end. A run that dies
+ * keeps every point it finished. */
 #ifndef MPISCOPE_RESULT_H
 #define MPISCOPE_RESULT_H
 
@@ -15,7 +18,7 @@
 extern "C" {
 #endif
 
-#define MPISCOPE_SCHEMA_VERSION "1.9"
+#define MPISCOPE_SCHEMA_VERSION "1.10"
 
 enum {
     MPISCOPE_RESULT_FORCE = 1u << 0, /* replace an existing file, once the new
@@ -56,7 +59,7 @@ MPISCOPE_API int mpiscope_result_warn(mpiscope_result_t *res, const char *text);
 
 /* Append a point just measured with mpiscope_context_measure() on the same
  * context (spec and point as given to and filled by it; user-defined ops
- * are written like built-in ones, under op->name) and rewrite the file.
+ * are written like built-in ones, under op->name) to the file.
  * Collective over the context's communicator (call on every rank, also on
  * ranks outside the point's communicator): rank 0 writes, and its error is
  * returned on every rank, so that no rank goes on alone into the next

@@ -84,14 +84,17 @@ typedef struct mpiscope_clock_sync {
 
 /* Synchronize the clocks of `comm` (collective) with the process-wide timer
  * (mpiscope_timer_init first), then measure the residual of every rank
- * against rank 0 with the synchronized clocks. *out is freed with
- * mpiscope_clock_sync_free(). Returns 0, MPISCOPE_ENOMEM, MPISCOPE_EINVAL. */
+ * against rank 0 with the synchronized clocks (a verification round of
+ * patience min(30, params->patience): a check, not a fit). *out is freed
+ * with mpiscope_clock_sync_free(). Returns 0, MPISCOPE_ENOMEM,
+ * MPISCOPE_EINVAL. */
 MPISCOPE_API int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
                                          mpiscope_clock_sync_t **out);
 
-/* Measure again, now, what offset is left on each rank (collective); on
- * rank 0 residual_ns[nprocs] receives it (others may pass NULL). A growing
- * residual is clock drift since the synchronization. */
+/* Measure again, now, what offset is left on each rank (collective; a
+ * round of patience 30); on rank 0 residual_ns[nprocs] receives it
+ * (others may pass NULL). A growing residual is clock drift since the
+ * synchronization. */
 MPISCOPE_API int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns);
 
 /* The largest |residual| over the ranks: the precision of the global

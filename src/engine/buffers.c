@@ -10,7 +10,15 @@
  * them before the stage starts: a launch pays for the lines it uses, not
  * for a region twice the LLC rebuilt per point (issue 16: 141-148 ms a
  * point for 16 launches). Elsewhere (or under SMPI, which simulates no
- * cache) the region itself is larger than the LLC, as before. */
+ * cache) the region itself is larger than the LLC, as before.
+ *
+ * Under SMPI every simulated rank lives in one process: 1,024 ranks with
+ * a 4 MiB point held 1,024 regions of two 4 MiB slots. A point that does
+ * not validate its data takes its region from the simulator's shared
+ * memory (SMPI_SHARED_MALLOC: every rank's region maps the same pages,
+ * whose content is garbage, and SMPI copies nothing between them): the
+ * simulated times do not depend on the bytes, and the memory is a few
+ * MiB whatever the ranks. A validating point gets memory of its own. */
 #include "opctx.h"
 #include "mpiscope/error.h"
 
@@ -50,6 +58,8 @@ struct mpiscope__buffer_pool {
     size_t stage_launches; /* flush mode: slots per point (the largest stage) */
     unsigned char *raw;    /* the allocation; region is its first aligned byte */
     size_t raw_bytes;
+    int shared;     /* SMPI: the next region is the simulator's shared memory */
+    int raw_shared; /* raw is (SMPI_SHARED_FREE, not free) */
     unsigned char *region;
     size_t capacity_bytes;
     /* Layout for the current point; slots == 0 when none was asked for. */
@@ -94,12 +104,37 @@ int mpiscope__buffer_pool_create(int cold, size_t alignment_bytes, size_t limit_
     return 0;
 }
 
+/* Free the region's allocation, the way it was made. */
+static void release_raw(mpiscope__buffer_pool_t *pool)
+{
+#ifdef MPISCOPE_SMPI
+    if (pool->raw_shared && pool->raw) {
+        SMPI_SHARED_FREE(pool->raw);
+        pool->raw = NULL;
+    }
+#endif
+    free(pool->raw);
+    pool->raw = NULL;
+    pool->raw_bytes = pool->capacity_bytes = 0;
+    pool->raw_shared = 0;
+}
+
 void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool)
 {
     if (!pool)
         return;
-    free(pool->raw);
+    release_raw(pool);
     free(pool);
+}
+
+void mpiscope__buffer_pool_set_shared(mpiscope__buffer_pool_t *pool, int shared)
+{
+#ifdef MPISCOPE_SMPI
+    pool->shared = shared != 0;
+#else
+    (void)pool;
+    (void)shared;
+#endif
 }
 
 void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__buffer_pool_info_t *info)
@@ -167,16 +202,23 @@ static int aligned_size(const mpiscope__buffer_pool_t *pool, size_t bytes, size_
  * offset of the allocation after a move. */
 static int grow_region(mpiscope__buffer_pool_t *pool, size_t bytes)
 {
-    if (bytes <= pool->capacity_bytes)
+    if (bytes <= pool->capacity_bytes && pool->raw_shared == pool->shared)
         return 0;
     size_t align = pool->alignment_bytes;
     if (bytes > SIZE_MAX - align)
         return MPISCOPE_ERANGE;
     size_t want = bytes + align - 1;
+    if (pool->shared || pool->raw_shared) /* a new region (shared memory is not realloc's) */
+        release_raw(pool);
+#ifdef MPISCOPE_SMPI
+    unsigned char *raw = pool->shared ? SMPI_SHARED_MALLOC(want) : realloc(pool->raw, want);
+#else
     unsigned char *raw = realloc(pool->raw, want);
+#endif
     if (!raw)
         return MPISCOPE_ENOMEM;                                            /* the old region stays whole */
     memset(raw + pool->raw_bytes, POOL_FILL_BYTE, want - pool->raw_bytes); /* fault its pages in now */
+    pool->raw_shared = pool->shared;
     pool->raw = raw;
     pool->raw_bytes = want;
     pool->region = raw + (align - (uintptr_t)raw % align) % align;

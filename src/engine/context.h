@@ -15,6 +15,8 @@ struct mpiscope_context {
     mpiscope_timer_info_t timer;
     mpiscope_clock_sync_t *sync;
     unsigned resyncs;     /* synchronizations after the first */
+    int one_clock;        /* every rank reads one clock, verified by the first sync
+                             (a simulator's): no resync, no end-of-run check */
     double synced_at_ns;  /* local time of the last synchronization */
     char last_error[256]; /* see mpiscope_context_last_error() */
     mpiscope__buffer_pool_t *pool;

@@ -16,11 +16,12 @@ typedef struct call_times {
     double first_ns, second_ns;
 } call_times_t;
 
-/* Return on every rank at the same global moment (collective). */
-static int start_together(MPI_Comm comm)
+/* Return on every rank at the same global moment (collective), the
+ * clocks synchronized with the run's parameters. */
+static int start_together(MPI_Comm comm, const mpiscope_sync_params_t *params)
 {
     mpiscope_clock_sync_t *sync;
-    int err = mpiscope_clock_sync_run(comm, NULL, &sync);
+    int err = mpiscope_clock_sync_run(comm, params, &sync);
     if (err)
         return err;
     double start = mpiscope_clock_sync_now_ns(sync) + 100e3; /* rank 0's: broadcast below */
@@ -32,7 +33,7 @@ static int start_together(MPI_Comm comm)
 
 /* The two calls of one op on a new communicator; this rank's times. */
 static int two_calls(MPI_Comm parent, const mpiscope_op_t *op, const mpiscope_point_spec_t *spec,
-                     mpiscope__buffer_pool_t *pool, call_times_t *t)
+                     const mpiscope_sync_params_t *sync, mpiscope__buffer_pool_t *pool, call_times_t *t)
 {
     MPI_Comm comm;
     if (MPI_Comm_dup(parent, &comm) != MPI_SUCCESS)
@@ -55,7 +56,7 @@ static int two_calls(MPI_Comm parent, const mpiscope_op_t *op, const mpiscope_po
         int failed = op->execute(&ctx);
         t->first_ns = mpiscope_timer_now_ns() - t0;
         mpiscope__op_ctx_select_buffers(&ctx, 1); /* same size, another address */
-        err = start_together(comm);
+        err = start_together(comm, sync);
         t0 = ctx.launch_start_ns = mpiscope_timer_now_ns();
         failed |= op->execute(&ctx);
         t->second_ns = mpiscope_timer_now_ns() - t0;
@@ -83,19 +84,21 @@ static int check_arguments(MPI_Comm comm, const mpiscope_op_t *const *ops, size_
     return spec->root < 0 || spec->root >= n ? MPISCOPE_ERANGE : 0;
 }
 
-/* The record, its arrays sized for n_ops x nprocs. */
-static mpiscope_firstcall_t *firstcall_new(const mpiscope_op_t *const *ops, size_t n_ops, int nprocs, size_t size_bytes)
+/* The record; on rank 0 (`times`) its arrays sized for n_ops x nprocs. */
+static mpiscope_firstcall_t *firstcall_new(const mpiscope_op_t *const *ops, size_t n_ops, int nprocs, size_t size_bytes,
+                                           int times)
 {
     mpiscope_firstcall_t *fc = calloc(1, sizeof *fc);
     if (!fc)
         return NULL;
+    size_t bytes = times ? n_ops * (size_t)nprocs * sizeof(double) : 0;
     *fc = (mpiscope_firstcall_t){.n_ops = n_ops,
                                  .nprocs = nprocs,
                                  .size_bytes = size_bytes,
                                  .ops = malloc(n_ops * sizeof *fc->ops),
-                                 .first_ns = malloc(n_ops * (size_t)nprocs * sizeof(double)),
-                                 .second_ns = malloc(n_ops * (size_t)nprocs * sizeof(double))};
-    if (!fc->ops || !fc->first_ns || !fc->second_ns) {
+                                 .first_ns = times ? malloc(bytes) : NULL,
+                                 .second_ns = times ? malloc(bytes) : NULL};
+    if (!fc->ops || (times && (!fc->first_ns || !fc->second_ns))) {
         mpiscope_firstcall_free(fc);
         return NULL;
     }
@@ -104,16 +107,19 @@ static mpiscope_firstcall_t *firstcall_new(const mpiscope_op_t *const *ops, size
     return fc;
 }
 
-/* Every rank's (first, second) pairs, op by op, into fc. */
+/* Every rank's (first, second) pairs, op by op, into rank 0's fc: the
+ * others' arrays stay NULL (an Allgather gave every rank every rank's
+ * times, p^2 pairs in all, in one process under a simulator). */
 static int gather(MPI_Comm comm, const double *mine, mpiscope_firstcall_t *fc)
 {
-    int n = fc->nprocs, per_rank = 2 * (int)fc->n_ops;
-    double *all = malloc((size_t)per_rank * (size_t)n * sizeof *all);
-    int err = all ? 0 : MPISCOPE_ENOMEM;
+    int n = fc->nprocs, per_rank = 2 * (int)fc->n_ops, rank;
+    MPI_Comm_rank(comm, &rank);
+    double *all = rank == 0 ? malloc((size_t)per_rank * (size_t)n * sizeof *all) : NULL;
+    int err = rank == 0 && !all ? MPISCOPE_ENOMEM : 0;
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
-    if (!err && MPI_Allgather(mine, per_rank, MPI_DOUBLE, all, per_rank, MPI_DOUBLE, comm) != MPI_SUCCESS)
+    if (!err && MPI_Gather(mine, per_rank, MPI_DOUBLE, all, per_rank, MPI_DOUBLE, 0, comm) != MPI_SUCCESS)
         err = MPISCOPE_EMPI;
-    for (size_t i = 0; i < fc->n_ops && !err; i++)
+    for (size_t i = 0; i < fc->n_ops && !err && rank == 0; i++)
         for (int r = 0; r < n; r++) {
             fc->first_ns[i * (size_t)n + (size_t)r] = all[(size_t)r * (size_t)per_rank + 2 * i];
             fc->second_ns[i * (size_t)n + (size_t)r] = all[(size_t)r * (size_t)per_rank + 2 * i + 1];
@@ -139,14 +145,15 @@ int mpiscope_firstcall_run(MPI_Comm comm, const mpiscope_params_t *params, const
     mpiscope_params_t defaults;
     mpiscope_params_default(&defaults);
     const mpiscope_params_t *p = params ? params : &defaults;
-    int n;
+    int n, rank;
     MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &rank);
     mpiscope__buffer_pool_t *pool = NULL;
     err = start_timer(p);
     if (!err)
         err = mpiscope__buffer_pool_create(1, p->alignment_bytes, p->pool_limit_bytes, &pool);
     double *mine = malloc(2 * n_ops * sizeof *mine);
-    mpiscope_firstcall_t *fc = err ? NULL : firstcall_new(ops, n_ops, n, spec->size_bytes);
+    mpiscope_firstcall_t *fc = err ? NULL : firstcall_new(ops, n_ops, n, spec->size_bytes, rank == 0);
     err = err ? err : mine && fc ? 0 : MPISCOPE_ENOMEM;
     for (size_t i = 0; i < n_ops && !err; i++) {
         call_times_t t = {0, 0};
@@ -154,7 +161,7 @@ int mpiscope_firstcall_run(MPI_Comm comm, const mpiscope_params_t *params, const
          * not the op's first call: an op that needs it would hang without */
         err = ops[i]->prepare ? ops[i]->prepare(comm) : 0;
         if (!err)
-            err = two_calls(comm, ops[i], spec, pool, &t);
+            err = two_calls(comm, ops[i], spec, &p->sync, pool, &t);
         mine[2 * i] = t.first_ns;
         mine[2 * i + 1] = t.second_ns;
     }

@@ -30,13 +30,18 @@ void mpiscope__firstcall_point_json(const mpiscope_firstcall_t *fc, size_t index
 
 int mpiscope_result_add_firstcall(mpiscope_result_t *res, const mpiscope_firstcall_t *fc)
 {
-    if (!res || !fc || fc->nprocs < 1 || !fc->ops || !fc->first_ns || !fc->second_ns)
+    /* the times are rank 0's (mpiscope_firstcall_run): it must be the writer */
+    int times = fc && fc->first_ns && fc->second_ns;
+    if (!res || !fc || fc->nprocs < 1 || !fc->ops || (mpiscope__result_is_writer(res) && !times))
         return MPISCOPE_EINVAL;
     int err = mpiscope_result_warn(res, "first-call measurement: one call of each kind per rank, no statistics");
     for (size_t i = 0; i < fc->n_ops && !err; i++) {
         mpiscope__json_t j;
         mpiscope__json_init(&j);
-        mpiscope__firstcall_point_json(fc, i, &j);
+        if (times)
+            mpiscope__firstcall_point_json(fc, i, &j);
+        else
+            mpiscope__json_raw(&j, NULL, "{}"); /* a rank that does not write: not used */
         err = j.failed ? MPISCOPE_ENOMEM : mpiscope__result_add_raw_point(res, j.buf);
         mpiscope__json_free(&j);
     }

@@ -24,6 +24,11 @@ void mpiscope__buffer_pool_destroy(mpiscope__buffer_pool_t *pool);
 /* Switch between cold and warm for the points that follow. */
 void mpiscope__buffer_pool_set_cold(mpiscope__buffer_pool_t *pool, int cold);
 
+/* Under SMPI: whether the regions of the points that follow may be the
+ * simulator's shared memory, one set of pages for every rank (not for a
+ * point that validates its data). Elsewhere it does nothing. */
+void mpiscope__buffer_pool_set_shared(mpiscope__buffer_pool_t *pool, int shared);
+
 /* Flush mode (the default where the CPU can flush lines: x86-64, aarch64;
  * never under SMPI): a cold point gets max(2, launches) slots, launches
  * being its largest stage, and mpiscope__buffer_pool_flush() evicts them

@@ -19,7 +19,7 @@ static const char *sync_choice(unsigned i)
 
 static const char *stop_choice(unsigned i)
 {
-    return i <= MPISCOPE_STOP_COUNT ? mpiscope_stop_rule_name((mpiscope_stop_rule_t)i) : NULL;
+    return i <= MPISCOPE_STOP_DETERMINISTIC ? mpiscope_stop_rule_name((mpiscope_stop_rule_t)i) : NULL;
 }
 
 static const char *timer_help(unsigned i)
@@ -81,7 +81,8 @@ static const mpiscope__param_t params[] = {
     {.name = "stop",
      CHOICE(stop_rule, stop_choice, stop_help),
      .unit = "",
-     .help = "error: until the median and the trimmed mean reach target_rse; count: a fixed number"},
+     .help = "error: until the median and the trimmed mean reach target_rse; count: a fixed number; "
+             "deterministic: a simulated clock's exact value"},
     {.name = "target_rse",
      NUM(target_rse, 0, 1),
      .min_open = 1,

@@ -61,6 +61,8 @@ const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
         return "time_limit";
     case MPISCOPE_STOPPED_RESOLUTION:
         return "clock_resolution";
+    case MPISCOPE_STOPPED_DETERMINISTIC:
+        return "deterministic";
     default:
         return "not_stopped";
     }
@@ -68,16 +70,23 @@ const char *mpiscope_stop_reason_name(mpiscope_stop_reason_t reason)
 
 const char *mpiscope__stop_rule_description(mpiscope_stop_rule_t rule)
 {
-    return rule == MPISCOPE_STOP_COUNT ? "a fixed number: max_launches launches, or max_valid valid ones"
-                                       : "until the relative standard errors of the trimmed mean and of the "
-                                         "median both reach target_rse, with at least min_valid valid "
-                                         "launches and min_point_seconds measured (caps: max_launches, "
-                                         "max_point_seconds)";
+    switch (rule) {
+    case MPISCOPE_STOP_COUNT:
+        return "a fixed number: max_launches launches, or max_valid valid ones";
+    case MPISCOPE_STOP_DETERMINISTIC:
+        return "a simulated clock (no noise): stop once two valid launches read the same time, which is "
+               "then exact; launches that differ go on under the error rule (the default under "
+               "--launcher smpi)";
+    default:
+        return "until the relative standard errors of the trimmed mean and of the median both reach "
+               "target_rse, with at least min_valid valid launches and min_point_seconds measured "
+               "(caps: max_launches, max_point_seconds)";
+    }
 }
 
 const char *mpiscope_stop_rule_name(mpiscope_stop_rule_t rule)
 {
-    return rule == MPISCOPE_STOP_COUNT ? "count" : "error";
+    return rule == MPISCOPE_STOP_COUNT ? "count" : rule == MPISCOPE_STOP_DETERMINISTIC ? "deterministic" : "error";
 }
 
 const char *mpiscope_unstable_reason_name(unsigned bit)

@@ -10,6 +10,7 @@
 #include "ledger.h"
 #include "plan_spec.h"
 #include "result_internal.h"
+#include "wall_log.h"
 
 typedef struct run {
     MPI_Comm comm;
@@ -17,6 +18,7 @@ typedef struct run {
     mpiscope_context_t *ctx;
     mpiscope_result_t *res;
     const double *arrival_ns; /* NULL: no arrival pattern */
+    int rank0;                /* logs the wall time of the parts (wall_log.h) */
     char *err;
     size_t err_size;
 } run_t;
@@ -52,15 +54,24 @@ static char *with_ledger(const mpiscope__json_t *item, const mpiscope__json_t *l
     return text;
 }
 
+/* Rank 0: the wall time since *t0 into the log (wall_log.h), *t0 now. */
+static void wall_part(const run_t *run, const char *part, double *t0)
+{
+    if (run->rank0)
+        mpiscope__wall_log(part, *t0);
+    *t0 = mpiscope__wall_now_s();
+}
+
 /* The point's companions (ledger.c), then the point with its ledger. */
 static int add_with_ledger(run_t *run, const mpiscope__plan_point_t *pt, const mpiscope_point_spec_t *spec,
-                           const mpiscope_point_result_t *r)
+                           const mpiscope_point_result_t *r, double *t0)
 {
     mpiscope__json_t item, ledger;
     mpiscope__json_init(&item);
     mpiscope__json_init(&ledger);
     mpiscope__result_point_json(run->res, pt->op, spec, r, &item); /* before ctx->last changes */
     int err = mpiscope__ledger_measure(run->ctx, pt->op, spec, r, &ledger);
+    wall_part(run, "ledger", t0);
     char *text = run->ctx->rank == 0 && !err ? with_ledger(&item, &ledger) : NULL;
     if (!err && run->ctx->rank == 0 && !text)
         err = MPISCOPE_ENOMEM;
@@ -93,9 +104,12 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     spec.cache_cold = pt->cache_cold;
     spec.arrival_ns = run->arrival_ns;
     /* between points, never inside one: every point, or when the last sync is old */
+    double t0 = mpiscope__wall_now_s();
     int err = o->resync ? mpiscope_context_resync(run->ctx) : mpiscope__context_resync_if_due(run->ctx);
+    wall_part(run, "resync", &t0);
     if (!err)
         err = mpiscope_context_measure(run->ctx, pt->op, &spec, r);
+    wall_part(run, "launches", &t0);
     if (err) {
         char what[160];
         const char *why = mpiscope_context_last_error(run->ctx);
@@ -108,9 +122,11 @@ static int measure_point(run_t *run, const mpiscope__plan_point_t *pt, mpiscope_
     if (!spec.nprocs)
         spec.nprocs = mpiscope_context_sync(run->ctx)->nprocs;
     if (o->ledger && mpiscope__ledger_applies(pt->op, &spec))
-        return add_with_ledger(run, pt, &spec, r);
-    err = mpiscope_result_add_point(run->res, pt->op, &spec, r);
-    return err ? fail_write(run, mpiscope__result_error(run->res), err) : 0;
+        err = add_with_ledger(run, pt, &spec, r, &t0);
+    else if ((err = mpiscope_result_add_point(run->res, pt->op, &spec, r)) != 0)
+        fail_write(run, mpiscope__result_error(run->res), err);
+    wall_part(run, "write", &t0);
+    return err;
 }
 
 /* Each op's prepare hook, once, on every rank of the run (collective). */
@@ -180,6 +196,7 @@ static void floor_json(const run_t *run, const mpiscope_point_result_t *r, doubl
     mpiscope__json_string(j, "mode", mpiscope__floor_modes[run->plan->floor]);
     mpiscope__json_bool(j, "subtracted", run->plan->floor == MPISCOPE__FLOOR_SUBTRACT);
     mpiscope__json_integer(j, "samples", (long long)s->n_valid);
+    mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(r->stop_reason));
     mpiscope__json_number(j, "median_ns", s->median);
     mpiscope__json_number(j, "mean_ns", s->mean);
     mpiscope__json_number(j, "min_ns", s->min);
@@ -269,11 +286,15 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
                      nprocs);
             return MPISCOPE_ERANGE;
         }
+    double t0 = mpiscope__wall_now_s() - mpiscope__wall_since_process_start_s();
+    wall_part(run, "startup", &t0);
     int err = mpiscope_context_create(run->comm, &o->params, &run->ctx);
+    wall_part(run, "sync", &t0);
     if (err)
         return fail(run, "setting up the measurement (timer, clock sync)", err);
     unsigned flags = (o->force ? MPISCOPE_RESULT_FORCE : 0) | (o->raw ? MPISCOPE_RESULT_RAW : 0);
     err = mpiscope_result_open(run->ctx, o->out, flags, &run->res);
+    wall_part(run, "open", &t0);
     if (err) {
         fail(run, o->out, err);
         mpiscope_context_destroy(run->ctx);
@@ -281,13 +302,16 @@ static int run_plan(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     }
     describe_run(o, run->res);
     err = measure_floor(run);
+    wall_part(run, "floor", &t0);
     if (!err)
         err = prepare_ops(run);
     if (!err)
         err = run_points(run, on_point, user);
+    t0 = mpiscope__wall_now_s();
     char why[256];
     /* a validation failure is a finding of a complete run, not a failed run */
     int close_err = mpiscope__result_close(run->res, err != 0 && err != MPISCOPE_EVALIDATE, why, sizeof why);
+    wall_part(run, "close", &t0);
     if (close_err && !err)
         fail_write(run, why, close_err);
     mpiscope_context_destroy(run->ctx);
@@ -323,6 +347,8 @@ int mpiscope_plan_run(MPI_Comm comm, const mpiscope_plan_t *plan, mpiscope_plan_
         return mpiscope__plan_run_check(comm, plan, err, err_size);
     if (plan->firstcall)
         return mpiscope__plan_run_firstcall(comm, plan, err, err_size);
-    run_t run = {.comm = comm, .plan = plan, .err = err, .err_size = err_size};
+    int rank;
+    MPI_Comm_rank(comm, &rank);
+    run_t run = {.comm = comm, .plan = plan, .rank0 = rank == 0, .err = err, .err_size = err_size};
     return run_plan(&run, on_point, user);
 }

@@ -1,5 +1,10 @@
-/* result.c: the result document, rewritten atomically after every point. */
+/* result.c: the result document, written after every point: a point is
+ * appended in place (the file is valid JSON before and after), the whole
+ * document is written anew (temporary file and rename) when anything
+ * before the points changed and at the end. */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,14 @@ struct mpiscope_result {
     char end_time_utc[32];
     int keep_old;  /* FORCE over an existing file: kept until there is content */
     char why[256]; /* rank 0's last write failure, "" else */
+    /* the document on disk, as rank 0 last wrote it: its head (up to the
+     * points' '['), how much of res->points follows it, then its tail
+     * (from the points' ']' to the end); the file's identity and length */
+    char *disk_head, *disk_tail;
+    size_t disk_head_len, disk_points_len, disk_tail_len, disk_len;
+    dev_t disk_dev;
+    ino_t disk_ino;
+    int on_disk; /* the disk_ fields describe the file at path */
 };
 
 static void write_timer(const mpiscope_context_t *ctx, mpiscope__json_t *j)
@@ -63,6 +76,8 @@ static void write_sync(const mpiscope_result_t *res, mpiscope__json_t *j)
     mpiscope__json_number(j, "duration_ns", s->duration_ns);
     mpiscope__json_integer(j, "exchanges", (long long)s->exchanges);
     mpiscope__json_integer(j, "resyncs", res->ctx->resyncs);
+    if (res->ctx->one_clock)
+        mpiscope__json_bool(j, "one_clock", 1);
     mpiscope__json_number_array(j, "offset_ns", s->offsets_ns, (size_t)s->nprocs);
     mpiscope__json_number_array(j, "rtt_min_ns", s->rtt_min_ns, (size_t)s->nprocs);
     mpiscope__json_number_array(j, "residual_ns", s->residual_ns, (size_t)s->nprocs);
@@ -164,10 +179,45 @@ static int replaceable(const char *path)
     return stat(path, &st) != 0 ? errno == ENOENT : S_ISREG(st.st_mode);
 }
 
-/* `text` into res->path through a temporary file and a rename: readers
- * never see a half-written file, and a failed write leaves the old one.
- * Only a regular file is replaced. */
-static int replace_file(mpiscope_result_t *res, const char *text, size_t len)
+/* The document as pieces: head (to the points' '['), points, tail (from
+ * the points' ']' to the end, its newline included). */
+typedef struct pieces {
+    const char *head, *points, *tail;
+    size_t head_len, points_len, tail_len;
+} pieces_t;
+
+static int write_all(FILE *f, const pieces_t *d)
+{
+    return fwrite(d->head, 1, d->head_len, f) == d->head_len && fwrite(d->points, 1, d->points_len, f) == d->points_len
+           && fwrite(d->tail, 1, d->tail_len, f) == d->tail_len;
+}
+
+/* Keep what is on disk now (after a whole write): the head, the tail and
+ * the file's identity; on_disk 0 when any of it is missing. */
+static void remember(mpiscope_result_t *res, const pieces_t *d)
+{
+    struct stat st;
+    free(res->disk_head);
+    free(res->disk_tail);
+    res->disk_head = malloc(d->head_len + 1);
+    res->disk_tail = malloc(d->tail_len + 1);
+    res->on_disk = res->disk_head && res->disk_tail && stat(res->path, &st) == 0;
+    if (!res->on_disk)
+        return;
+    memcpy(res->disk_head, d->head, d->head_len);
+    memcpy(res->disk_tail, d->tail, d->tail_len);
+    res->disk_head_len = d->head_len;
+    res->disk_tail_len = d->tail_len;
+    res->disk_points_len = d->points_len;
+    res->disk_len = d->head_len + d->points_len + d->tail_len;
+    res->disk_dev = st.st_dev;
+    res->disk_ino = st.st_ino;
+}
+
+/* The pieces into res->path through a temporary file and a rename:
+ * readers never see a half-written file, and a failed write leaves the
+ * old one. Only a regular file is replaced. */
+static int replace_file(mpiscope_result_t *res, const pieces_t *d)
 {
     if (!replaceable(res->path)) {
         snprintf(res->why, sizeof res->why, "rank 0 could not write %s: not a regular file", res->path);
@@ -179,7 +229,7 @@ static int replace_file(mpiscope_result_t *res, const char *text, size_t len)
         return MPISCOPE_ENOMEM;
     snprintf(tmp, n, "%s.tmp.%ld", res->path, (long)getpid());
     FILE *f = fopen(tmp, "w");
-    int ok = f && fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF;
+    int ok = f && write_all(f, d);
     int why = errno; /* fclose may succeed where the writes failed: keep theirs */
     if (f && fclose(f) != 0 && ok) {
         ok = 0;
@@ -198,40 +248,162 @@ static int replace_file(mpiscope_result_t *res, const char *text, size_t len)
         snprintf(res->why, sizeof res->why, "rank 0 could not write %s: %s", res->path, strerror(why));
     }
     free(tmp);
+    if (ok)
+        remember(res, d);
     return ok ? 0 : MPISCOPE_EIO;
 }
 
-/* The whole document, written with replace_file(). */
+/* The file at path, open for writing, if it is still the document rank 0
+ * last wrote (the same file, of the same length); else -1. */
+static int open_own(const mpiscope_result_t *res)
+{
+    if (!res->on_disk)
+        return -1;
+    int fd = open(res->path, O_WRONLY);
+    struct stat st;
+    if (fd >= 0
+        && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != res->disk_dev || st.st_ino != res->disk_ino
+            || st.st_size < 0 || (size_t)st.st_size != res->disk_len)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+/* All len bytes at offset: 0, else -1 with errno. */
+static int write_at(int fd, const char *text, size_t len, off_t offset)
+{
+    while (len > 0) {
+        ssize_t n = pwrite(fd, text, len, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return -1;
+        }
+        text += n;
+        len -= (size_t)n;
+        offset += n;
+    }
+    return 0;
+}
+
+/* The points added since the last write and the new tail, written over
+ * the old tail in one write: the file is valid JSON before and after it.
+ * A write that fails (a full disk) puts the old tail back where it was
+ * (its blocks exist) and cuts the file to its old length: the previous
+ * document stays. The signals that stop a run wait until the file is
+ * whole again. */
+static int append_points(mpiscope_result_t *res, int fd, const pieces_t *d)
+{
+    size_t old_len = res->disk_len, at = res->disk_head_len + res->disk_points_len;
+    size_t fresh = d->points_len - res->disk_points_len, len = fresh + d->tail_len;
+    char *bytes = malloc(len ? len : 1), *tail = malloc(d->tail_len + 1);
+    if (!bytes || !tail) {
+        free(bytes);
+        free(tail);
+        return MPISCOPE_ENOMEM;
+    }
+    memcpy(bytes, d->points + res->disk_points_len, fresh);
+    memcpy(bytes + fresh, d->tail, d->tail_len);
+    memcpy(tail, d->tail, d->tail_len);
+    sigset_t stop, old;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
+    sigaddset(&stop, SIGQUIT);
+    sigprocmask(SIG_BLOCK, &stop, &old);
+    int ok = write_at(fd, bytes, len, (off_t)at) == 0 && (at + len >= old_len || ftruncate(fd, (off_t)(at + len)) == 0);
+    int why = errno;
+    if (!ok && (write_at(fd, res->disk_tail, res->disk_tail_len, (off_t)at) != 0 || ftruncate(fd, (off_t)old_len) != 0))
+        res->on_disk = 0; /* not put back: the next write is a whole one */
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    free(bytes);
+    if (!ok) {
+        free(tail);
+        snprintf(res->why, sizeof res->why, "rank 0 could not write %s: %s", res->path, strerror(why));
+        return MPISCOPE_EIO;
+    }
+    free(res->disk_tail);
+    res->disk_tail = tail;
+    res->disk_tail_len = d->tail_len;
+    res->disk_points_len = d->points_len;
+    res->disk_len = at + len;
+    return 0;
+}
+
+/* Appending is enough: the file is the document last written (open_own),
+ * its head is the new one's and its points are the first new ones. */
+static int can_append(const mpiscope_result_t *res, const pieces_t *d)
+{
+    return res->on_disk && d->head_len == res->disk_head_len && d->points_len >= res->disk_points_len
+           && memcmp(d->head, res->disk_head, d->head_len) == 0;
+}
+
+/* The document's head and tail as one encoding, without the points: the
+ * head ends at *head_len, with the points' '['. */
+static void encode(const mpiscope_result_t *res, const char *status, mpiscope__json_t *j, size_t *head_len)
+{
+    mpiscope__json_object(j, NULL);
+    mpiscope__json_string(j, "schema_version", MPISCOPE_SCHEMA_VERSION);
+    mpiscope__json_string(j, "status", status);
+    mpiscope__json_raw(j, "units", "{\"time\":\"ns\",\"size\":\"bytes\",\"frequency\":\"Hz\",\"fraction\":\"1\"}");
+    write_environment(res, j);
+    write_method(&res->ctx->params, j);
+    mpiscope__json_string(j, "varied", res->varied);
+    mpiscope__json_array(j, "methods");
+    mpiscope__json_raw(j, NULL, res->methods.buf ? res->methods.buf : "\"window\"");
+    mpiscope__json_end(j);
+    for (int i = 0; i < res->n_sections; i++)
+        mpiscope__json_raw(j, res->section_keys[i], res->section_values[i]);
+    mpiscope__json_array(j, "points");
+    *head_len = j->len;
+    mpiscope__json_raw(j, NULL, ""); /* where the points go */
+    mpiscope__json_end(j);
+    mpiscope__json_array(j, "warnings");
+    mpiscope__json_raw(j, NULL, res->warnings.buf ? res->warnings.buf : "");
+    mpiscope__json_end(j);
+    mpiscope__json_end(j);
+}
+
+/* The document, with the points added since the last write appended in
+ * place when nothing before them changed (append_points), else whole
+ * (replace_file). */
 static int write_document(mpiscope_result_t *res, const char *status)
 {
     if (res->keep_old && !has_content(res, status))
         return 0;
     mpiscope__json_t j;
     mpiscope__json_init(&j);
-    mpiscope__json_object(&j, NULL);
-    mpiscope__json_string(&j, "schema_version", MPISCOPE_SCHEMA_VERSION);
-    mpiscope__json_string(&j, "status", status);
-    mpiscope__json_raw(&j, "units", "{\"time\":\"ns\",\"size\":\"bytes\",\"frequency\":\"Hz\",\"fraction\":\"1\"}");
-    write_environment(res, &j);
-    write_method(&res->ctx->params, &j);
-    mpiscope__json_string(&j, "varied", res->varied);
-    mpiscope__json_array(&j, "methods");
-    mpiscope__json_raw(&j, NULL, res->methods.buf ? res->methods.buf : "\"window\"");
-    mpiscope__json_end(&j);
-    for (int i = 0; i < res->n_sections; i++)
-        mpiscope__json_raw(&j, res->section_keys[i], res->section_values[i]);
-    mpiscope__json_array(&j, "points");
-    mpiscope__json_raw(&j, NULL, res->points.buf ? res->points.buf : "");
-    mpiscope__json_end(&j);
-    mpiscope__json_array(&j, "warnings");
-    mpiscope__json_raw(&j, NULL, res->warnings.buf ? res->warnings.buf : "");
-    mpiscope__json_end(&j);
-    mpiscope__json_end(&j);
-    int err = j.failed || res->points.failed || res->warnings.failed ? MPISCOPE_ENOMEM : 0;
-    if (!err)
-        err = replace_file(res, j.buf, j.len);
-    else
+    size_t head_len = 0;
+    encode(res, status, &j, &head_len);
+    size_t tail_len = j.len - head_len;
+    char *tail = j.failed ? NULL : malloc(tail_len + 2);
+    int err = !tail || res->points.failed || res->warnings.failed ? MPISCOPE_ENOMEM : 0;
+    if (err) {
         snprintf(res->why, sizeof res->why, "rank 0 ran out of memory building the result document");
+    } else {
+        memcpy(tail, j.buf + head_len, tail_len);
+        tail[tail_len++] = '\n';
+        const char *points = res->points.buf ? res->points.buf : "";
+        pieces_t d = {.head = j.buf,
+                      .head_len = head_len,
+                      .points = points,
+                      .points_len = strlen(points),
+                      .tail = tail,
+                      .tail_len = tail_len};
+        int fd = !res->keep_old && can_append(res, &d) ? open_own(res) : -1;
+        if (fd < 0)
+            err = replace_file(res, &d);
+        else if ((err = append_points(res, fd, &d)) == 0 && close(fd) != 0) {
+            snprintf(res->why, sizeof res->why, "rank 0 could not write %s: %s", res->path, strerror(errno));
+            err = MPISCOPE_EIO;
+        } else if (err)
+            close(fd);
+    }
+    free(tail);
     mpiscope__json_free(&j);
     if (!err)
         res->keep_old = 0;
@@ -246,6 +418,11 @@ static int agree(mpiscope_result_t *res, int err)
     if (err)
         MPI_Bcast(res->why, (int)sizeof res->why, MPI_CHAR, 0, res->ctx->comm);
     return err;
+}
+
+int mpiscope__result_is_writer(const mpiscope_result_t *res)
+{
+    return res && res->is_writer;
 }
 
 const char *mpiscope__result_error(const mpiscope_result_t *res)
@@ -268,6 +445,8 @@ static void result_free(mpiscope_result_t *res)
     }
     mpiscope__json_free(&res->methods);
     free(res->end_residual_ns);
+    free(res->disk_head);
+    free(res->disk_tail);
     free(res->path);
     free(res);
 }
@@ -402,7 +581,9 @@ int mpiscope__result_close(mpiscope_result_t *res, int failed, char *why, size_t
         return MPISCOPE_EINVAL;
     mpiscope_context_t *ctx = res->ctx;
     int err = 0;
-    res->end_residual_ns = calloc((size_t)ctx->nprocs, sizeof(double));
+    /* (one clock for every rank, verified when the context was made: it
+     * cannot have drifted) */
+    res->end_residual_ns = ctx->one_clock ? NULL : calloc((size_t)ctx->nprocs, sizeof(double));
     if (!failed && res->end_residual_ns)
         mpiscope_clock_sync_verify(ctx->comm, ctx->sync, res->end_residual_ns);
     else {

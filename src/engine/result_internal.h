@@ -30,6 +30,9 @@ int mpiscope__result_update_section(mpiscope_result_t *res, const char *key, con
  * far survives a run stopped before mpiscope_result_close(). Collective. */
 int mpiscope__result_write(mpiscope_result_t *res);
 
+/* Whether this rank writes the document (rank 0 of the context). */
+int mpiscope__result_is_writer(const mpiscope_result_t *res);
+
 /* Why the last write failed ("rank 0 could not write PATH: No space left
  * on device"), on every rank; "" when none did. Owned by res. */
 const char *mpiscope__result_error(const mpiscope_result_t *res);

@@ -158,6 +158,7 @@ double mpiscope__samples_add_launch(mpiscope__samples_t *s, const mpiscope__laun
         gap = fmin(gap, b - s->prev_end_ns[r]); /* NAN before a rank's first launch */
         s->prev_end_ns[r] = e;
     }
+    s->clock_max_ns = fmax(s->clock_max_ns, fabs(emax));
     if (!reserve(s, s->total + 1))
         return tmax;
     size_t t = s->total++;
@@ -267,18 +268,44 @@ static int precise_enough(const mpiscope_stats_t *st, double target)
     return se <= target * fabs(st->mean) && median_se <= target * fabs(st->median);
 }
 
+int mpiscope__samples_agree(const mpiscope__samples_t *s)
+{
+    if (s->n_samples < 2)
+        return 0;
+    double first = s->sample_ns[0];
+    for (size_t i = 1; i < s->n_samples; i++)
+        if (!(fabs(s->sample_ns[i] - first) <= 1e-9 * fabs(first) + 1e-12 * s->clock_max_ns))
+            return 0;
+    return 1;
+}
+
+/* Whether the error rule decides: asked for, or the deterministic rule's
+ * launches differed. */
+static int error_rule(const mpiscope__samples_t *s)
+{
+    return s->params.stop_rule == MPISCOPE_STOP_ERROR
+           || (s->params.stop_rule == MPISCOPE_STOP_DETERMINISTIC && s->differed);
+}
+
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns)
 {
     const mpiscope_params_t *p = &s->params;
     mpiscope_stop_reason_t reason = MPISCOPE_STOPPED_NOT;
     mpiscope_stats_t st;
+    /* deterministic rule: two valid launches that agree end the point; the
+     * first pair that does not hands it to the error rule for good */
+    if (p->stop_rule == MPISCOPE_STOP_DETERMINISTIC && !s->differed && s->n_samples >= 2) {
+        if (mpiscope__samples_agree(s))
+            return s->stop_reason = MPISCOPE_STOPPED_DETERMINISTIC;
+        s->differed = 1;
+    }
     /* error rule: a minimum time first, so that small messages get hundreds
      * of launches (16 launches, 8 kept, cannot pin a 300 ns median), then the
      * precision of both the trimmed mean and the median */
     int capped = s->total >= p->max_launches || s->total >= s->limit;
     /* (the launch cap ends the minimum time: a precise point that made every
      * launch it may is at its target, not short of it) */
-    int judged = p->stop_rule == MPISCOPE_STOP_ERROR && s->n_samples >= p->min_valid && s->n_samples >= 2
+    int judged = error_rule(s) && s->n_samples >= p->min_valid && s->n_samples >= 2
                  && (elapsed_ns >= p->min_point_seconds * 1e9 || capped) && mpiscope__samples_stats(s, &st) == 0;
     if (judged && precise_enough(&st, p->target_rse))
         reason = MPISCOPE_STOPPED_TARGET_ERROR;
@@ -312,6 +339,16 @@ static void summarize(const double *v, size_t n, double *scratch, double *median
     *mean = sum / m;
     *min = scratch[0];
     *max = scratch[m - 1];
+}
+
+/* Statistics of samples that all read one time: no spread, no interval
+ * around the value (what the clock's rounding left is below any step). */
+static void exact(mpiscope_stats_t *st)
+{
+    st->stddev = st->se = st->rse = st->median_rse = st->error = 0;
+    st->ci_low = st->ci_high = st->mean;
+    st->at_resolution = 0;
+    st->error_floor_ns = 0;
 }
 
 int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result_t *out)
@@ -356,7 +393,11 @@ int mpiscope__samples_result(const mpiscope__samples_t *s, mpiscope_point_result
      * a floor-subtracted WaitPatternNull has median 0 and steps 0 / 10 ns) */
     if (s->n_samples >= 4 && out->stats.q75 - out->stats.q25 > fmax(0.5 * out->stats.median, s->resolution_ns))
         out->unstable |= MPISCOPE_UNSTABLE_SPREAD;
-    if (p->stop_rule == MPISCOPE_STOP_ERROR && s->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR
+    if (s->stop_reason == MPISCOPE_STOPPED_DETERMINISTIC) {
+        exact(&out->stats);
+        return 0; /* its few launches are all it needs */
+    }
+    if (p->stop_rule != MPISCOPE_STOP_COUNT && s->stop_reason != MPISCOPE_STOPPED_TARGET_ERROR
         && s->stop_reason != MPISCOPE_STOPPED_RESOLUTION)
         out->unstable |= MPISCOPE_UNSTABLE_TARGET_MISSED;
     if (s->n_samples < p->min_valid)

@@ -62,6 +62,9 @@ typedef struct mpiscope__samples {
     const double *stage_parts;
     size_t stage_k;
     mpiscope_stop_reason_t stop_reason;
+    int differed;           /* deterministic rule: two valid launches read different times, so
+                               the point goes on under the error rule */
+    double clock_max_ns;    /* the latest end seen: the deterministic rule's rounding scale */
     double resolution_ns;   /* the timer's step (the clock's limit of every interval) */
     double first_launch_ns; /* the point's first launch (mpiscope__samples_first) */
     /* validation of a synchronizing op: no rank may end a launch before
@@ -111,7 +114,14 @@ void mpiscope__samples_restart(mpiscope__samples_t *s);
  * (params.floor_se_ns) and the clock's limit (resolution_ns) applied. */
 int mpiscope__samples_stats(const mpiscope__samples_t *s, mpiscope_stats_t *st);
 
-/* The stopping rules (error or count, caps, time); also sets s->stop_reason. */
+/* Whether the samples so far all read one time, to a clock's rounding:
+ * within 1e-9 of the time plus 1e-12 of the latest clock reading (a
+ * double's rounding of absolute times, far below any clock's step; SMPI's
+ * launches agree to 1e-11 of their time). 0 with fewer than 2 samples. */
+int mpiscope__samples_agree(const mpiscope__samples_t *s);
+
+/* The stopping rules (error, count or deterministic, caps, time); also
+ * sets s->stop_reason. */
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns);
 
 /* Statistics, summaries and instability of what was recorded (the

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
+#include "gather.h"
 #include "param_table.h"
 #include "sync_internal.h"
 #include "timer_read.h"
@@ -107,7 +108,7 @@ static double read_error_ns(MPI_Comm comm)
  * their own at [rank] when they have the array). */
 static void gather(MPI_Comm comm, int rank, double mine, double *all)
 {
-    MPI_Gather(&mine, 1, MPI_DOUBLE, all, 1, MPI_DOUBLE, 0, comm);
+    mpiscope__gather(&mine, 1, MPI_DOUBLE, all, comm);
     if (all)
         all[rank] = mine;
 }
@@ -142,23 +143,64 @@ static int gather_truth(MPI_Comm comm, mpiscope_clock_sync_t *s)
     return 0;
 }
 
-static void fill(MPI_Comm comm, mpiscope_clock_sync_t *s, const mpiscope__clock_model_t *m,
-                 const mpiscope__pair_fit_t *fit, double node_residual)
+/* Every rank's model into rank 0's arrays, in one gather (each is a
+ * collective of p messages: at 1,024 simulated ranks, seconds apiece). */
+static int fill(MPI_Comm comm, mpiscope_clock_sync_t *s, const mpiscope__clock_model_t *m,
+                const mpiscope__pair_fit_t *fit, double node_residual)
 {
+    enum { PER_RANK = 9 };
     s->offset_ns = m->offset_ns;
     s->drift_ppm = m->drift * 1e6;
     s->t_ref_ns = m->t_ref_ns;
     s->error_ns = m->error_ns;
     s->drift_error_ppm = m->drift_error < 0 ? -1 : m->drift_error * 1e6;
-    gather(comm, s->rank, s->offset_ns, s->offsets_ns);
-    gather(comm, s->rank, s->drift_ppm, s->drifts_ppm);
-    gather(comm, s->rank, s->t_ref_ns, s->t_refs_ns);
-    gather(comm, s->rank, s->error_ns, s->errors_ns);
-    gather(comm, s->rank, s->drift_error_ppm, s->drift_errors_ppm);
-    gather(comm, s->rank, fit->rtt_min_ns, s->rtt_min_ns);
-    gather(comm, s->rank, node_residual, s->node_residual_ns);
-    MPI_Gather(&m->hops, 1, MPI_INT, s->hops, 1, MPI_INT, 0, comm);
-    MPI_Reduce(&fit->exchanges, &s->exchanges, 1, MPI_UNSIGNED_LONG, MPI_SUM, 0, comm);
+    s->offsets_ns[s->rank] = s->offset_ns;
+    s->rtt_min_ns[s->rank] = fit->rtt_min_ns;
+    double mine[PER_RANK] = {s->offset_ns,    s->drift_ppm,  s->t_ref_ns,     s->error_ns,           s->drift_error_ppm,
+                             fit->rtt_min_ns, node_residual, (double)m->hops, (double)fit->exchanges};
+    double *all = s->rank == 0 ? malloc((size_t)s->nprocs * PER_RANK * sizeof *all) : NULL;
+    int err = s->rank == 0 && !all ? MPISCOPE_ENOMEM : 0;
+    MPI_Bcast(&err, 1, MPI_INT, 0, comm);
+    if (err)
+        return err;
+    mpiscope__gather(mine, PER_RANK, MPI_DOUBLE, all, comm);
+    double *const arrays[] = {s->offsets_ns,       s->drifts_ppm, s->t_refs_ns,       s->errors_ns,
+                              s->drift_errors_ppm, s->rtt_min_ns, s->node_residual_ns};
+    for (int r = 0; all && r < s->nprocs; r++) {
+        const double *v = all + (size_t)r * PER_RANK;
+        for (size_t i = 0; i < sizeof arrays / sizeof *arrays; i++)
+            arrays[i][r] = v[i];
+        s->hops[r] = (int)v[7];
+        s->exchanges += (unsigned long)v[8];
+    }
+    free(all);
+    return 0;
+}
+
+/* Exchanges without a smaller round trip that end a verification round:
+ * fewer than the sync's own (a check, not a fit). */
+enum { VERIFY_PATIENCE = 30 };
+
+/* A verification round: how far each rank's model is from rank 0's
+ * clock now, by a linear ping-pong of `patience` (a check, not a fit). */
+static int verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns, unsigned patience)
+{
+    int rank, n;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &n);
+    if (!sync || n != sync->nprocs || (rank == 0 && !residual_ns))
+        return MPISCOPE_EINVAL;
+    mpiscope_sync_params_t p;
+    mpiscope_sync_params_default(&p);
+    p.patience = patience;
+    p.max_exchanges = 1000;
+    mpiscope__clock_model_t m;
+    mpiscope__sync_model(sync, &m);
+    mpiscope__pair_fit_t fit = {0};
+    mpiscope__sync_linear_round(comm, &m, &p, &fit);
+    double left = rank == 0 ? 0 : fit.pts[0].offset_ns;
+    mpiscope__gather(&left, 1, MPI_DOUBLE, residual_ns, comm);
+    return 0;
 }
 
 int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params, mpiscope_clock_sync_t **out)
@@ -194,12 +236,12 @@ int mpiscope_clock_sync_run(MPI_Comm comm, const mpiscope_sync_params_t *params,
     err = mpiscope__sync_with_leaders(comm, params, re, &model, &fit, &node_residual, &s->nodes, &s->node_shared);
     s->duration_ns = mpiscope__now_ns() - t0;
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, comm);
-    if (!err) {
-        fill(comm, s, &model, &fit, node_residual);
-        err = gather_truth(comm, s);
-    }
     if (!err)
-        err = mpiscope_clock_sync_verify(comm, s, s->residual_ns);
+        err = fill(comm, s, &model, &fit, node_residual);
+    if (!err)
+        err = gather_truth(comm, s);
+    if (!err) /* a check, not a fit: at most VERIFY_PATIENCE, never more than the sync's own */
+        err = verify(comm, s, s->residual_ns, params->patience < VERIFY_PATIENCE ? params->patience : VERIFY_PATIENCE);
     if (err) {
         mpiscope_clock_sync_free(s);
         return err;
@@ -219,23 +261,7 @@ void mpiscope__sync_model(const mpiscope_clock_sync_t *s, mpiscope__clock_model_
 
 int mpiscope_clock_sync_verify(MPI_Comm comm, const mpiscope_clock_sync_t *sync, double *residual_ns)
 {
-    int rank, n;
-    MPI_Comm_rank(comm, &rank);
-    MPI_Comm_size(comm, &n);
-    if (!sync || n != sync->nprocs || (rank == 0 && !residual_ns))
-        return MPISCOPE_EINVAL;
-    /* A shorter patience than the sync itself: this is a check, not a fit. */
-    mpiscope_sync_params_t p;
-    mpiscope_sync_params_default(&p);
-    p.patience = 30;
-    p.max_exchanges = 1000;
-    mpiscope__clock_model_t m;
-    mpiscope__sync_model(sync, &m);
-    mpiscope__pair_fit_t fit = {0};
-    mpiscope__sync_linear_round(comm, &m, &p, &fit);
-    double left = rank == 0 ? 0 : fit.pts[0].offset_ns;
-    MPI_Gather(&left, 1, MPI_DOUBLE, residual_ns, 1, MPI_DOUBLE, 0, comm);
-    return 0;
+    return verify(comm, sync, residual_ns, VERIFY_PATIENCE);
 }
 
 double mpiscope_clock_sync_max_residual_ns(const mpiscope_clock_sync_t *sync)

@@ -53,19 +53,25 @@ void mpiscope__window_destroy(mpiscope__window_t *w)
  * window a thousandfold. Back-to-back launches also hide how long ranks
  * wait for each other, so the first window is twice gamma times that base:
  * too small a guess costs a stage of cascading late starts, too large a
- * guess only one stage of idle time before the window shrinks to need. */
+ * guess only one stage of idle time before the window shrinks to need.
+ * Under the deterministic rule (a simulated clock: no late initialization,
+ * no noise, and idle time costs nothing) the base is the LONGEST launch,
+ * the first included: back to back, a 1,024-rank Bcast's later launches
+ * overlap and read 11 us where one alone takes 50 us, and a window sized
+ * from them cost a stage of invalid launches at every small point. */
 static double first_window(const mpiscope__window_t *w, const double *start, const double *end)
 {
     unsigned k = w->plan.k;
+    int longest = w->params.stop_rule == MPISCOPE_STOP_DETERMINISTIC;
     double times[64];
     unsigned n = 0;
-    for (unsigned l = (k > 1); l < k; l++) {
+    for (unsigned l = (k > 1 && !longest); l < k; l++) {
         double tmax = 0;
         for (int r = 0; r < w->nprocs; r++)
             tmax = dmax(tmax, end[(size_t)r * k + l] - start[(size_t)r * k + l]);
         times[n++] = tmax;
     }
-    return 2 * w->params.gamma * quantile_of(times, n, 0.5);
+    return 2 * w->params.gamma * quantile_of(times, n, longest ? 1.0 : 0.5);
 }
 
 static void push_needed(mpiscope__window_t *w, double needed)
@@ -175,6 +181,15 @@ static double next_window(mpiscope__window_t *w, const stage_verdict_t *v)
     return next;
 }
 
+/* Launches of the next measured stage: k, or under the deterministic rule
+ * two (the stage's first, after the stage's start, and one after a
+ * launch) until launches have differed: their agreement ends the point. */
+static unsigned stage_k(const mpiscope__window_t *w)
+{
+    unsigned k = w->params.k;
+    return w->params.stop_rule == MPISCOPE_STOP_DETERMINISTIC && !w->samples->differed && k > 2 ? 2 : k;
+}
+
 int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *start_ns, const double *end_ns,
                           const double *done_ns, double elapsed_ns)
 {
@@ -193,14 +208,17 @@ int mpiscope__window_feed(mpiscope__window_t *w, double tau_ns, const double *st
         w->window_max_seen_ns = dmax(w->window_max_seen_ns, plan->delta_ns);
         w->window_last_ns = plan->delta_ns;
     }
-    *plan = (mpiscope__stage_plan_t){.index = plan->index + 1, .k = w->params.k, .delta_ns = next};
-    if (plan->index == 1) { /* only the discarded stage so far */
+    unsigned index = plan->index + 1;
+    if (index == 1) { /* only the discarded stage so far */
+        *plan = (mpiscope__stage_plan_t){.index = index, .k = stage_k(w), .delta_ns = next};
         if (elapsed_ns < w->params.max_point_seconds * 1e9)
             return 0;
         w->samples->stop_reason = MPISCOPE_STOPPED_TIME_LIMIT;
         return 1;
     }
-    return mpiscope__samples_stop(w->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT;
+    int done = mpiscope__samples_stop(w->samples, elapsed_ns) != MPISCOPE_STOPPED_NOT;
+    *plan = (mpiscope__stage_plan_t){.index = index, .k = stage_k(w), .delta_ns = next}; /* after: it may differ */
+    return done;
 }
 
 void mpiscope__window_result(const mpiscope__window_t *w, mpiscope_point_result_t *out)

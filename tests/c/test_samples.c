@@ -108,9 +108,37 @@ static void test_the_clock_limits_the_stop_rule(void)
     mpiscope__samples_destroy(s);
 }
 
+/* The deterministic rule's agreement: to 1e-9 of the time plus 1e-12 of
+ * the clock's reading (a double's rounding of absolute times), no more. */
+static void test_samples_agree_to_the_clocks_rounding(void)
+{
+    mpiscope_params_t params;
+    mpiscope__samples_t *s = NULL;
+    mpiscope_params_default(&params);
+    params.stop_rule = MPISCOPE_STOP_DETERMINISTIC;
+    CHECK_INT_EQ(mpiscope__samples_create(&params, 2, 0, &s), 0);
+    if (!s)
+        return;
+    mpiscope__samples_add_sample(s, 5000.0);
+    CHECK(!mpiscope__samples_agree(s)); /* one sample says nothing yet */
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_NOT);
+    mpiscope__samples_add_sample(s, 5000.0 + 3e-9); /* SMPI's launches: ~1e-12 of the time apart */
+    CHECK(mpiscope__samples_agree(s));
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_DETERMINISTIC);
+    mpiscope__samples_add_sample(s, 5000.1); /* 0.1 ns: a difference, not a rounding */
+    CHECK(!mpiscope__samples_agree(s));
+    s->clock_max_ns = 1e12; /* 1,000 s into the run: a double's ns carry 1e-4 ns of rounding */
+    CHECK(mpiscope__samples_agree(s));
+    s->clock_max_ns = 0;
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_NOT); /* now the error rule's */
+    CHECK(s->differed);
+    mpiscope__samples_destroy(s);
+}
+
 int main(void)
 {
     test_the_clock_limits_the_stop_rule();
+    test_samples_agree_to_the_clocks_rounding();
     test_a_huge_cap_costs_nothing_up_front();
     test_the_cap_still_holds();
     CHECK_DONE();

@@ -297,6 +297,53 @@ static void test_time_limit(void)
     destroy(w);
 }
 
+/* A clock without noise (a simulator's): the deterministic rule runs the
+ * initialization stage, then one stage of two launches, whose agreement
+ * ends the point with an exact value: no spread, no interval, no flag. */
+static void test_deterministic_rule_stops_at_two_launches(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.stop_rule = MPISCOPE_STOP_DETERMINISTIC;
+    mpiscope__window_t *w = make(&p, 1);
+    CHECK_INT_EQ(w->plan.k, 4); /* the initialization stage: k_init */
+    sim_t s = {.base_ns = {500, 1000}};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK_INT_EQ(r.stop_reason, MPISCOPE_STOPPED_DETERMINISTIC);
+    CHECK_INT_EQ(r.launches_total, 2);
+    CHECK_INT_EQ(r.launches_valid, 2);
+    CHECK_INT_EQ(r.stages, 2);
+    CHECK_INT_EQ(r.unstable, 0);
+    CHECK_NEAR(r.stats.mean, 1000, 1e-9);
+    CHECK(r.stats.error == 0 && r.stats.se == 0 && r.stats.stddev == 0 && r.stats.error_floor_ns == 0);
+    CHECK(r.stats.ci_low == r.stats.mean && r.stats.ci_high == r.stats.mean);
+    CHECK(!r.stats.at_resolution);
+    CHECK(w->samples->raw_flags[0] == 0 && w->samples->raw_flags[1] == 0);
+    destroy(w);
+}
+
+/* Launches that read different times (every other one 3x): the rule
+ * measures the point by the error rule, with stages of k again. */
+static void test_deterministic_rule_hands_differing_launches_to_the_error_rule(void)
+{
+    mpiscope_params_t p;
+    mpiscope_params_default(&p);
+    p.stop_rule = MPISCOPE_STOP_DETERMINISTIC;
+    p.max_launches = 64;
+    mpiscope__window_t *w = make(&p, 0);
+    sim_t s = {.base_ns = {1000, 1000}, .alternate = 1};
+    mpiscope_point_result_t r;
+    run_until_done(&s, w, &r);
+    CHECK(w->samples->differed);
+    CHECK(r.stop_reason != MPISCOPE_STOPPED_DETERMINISTIC);
+    CHECK(r.launches_total > 2 + p.k); /* the pair, then whole stages */
+    CHECK_INT_EQ(w->plan.k, p.k);
+    CHECK(r.stats.error > 0);
+    CHECK(r.unstable & MPISCOPE_UNSTABLE_SPREAD);
+    destroy(w);
+}
+
 static void test_bad_arguments(void)
 {
     mpiscope_params_t p;
@@ -328,6 +375,8 @@ int main(void)
     test_cap_without_target_is_unstable();
     test_count_rule();
     test_time_limit();
+    test_deterministic_rule_stops_at_two_launches();
+    test_deterministic_rule_hands_differing_launches_to_the_error_rule();
     test_bad_arguments();
     CHECK_DONE();
 }

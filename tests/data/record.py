@@ -5,7 +5,7 @@
     .venv/bin/python tests/data/record.py --outputs    # the golden outputs alone
 
 Each document is what the command beside its name in RUNS writes on this
-machine (2 ranks), with the absolute paths of the machine it ran on made
+machine (2 ranks; ``simulated``: 16 ranks of SimGrid SMPI, make smpi), with the absolute paths of the machine it ran on made
 relative. tests/data/sample-result.json is the template of the fake bench
 (tests/python/mpiscope_fakes.py): test_fixture_shapes.py fails when the real
 bench's documents and the fake's differ in shape, and says to run this. The
@@ -52,6 +52,9 @@ RUNS: dict[str, tuple[Path, list[str]]] = {
     "methods": (GOLDEN / "methods.json",
                 ["methods", "barrier,bcast,allreduce", "--np", "2", "--sizes", "1:1M:x4",
                  "--method", "window,roundtime,barrier,root"]),
+    "simulated": (GOLDEN / "simulated.json",
+                  ["run", "bcast,alltoall", "--np", "16", "--sizes", "1,64K", "--launcher", "smpi",
+                   "--platform", "cluster-8x8"]),
     "launches": (GOLDEN / "launches.json",
                  ["run", "bcast,allreduce,barrier", "--np", "2", "--sizes", "1:64K:x4",
                   "--launches", "3", "--seed", "4", "--launch-profile", "off"]),
@@ -61,8 +64,9 @@ RUNS: dict[str, tuple[Path, list[str]]] = {
 def record(name: str, work: Path) -> dict[str, Any]:
     target, args = RUNS[name]
     out = f"{name}.json"
+    mpi = [] if "--launcher" in args else ["--mpi", "mpich"]  # a simulated run: the SMPI build
     proc = subprocess.run(
-        [sys.executable, "-m", "mpiscope", *args, "--mpi", "mpich", "--out", out, "--quiet"],
+        [sys.executable, "-m", "mpiscope", *args, *mpi, "--out", out, "--quiet"],
         cwd=work, capture_output=True, text=True, timeout=1800, check=False,
     )  # fmt: skip
     if proc.returncode != 0:

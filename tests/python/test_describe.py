@@ -15,6 +15,8 @@ import pytest
 
 import mpiscope.measure.options as options
 import mpiscope.measure.request as request
+from mpiscope.measure.command_options import add_run_options
+from mpiscope.measure.request import RunRequest
 from mpiscope.measure.method_options import ARRIVAL_KINDS, CACHE_MODES
 from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.mpi_profile import MpiProfile, find_profiles
@@ -60,10 +62,23 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _run_request(argv: list[str]) -> RunRequest:
+    parser = Parser(prog="mpiscope run")
+    add_run_options(parser)
+    return RunRequest.of(vars(parser.parse_args(["bcast", *argv])))
+
+
 def test_defaults_and_ranges_are_the_engines() -> None:
     args = _parser().parse_args([])
-    for name in options.ALWAYS_PASSED:
-        assert getattr(args, name) == parameter(name)["default"], name
+    real = _run_request([])
+    for name in options.ALWAYS_PASSED:  # as the bench gets them (a real cluster's)
+        assert real.value(name) == parameter(name)["default"], name
+    simulated = _run_request(["--launcher", "smpi"])
+    for name, value in options.SIMULATED_DEFAULTS.items():
+        if name == "ledger":  # run's own option, not the engine's
+            assert real.ledger_on() and not simulated.ledger_on()
+        else:
+            assert simulated.value(name) == value, name
     assert args.cache == parameter("cache")["default"]
     with pytest.raises(Exception, match="must be at most 64"):
         _parser().parse_args(["--k", "65"])

@@ -169,3 +169,93 @@ def test_the_smpi_build_runs_only_with_its_launcher(tmp_path: Path) -> None:
 
 def _environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in ("MPISCOPE_MPI", "MPISCOPE_BENCH")}
+
+
+def _points(out: Path) -> list[dict[str, Any]]:
+    points: list[dict[str, Any]] = document(out)["points"]
+    return points
+
+
+@needs_smpi
+def test_a_simulated_point_runs_the_fewest_launches_and_is_exact(tmp_path: Path) -> None:
+    """Issue 29: a simulated clock has no noise, so by default each point
+    runs its initialization stage (k_init launches, discarded) and then
+    two valid launches, whose agreement ends it: its value is exact, with
+    no interval, and the report says "deterministic" where another point
+    has mean ± E. The clock sync is made once: --resync asks for one before
+    every point, and the one simulated clock needs none."""
+    out = tmp_path / "exact.json"
+    run = mpiscope(
+        "run", "bcast,allreduce", "--launcher", "smpi", "--platform", "cluster-8x8", "--np", "16",
+        "--sizes", "1,64K", "--raw", "--resync", "--out", str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    doc = document(out)
+    assert doc["method"]["stop_rule"] == "deterministic"
+    k_init = doc["method"]["k_init"]
+    assert len(doc["points"]) == 4
+    for point in doc["points"]:
+        assert point["stop_reason"] == "deterministic", point["stop_reason"]
+        assert point["launches_total"] == point["launches_valid"] == 2
+        assert point["unstable"] is False and point["unstable_reasons"] == []
+        assert point["error_ns"] == 0 and point["stddev_ns"] == 0
+        assert point["ci_low_ns"] == point["ci_high_ns"] == point["mean_ns"]
+        assert point["raw"]["launch"] == [k_init, k_init + 1]  # after the initialization stage
+        times = point["raw"]["time_ns"]
+        assert abs(times[0] - times[1]) <= 1e-9 * times[0]
+    sync = doc["environment"]["clock_sync"]
+    assert sync["one_clock"] is True and sync["resyncs"] == 0
+    rows = [line for line in run.stdout.splitlines() if line.startswith(("bcast", "allreduce"))]
+    assert len(rows) == 4 and all("deterministic" in r and "±" not in r for r in rows), rows
+    assert "deterministic (4 of 4 points): the simulated clock has no noise" in run.stdout
+    assert "deterministic rule (a simulated clock has no noise)" in run.stdout
+
+
+@needs_smpi
+def test_stop_error_brings_back_the_statistics(tmp_path: Path) -> None:
+    """--stop error on a simulated cluster: today's behavior, every point
+    measured by the error rule with at least min_valid launches."""
+    out = tmp_path / "stats.json"
+    run = mpiscope(
+        "run", "bcast", "--launcher", "smpi", "--platform", "cluster-8x8", "--np", "16",
+        "--sizes", "1K", "--stop", "error", "--ledger", "off", "--out", str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    doc = document(out)
+    assert doc["method"]["stop_rule"] == "error"
+    (point,) = doc["points"]
+    assert point["stop_reason"] in ("target_error", "clock_resolution")
+    assert point["launches_valid"] >= doc["method"]["min_valid"]
+    row = next(line for line in run.stdout.splitlines() if line.startswith("bcast"))
+    assert "±" in row and "deterministic" not in row
+
+
+@needs_smpi
+def test_launches_that_differ_keep_their_statistics(tmp_path: Path) -> None:
+    """Calls back to back (--method none, the IMB loop): each launch starts
+    when the rank is through with the one before, whose tail it overlaps
+    by another amount at every launch, so two launches read different
+    times. The deterministic rule sees it and measures the point by the
+    error rule, and the report says so."""
+    out = tmp_path / "differ.json"
+    run = mpiscope(
+        "run", "bcast", "--launcher", "smpi", "--platform", "cluster-8x8", "--np", "16",
+        "--sizes", "1K", "--method", "none", "--out", str(out), cwd=tmp_path,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    doc = document(out)
+    assert doc["method"]["stop_rule"] == "deterministic"
+    (point,) = doc["points"]
+    assert point["stop_reason"] != "deterministic"
+    assert point["launches_total"] > 2 and point["error_ns"] > 0
+    assert "launches differed: statistics" in run.stdout
+
+
+def test_stop_deterministic_needs_a_simulated_cluster(tmp_path: Path) -> None:
+    """On a real clock two launches may read the same time by chance (a
+    coarse clock): the rule is refused there, before anything runs."""
+    run = mpiscope("run", "barrier", "--stop", "deterministic", cwd=tmp_path)
+    assert run.returncode == 2
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mpiscope: error: --stop deterministic needs a "
+                                                   "simulated cluster (--launcher smpi)"), lines

@@ -143,7 +143,7 @@ def measure_run(request: RunRequest, show: bool = False) -> Result | None:
     plan = replace(plan, ops=check_ops(plan, bench.profile, request.timeout))
     finish = profile_step(request.launch_profile, request.launches)
     return measure_plan(request, plan, bench, _echo(show, render), finish,
-                        ledger=request.ledger == "on")  # fmt: skip
+                        ledger=request.ledger_on())  # fmt: skip
 
 
 def run(ops: Ops, *, show: bool = False, **options: Any) -> Result | None:

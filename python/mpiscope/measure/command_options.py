@@ -20,6 +20,7 @@ from mpiscope.measure.options import (
     SYNC_PARAMETERS,
     add_measure_options,
     measure_defaults,
+    simulated_help,
 )
 from mpiscope.parsing import choice, float_in, int_in
 from mpiscope.result.describe import parameter
@@ -87,12 +88,12 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ledger",
         type=choice(("on", "off"), "ledger setting"),
-        default="on",
+        default=None,
         metavar="on|off",
         help="after each window point, measure its bias-ledger companions (warm buffers, a "
         "barrier between calls, calls back to back: about 3x the measuring time) so that "
         "'mpiscope explain' can say, part by part, why the number differs from OSU's and "
-        "IMB's (default on)",
+        f"IMB's (default on, {simulated_help('ledger')})",
     )
 
 

@@ -32,6 +32,7 @@ __all__ = [
     "DTYPES",
     "REDUCE_OPS",
     "STOP_RULES",
+    "SIMULATED_DEFAULTS",
     "SYNC_ALGORITHMS",
     "SYNC_PARAMETERS",
     "TIMERS",
@@ -39,6 +40,7 @@ __all__ = [
     "add_measure_options",
     "engine_parameters",
     "measure_defaults",
+    "simulated_help",
 ]
 
 #: With --oversubscribe, at most this many ranks per core on this machine:
@@ -65,7 +67,22 @@ DEFAULT_SIZES = "1:1M:x4"
 DEFAULT_NPROCS_SIZE = 1024
 #: Launches per point at most, by stopping rule when --max-launches is not
 #: given: the engine's default, and for the count rule the one its help names.
-DEFAULT_MAX_LAUNCHES = {"error": int(parameter("max_launches")["default"]), "count": 100}
+DEFAULT_MAX_LAUNCHES = {
+    "error": int(parameter("max_launches")["default"]), "count": 100,
+    "deterministic": int(parameter("max_launches")["default"]),
+}  # fmt: skip
+#: The engine parameters whose default differs on a simulated cluster
+#: (--launcher smpi, docs/simulation.md), when not given: a simulated clock
+#: has no noise, so each point stops at its exact value, and the clock
+#: sync's round trips repeat exactly, so one exchange after the first
+#: shows that the first was the shortest.
+SIMULATED_DEFAULTS: dict[str, Any] = {"stop": "deterministic", "sync_patience": 1, "ledger": "off"}
+#: Why, for the flags' help.
+_SIMULATED_WHY = {
+    "stop": "where --stop error measures statistics anyway",
+    "sync_patience": "whose round trips repeat exactly",
+    "ledger": "where its companions cost three times the points themselves (docs/simulation.md)",
+}
 
 #: The engine's element types by kind (integer, floating, byte, char), and
 #: its reductions with the kinds each applies to: both from the engine's
@@ -109,6 +126,22 @@ def engine_parameters() -> list[dict[str, Any]]:
         for param in description()["plan_parameters"]
         if param["type"] in kinds and param["name"] not in _NOT_FLAGS
     ]
+
+
+def _simulated_default(param: dict[str, Any]) -> dict[str, Any]:
+    """The flag's keywords, its default and help saying what a simulated
+    run takes instead (:data:`SIMULATED_DEFAULTS`; resolved by
+    :meth:`mpiscope.measure.request.MeasureRequest.value`)."""
+    flag = _engine_flag(param)
+    name = param["name"]
+    if name not in SIMULATED_DEFAULTS:
+        return flag
+    default = param["default"] if flag["default"] is None else flag["default"]
+    unit = f"{param['unit']}; " if param["unit"] not in ("", "1", "rank") else ""
+    help_text = flag["help"].replace(f" (default {default})", "").replace(f" ({unit[:-2]})", "")
+    flag["help"] = f"{help_text} ({unit}default {default}, {simulated_help(name)})"
+    flag["default"] = None
+    return flag
 
 
 def _engine_flag(param: dict[str, Any]) -> dict[str, Any]:
@@ -209,7 +242,7 @@ def add_measure_options(
         "(docs/clock-sync.md)",
     )
     for param in engine_parameters():
-        add(f"--{param['name'].replace('_', '-')}", **_engine_flag(param))
+        add(f"--{param['name'].replace('_', '-')}", **_simulated_default(param))
     add("--per-rank", action="store_true", help="show per-rank rows in the final table")
     add("--raw", action="store_true", help="keep raw per-launch samples in the result")
     add(
@@ -301,6 +334,11 @@ def add_launcher_options(p: argparse.ArgumentParser, counts: bool = True) -> Non
         help=f"with --launcher smpi: a SimGrid setting passed as --cfg=KEY:VALUE, after "
         f"{' '.join(DEFAULT_CFG)}; repeatable",
     )
+
+
+def simulated_help(name: str) -> str:
+    """What a simulated run takes for ``name`` when it is not given, and why."""
+    return f"{SIMULATED_DEFAULTS[name]} under --launcher smpi, {_SIMULATED_WHY[name]}"
 
 
 def measure_defaults() -> dict[str, Any]:

@@ -122,7 +122,7 @@ def plan_run(request: MeasureRequest, sizes: list[int] | None = None) -> RunPlan
             f"--reduce-op {reduce_op} does not apply to --dtype {dtype} "
             f"(it needs a type of kind: {', '.join(sorted(kinds))})"
         )
-    max_launches = request.param("max_launches") or DEFAULT_MAX_LAUNCHES[request.param("stop")]
+    max_launches = request.param("max_launches") or DEFAULT_MAX_LAUNCHES[request.stop_rule()]
     _check_contradictions(request, max_launches)
     oversubscribed = check_cores(request)
     if _runs_here(request):  # ranks elsewhere: their machines' business
@@ -200,8 +200,13 @@ def _runs_here(request: MeasureRequest) -> bool:
 def _check_contradictions(request: MeasureRequest, max_launches: int) -> None:
     """Statistics options that cannot all hold: refused, not left to show up
     as a flag on every point."""
+    rule = request.stop_rule()
+    if rule == "deterministic" and request.launcher != "smpi":
+        raise MpiscopeError("--stop deterministic needs a simulated cluster (--launcher smpi): two "
+                            "launches on a real clock may read the same time by chance, and the "
+                            "point would stop without statistics")  # fmt: skip
     min_valid = request.param("min_valid")
-    if request.param("stop") == "error" and min_valid is not None and min_valid > max_launches:
+    if rule != "count" and min_valid is not None and min_valid > max_launches:
         raise MpiscopeError(f"--min-valid {min_valid} is more than --max-launches {max_launches}: "
                             "the error rule could never stop on its own")  # fmt: skip
     low, high = request.param("min_point_seconds"), request.param("max_point_seconds")
@@ -276,7 +281,7 @@ def bench_plan(
     doc["cache"] = list(request.cache)
     for param in engine_parameters():
         name = param["name"]
-        value = plan.max_launches if name == "max_launches" else request.param(name)
+        value = plan.max_launches if name == "max_launches" else request.value(name)
         if value is not None:
             doc[name] = value
     if plan.options:
@@ -302,8 +307,8 @@ def check_plan(
     doc: dict[str, Any] = {"check": True, "drift_seconds": drift_seconds}
     # the sync's own parameters apply to every algorithm the check compares
     for name in SYNC_PARAMETERS:
-        if request.param(name) is not None:
-            doc[name] = request.param(name)
+        if request.value(name) is not None:
+            doc[name] = request.value(name)
     doc.update(_plan_end(request, out, profile, launcher, check_cores(request)))
     return doc
 
@@ -320,8 +325,8 @@ def startup_plan(
     if how == "init_thread":
         doc["thread_level"] = thread_level
     for name in ("timer", "sync", *SYNC_PARAMETERS):
-        if request.param(name) is not None:
-            doc[name] = request.param(name)
+        if request.value(name) is not None:
+            doc[name] = request.value(name)
     doc.update(_plan_end(request, out, profile, launcher, check_cores(request)))
     doc["validate"] = request.validate
     return doc

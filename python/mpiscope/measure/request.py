@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from mpiscope.measure.method_options import Arrival
-from mpiscope.result.describe import description
+from mpiscope.measure.options import ALWAYS_PASSED, SIMULATED_DEFAULTS
+from mpiscope.result.describe import description, parameter
 
 __all__ = [
     "CheckRequest",
@@ -112,6 +113,29 @@ class MeasureRequest:
         """The engine parameter ``name`` (None: not given)."""
         return self.engine.get(name)
 
+    def value(self, name: str) -> Any:
+        """The engine parameter ``name`` as the bench gets it: the flag's
+        value as given, else on a simulated cluster (``--launcher smpi``) its
+        :data:`~mpiscope.measure.options.SIMULATED_DEFAULTS` entry, else the
+        flag's default (None: the engine's own, not passed)."""
+        given = self.param(name)
+        if given is not None:
+            return given
+        return self.simulated_default(name, parameter(name)["default"] if name in ALWAYS_PASSED
+                                      else None)  # fmt: skip
+
+    def simulated_default(self, name: str, default: Any) -> Any:
+        """What an option not given takes: its simulated default under
+        ``--launcher smpi``, else ``default``."""
+        if self.launcher == "smpi" and name in SIMULATED_DEFAULTS:
+            return SIMULATED_DEFAULTS[name]
+        return default
+
+    def stop_rule(self) -> str:
+        """The stopping rule: deterministic on a simulated cluster unless
+        ``--stop`` says otherwise."""
+        return str(self.value("stop"))
+
     def with_options(self: _R, **changes: Any) -> _R:
         """This request with some options changed, fields and engine
         parameters alike (``np=4``, ``root=1``)."""
@@ -145,7 +169,12 @@ class RunRequest(MeasureRequest):
     """``mpiscope run``: and the launch profile, the bias ledger."""
 
     launch_profile: str | None
-    ledger: str
+    ledger: str | None
+
+    def ledger_on(self) -> bool:
+        """Whether the bias ledger is measured: ``--ledger`` as given, by
+        default on but on a simulated cluster."""
+        return (self.ledger or self.simulated_default("ledger", "on")) == "on"
 
 
 @dataclass(frozen=True, kw_only=True)

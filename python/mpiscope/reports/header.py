@@ -103,6 +103,8 @@ def _sync_line(sync: Mapping[str, Any]) -> str:
     if sync.get("max_abs_end_residual_ns") is not None:
         text += f" (at the end {format_ns(sync['max_abs_end_residual_ns'])})"
     text += f", {sync.get('exchanges')} exchanges in {format_ns(sync.get('duration_ns'))}"
+    if sync.get("one_clock"):
+        text += "; one simulated clock for every rank, verified once (no resync, no end check)"
     return text
 
 
@@ -140,6 +142,13 @@ def _stop_line(method: Mapping[str, Any]) -> str:
         )
         if method.get("min_point_seconds"):
             rule += f" and >= {format_number(method['min_point_seconds'] * 1e3)} ms measured"
+    elif method["stop_rule"] == "deterministic":
+        rule = (
+            "deterministic rule (a simulated clock has no noise): each point stops once two valid "
+            "launches read the same time, its exact value; launches that differ go on under the "
+            f"error rule (RSE of the trimmed mean and of the median <= "
+            f"{format_percent(method['target_rse'])} with >= {method['min_valid']} valid launches)"
+        )
     else:
         rule = f"count rule: {method['max_valid']} valid launches"
     return (

@@ -23,6 +23,7 @@ from mpiscope import __version__, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.html_page import escape as _e
 from mpiscope.html_page import page
+from mpiscope.reports.deterministic import deterministic_lines, is_exact
 from mpiscope.reports.header import header_rows
 from mpiscope.reports.html_sections import ledger_html, notes_html, parts_html, tails_html
 from mpiscope.reports.launch_interval import interval_lines
@@ -292,16 +293,19 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
         return "\n".join(parts)
     parts.append("<h3>Points</h3>")
     parts.append(_points_table(result))
+    interval = (f"E: half-width of the {format_number(result.confidence * 100, 3)}% confidence "
+                "interval of the trimmed mean from this launch's samples (within-launch); "
+                if not all(is_exact(p) for p in result.points) else "")  # fmt: skip
     parts.append(
         '<p class="note">Times: max over ranks of each rank\'s own duration of a launch (window '
-        f"method). E: half-width of the {format_number(result.confidence * 100, 3)}% confidence "
-        "interval of the trimmed mean from this launch's samples (within-launch); n_t/n_c/n_s: "
-        "launches / valid / kept after trimming. Rows in red are unstable.</p>"
+        f"method). {interval}n_t/n_c/n_s: launches / valid / kept after trimming. Rows in red "
+        "are unstable.</p>"
     )
-    parts += [  # which interval is which (reports/launch_interval.py)
+    parts += [  # which interval is which (reports/launch_interval.py), exact points
         f'<p class="note">{_e(line)}</p>'
-        for line in interval_lines(result, f"{format_number(result.confidence * 100, 3)}%")
-    ]
+        for line in [*interval_lines(result, f"{format_number(result.confidence * 100, 3)}%"),
+                     *deterministic_lines(result)]
+    ]  # fmt: skip
     parts += [tails_html(result), parts_html(result), notes_html(result), ledger_html(result)]
     summary = result.data.get("launch_summary")
     records = result.data.get("launches")

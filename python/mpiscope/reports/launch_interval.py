@@ -17,6 +17,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mpiscope.reports.deterministic import is_exact
 from mpiscope.result import Point, Result
 from mpiscope.result.modes import format_modes, modes_from_records
 from mpiscope.result.units import format_ns, format_percent
@@ -86,7 +87,9 @@ def interval_lines(result: Result, confidence: str) -> list[str]:
             f"recorded in {profile.get('path')}; a single `mpiscope run` of the same points "
             "folds it into their intervals"
         ]
-    measured = [p for p in result.points if p.get("kind", "measure") == "measure"]
+    # (a point measured to its exact value has no interval: its clock has no noise)
+    measured = [p for p in result.points
+                if p.get("kind", "measure") == "measure" and not is_exact(p)]  # fmt: skip
     intervals = [p["launch_interval"] for p in measured if p.get("launch_interval")]
     lines: list[str] = []
     if intervals:

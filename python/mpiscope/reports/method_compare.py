@@ -20,6 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.reports.deterministic import DETERMINISTIC
 from mpiscope.reports.header import PARTIAL_BANNER, header_rows
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
@@ -73,6 +74,7 @@ class MethodRow:
     gap_median_ns: float | None
     views: Mapping[str, float | None]
     unstable: bool
+    exact: bool = False  # stopped at its exact value (a simulated clock: no interval)
 
 
 def point_method(point: Mapping[str, Any], default: str = DEFAULT_METHOD) -> str:
@@ -148,6 +150,7 @@ def method_rows(
                 gap_median_ns=(p.get("gap") or {}).get("median_ns"),
                 views=dict(p.get("views") or {}),
                 unstable=bool(p.get("unstable")),
+                exact=p.get("stop_reason") == DETERMINISTIC,
             )
         )
     return rows
@@ -171,6 +174,8 @@ def _mean_pm(row: MethodRow) -> str:
     if row.mean_ns is None:
         return "-"
     name, scale = pick_time_unit([row.mean_ns])
+    if row.exact:
+        return f"{format_number(row.mean_ns / scale, 3)} {name} deterministic"
     error = row.error_ns
     if error is None or not math.isfinite(error) or error <= 0:
         shown = "0" if error == 0 else "-"

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.reports.check import check_lines
+from mpiscope.reports.deterministic import deterministic_lines, differed, is_exact
 from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
 from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, partial_lines
 from mpiscope.reports.launch_interval import (
@@ -108,15 +109,20 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
             "rank rows: the rank's own durations; skew med: how late the rank started after the "
             "first rank (median over valid launches; needs --raw)"
         )
-    lines.append(
-        f"E: half-width of the {format_percent(result.confidence)} confidence interval of the "
-        "mean from this launch's samples (within-launch), never below half a timer step when "
-        "they do not dither; n_t/n_c/n_s: launches / valid / kept after trimming"
-    )
+    counts = "n_t/n_c/n_s: launches / valid / kept after trimming"
+    if all(is_exact(p) for p in points):  # no interval to explain
+        lines.append(counts)
+    else:
+        lines.append(
+            f"E: half-width of the {format_percent(result.confidence)} confidence interval of "
+            "the mean from this launch's samples (within-launch), never below half a timer step "
+            f"when they do not dither; {counts}"
+        )
     note = tail_note(result)
     if note:
         lines.append(note)
     lines += interval_lines(result, format_percent(result.confidence))
+    lines += deterministic_lines(result)
     return lines + parts_lines(result) + notes_lines(result)
 
 
@@ -236,7 +242,10 @@ def _timed(value: float | None) -> str:
 
 
 def _mean_pm(point: Point) -> str:
-    """``mean ± E unit`` with E to 2 significant digits and the mean to the same place."""
+    """``mean ± E unit`` with E to 2 significant digits and the mean to the same place;
+    ``value unit deterministic`` for a point measured to its exact value (no noise)."""
+    if is_exact(point):
+        return f"{_timed(point.mean_ns)} deterministic"
     mean_text, error_text, name = _plus_minus(point.mean_ns, point.error_ns)
     return MISSING if mean_text is None else f"{mean_text} ± {error_text} {name}"
 
@@ -274,6 +283,8 @@ def _flags(point: Point, result: Result) -> str:
     at_resolution = resolution_flag(point, result)
     if at_resolution:
         flags.append(at_resolution)
+    if differed(point, result):
+        flags.append("launches differed: statistics")
     modes = point_modes(point.data)
     if modes:
         flags.append(format_modes(modes, "samples", _timed))

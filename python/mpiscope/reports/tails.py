@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mpiscope.reports.deterministic import DETERMINISTIC, is_exact
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Point, Result
 from mpiscope.result.units import format_bytes, format_ns, format_percent
@@ -34,7 +35,9 @@ def floor_line(result: Result) -> str | None:
     floor = result.data.get("floor")
     if not floor:
         return None
-    text = (f"{format_ns(floor.get('median_ns'))} ± {format_ns(floor.get('error_ns'))} "
+    value = format_ns(floor.get("median_ns"))
+    exact = floor.get("stop_reason") == DETERMINISTIC  # (1.10) no interval: a simulated clock
+    text = (f"{value}{' deterministic' if exact else ' ± ' + format_ns(floor.get('error_ns'))} "
             f"(WaitPatternNull median, {floor.get('samples')} launches: the engine's empty "
             f"timed region")  # fmt: skip
     if floor.get("at_resolution"):
@@ -69,18 +72,20 @@ def too_few(quantile: Mapping[str, Any]) -> bool:
 
 
 def tail_cell(point: Point, key: str, timed: Any = format_ns) -> str:
-    """A table cell: the quantile, marked when its interval has no upper bound."""
+    """A table cell: the quantile, marked when its interval has no upper bound
+    (never for a point measured to its exact value: every launch read it)."""
     tail = _tail(point)
     if tail is None or tail[key].get("value_ns") is None:
         return "-"
-    return timed(tail[key]["value_ns"]) + (TOO_FEW_MARK if too_few(tail[key]) else "")
+    marked = too_few(tail[key]) and not is_exact(point)
+    return timed(tail[key]["value_ns"]) + (TOO_FEW_MARK if marked else "")
 
 
 def tail_note(result: Result) -> str | None:
     """The footnote of a table with marked p99 (or p90) cells."""
     needs = sorted({
         (key, int(tail[key]["min_samples"])) for p in result.points
-        if (tail := _tail(p)) for key in ("p90", "p99") if too_few(tail[key])
+        if (tail := _tail(p)) and not is_exact(p) for key in ("p90", "p99") if too_few(tail[key])
     })  # fmt: skip
     if not needs:
         return None
