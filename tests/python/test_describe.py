@@ -13,12 +13,13 @@ from typing import Any
 
 import pytest
 
+import mpiscope.measure.defaults as defaults
 import mpiscope.measure.options as options
 import mpiscope.measure.request as request
 from mpiscope.measure.command_options import add_run_options
-from mpiscope.measure.request import RunRequest
 from mpiscope.measure.method_options import ARRIVAL_KINDS, CACHE_MODES
 from mpiscope.measure.plan import RunPlan, bench_plan
+from mpiscope.measure.request import RunRequest
 from mpiscope.mpi_profile import MpiProfile, find_profiles
 from mpiscope.parsing import Parser
 from mpiscope.reports.plots.bandwidth import BANDWIDTH_OPS
@@ -71,10 +72,10 @@ def _run_request(argv: list[str]) -> RunRequest:
 def test_defaults_and_ranges_are_the_engines() -> None:
     args = _parser().parse_args([])
     real = _run_request([])
-    for name in options.ALWAYS_PASSED:  # as the bench gets them (a real cluster's)
+    for name in defaults.ALWAYS_PASSED:  # as the bench gets them (a real cluster's)
         assert real.value(name) == parameter(name)["default"], name
     simulated = _run_request(["--launcher", "smpi"])
-    for name, value in options.SIMULATED_DEFAULTS.items():
+    for name, value in defaults.SIMULATED_DEFAULTS.items():
         if name == "ledger":  # run's own option, not the engine's
             assert real.ledger_on() and not simulated.ledger_on()
         else:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import argparse
 
+from mpiscope.measure.defaults import simulated_help
 from mpiscope.measure.launch_profile import ENV_VAR
 from mpiscope.measure.options import (
     SYNC_ALGORITHMS,
     SYNC_PARAMETERS,
     add_measure_options,
     measure_defaults,
-    simulated_help,
 )
 from mpiscope.parsing import choice, float_in, int_in
 from mpiscope.result.describe import parameter

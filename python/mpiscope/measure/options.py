@@ -13,6 +13,7 @@ from collections.abc import Collection
 from typing import Any
 
 from mpiscope.measure.cluster import LAUNCHERS, add_cluster_options
+from mpiscope.measure.defaults import ALWAYS_PASSED, SIMULATED_DEFAULTS, simulated_help
 from mpiscope.measure.method_options import parse_arrival, parse_cache_modes, parse_methods
 from mpiscope.measure.op_options import parse_op_option
 from mpiscope.measure.simulation import DEFAULT_CFG, parse_cfg
@@ -28,11 +29,9 @@ __all__ = [
     "DEFAULT_MAX_LAUNCHES",
     "DEFAULT_NPROCS_SIZE",
     "DEFAULT_SIZES",
-    "ALWAYS_PASSED",
     "DTYPES",
     "REDUCE_OPS",
     "STOP_RULES",
-    "SIMULATED_DEFAULTS",
     "SYNC_ALGORITHMS",
     "SYNC_PARAMETERS",
     "TIMERS",
@@ -40,7 +39,6 @@ __all__ = [
     "add_measure_options",
     "engine_parameters",
     "measure_defaults",
-    "simulated_help",
 ]
 
 #: With --oversubscribe, at most this many ranks per core on this machine:
@@ -71,18 +69,6 @@ DEFAULT_MAX_LAUNCHES = {
     "error": int(parameter("max_launches")["default"]), "count": 100,
     "deterministic": int(parameter("max_launches")["default"]),
 }  # fmt: skip
-#: The engine parameters whose default differs on a simulated cluster
-#: (--launcher smpi, docs/simulation.md), when not given: a simulated clock
-#: has no noise, so each point stops at its exact value, and the clock
-#: sync's round trips repeat exactly, so one exchange after the first
-#: shows that the first was the shortest.
-SIMULATED_DEFAULTS: dict[str, Any] = {"stop": "deterministic", "sync_patience": 1, "ledger": "off"}
-#: Why, for the flags' help.
-_SIMULATED_WHY = {
-    "stop": "where --stop error measures statistics anyway",
-    "sync_patience": "whose round trips repeat exactly",
-    "ledger": "where its companions cost three times the points themselves (docs/simulation.md)",
-}
 
 #: The engine's element types by kind (integer, floating, byte, char), and
 #: its reductions with the kinds each applies to: both from the engine's
@@ -92,13 +78,6 @@ REDUCE_OPS: dict[str, frozenset[str]] = {
     r["name"]: frozenset(r["kinds"]) for r in description()["reductions"]
 }
 
-#: Engine parameters the bench always receives, at their default when not
-#: given (what a result was measured with never depends on the bench's
-#: defaults); the other engine parameters go to it only when given.
-ALWAYS_PASSED = (
-    "timer", "sync", "stop", "target_rse", "min_valid", "max_valid", "max_point_seconds",
-    "confidence", "trim", "align", "window_min_ns", "root", "dtype", "reduce_op",
-)  # fmt: skip
 #: Plan parameters with a command line of their own: the point order
 #: (--launches, --seed), the check's pause (mpiscope check --drift-seconds)
 #: and what to start (mpiscope startup).
@@ -130,7 +109,7 @@ def engine_parameters() -> list[dict[str, Any]]:
 
 def _simulated_default(param: dict[str, Any]) -> dict[str, Any]:
     """The flag's keywords, its default and help saying what a simulated
-    run takes instead (:data:`SIMULATED_DEFAULTS`; resolved by
+    run takes instead (:data:`~mpiscope.measure.defaults.SIMULATED_DEFAULTS`; resolved by
     :meth:`mpiscope.measure.request.MeasureRequest.value`)."""
     flag = _engine_flag(param)
     name = param["name"]
@@ -334,11 +313,6 @@ def add_launcher_options(p: argparse.ArgumentParser, counts: bool = True) -> Non
         help=f"with --launcher smpi: a SimGrid setting passed as --cfg=KEY:VALUE, after "
         f"{' '.join(DEFAULT_CFG)}; repeatable",
     )
-
-
-def simulated_help(name: str) -> str:
-    """What a simulated run takes for ``name`` when it is not given, and why."""
-    return f"{SIMULATED_DEFAULTS[name]} under --launcher smpi, {_SIMULATED_WHY[name]}"
 
 
 def measure_defaults() -> dict[str, Any]:

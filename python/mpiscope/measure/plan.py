@@ -269,7 +269,7 @@ def bench_plan(
     ledger: bool = False,
 ) -> dict[str, Any]:
     """The bench's plan document for ``plan``: explicit values for everything
-    (the engine parameters of :data:`~mpiscope.measure.options.ALWAYS_PASSED`
+    (the engine parameters of :data:`~mpiscope.measure.defaults.ALWAYS_PASSED`
     even at their default, the others when given), each of its JSON type.
     ``firstcall``: the first call against the second instead of a run;
     ``ledger``: with the bias ledger's companions (``run --ledger on``)."""

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from mpiscope.measure.defaults import ALWAYS_PASSED, SIMULATED_DEFAULTS
 from mpiscope.measure.method_options import Arrival
-from mpiscope.measure.options import ALWAYS_PASSED, SIMULATED_DEFAULTS
 from mpiscope.result.describe import description, parameter
 
 __all__ = [
@@ -116,7 +116,7 @@ class MeasureRequest:
     def value(self, name: str) -> Any:
         """The engine parameter ``name`` as the bench gets it: the flag's
         value as given, else on a simulated cluster (``--launcher smpi``) its
-        :data:`~mpiscope.measure.options.SIMULATED_DEFAULTS` entry, else the
+        :data:`~mpiscope.measure.defaults.SIMULATED_DEFAULTS` entry, else the
         flag's default (None: the engine's own, not passed)."""
         given = self.param(name)
         if given is not None:
