@@ -62,6 +62,32 @@ def test_the_direct_fit_recovers_each_regime_and_predicts_it() -> None:
                for r in rows)  # fmt: skip
 
 
+def crossing(s: float) -> float:
+    """A regime whose line crosses zero below its sizes (alltoall's large
+    messages here): flat, then a steeper line with a negative intercept."""
+    return 500.0 + 0.02 * s if s <= 4096 else -5000.0 + 0.5 * s
+
+
+def test_a_later_regime_keeps_its_negative_intercept() -> None:
+    fit = fit_document(collective_doc(crossing), "direct", FitOptions(replicates=20))
+    first, second = fit.model.find("bcast", 2).line.segments
+    assert first.alpha_ns == pytest.approx(500.0)
+    assert second.alpha_ns == pytest.approx(-5000.0) and second.beta_ns_per_byte == 0.5
+    assert max(abs(r["rel_error"]) for r in fit.residuals) < 1e-9
+    doc = model_document(fit, {"points": [{"nprocs": 2}]}, "synthetic",
+                         FitOptions(replicates=20), "0.1.0")  # fmt: skip
+    validate(doc, "direct")  # the schema takes it for a direct fit ...
+    hockney = {**doc, "model": "hockney", "hockney": {"segments": doc["direct"]["collectives"][0]
+                                                      ["segments"]}}  # fmt: skip
+    with pytest.raises(MpiscopeError, match="alpha_ns"):
+        validate(hockney, "hockney")  # ... not for a message time
+    collective = model_of(doc).find("bcast", 2)
+    end, start = first.to_bytes, second.from_bytes
+    middle = (end + start) / 2  # not measured: on the line joining the regimes' ends
+    assert collective.time_ns(middle) == pytest.approx((crossing(end) + crossing(start)) / 2)
+    assert collective.time_ns(start) == pytest.approx(crossing(start))
+
+
 def test_a_collective_faster_than_every_algorithm_is_named() -> None:
     beaten = CheckRow("bcast", 1, 2, 300.0, {"bcast:linear": 1000.0, "bcast:binomial": 1000.0})
     near = CheckRow("bcast", 1024, 2, 950.0, {"bcast:linear": 1000.0, "bcast:binomial": 1000.0})

@@ -6,7 +6,11 @@ b_k with a bootstrap interval. The regimes: the fewest (up to
 ``--max-segments``, 2 sizes each at least) that keep every measured size
 within ``--tolerance``; when none does, the count with the smallest
 largest error. A direct fit is there to predict the op, so it follows the
-data rather than trading accuracy for fewer regimes.
+data rather than trading accuracy for fewer regimes: a regime after the
+first may have a negative a_k (its line, fitted on sizes well above 0,
+crosses zero below them; held at 0 it missed alltoall 64 KiB-1 MiB by
+14-23% on its own data), and a size between two regimes reads the line
+joining their ends (model schema 1.2).
 
 It is the model to use where no point-to-point model can predict a
 collective: ``model check`` says where (a library's shared-memory
@@ -48,6 +52,18 @@ class DirectCollective:
     line: Hockney
 
     def time_ns(self, size: float) -> float:
+        """The regime's line holding ``size``; between two regimes (a size
+        not measured, above one regime's last and below the next one's first)
+        the straight line joining the two regimes' ends, so that a regime's
+        extrapolated intercept (it may be negative) never applies outside
+        the sizes it was fitted on."""
+        segments = self.line.segments
+        for low, high in zip(segments, segments[1:], strict=False):
+            end = low.to_bytes
+            if end is not None and end < size < high.from_bytes:
+                t0 = low.alpha_ns + low.beta_ns_per_byte * end
+                t1 = high.alpha_ns + high.beta_ns_per_byte * high.from_bytes
+                return t0 + (t1 - t0) * (size - end) / (high.from_bytes - end)
         return self.line.time_ns(size)
 
     def as_dict(self) -> dict[str, Any]:
@@ -109,12 +125,12 @@ def _line(series: Series, values: Sequence[float], options: FitOptions,
         return Hockney((Segment(sizes[0], None, values[0], 0.0, 1, 0.0),))
     if bounds is not None or len(sizes) < 2 * MIN_POINTS:
         return fit_hockney(sizes, values, 1 if bounds is None else len(bounds) - 1,
-                           min(MIN_POINTS, len(sizes)), bounds)  # fmt: skip
+                           min(MIN_POINTS, len(sizes)), bounds, free_intercept=True)  # fmt: skip
     if options.segments is not None:
-        return fit_hockney(sizes, values, options.segments, MIN_POINTS)
+        return fit_hockney(sizes, values, options.segments, MIN_POINTS, free_intercept=True)
     best: Hockney | None = None
     for count in range(1, options.max_segments + 1):
-        line = fit_hockney(sizes, values, count, MIN_POINTS)
+        line = fit_hockney(sizes, values, count, MIN_POINTS, free_intercept=True)
         worst = max(s.max_rel_error for s in line.segments)
         if worst <= options.tolerance:
             return line

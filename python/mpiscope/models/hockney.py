@@ -69,9 +69,13 @@ class Hockney:
         )
 
 
-def fit_line(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, float]:
+def fit_line(xs: Sequence[float], ts: Sequence[float],
+             free_intercept: bool = False) -> tuple[float, float]:  # fmt: skip
     """alpha, beta minimizing the squared relative error sum(((a + b x - t)/t)^2),
-    both kept >= 0 (a fit below zero is refitted with that term at 0)."""
+    both kept >= 0 (a fit below zero is refitted with that term at 0).
+    ``free_intercept``: alpha may be negative where the line stays positive
+    over the sizes fitted (a regime that starts above 0 bytes: its intercept
+    is an extrapolation, not a time anything takes)."""
     w = [1.0 / (t * t) for t in ts]
     sw = sum(w)
     sx = sum(wi * x for wi, x in zip(w, xs, strict=True))
@@ -85,13 +89,14 @@ def fit_line(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, float]:
     beta = (sw * sxt - sx * st) / det
     if beta < 0:
         return st / sw, 0.0
-    if alpha < 0:
+    if alpha < 0 and not (free_intercept and alpha + beta * min(xs) > 0):
         return 0.0, (sxt / sxx if sxx > 0 else 0.0)
     return alpha, beta
 
 
-def _cost(xs: Sequence[float], ts: Sequence[float]) -> tuple[float, float, float, float]:
-    a, b = fit_line(xs, ts)
+def _cost(xs: Sequence[float], ts: Sequence[float],
+          free_intercept: bool = False) -> tuple[float, float, float, float]:  # fmt: skip
+    a, b = fit_line(xs, ts, free_intercept)
     rel = [abs(a + b * x - t) / t for x, t in zip(xs, ts, strict=True)]
     return sum(r * r for r in rel), a, b, max(rel)
 
@@ -109,10 +114,12 @@ def _sorted_pairs(
 
 
 def split_points(
-    sizes: Sequence[int], times_ns: Sequence[float], segments: int = 2, min_points: int = 2
+    sizes: Sequence[int], times_ns: Sequence[float], segments: int = 2, min_points: int = 2,
+    free_intercept: bool = False,
 ) -> list[int]:
     """The segment bounds of the best split: indices into the sorted
-    positive-time points, ``[0, i1, ..., n]``."""
+    positive-time points, ``[0, i1, ..., n]``. ``free_intercept``: the
+    regimes after the first may have a negative alpha (:func:`fit_line`)."""
     pairs = _sorted_pairs(sizes, times_ns, min_points)
     xs = [float(s) for s, _ in pairs]
     ts = [t for _, t in pairs]
@@ -122,7 +129,7 @@ def split_points(
 
     def cost(i: int, j: int) -> float:
         if (i, j) not in memo:
-            memo[(i, j)] = _cost(xs[i:j], ts[i:j])[0]
+            memo[(i, j)] = _cost(xs[i:j], ts[i:j], free_intercept and i > 0)[0]
         return memo[(i, j)]
 
     # best[c][j]: the least error of the first j points in c segments, and the split
@@ -151,21 +158,23 @@ def fit_hockney(
     segments: int = 2,
     min_points: int = 2,
     bounds: Sequence[int] | None = None,
+    free_intercept: bool = False,
 ) -> Hockney:
     """A piecewise fit of one-way message times: exactly ``segments``
     contiguous segments (fewer only when there are not ``min_points`` points
     for each), the breakpoints those that minimize the total squared
     relative error (dynamic programming over every split of the sorted
     sizes). Each segment is ``alpha + beta*s`` with alpha, beta >= 0.
-    ``bounds`` (from :func:`split_points`) keeps a split already found."""
+    ``bounds`` (from :func:`split_points`) keeps a split already found;
+    ``free_intercept``: as :func:`split_points`."""
     pairs = _sorted_pairs(sizes, times_ns)
     if bounds is None:
-        bounds = split_points(sizes, times_ns, segments, min_points)
+        bounds = split_points(sizes, times_ns, segments, min_points, free_intercept)
     xs = [float(s) for s, _ in pairs]
     ts = [t for _, t in pairs]
     segs = []
     for index, (i, j) in enumerate(zip(bounds, bounds[1:], strict=False)):
-        _, a, b, worst = _cost(xs[i:j], ts[i:j])
+        _, a, b, worst = _cost(xs[i:j], ts[i:j], free_intercept and i > 0)
         last = index == len(bounds) - 2
         segs.append(Segment(pairs[i][0], None if last else pairs[j - 1][0], a, b, j - i, worst))
     return Hockney(tuple(segs))

@@ -25,7 +25,7 @@ __all__ = ["KINDS", "SCHEMA_MAJOR", "SCHEMA_VERSION", "load_model", "model_frame
 KINDS = ("model",)
 SCHEMA_MAJOR = 1
 #: The version this package writes.
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 
 
 @functools.lru_cache(maxsize=1)
