@@ -31,7 +31,16 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-    from mpiscope.api import check, firstcall, methods, overlap, run, startup
+    from mpiscope.api import (
+        check,
+        firstcall,
+        methods,
+        open_trace,
+        overlap,
+        run,
+        startup,
+        trace_program,
+    )
     from mpiscope.result import Point, Result, load_result
     from mpiscope.result.frame import load
 
@@ -47,9 +56,11 @@ __all__ = [
     "load",
     "load_result",
     "methods",
+    "open_trace",
     "overlap",
     "run",
     "startup",
+    "trace_program",
 ]
 
 
@@ -71,8 +82,8 @@ _LAZY = {
     "Result": "mpiscope.result",
     "load_result": "mpiscope.result",
     "load": "mpiscope.result.frame",
-    **{name: "mpiscope.api" for name in ("check", "firstcall", "methods", "overlap", "run",
-                                          "startup")},
+    **{name: "mpiscope.api" for name in ("check", "firstcall", "methods", "open_trace",
+                                          "overlap", "run", "startup", "trace_program")},
 }
 
 

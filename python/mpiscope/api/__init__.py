@@ -20,6 +20,30 @@ their parsed options into the same typed request
 
 from __future__ import annotations
 
-from mpiscope.api.measure import check, firstcall, methods, overlap, run, startup
+import importlib
 
-__all__ = ["check", "firstcall", "methods", "overlap", "run", "startup"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from mpiscope.api.measure import check, firstcall, methods, overlap, run, startup
+    from mpiscope.api.trace import open_trace, trace_program
+
+__all__ = ["check", "firstcall", "methods", "open_trace", "overlap", "run", "startup",
+           "trace_program"]  # fmt: skip
+
+#: Each name's module, imported when the name is first used (PEP 562): the
+#: command line imports one of them, not all.
+_MODULES = {
+    **dict.fromkeys(("check", "firstcall", "methods", "overlap", "run", "startup"),
+                    "mpiscope.api.measure"),
+    **dict.fromkeys(("open_trace", "trace_program"), "mpiscope.api.trace"),
+}  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _MODULES:
+        raise AttributeError(f"module 'mpiscope.api' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_MODULES[name]), name)
+    globals()[name] = value
+    return value

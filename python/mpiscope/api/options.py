@@ -30,11 +30,13 @@ def parse_options(
     add_options: Callable[[argparse.ArgumentParser], None],
     positionals: Sequence[str],
     options: Mapping[str, Any],
+    function: str | None = None,
 ) -> dict[str, Any]:
     """The parsed options of ``mpiscope COMMAND`` given ``positionals`` and
     keyword ``options`` (None: not given), as argparse gives them, with
     ``argv``: the equivalent command line after ``mpiscope`` (the result
-    records it). MpiscopeError for an unknown option or a bad value."""
+    records it). MpiscopeError for an unknown option or a bad value, naming
+    the API's ``function`` (default: the command's name)."""
     parser = Parser(prog=f"mpiscope {command}", add_help=False)
     add_options(parser)
     actions = {a.dest: a for a in parser._actions if a.option_strings}
@@ -44,7 +46,8 @@ def parse_options(
             continue
         action = actions.get(name)
         if action is None:
-            raise MpiscopeError(f"mpiscope.{command}(): " + unknown("option", name, list(actions)))
+            raise MpiscopeError(f"mpiscope.{function or command}(): "
+                                + unknown("option", name, list(actions)))  # fmt: skip
         words += _words(action, name, value)
     args = parser.parse_args([*words, "--", *positionals] if positionals else words)
     return {**vars(args), "argv": [command, *positionals, *words]}

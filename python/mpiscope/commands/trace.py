@@ -19,25 +19,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from mpiscope.errors import MpiscopeError, RunFailedError
-from mpiscope.parsing import MAX_RANKS, Parser, float_in, int_in
+from mpiscope.api.trace import EXPORT_SUFFIXES, add_trace_options
+from mpiscope.errors import MpiscopeError
+from mpiscope.parsing import Parser, float_in, int_in
 
 __all__ = ["add_parser", "run"]
 
 _T = TypeVar("_T")
 
 VIEWS = ("summary", "export", "view", "heatmap")
-MAX_RECORDS = 1 << 24  # per half buffer: 1 GiB (src/tracer/config.c)
-FORMATS = {"perfetto": ".pftrace", "chrome": ".json", "otf2": ".otf2"}
 HEATMAP_SUFFIXES = (".png", ".svg", ".pdf", ".html", ".txt")
 HEATMAP_ROWS = 200  # rows of a picture: more ranks are grouped
 SUMMARY_BINS, SUMMARY_ROWS = 60, 16
-MAX_TIMEOUT = 30 * 86400.0
 #: The longest window bound (--from, --to), seconds.
 MAX_WINDOW_S = 1e9
-#: Programs that launch MPI jobs: a command that starts with one brings its own ranks.
-LAUNCHERS = ("mpiexec", "mpirun", "mpiexec.hydra", "orterun", "srun", "aprun", "jsrun",
-             "prterun", "smpirun")  # fmt: skip
 
 
 def add_parser(commands: Any) -> None:
@@ -51,22 +46,7 @@ def add_parser(commands: Any) -> None:
         "mpiscope trace export app.trace --format perfetto | mpiscope trace view app.trace | "
         "mpiscope trace heatmap app.trace [-o app.heatmap.png]",
     )
-    parser.add_argument("-o", "--out", metavar="DIR", default="mpiscope.trace",
-                        help="trace directory to write (default: mpiscope.trace)")
-    parser.add_argument("--force", action="store_true", help="replace an existing trace")
-    parser.add_argument("--np", type=int_in(1, MAX_RANKS), metavar="N",
-                        help="launch PROGRAM with the selected MPI's mpiexec on N ranks "
-                        "(beyond the cores: oversubscribed, at most 16 ranks a core)")
-    parser.add_argument("--mpi", metavar="NAME",
-                        help="MPI installation whose tracer library to use (default: MPISCOPE_MPI)")
-    parser.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT, low_open=True),
-                        metavar="SECONDS",
-                        help="stop the program after this long (its trace is kept)")
-    parser.add_argument("--records", type=int_in(16, MAX_RECORDS), metavar="N",
-                        help="records per half buffer, 16 to 16777216 (default 4096): each "
-                        "thread has two halves of 64-byte records, allocated up front; a full "
-                        "half is written to the trace file, and a killed rank loses at most "
-                        "its current half")
+    add_trace_options(parser)
     parser.add_argument("command", nargs=argparse.REMAINDER,
                         help="the launcher command (after --), the PROGRAM with --np, or "
                         "summary|export|view|heatmap TRACE")
@@ -88,83 +68,10 @@ def run(args: argparse.Namespace) -> int:
 # --- tracing ------------------------------------------------------------------
 
 def _trace(args: argparse.Namespace, command: list[str]) -> int:
-    from mpiscope.launcher import format_command, mpiexec_command, run_passthrough
-    from mpiscope.measure.plan import available_cores, check_ranks
-    from mpiscope.outputs import check_output_dir
-    from mpiscope.trace.reader import other_worlds
-    from mpiscope.trace.record import (
-        check_program,
-        prepare_dir,
-        rank_files,
-        traced_env,
-        tracer_library,
-    )
+    from mpiscope.api.trace import TraceRequest, record_trace
 
-    launcher = Path(command[0]).name in LAUNCHERS
-    if args.np is not None and launcher:
-        raise MpiscopeError(f"--np {args.np} and the launcher {command[0]} both start the ranks: "
-                            "give --np and the program, or the launcher command alone")
-    found = check_program(command[0], "the program" if args.np is not None else "the command")
-    out = check_output_dir(args.out, "-o", create=False)  # the user's input before the MPI's
-    profile, lib = tracer_library(args.mpi)
-    if launcher:  # the tracer preloaded under another MPI's ranks would not load
-        profile.check_launcher(found, f"the launcher {command[0]} ({found})")
-    argv = command
-    if args.np is not None:
-        oversubscribed = check_ranks(args.np, oversubscribe=True, flag="--np")
-        argv = mpiexec_command(profile, args.np, oversubscribe=oversubscribed) + command
-        profile.check_mpiexec()
-        if oversubscribed:
-            _say(f"mpiscope: note: --np {args.np} on {available_cores()} cores: oversubscribed")
-    prepare_dir(out, args.force)
-    try:
-        code = run_passthrough(argv, traced_env(profile, lib, out, args.records), args.timeout)
-    except RunFailedError as exc:
-        raise RunFailedError(f"{exc}; its partial trace is kept") from None
-    files = rank_files(out)
-    where = f"{len(files)} rank file(s) in {args.out}"
-    worlds = other_worlds(out)  # spawned jobs (MPI_Comm_spawn): a trace each
-    world_files = [f for w in worlds for f in rank_files(w)]
-    if worlds:
-        where += (f", {len(world_files)} more in {len(worlds)} other MPI world(s) "
-                  f"({_names(worlds)}: each a trace of its own)")
-    short = _short_files(files + world_files, out)
-    if code != 0:  # a program that failed after MPI_Finalize left a whole trace
-        kept = ("no trace written" if not files else f"partial trace: {where}; {short}" if short
-                else f"its trace is whole: {where}")
-        raise RunFailedError(f"{format_command(argv)} exited with code {code}; {kept}")
-    if not files:
-        raise RunFailedError(f"{format_command(argv)} wrote no trace: did it call MPI_Init "
-                             "(or MPI_Session_init), and is it linked with the MPI of "
-                             f"profile {profile.name!r}?")
-    if short:
-        raise RunFailedError(f"the trace in {args.out} is incomplete though the program exited "
-                             f"0: {short}")
-    _say(f"mpiscope: traced: {where}; next: mpiscope trace summary {args.out}")
+    record_trace(TraceRequest.of(vars(args), command))
     return 0
-
-
-def _names(worlds: list[Path]) -> str:
-    if len(worlds) > 3:
-        return f"{worlds[0].name} to {worlds[-1].name}"
-    return ", ".join(w.name for w in worlds)
-
-
-def _short_files(files: list[Path], out: Path) -> str:
-    """The rank files that lack data, with why ("" when none does)."""
-    from mpiscope.trace.reader import check_rank_file
-
-    short = []
-    for f in files:
-        try:
-            reason = check_rank_file(f)
-        except OSError as exc:
-            reason = f"unreadable ({exc.strerror or exc})"
-        if reason:
-            short.append(f"{f.relative_to(out)} is short: {reason}")
-    if len(short) > 3:
-        short = short[:3] + [f"and {len(short) - 3} more"]
-    return "; ".join(short)
 
 
 def _say(text: str) -> None:
@@ -180,7 +87,7 @@ def _view_parser(name: str) -> argparse.ArgumentParser:
         parser.add_argument("--top", type=int_in(1, 100000), default=15, metavar="N",
                             help="rows of the function and call-site tables (15)")
     if name == "export":
-        parser.add_argument("--format", required=True, choices=sorted(FORMATS),
+        parser.add_argument("--format", required=True, choices=sorted(EXPORT_SUFFIXES),
                             help="perfetto (ui.perfetto.dev), chrome (JSON), otf2 (Vampir)")
     if name == "heatmap":
         _heatmap_options(parser)
@@ -243,6 +150,7 @@ def _output(name: str | Path, trace: Path, what: str = "-o") -> Path:
 
 def _view_command(command: list[str]) -> int:
     from mpiscope.outputs import write_text
+    from mpiscope.trace.export import export_trace
     from mpiscope.trace.stream import open_stream
 
     name = command[0]
@@ -252,7 +160,7 @@ def _view_command(command: list[str]) -> int:
         _check_heatmap_args(args)
     out: Path | None = None
     if name == "export":
-        default = base.with_name(base.name + FORMATS[args.format])
+        default = base.with_name(base.name + EXPORT_SUFFIXES[args.format])
         if args.format != "otf2":  # an archive: a directory, checked by its writer
             out = _output(args.out or default, base)
         else:
@@ -265,7 +173,7 @@ def _view_command(command: list[str]) -> int:
     if name == "export":
         assert out is not None
         written = out
-        arrows = _writing(written, lambda: _export(stream, args.format, written))
+        arrows = _writing(written, lambda: export_trace(stream, args.format, written))
         _say(f"mpiscope: wrote {written} ({arrows} arrows)")
         return 0
     if name == "summary":
@@ -281,30 +189,15 @@ def _view_command(command: list[str]) -> int:
     return _view(stream, base, out)
 
 
-def _export(stream: Any, fmt: str, out: Path) -> int:
-    """Stream the trace into `out`; the number of arrows it holds (messages,
-    collective instances, one-sided transfers)."""
-    if fmt == "perfetto":
-        from mpiscope.trace.perfetto import write_perfetto
-
-        return write_perfetto(stream, out)
-    if fmt == "chrome":
-        from mpiscope.trace.chrome import write_chrome
-
-        return write_chrome(stream, out)
-    from mpiscope.trace.otf2 import write_otf2
-
-    return write_otf2(stream, out)
-
-
 def _view(stream: Any, base: Path, html_out: Path | None) -> int:
+    from mpiscope.trace.export import export_trace
     from mpiscope.trace.html import MAX_HTML_CALLS, write_html
     from mpiscope.trace.merge import load
 
     html_path = html_out or _output(base.with_name(base.name + ".html"), base)
     pftrace = base.with_name(base.name + ".pftrace")
     try:
-        _writing(pftrace, lambda: _export(stream, "perfetto", pftrace))
+        _writing(pftrace, lambda: export_trace(stream, "perfetto", pftrace))
         perfetto_note = (f"for large traces, open {pftrace} at https://ui.perfetto.dev "
                          "(Open trace file): one track per rank, arrows per message")
     except MpiscopeError as exc:
