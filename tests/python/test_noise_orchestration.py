@@ -202,12 +202,13 @@ def test_calibration_plan_and_smallest_agent() -> None:
         {"detector": "barrier", "sham": True, "agent": "A/A", "load": 0.0, "burst_ns": None,
          "fired": ["iqr_outliers"]},
         {"detector": "barrier", "sham": False, "agent": "100Hz:1ms", "load": 0.1,
-         "burst_ns": 1e6, "fired": ["mann_whitney", "ci_overlap"]},
+         "burst_ns": 1e6, "fired": ["mann_whitney", "ci_overlap", "paired_interval"]},
         {"detector": "barrier", "sham": False, "agent": "10Hz:1ms", "load": 0.01,
-         "burst_ns": 1e6, "fired": ["mann_whitney"]},
+         "burst_ns": 1e6, "fired": ["mann_whitney", "signed_rank"]},
     ]
     assert smallest_detected(rows, ("barrier",)) == {"barrier": {
-        "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms"}}
+        "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms",
+        "signed_rank": "10Hz:1ms", "paired_interval": "100Hz:1ms"}}
 
 
 def _calibration_doc() -> dict[str, object]:

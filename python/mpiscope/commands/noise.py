@@ -46,7 +46,9 @@ def add_parser(commands: Any) -> None:
         description="The noise detector: per-core detour probes, the seed's detectors "
         "(loops of Alltoall or Barrier, STREAM triad + ring exchange) timed in packets, an "
         "agent injector, and the criteria (99% CI gap, IQR outliers, Mann-Whitney, "
-        "quantile shifts) that say whether an agent slows the program.",
+        "quantile shifts; for alternating runs a signed-rank test and an interval on ABBA "
+        "block pairs) that say whether an agent slows the program, and how large a "
+        "slowdown a run rules out.",
     )
     subcommands(parser, "noise", (_add_probe, _add_run, _add_inject, _add_compare, _add_calibrate,
                                   _add_plot))  # fmt: skip
@@ -298,7 +300,7 @@ def _add_run(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from mpiscope.noise.binding import read_topology
-    from mpiscope.noise.criteria import compare_samples, format_verdict, samples_of
+    from mpiscope.noise.criteria import compare_run, format_verdict
     from mpiscope.noise.session import (
         DEFAULT_BLOCK,
         DetectorPlan,
@@ -352,10 +354,7 @@ def _run(args: argparse.Namespace) -> int:
     show.close()
     print(format_run(doc))
     if args.design == "alternate":
-        samples = samples_of(doc)
-        verdict = compare_samples(samples["baseline"], samples["agent"],
-                                  baseline_source=f"{out} (agent off)",
-                                  test_source=f"{out} (agent on)")
+        verdict = compare_run(doc, str(out))
         print()
         print(format_verdict(verdict))
     print(f"\nnoise-run document: {out}")
@@ -454,7 +453,10 @@ def _add_compare(sub: Any) -> None:
         description="Compare a baseline run with a run under the agent (two documents), or "
         "the two samples of one alternating run (one document). Prints criterion 1 (99% CI "
         "gap), criterion 2 (IQR outliers), Mann-Whitney and the quantile shifts, all "
-        "normalised to the baseline median. Exit code: 0 no noise detected, 1 detected, "
+        "normalised to the baseline median; for one alternating run also the Wilcoxon "
+        "signed-rank test and the Hodges-Lehmann interval of the slowdown on its ABBA pairs "
+        "of block medians. Every verdict states its limit: the slowdown it rules out at "
+        "95% and the one it would detect. Exit code: 0 no noise detected, 1 detected, "
         "2 bad input.")
     p.add_argument("files", nargs="+", metavar="RUN", help="noise-run document(s): 1 or 2")
     p.add_argument("--out", metavar="FILE", help="write the noise-verdict document")
@@ -467,7 +469,7 @@ def _add_compare(sub: Any) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from mpiscope.noise.criteria import compare_samples, format_verdict
+    from mpiscope.noise.criteria import compare_run, compare_samples, format_verdict
     from mpiscope.noise.samples import two_samples
     from mpiscope.result.document import write_document
     from mpiscope.result.noise import load_noise
@@ -477,8 +479,12 @@ def _compare(args: argparse.Namespace) -> int:
     out = _check_out(args.out, args.force, args.files) if args.out else None
     docs = [load_noise(Path(f)) for f in args.files]
     (base, base_name), (test, test_name) = two_samples(docs, args.files)
-    verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
-                              confidence=args.confidence, alpha=args.alpha)
+    if len(docs) == 1:  # one alternating run: its ABBA pairs too
+        verdict = compare_run(docs[0], args.files[0], confidence=args.confidence,
+                              alpha=args.alpha)
+    else:
+        verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
+                                  confidence=args.confidence, alpha=args.alpha)
     print(format_verdict(verdict))
     if out is not None:
         write_document(verdict, out)
