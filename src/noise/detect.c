@@ -19,7 +19,14 @@ typedef struct detect_run {
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     char *line; /* rank 0: one packet line */
     size_t line_len;
+    double *marks;      /* --groups: this rank's group end times (ns), bounded by the option */
+    double *all_groups; /* rank 0: every rank's group durations (ns), rank-major */
+    char *groups_line;  /* rank 0: one noise-groups line */
+    size_t groups_len;
 } detect_run_t;
+
+/* Reads of the timer timed to measure the cost of one group boundary. */
+#define GROUP_COST_READS 4096
 
 /* Rank 0 attaches the agent; everyone pins. Returns 0 or an exit code. */
 static int bind(detect_run_t *r)
@@ -42,6 +49,17 @@ static int bind(detect_run_t *r)
     return mpiscope__noise_agree(r->world, code, text);
 }
 
+/* The cost of one group boundary: the mean of many back-to-back timer reads. */
+static double group_read_ns(void)
+{
+    volatile double sink = 0;
+    double t0 = mpiscope_timer_now_ns();
+    for (int i = 0; i < GROUP_COST_READS; i++)
+        sink += mpiscope_timer_now_ns();
+    (void)sink;
+    return (mpiscope_timer_now_ns() - t0) / GROUP_COST_READS;
+}
+
 /* Allocate the detector's buffers, calibrate, print setup and bindings. */
 static int prepare(detect_run_t *r, long long *iterations)
 {
@@ -58,6 +76,16 @@ static int prepare(detect_run_t *r, long long *iterations)
         r->line = malloc(r->line_len);
         rc = rc ? rc : (r->line ? 0 : MPISCOPE_ENOMEM);
     }
+    if (o->groups) {
+        r->marks = malloc((size_t)o->groups * sizeof *r->marks);
+        rc = rc ? rc : (r->marks ? 0 : MPISCOPE_ENOMEM);
+        if (r->rank == 0) {
+            r->all_groups = malloc((size_t)o->groups * (size_t)r->size * sizeof *r->all_groups);
+            r->groups_len = (size_t)o->groups * (size_t)r->size * 16 + (size_t)r->size * 4 + 64;
+            r->groups_line = malloc(r->groups_len);
+            rc = rc ? rc : (r->all_groups && r->groups_line ? 0 : MPISCOPE_ENOMEM);
+        }
+    }
     int code = mpiscope__noise_agree(r->world, rc ? MPISCOPE__NOISE_EXIT_FAILED : 0, text);
     if (code)
         return code;
@@ -67,8 +95,45 @@ static int prepare(detect_run_t *r, long long *iterations)
     mpiscope_timer_info_t info;
     mpiscope_timer_info(&info);
     if (r->rank == 0)
-        mpiscope__print_setup(o, r->size, *iterations, o->iterations ? NULL : &cal, &stream, info.name);
+        mpiscope__print_setup(o, r->size, *iterations, o->iterations ? NULL : &cal, &stream, info.name,
+                              o->groups ? group_read_ns() : 0);
     return mpiscope__noise_print_bindings(r->world, r->host);
+}
+
+/* One packet's iterations in --groups equal groups, each group's end time
+ * kept in the bounded buffer r->marks: one timer read per group, no I/O. */
+static void iterate_groups(detect_run_t *r, long long iterations)
+{
+    long long groups = r->o->groups, done = 0;
+    for (long long g = 0; g < groups; g++) {
+        long long until = (g + 1) * iterations / groups;
+        mpiscope__detector_iterate(&r->det, until - done);
+        done = until;
+        r->marks[g] = mpiscope_timer_now_ns();
+    }
+}
+
+/* After the packet (outside its time): every rank's group durations to rank 0,
+ * printed as one noise-groups line. Collective. */
+static void report_groups(detect_run_t *r, long long p, double t0)
+{
+    long long groups = r->o->groups;
+    for (long long g = groups - 1; g > 0; g--)
+        r->marks[g] -= r->marks[g - 1];
+    r->marks[0] -= t0;
+    MPI_Gather(r->marks, (int)groups, MPI_DOUBLE, r->all_groups, (int)groups, MPI_DOUBLE, 0, r->world);
+    if (r->rank != 0)
+        return;
+    size_t used = (size_t)snprintf(r->groups_line, r->groups_len, "{\"index\":%lld,\"groups_ns\":[", p);
+    for (int i = 0; i < r->size; i++) {
+        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s[", i ? "," : "");
+        for (long long g = 0; g < groups; g++)
+            used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s%.0f", g ? "," : "",
+                                     r->all_groups[(size_t)i * (size_t)groups + (size_t)g]);
+        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "]");
+    }
+    snprintf(r->groups_line + used, r->groups_len - used, "]}");
+    mpiscope__noise_emit("noise-groups", r->groups_line);
 }
 
 /* The agent's state in block b, in ABBA order (off on on off, off on on
@@ -122,13 +187,18 @@ static int run_packets(detect_run_t *r, long long iterations)
             break;
         MPI_Barrier(r->world);
         double t0 = mpiscope_timer_now_ns();
-        mpiscope__detector_iterate(&r->det, iterations);
+        if (o->groups)
+            iterate_groups(r, iterations);
+        else
+            mpiscope__detector_iterate(&r->det, iterations);
         double mine = (mpiscope_timer_now_ns() - t0) * 1e-9;
         MPI_Gather(&mine, 1, MPI_DOUBLE, seconds, 1, MPI_DOUBLE, 0, r->world);
         if (r->rank == 0) {
             first = p == 0 ? t0 : first;
             print_packet(r, p, agent, seconds, (t0 - first) * 1e-9);
         }
+        if (o->groups)
+            report_groups(r, p, t0);
     }
     if (!code && r->rank == 0) {
         char done[128];
@@ -173,6 +243,9 @@ int mpiscope__noise_detect_main(int argc, char **argv)
     int code = detect(&r);
     mpiscope__detector_free(&r.det);
     free(r.line);
+    free(r.marks);
+    free(r.all_groups);
+    free(r.groups_line);
     MPI_Comm_free(&r.node);
     return code;
 }

@@ -114,7 +114,9 @@ def test_a_paired_verdict_is_a_valid_document_and_states_its_limit() -> None:
     text = format_verdict(verdict).splitlines()
     assert text[-2].startswith("limit: no slowdown above ")
     upper = verdict["limit"]["rules_out_above"]
-    assert text[-1].endswith(f"none above {upper:.2%} at 95%")
+    detectable = verdict["limit"]["detectable"]
+    assert text[-1].endswith(f"none above {upper:.2%} at 95%; detectable here: "
+                             f"{detectable:.2%} (80% power)")
     assert any(line.startswith("signed_rank (Wilcoxon") for line in text)
     assert any(line.startswith("paired_interval (99% CI") for line in text)
 

@@ -243,7 +243,7 @@ STREAM_PRESETS = {"short": (20, 32), "long": (1, 5_000_000)}
 
 def _add_run(sub: Any) -> None:
     from mpiscope.measure.sizes import ByteSize
-    from mpiscope.noise.session import DEFAULT_BLOCK
+    from mpiscope.noise.session import DEFAULT_BLOCK, DEFAULT_GROUPS, MAX_GROUPS
     from mpiscope.noise.spec import DETECTORS, LAYOUTS, Duration
 
     p = sub.add_parser(
@@ -267,6 +267,10 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--design", choices=("separate", "alternate"), default="separate")
     p.add_argument("--block", type=int_in(1, MAX_PACKETS),
                    help=f"--design alternate: packets per block (default {DEFAULT_BLOCK})")
+    p.add_argument("--groups", type=int_in(0, MAX_GROUPS),
+                   help="--design alternate: time each packet's iterations in G equal groups on "
+                   f"every rank, for the periodic test (default {DEFAULT_GROUPS}; 0: off; at "
+                   f"most {MAX_GROUPS})")
     p.add_argument("--out", required=True, metavar="FILE", help="the noise-run document")
     p.add_argument("--calibrate", type=Duration(0, MAX_CALIBRATE), metavar="DUR",
                    help="calibration time, at most an hour (min(1s, packet/4))")
@@ -303,6 +307,7 @@ def _run(args: argparse.Namespace) -> int:
     from mpiscope.noise.criteria import compare_run, format_verdict
     from mpiscope.noise.session import (
         DEFAULT_BLOCK,
+        DEFAULT_GROUPS,
         DetectorPlan,
         plan_layout,
         run_detector,
@@ -339,6 +344,8 @@ def _run(args: argparse.Namespace) -> int:
         detector=args.detector, packet_s=packet_s, packets=args.packets, nprocs=args.np,
         layout=layout, design=args.design, block=args.block or DEFAULT_BLOCK, agent=agent,
         calibrate_s=args.calibrate, pin_cores=ranks, **work,
+        groups=(DEFAULT_GROUPS if args.groups is None else args.groups)
+        if args.design == "alternate" else 0,
     )
     _check_stream_memory(plan)
     profile = _profile(args)
@@ -369,6 +376,9 @@ def _check_run_options(args: argparse.Namespace) -> None:
             flag = "--" + given[0].replace("_", "-")
             raise MpiscopeError(f"{flag} is an option of --detector {detector}, not of "
                                 f"--detector {args.detector}")  # fmt: skip
+    if args.groups and args.design != "alternate":
+        raise MpiscopeError("--groups feeds the periodic test of --design alternate: not with "
+                            f"--design {args.design}")  # fmt: skip
     if args.block is not None and args.design != "alternate":
         raise MpiscopeError("--block sizes the blocks of --design alternate: not with --design "
                             f"{args.design}")  # fmt: skip

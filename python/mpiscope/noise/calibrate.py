@@ -18,7 +18,7 @@ from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import AgentSpec
 from mpiscope.noise.binding import Topology
 from mpiscope.noise.criteria import CRITERIA, compare_run
-from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector
+from mpiscope.noise.session import DEFAULT_GROUPS, DetectorPlan, plan_layout, run_detector
 from mpiscope.noise.spec import InjectorSpec
 
 __all__ = ["CalibrationPlan", "estimate_seconds", "run_calibration"]
@@ -81,6 +81,7 @@ def run_calibration(
                 detector=detector, packet_s=plan.packet_s, packets=plan.packets,
                 nprocs=plan.nprocs, layout="C", design="alternate", block=plan.block,
                 agent=agent, pin_cores=ranks, stream_elements=plan.stream_elements,
+                groups=DEFAULT_GROUPS,
             )
             doc = run_detector(run_plan, profile, topology, None, on_packet=on_packet)
             verdict = compare_run(doc, f"{detector} {label}")
@@ -123,6 +124,7 @@ def _paired_row(verdict: dict[str, Any]) -> dict[str, Any]:
     signed, interval = crit.get("signed_rank"), crit.get("paired_interval")
     return {
         "paired_estimate": interval["estimate"] if interval else None,
+        "periodic_hz": (crit.get("periodic") or {}).get("frequency_hz"),
         "signed_rank_p": signed["p_value"] if signed else None,
         "rules_out_above": lim.get("rules_out_above"),
         "detectable": lim.get("detectable"),

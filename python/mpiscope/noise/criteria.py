@@ -23,6 +23,9 @@ The criteria (all one-sided: they look for a *slowdown*):
   agent-on and agent-off blocks compared as ABBA pairs of block medians,
   by a Wilcoxon signed-rank test and an exact Hodges-Lehmann interval of
   the slowdown (:mod:`mpiscope.noise.paired`).
+* ``periodic`` (alternating runs timed in ``--groups``): a frequency the
+  agent-on packets' iteration groups carry and the agent-off ones lack,
+  with the rank and core it shows on (:mod:`mpiscope.noise.periodic`).
 
 Every verdict also states its ``limit``: the slowdown it rules out at 95 %
 and the smallest one it would detect (80 % power), from the paired interval
@@ -53,7 +56,8 @@ __all__ = [
 ]
 
 #: The criteria that can fire, in report order (the last two need ABBA pairs).
-CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney", "signed_rank", "paired_interval")
+CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney", "signed_rank", "paired_interval",
+            "periodic")
 #: The schema version of the noise-verdict documents written now.
 VERDICT_VERSION = "1.3"
 #: Tukey's fence factor: outliers lie beyond 1.5 IQR from the quartiles.
@@ -239,14 +243,23 @@ def compare_run(
     run_doc: Mapping[str, Any], source: str, *, confidence: float = 0.99, alpha: float = 0.01
 ) -> dict[str, Any]:
     """The verdict of one alternating noise-run: agent off against agent on, paired."""
+    from mpiscope.noise.periodic import periodic_criterion
+
     samples = samples_of(run_doc)
     if "all" in samples:
         raise MpiscopeError(f"{source} is a separate-design run: it holds one sample")
-    return compare_samples(
+    verdict = compare_samples(
         samples["baseline"], samples["agent"],
         baseline_source=f"{source} (agent off)", test_source=f"{source} (agent on)",
         confidence=confidence, alpha=alpha, pairs=paired.block_pairs(run_doc["packets"]),
     )
+    periodic = periodic_criterion(run_doc, alpha)
+    if periodic is not None:
+        verdict["criteria"]["periodic"] = periodic
+        fired = [name for name in CRITERIA
+                 if name in verdict["criteria"] and verdict["criteria"][name]["detected"]]
+        verdict["fired"], verdict["detected"] = fired, bool(fired)
+    return verdict
 
 
 def samples_of(run_doc: Mapping[str, Any]) -> dict[str, list[float]]:
@@ -333,6 +346,16 @@ def verdict_rows(verdict: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
             "low > 0",
             _yes(pi["detected"]),
         ))
+    if "periodic" in crit:
+        from mpiscope.noise.periodic import describe
+
+        pe = crit["periodic"]
+        rows.append((
+            f"periodic (spectrum of {pe['groups']} iteration groups, on vs off)",
+            describe(pe),
+            f"p < {pe['alpha']:g}",
+            _yes(pe["detected"]),
+        ))
     return rows
 
 
@@ -387,9 +410,11 @@ def verdict_sentence(verdict: Mapping[str, Any]) -> str:
     fired = list(verdict.get("fired", []))
     if fired:
         return f"verdict: slowdown detected by {', '.join(fired)}"
-    upper = (verdict.get("limit") or {}).get("rules_out_above")
+    lim = verdict.get("limit") or {}
+    upper, detectable = lim.get("rules_out_above"), lim.get("detectable")
+    text = "verdict: no slowdown detected (no criterion fired)"
     if upper is not None and upper >= 0:
-        conf = f"{verdict['limit']['confidence'] * 100:g}%"
-        return (f"verdict: no slowdown detected (no criterion fired): none above {upper:.2%} "
-                f"at {conf}")
-    return "verdict: no slowdown detected (no criterion fired)"
+        text += f": none above {upper:.2%} at {lim['confidence'] * 100:g}%"
+    if detectable is not None:
+        text += f"; detectable here: {detectable:.2%} ({lim['power']:.0%} power)"
+    return text

@@ -35,6 +35,8 @@ from mpiscope.result.document import write_document
 
 __all__ = [
     "DEFAULT_BLOCK",
+    "DEFAULT_GROUPS",
+    "MAX_GROUPS",
     "DetectorPlan",
     "check_blocks",
     "noise_programs",
@@ -45,6 +47,10 @@ __all__ = [
 
 #: Packets per block of the alternating design when the user gives none.
 DEFAULT_BLOCK = 4
+#: Iteration groups timed per packet by an alternating run (the periodic test).
+DEFAULT_GROUPS = 128
+#: The most groups a packet times: MPISCOPE__NOISE_MAX_GROUPS of src/noise/detect_options.h.
+MAX_GROUPS = 4096
 #: The least silence (s) allowed before a detector counts as hung.
 SILENCE_FLOOR_S = 60.0
 
@@ -69,6 +75,7 @@ class DetectorPlan:
     stream_elements: int | None = None
     triads: int | None = None
     pin_cores: list[int] | None = None
+    groups: int = 0  # 0: no group times
 
     def __post_init__(self) -> None:
         if self.detector not in DETECTORS:
@@ -203,6 +210,8 @@ def detect_argv(plan: DetectorPlan, program: str, agent_pgid: int | None) -> lis
             argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     if plan.pin_cores:
         argv += ["--pin-cores", ",".join(str(c) for c in plan.pin_cores)]
+    if plan.groups:
+        argv += ["--groups", str(plan.groups)]
     if plan.design == "alternate" and agent_pgid is not None:
         argv += ["--block", str(plan.block), "--agent-pgid", str(agent_pgid)]
     return argv
@@ -283,9 +292,15 @@ class _Collector:
             self.doc["binding"].append(data)
         elif kind == "noise-packet":
             self.doc["packets"].append(data)
-            self.save()
+            if not self.doc["detector"].get("groups"):  # else saved with its groups
+                self.save()
             if self.on_packet:
                 self.on_packet(data)
+        elif kind == "noise-groups":
+            packets = self.doc["packets"]
+            if packets and packets[-1].get("index") == data.get("index"):
+                packets[-1]["groups_ns"] = data.get("groups_ns")
+            self.save()
 
     def _pace(self, setup: dict[str, Any]) -> None:
         """Allow silences from the real packet length; warn if it exceeds the asked one."""
