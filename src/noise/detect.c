@@ -2,6 +2,7 @@
  * timed by every rank; the sample is the slowest rank's time. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 #include "affinity.h"
@@ -145,6 +146,14 @@ static int agent_on_in_block(long long block)
     return (int)(((block + 1) / 2) % 2);
 }
 
+/* Collective: has the caller asked the run to stop (rank 0 sees the stop file)? */
+static int stop_asked(detect_run_t *r)
+{
+    int stop = r->rank == 0 && access(r->o->stop_file, F_OK) == 0;
+    MPI_Bcast(&stop, 1, MPI_INT, 0, r->world);
+    return stop;
+}
+
 /* Before block b: the agent stopped or resumed as its state requires. Collective. */
 static int switch_agent(detect_run_t *r, long long block)
 {
@@ -181,8 +190,11 @@ static int run_packets(detect_run_t *r, long long iterations)
     double *seconds = r->rank == 0 ? malloc((size_t)r->size * sizeof *seconds) : NULL;
     double first = 0;
     int code = mpiscope__noise_agree(r->world, r->rank == 0 && !seconds, "no memory for the samples");
-    for (long long p = 0; !code && p < o->packets; p++) {
+    long long measured = 0;
+    for (long long p = 0; !code && p < o->packets; p++, measured = p) {
         int agent = o->block ? agent_on_in_block(p / o->block) : -1;
+        if (o->stop_file && p > 0 && p % (4 * o->block) == 0 && stop_asked(r))
+            break;
         if (o->block && p % o->block == 0 && (code = switch_agent(r, p / o->block)) != 0)
             break;
         MPI_Barrier(r->world);
@@ -202,7 +214,7 @@ static int run_packets(detect_run_t *r, long long iterations)
     }
     if (!code && r->rank == 0) {
         char done[128];
-        snprintf(done, sizeof done, "{\"packets\":%lld,\"seconds\":%.9g}", o->packets,
+        snprintf(done, sizeof done, "{\"packets\":%lld,\"seconds\":%.9g}", measured,
                  (mpiscope_timer_now_ns() - first) * 1e-9);
         mpiscope__noise_emit("noise-done", done);
     }

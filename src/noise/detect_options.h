@@ -25,6 +25,7 @@ typedef struct mpiscope__detect_options {
     long long block;                   /* 0: no alternating design */
     long long agent_pgid;              /* 0: no agent */
     long long groups;                  /* 0: off; else iteration groups timed per packet */
+    const char *stop_file;             /* NULL: off; else stop before a block of 4k once it exists */
 } mpiscope__detect_options_t;
 
 /* The most iteration groups a packet times (the per-packet buffer's bound). */

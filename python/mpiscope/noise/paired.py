@@ -43,6 +43,7 @@ __all__ = [
     "LIMIT_POWER",
     "MIN_PAIRS",
     "block_pairs",
+    "finite",
     "limit",
     "paired_criteria",
     "signed_rank_null",
@@ -155,7 +156,8 @@ def walsh_interval(
     return estimate, low, high, 1 - miss * (1 if one_sided else 2)
 
 
-def _finite(value: float) -> float | None:
+def finite(value: float) -> float | None:
+    """The value, or None for an unbounded end (JSON has no infinity)."""
     return value if math.isfinite(value) else None
 
 
@@ -180,7 +182,7 @@ def limit(
         "method": method,
         "estimate": estimate,
         "confidence": LIMIT_CONFIDENCE,
-        "rules_out_above": _finite(upper),
+        "rules_out_above": finite(upper),
         "power": LIMIT_POWER,
         "alpha": alpha,
         "detectable": detectable,
@@ -229,7 +231,7 @@ def paired_criteria(
         "confidence": confidence,
         "achieved_confidence": coverage,
         "estimate": estimate,
-        "interval": [_finite(low), _finite(high)],
+        "interval": [finite(low), finite(high)],
         "detected": bool(math.isfinite(low) and low > 0),
     }
     _, _, upper, _ = walsh_interval(d, LIMIT_CONFIDENCE, one_sided=True)

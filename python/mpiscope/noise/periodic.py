@@ -97,6 +97,9 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     if len(shapes) != 1:
         return None
     ranks, count = shapes.pop()
+    iterations = (run_doc.get("detector") or {}).get("iterations_per_packet")
+    if isinstance(iterations, int) and iterations < count:
+        return None  # groups without iterations: nothing periodic to see
     on = [p for p in packets if p["agent"]]
     off = [p for p in packets if not p["agent"]]
     if min(len(on), len(off)) < MIN_PACKETS or count < 4:

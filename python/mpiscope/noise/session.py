@@ -76,6 +76,7 @@ class DetectorPlan:
     triads: int | None = None
     pin_cores: list[int] | None = None
     groups: int = 0  # 0: no group times
+    stop_file: str | None = None  # --until-decided: the detector stops once it exists
 
     def __post_init__(self) -> None:
         if self.detector not in DETECTORS:
@@ -212,6 +213,8 @@ def detect_argv(plan: DetectorPlan, program: str, agent_pgid: int | None) -> lis
         argv += ["--pin-cores", ",".join(str(c) for c in plan.pin_cores)]
     if plan.groups:
         argv += ["--groups", str(plan.groups)]
+    if plan.stop_file and plan.design == "alternate":
+        argv += ["--stop-file", plan.stop_file]
     if plan.design == "alternate" and agent_pgid is not None:
         argv += ["--block", str(plan.block), "--agent-pgid", str(agent_pgid)]
     return argv
@@ -241,7 +244,9 @@ def environment(profile: MpiProfile, topology: Topology) -> dict[str, Any]:
 
 def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema_version": "1.2" if "mpi_wheel" in env else "1.0",  # the fields it holds
+        # The fields it holds: 1.3 group times or a sequential decision, 1.2 mpi_wheel.
+        "schema_version": ("1.3" if plan.groups or plan.stop_file
+                           else "1.2" if "mpi_wheel" in env else "1.0"),
         "kind": "noise-run",
         "mpiscope_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -361,7 +366,8 @@ def run_detector(
                 f"mpiscope-noise detect failed ({describe_exit(code)})"
                 + (f": {tail}" if tail else "")
             )
-        if len(doc["packets"]) < plan.packets:
+        stopped = plan.stop_file is not None and os.path.exists(plan.stop_file)
+        if len(doc["packets"]) < plan.packets and not stopped:
             raise RunFailedError(
                 f"the detector reported {len(doc['packets'])} of {plan.packets} packets"
             )

@@ -6,7 +6,8 @@ import statistics
 import sys
 from typing import Any
 
-__all__ = ["PacketLine", "format_calibration", "format_injector", "format_run"]
+__all__ = ["PacketLine", "format_calibration", "format_injector", "format_run",
+           "format_sequential"]
 
 _STATE = {True: "agent on", False: "agent off"}
 
@@ -98,3 +99,22 @@ def format_calibration(doc: dict[str, Any]) -> str:
 def _opt(value: float | None, spec: str) -> str:
     """A number of a calibration row, or "-" (8 wide) when the row predates it."""
     return f"{'-':>8s}" if value is None else format(value, spec)
+
+
+_DECISIONS = {
+    "slowdown": "a slowdown (signed rank below alpha/K)",
+    "equivalent": "no slowdown above the margin (upper bound below it)",
+    "undecided": "undecided when the time ran out",
+}
+
+
+def format_sequential(seq: dict[str, Any]) -> str:
+    """What --until-decided decided, after how many pairs, at which levels."""
+    looks = seq.get("looks") or []
+    last = looks[-1] if looks else {}
+    upper = last.get("upper")
+    bound = f"{upper:+.2%}" if upper is not None else "unbounded"
+    return (f"until-decided: {_DECISIONS.get(seq['decision'], seq['decision'])} after "
+            f"{last.get('pairs', 0)} pairs, look {len(looks)} of {len(seq['looks_planned'])} "
+            f"(alpha/K = {seq['alpha_per_look']:.2g}, margin {seq['margin']:.2%}, upper bound at "
+            f"1 - beta/K: {bound})")
