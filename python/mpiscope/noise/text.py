@@ -77,13 +77,15 @@ def format_calibration(doc: dict[str, Any]) -> str:
     from mpiscope.noise.criteria import CRITERIA
 
     lines = ["smallest agent detected (layout C, alternating design):"]
-    header = f"  {'detector':12s} " + " ".join(f"{c:>14s}" for c in CRITERIA) + "  A/A false alarms"
-    lines.append(header)
+    shown = [c for c in CRITERIA if any(c in found for found in doc["smallest"].values())]
+    widths = [max(14, len(c)) for c in shown]
+    names = " ".join(c.rjust(w) for c, w in zip(shown, widths, strict=True))
+    lines.append(f"  {'detector':12s} {names}  A/A false alarms")
     for detector, found in doc["smallest"].items():
         fp = doc["false_positives"][detector]
         alarms = ", ".join(sorted({c for fired in fp for c in fired})) or "none"
-        lines.append(f"  {detector:12s} " + " ".join(f"{found[c] or '-':>14s}" for c in CRITERIA)
-                     + f"  {alarms}")
+        cells = " ".join((found.get(c) or "-").rjust(w) for c, w in zip(shown, widths, strict=True))
+        lines.append(f"  {detector:12s} {cells}  {alarms}")
     lines.append("")
     lines.append(f"  {'detector':12s} {'agent':>14s} {'load':>7s} {'mean':>8s} {'gap':>8s} "
                  f"{'p (MW)':>8s} {'paired':>8s} {'p (SR)':>8s} {'<= (95%)':>8s}  fired")
