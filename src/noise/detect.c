@@ -2,6 +2,7 @@
  * timed by every rank; the sample is the slowest rank's time. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
@@ -20,8 +21,9 @@ typedef struct detect_run {
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     char *line; /* rank 0: one packet line */
     size_t line_len;
-    double *marks;      /* --groups: this rank's group end times (ns), bounded by the option */
-    double *all_groups; /* rank 0: every rank's group durations (ns), rank-major */
+    double *marks;      /* --groups: this rank's group end times (ns), wall then thread CPU: 2 x groups */
+    double *all_groups; /* rank 0: every rank's group durations then stolen times (ns), rank-major */
+    double cpu0;        /* this rank's thread CPU time at the packet's start (ns) */
     char *groups_line;  /* rank 0: one noise-groups line */
     size_t groups_len;
 } detect_run_t;
@@ -50,13 +52,23 @@ static int bind(detect_run_t *r)
     return mpiscope__noise_agree(r->world, code, text);
 }
 
-/* The cost of one group boundary: the mean of many back-to-back timer reads. */
+/* This thread's CPU time (ns): the time the core ran it, not another task. */
+static double thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The cost of one group boundary (a timer read and a thread CPU time read):
+ * the mean of many back-to-back boundaries. */
 static double group_read_ns(void)
 {
     volatile double sink = 0;
     double t0 = mpiscope_timer_now_ns();
     for (int i = 0; i < GROUP_COST_READS; i++)
-        sink += mpiscope_timer_now_ns();
+        sink += mpiscope_timer_now_ns() + thread_cpu_ns();
     (void)sink;
     return (mpiscope_timer_now_ns() - t0) / GROUP_COST_READS;
 }
@@ -78,11 +90,11 @@ static int prepare(detect_run_t *r, long long *iterations)
         rc = rc ? rc : (r->line ? 0 : MPISCOPE_ENOMEM);
     }
     if (o->groups) {
-        r->marks = malloc((size_t)o->groups * sizeof *r->marks);
+        r->marks = malloc(2 * (size_t)o->groups * sizeof *r->marks);
         rc = rc ? rc : (r->marks ? 0 : MPISCOPE_ENOMEM);
         if (r->rank == 0) {
-            r->all_groups = malloc((size_t)o->groups * (size_t)r->size * sizeof *r->all_groups);
-            r->groups_len = (size_t)o->groups * (size_t)r->size * 16 + (size_t)r->size * 4 + 64;
+            r->all_groups = malloc(2 * (size_t)o->groups * (size_t)r->size * sizeof *r->all_groups);
+            r->groups_len = 2 * (size_t)o->groups * (size_t)r->size * 16 + (size_t)r->size * 8 + 64;
             r->groups_line = malloc(r->groups_len);
             rc = rc ? rc : (r->all_groups && r->groups_line ? 0 : MPISCOPE_ENOMEM);
         }
@@ -101,17 +113,34 @@ static int prepare(detect_run_t *r, long long *iterations)
     return mpiscope__noise_print_bindings(r->world, r->host);
 }
 
-/* One packet's iterations in --groups equal groups, each group's end time
- * kept in the bounded buffer r->marks: one timer read per group, no I/O. */
+/* One packet's iterations in --groups equal groups, each group's end (wall
+ * and thread CPU time) kept in the bounded buffer r->marks: two clock reads
+ * per group, no I/O. */
 static void iterate_groups(detect_run_t *r, long long iterations)
 {
     long long groups = r->o->groups, done = 0;
+    r->cpu0 = thread_cpu_ns();
     for (long long g = 0; g < groups; g++) {
         long long until = (g + 1) * iterations / groups;
         mpiscope__detector_iterate(&r->det, until - done);
         done = until;
         r->marks[g] = mpiscope_timer_now_ns();
+        r->marks[groups + g] = thread_cpu_ns();
     }
+}
+
+/* One list per rank of `groups` values from all_groups, at `offset` in each rank's row. */
+static size_t print_lists(detect_run_t *r, size_t used, long long offset)
+{
+    long long groups = r->o->groups;
+    for (int i = 0; i < r->size; i++) {
+        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s[", i ? "," : "");
+        for (long long g = 0; g < groups; g++)
+            used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s%.0f", g ? "," : "",
+                                     r->all_groups[(size_t)i * 2 * (size_t)groups + (size_t)(offset + g)]);
+        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "]");
+    }
+    return used;
 }
 
 /* After the packet (outside its time): every rank's group durations to rank 0,
@@ -119,20 +148,19 @@ static void iterate_groups(detect_run_t *r, long long iterations)
 static void report_groups(detect_run_t *r, long long p, double t0)
 {
     long long groups = r->o->groups;
-    for (long long g = groups - 1; g > 0; g--)
-        r->marks[g] -= r->marks[g - 1];
-    r->marks[0] -= t0;
-    MPI_Gather(r->marks, (int)groups, MPI_DOUBLE, r->all_groups, (int)groups, MPI_DOUBLE, 0, r->world);
+    double *wall = r->marks, *cpu = r->marks + groups;
+    for (long long g = groups - 1; g >= 0; g--) { /* durations, then stolen = wall - CPU */
+        wall[g] -= g ? wall[g - 1] : t0;
+        cpu[g] -= g ? cpu[g - 1] : r->cpu0;
+        cpu[g] = wall[g] > cpu[g] ? wall[g] - cpu[g] : 0;
+    }
+    MPI_Gather(r->marks, 2 * (int)groups, MPI_DOUBLE, r->all_groups, 2 * (int)groups, MPI_DOUBLE, 0, r->world);
     if (r->rank != 0)
         return;
     size_t used = (size_t)snprintf(r->groups_line, r->groups_len, "{\"index\":%lld,\"groups_ns\":[", p);
-    for (int i = 0; i < r->size; i++) {
-        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s[", i ? "," : "");
-        for (long long g = 0; g < groups; g++)
-            used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s%.0f", g ? "," : "",
-                                     r->all_groups[(size_t)i * (size_t)groups + (size_t)g]);
-        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "]");
-    }
+    used = print_lists(r, used, 0);
+    used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "],\"stolen_ns\":[");
+    used = print_lists(r, used, groups);
     snprintf(r->groups_line + used, r->groups_len - used, "]}");
     mpiscope__noise_emit("noise-groups", r->groups_line);
 }

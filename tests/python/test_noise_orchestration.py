@@ -321,10 +321,11 @@ def test_group_times_join_their_packet_in_the_document(tmp_path: Path) -> None:
     packet = {"index": 0, "block": 0, "agent": False, "seconds": 0.1}
     collector(OutputEvent("@mpiscope noise-packet " + json.dumps(packet)))
     assert not out.exists()  # saved once its group times are in
-    groups = {"index": 0, "groups_ns": [[5e7, 5e7], [4e7, 6e7]]}
+    groups = {"index": 0, "groups_ns": [[5e7, 5e7], [4e7, 6e7]], "stolen_ns": [[0, 0], [0, 1e7]]}
     collector(OutputEvent("@mpiscope noise-groups " + json.dumps(groups)))
     saved = json.loads(out.read_text())
     assert saved["packets"][0]["groups_ns"] == [[5e7, 5e7], [4e7, 6e7]]
+    assert saved["packets"][0]["stolen_ns"] == [[0, 0], [0, 1e7]]
 
 
 

@@ -21,8 +21,10 @@ T s, j = 1 .. G/2):
   significant bins (:func:`_named_bin`).
 
 In a synchronizing loop (Barrier, Alltoall) a delay on one rank's core makes
-every rank wait, so the line shows on all ranks; the rank with the strongest
-line is a hint, ``mpiscope noise probe`` names the core alone.
+every rank wait, so the line shows on all ranks. The core is named from
+each group's *stolen* time instead (wall minus the thread's CPU time: the
+rank was runnable, another task ran): only the rank that shares the
+agent's core loses CPU time to it (:func:`_stolen_evidence`).
 
 numpy and scipy are imported inside the functions.
 """
@@ -123,6 +125,8 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     tests = ranks * freqs.size
     strongest = min(per_rank, key=lambda r: (float(r["p_value"]), -float(r["power_ratio"])))
     p_value = min(1.0, float(strongest["p_value"]) * tests)
+    stolen = _stolen_evidence(packets, flags, (ranks, count), cores, alpha)
+    where = stolen if stolen is not None and stolen["detected"] else strongest
     setup = run_doc.get("detector") or {}
     read_ns = setup.get("group_read_ns")
     return {
@@ -132,8 +136,10 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
         "resolution_hz": 1 / packet_s,
         "nyquist_hz": float(freqs[-1]),
         "frequency_hz": strongest["frequency_hz"],
-        "rank": strongest["rank"],
-        "core": strongest["core"],
+        "rank": where["rank"],
+        "core": where["core"],
+        "core_evidence": "stolen CPU time" if where is stolen else "group times",
+        "stolen": stolen,
         "power_ratio": strongest["power_ratio"],
         "tests": tests,
         "correction": "Bonferroni",
@@ -144,10 +150,48 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     }
 
 
+def _stolen_evidence(packets: list[Any], flags: Any, shape: tuple[int, int],
+                     cores: dict[int, Any], alpha: float) -> dict[str, Any] | None:
+    """Which rank's core the agent takes: the rank whose stolen time grows.
+
+    In a synchronizing loop every rank waits for the delayed one, so the
+    group times cannot tell the ranks apart; the time a rank was runnable but
+    not running (wall minus its thread's CPU time, ``stolen_ns``) can: only
+    the rank sharing the agent's core loses CPU to it. Per rank, the packets'
+    total stolen time, agent on against off, by a one-sided Mann-Whitney
+    test, Bonferroni over the ranks. None when the run has no stolen times.
+    """
+    import numpy as np
+    from scipy import stats
+
+    if not all(isinstance(p.get("stolen_ns"), list) for p in packets):
+        return None
+    stolen = np.asarray([p["stolen_ns"] for p in packets], dtype=float)
+    if stolen.shape[1:] != shape:
+        return None
+    totals = stolen.sum(axis=2)  # packet, rank
+    test = stats.mannwhitneyu(totals[flags], totals[~flags], axis=0, alternative="greater")
+    pvals = np.nan_to_num(np.asarray(test.pvalue, dtype=float), nan=1.0)
+    rank = int(np.argmin(pvals))
+    p_value = min(1.0, float(pvals[rank]) * shape[0])
+    return {
+        "rank": rank,
+        "core": cores.get(rank),
+        "on_ms": float(np.median(totals[flags, rank])) / 1e6,
+        "off_ms": float(np.median(totals[~flags, rank])) / 1e6,
+        "p_value": p_value,
+        "detected": bool(p_value < alpha),
+    }
+
+
 def describe(crit: Mapping[str, Any]) -> str:
     """The periodic criterion's value, for the verdict table."""
     core = crit.get("core")
     where = f"rank {crit['rank']}" + (f" (core {core})" if core is not None else "")
-    return (f"{crit['frequency_hz']:.3g} Hz on {where}: power x{crit['power_ratio']:.2g}, "
+    stolen = crit.get("stolen")
+    told = (f", stolen {stolen['on_ms']:.2g} vs {stolen['off_ms']:.2g} ms/packet "
+            f"p={stolen['p_value']:.2g}" if stolen and crit.get("core_evidence") ==
+            "stolen CPU time" else "")
+    return (f"{crit['frequency_hz']:.3g} Hz on {where}{told}: power x{crit['power_ratio']:.2g}, "
             f"p={crit['p_value']:.3g} ({crit['tests']} tests)")
 

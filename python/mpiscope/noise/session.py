@@ -305,6 +305,8 @@ class _Collector:
             packets = self.doc["packets"]
             if packets and packets[-1].get("index") == data.get("index"):
                 packets[-1]["groups_ns"] = data.get("groups_ns")
+                if "stolen_ns" in data:
+                    packets[-1]["stolen_ns"] = data["stolen_ns"]
             self.save()
 
     def _pace(self, setup: dict[str, Any]) -> None:
