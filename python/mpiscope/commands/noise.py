@@ -338,7 +338,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.until_decided:
         from mpiscope.noise.sequential import SequentialRule
 
-        quartets = int((args.max or DEFAULT_MAX_S) // (4 * block * packet_s))
+        # 1e-9: 0.96 s of 0.08 s quartets is 12 of them, not 11.999...
+        quartets = int((args.max or DEFAULT_MAX_S) / (4 * block * packet_s) + 1e-9)
         if quartets < 4:
             raise MpiscopeError(
                 f"--max {args.max or DEFAULT_MAX_S:g} s holds {quartets} ABBA quartet(s) of "
