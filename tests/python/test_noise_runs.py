@@ -124,9 +124,10 @@ def test_an_alternating_run_records_its_groups_and_stops_when_decided(tmp_path: 
     assert seq["decision"] in ("slowdown", "equivalent", "undecided")
     looked = [look["pairs"] for look in seq["looks"]]
     assert looked == seq["looks_planned"][: len(looked)]
-    # The detector stops within one quartet of the decision, on a quartet's end.
+    # The detector stops on a quartet's end after the decision (how many quartets
+    # later depends on how fast this process reads its lines: not asserted).
     packets = len(doc["packets"])
-    assert packets % 4 == 0 and 2 * looked[-1] <= packets <= min(2 * looked[-1] + 4, 48)
+    assert packets % 4 == 0 and 2 * looked[-1] <= packets <= 48
     assert "until-decided: " in proc.stdout and "limit: " in proc.stdout
 
 
