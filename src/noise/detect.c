@@ -2,6 +2,8 @@
  * timed by every rank; the sample is the slowest rank's time. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
 #include "mpiscope/error.h"
 #include "mpiscope/timer.h"
 #include "affinity.h"
@@ -19,7 +21,15 @@ typedef struct detect_run {
     char host[MPI_MAX_PROCESSOR_NAME + 1];
     char *line; /* rank 0: one packet line */
     size_t line_len;
+    double *marks;      /* --groups: this rank's group end times (ns), wall then thread CPU: 2 x groups */
+    double *all_groups; /* rank 0: every rank's group durations then stolen times (ns), rank-major */
+    double cpu0;        /* this rank's thread CPU time at the packet's start (ns) */
+    char *groups_line;  /* rank 0: one noise-groups line */
+    size_t groups_len;
 } detect_run_t;
+
+/* Reads of the timer timed to measure the cost of one group boundary. */
+#define GROUP_COST_READS 4096
 
 /* Rank 0 attaches the agent; everyone pins. Returns 0 or an exit code. */
 static int bind(detect_run_t *r)
@@ -42,6 +52,27 @@ static int bind(detect_run_t *r)
     return mpiscope__noise_agree(r->world, code, text);
 }
 
+/* This thread's CPU time (ns): the time the core ran it, not another task. */
+static double thread_cpu_ns(void)
+{
+    struct timespec ts;
+    if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+        return 0;
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* The cost of one group boundary (a timer read and a thread CPU time read):
+ * the mean of many back-to-back boundaries. */
+static double group_read_ns(void)
+{
+    volatile double sink = 0;
+    double t0 = mpiscope_timer_now_ns();
+    for (int i = 0; i < GROUP_COST_READS; i++)
+        sink += mpiscope_timer_now_ns() + thread_cpu_ns();
+    (void)sink;
+    return (mpiscope_timer_now_ns() - t0) / GROUP_COST_READS;
+}
+
 /* Allocate the detector's buffers, calibrate, print setup and bindings. */
 static int prepare(detect_run_t *r, long long *iterations)
 {
@@ -58,6 +89,16 @@ static int prepare(detect_run_t *r, long long *iterations)
         r->line = malloc(r->line_len);
         rc = rc ? rc : (r->line ? 0 : MPISCOPE_ENOMEM);
     }
+    if (o->groups) {
+        r->marks = malloc(2 * (size_t)o->groups * sizeof *r->marks);
+        rc = rc ? rc : (r->marks ? 0 : MPISCOPE_ENOMEM);
+        if (r->rank == 0) {
+            r->all_groups = malloc(2 * (size_t)o->groups * (size_t)r->size * sizeof *r->all_groups);
+            r->groups_len = 2 * (size_t)o->groups * (size_t)r->size * 16 + (size_t)r->size * 8 + 64;
+            r->groups_line = malloc(r->groups_len);
+            rc = rc ? rc : (r->all_groups && r->groups_line ? 0 : MPISCOPE_ENOMEM);
+        }
+    }
     int code = mpiscope__noise_agree(r->world, rc ? MPISCOPE__NOISE_EXIT_FAILED : 0, text);
     if (code)
         return code;
@@ -67,8 +108,61 @@ static int prepare(detect_run_t *r, long long *iterations)
     mpiscope_timer_info_t info;
     mpiscope_timer_info(&info);
     if (r->rank == 0)
-        mpiscope__print_setup(o, r->size, *iterations, o->iterations ? NULL : &cal, &stream, info.name);
+        mpiscope__print_setup(o, r->size, *iterations, o->iterations ? NULL : &cal, &stream, info.name,
+                              o->groups ? group_read_ns() : 0);
     return mpiscope__noise_print_bindings(r->world, r->host);
+}
+
+/* One packet's iterations in --groups equal groups, each group's end (wall
+ * and thread CPU time) kept in the bounded buffer r->marks: two clock reads
+ * per group, no I/O. */
+static void iterate_groups(detect_run_t *r, long long iterations)
+{
+    long long groups = r->o->groups, done = 0;
+    r->cpu0 = thread_cpu_ns();
+    for (long long g = 0; g < groups; g++) {
+        long long until = (g + 1) * iterations / groups;
+        mpiscope__detector_iterate(&r->det, until - done);
+        done = until;
+        r->marks[g] = mpiscope_timer_now_ns();
+        r->marks[groups + g] = thread_cpu_ns();
+    }
+}
+
+/* One list per rank of `groups` values from all_groups, at `offset` in each rank's row. */
+static size_t print_lists(detect_run_t *r, size_t used, long long offset)
+{
+    long long groups = r->o->groups;
+    for (int i = 0; i < r->size; i++) {
+        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s[", i ? "," : "");
+        for (long long g = 0; g < groups; g++)
+            used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "%s%.0f", g ? "," : "",
+                                     r->all_groups[(size_t)i * 2 * (size_t)groups + (size_t)(offset + g)]);
+        used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "]");
+    }
+    return used;
+}
+
+/* After the packet (outside its time): every rank's group durations to rank 0,
+ * printed as one noise-groups line. Collective. */
+static void report_groups(detect_run_t *r, long long p, double t0)
+{
+    long long groups = r->o->groups;
+    double *wall = r->marks, *cpu = r->marks + groups;
+    for (long long g = groups - 1; g >= 0; g--) { /* durations, then stolen = wall - CPU */
+        wall[g] -= g ? wall[g - 1] : t0;
+        cpu[g] -= g ? cpu[g - 1] : r->cpu0;
+        cpu[g] = wall[g] > cpu[g] ? wall[g] - cpu[g] : 0;
+    }
+    MPI_Gather(r->marks, 2 * (int)groups, MPI_DOUBLE, r->all_groups, 2 * (int)groups, MPI_DOUBLE, 0, r->world);
+    if (r->rank != 0)
+        return;
+    size_t used = (size_t)snprintf(r->groups_line, r->groups_len, "{\"index\":%lld,\"groups_ns\":[", p);
+    used = print_lists(r, used, 0);
+    used += (size_t)snprintf(r->groups_line + used, r->groups_len - used, "],\"stolen_ns\":[");
+    used = print_lists(r, used, groups);
+    snprintf(r->groups_line + used, r->groups_len - used, "]}");
+    mpiscope__noise_emit("noise-groups", r->groups_line);
 }
 
 /* The agent's state in block b, in ABBA order (off on on off, off on on
@@ -78,6 +172,14 @@ static int prepare(detect_run_t *r, long long *iterations)
 static int agent_on_in_block(long long block)
 {
     return (int)(((block + 1) / 2) % 2);
+}
+
+/* Collective: has the caller asked the run to stop (rank 0 sees the stop file)? */
+static int stop_asked(detect_run_t *r)
+{
+    int stop = r->rank == 0 && access(r->o->stop_file, F_OK) == 0;
+    MPI_Bcast(&stop, 1, MPI_INT, 0, r->world);
+    return stop;
 }
 
 /* Before block b: the agent stopped or resumed as its state requires. Collective. */
@@ -116,23 +218,31 @@ static int run_packets(detect_run_t *r, long long iterations)
     double *seconds = r->rank == 0 ? malloc((size_t)r->size * sizeof *seconds) : NULL;
     double first = 0;
     int code = mpiscope__noise_agree(r->world, r->rank == 0 && !seconds, "no memory for the samples");
-    for (long long p = 0; !code && p < o->packets; p++) {
+    long long measured = 0;
+    for (long long p = 0; !code && p < o->packets; p++, measured = p) {
         int agent = o->block ? agent_on_in_block(p / o->block) : -1;
+        if (o->stop_file && p > 0 && p % (4 * o->block) == 0 && stop_asked(r))
+            break;
         if (o->block && p % o->block == 0 && (code = switch_agent(r, p / o->block)) != 0)
             break;
         MPI_Barrier(r->world);
         double t0 = mpiscope_timer_now_ns();
-        mpiscope__detector_iterate(&r->det, iterations);
+        if (o->groups)
+            iterate_groups(r, iterations);
+        else
+            mpiscope__detector_iterate(&r->det, iterations);
         double mine = (mpiscope_timer_now_ns() - t0) * 1e-9;
         MPI_Gather(&mine, 1, MPI_DOUBLE, seconds, 1, MPI_DOUBLE, 0, r->world);
         if (r->rank == 0) {
             first = p == 0 ? t0 : first;
             print_packet(r, p, agent, seconds, (t0 - first) * 1e-9);
         }
+        if (o->groups)
+            report_groups(r, p, t0);
     }
     if (!code && r->rank == 0) {
         char done[128];
-        snprintf(done, sizeof done, "{\"packets\":%lld,\"seconds\":%.9g}", o->packets,
+        snprintf(done, sizeof done, "{\"packets\":%lld,\"seconds\":%.9g}", measured,
                  (mpiscope_timer_now_ns() - first) * 1e-9);
         mpiscope__noise_emit("noise-done", done);
     }
@@ -173,6 +283,9 @@ int mpiscope__noise_detect_main(int argc, char **argv)
     int code = detect(&r);
     mpiscope__detector_free(&r.det);
     free(r.line);
+    free(r.marks);
+    free(r.all_groups);
+    free(r.groups_line);
     MPI_Comm_free(&r.node);
     return code;
 }

@@ -12,8 +12,12 @@ const char mpiscope__detect_usage[] =
     "usage: mpiscope-noise detect --detector alltoall|barrier|stream-ring --packet-seconds S\n"
     "         --packets N [--calibrate-seconds C] [--iterations N] [--alltoall-bytes B]\n"
     "         [--messages M] [--message-bytes B] [--triads T] [--stream-elements E]\n"
-    "         [--pin-cores LIST] [--block B --agent-pgid PGID]\n"
-    "Times N packets of a synchronizing loop; one `@mpiscope noise-packet` line each.\n";
+    "         [--pin-cores LIST] [--block B --agent-pgid PGID] [--groups G] [--stop-file PATH]\n"
+    "Times N packets of a synchronizing loop; one `@mpiscope noise-packet` line each.\n"
+    "--groups G also times G equal groups of iterations per packet on every rank\n"
+    "(one `@mpiscope noise-groups` line per packet), for the periodic test.\n"
+    "--stop-file PATH (with --block): stop before a block 4k (a whole ABBA quartet\n"
+    "measured) once PATH exists; the run then reports fewer than N packets.\n";
 
 const char *mpiscope__detector_name(int detector)
 {
@@ -32,6 +36,10 @@ static int check(const mpiscope__detect_options_t *o, const char *detector, char
     }
     if (o->packet_seconds < 0 || o->packets < 0) {
         snprintf(err, len, "detect needs --packet-seconds S and --packets N");
+        return MPISCOPE_EINVAL;
+    }
+    if (o->stop_file && !o->block) {
+        snprintf(err, len, "--stop-file stops between ABBA blocks: it needs --block");
         return MPISCOPE_EINVAL;
     }
     if ((o->block > 0) != (o->agent_pgid > 0)) {
@@ -77,6 +85,8 @@ int mpiscope__detect_options_parse(int argc, char **argv, int first, mpiscope__d
         {.name = "pin-cores", .kind = MPISCOPE__CLI_CPUS, .value = &o->pin_cores},
         {.name = "block", .kind = MPISCOPE__CLI_INT, .value = &o->block, .min = 1, .max = 1e9},
         {.name = "agent-pgid", .kind = MPISCOPE__CLI_INT, .value = &o->agent_pgid, .min = 2, .max = 2147483647},
+        {.name = "stop-file", .kind = MPISCOPE__CLI_STRING, .value = &o->stop_file},
+        {.name = "groups", .kind = MPISCOPE__CLI_INT, .value = &o->groups, .min = 2, .max = MPISCOPE__NOISE_MAX_GROUPS},
     };
     int rc = mpiscope__cli_parse(table, sizeof table / sizeof *table, argc, argv, first, err, errlen);
     if (rc != 0)

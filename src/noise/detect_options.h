@@ -24,7 +24,12 @@ typedef struct mpiscope__detect_options {
     mpiscope__cpu_list_t pin_cores;    /* local rank r pins to pin_cores[r] */
     long long block;                   /* 0: no alternating design */
     long long agent_pgid;              /* 0: no agent */
+    long long groups;                  /* 0: off; else iteration groups timed per packet */
+    const char *stop_file;             /* NULL: off; else stop before a block of 4k once it exists */
 } mpiscope__detect_options_t;
+
+/* The most iteration groups a packet times (the per-packet buffer's bound). */
+#define MPISCOPE__NOISE_MAX_GROUPS 4096
 
 /* "alltoall", "barrier", "stream-ring". */
 const char *mpiscope__detector_name(int detector);

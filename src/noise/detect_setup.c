@@ -30,7 +30,8 @@ void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm n
 }
 
 void mpiscope__print_setup(const mpiscope__detect_options_t *o, int nprocs, long long iterations_per_packet,
-                           const mpiscope__calibration_t *cal, const mpiscope__stream_size_t *s, const char *timer)
+                           const mpiscope__calibration_t *cal, const mpiscope__stream_size_t *s, const char *timer,
+                           double group_read_ns)
 {
     char calib[256] = "null", alltoall[32] = "null", stream[512] = "null", line[1024];
     if (cal)
@@ -48,8 +49,8 @@ void mpiscope__print_setup(const mpiscope__detect_options_t *o, int nprocs, long
     snprintf(line, sizeof line,
              "{\"detector\":\"%s\",\"nprocs\":%d,\"iterations_per_packet\":%lld,"
              "\"packet_seconds\":%.9g,\"calibration\":%s,\"alltoall_bytes\":%s,\"stream\":%s,"
-             "\"timer\":\"%s\"}",
+             "\"timer\":\"%s\",\"groups\":%lld,\"group_read_ns\":%.6g}",
              mpiscope__detector_name(o->detector), nprocs, iterations_per_packet, o->packet_seconds, calib, alltoall,
-             stream, timer);
+             stream, timer, o->groups, group_read_ns);
     mpiscope__noise_emit("noise-setup", line);
 }

@@ -21,8 +21,10 @@ typedef struct mpiscope__stream_size {
 void mpiscope__stream_size(long long forced_elements, MPI_Comm world, MPI_Comm node, mpiscope__stream_size_t *s);
 
 /* Rank 0: print the `@mpiscope noise-setup` line. cal is NULL when
- * --iterations skipped the calibration; s is used for stream-ring only. */
+ * --iterations skipped the calibration; s is used for stream-ring only;
+ * group_read_ns: the measured cost of one group boundary (a timer read). */
 void mpiscope__print_setup(const mpiscope__detect_options_t *o, int nprocs, long long iterations_per_packet,
-                           const mpiscope__calibration_t *cal, const mpiscope__stream_size_t *s, const char *timer);
+                           const mpiscope__calibration_t *cal, const mpiscope__stream_size_t *s, const char *timer,
+                           double group_read_ns);
 
 #endif

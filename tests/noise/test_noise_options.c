@@ -9,12 +9,21 @@
 #include "mpiscope/error.h"
 #include "probe_options.h"
 
-#define CHECK_STR(a, b) do { const char *va_ = (a), *vb_ = (b); \
-    if (strcmp(va_, vb_) != 0) { fprintf(stderr, "%s:%d: got '%s', want '%s'\n", \
-        __FILE__, __LINE__, va_, vb_); check_failures++; } } while (0)
-#define CHECK_HAS(text, part) do { if (!strstr((text), (part))) { \
-    fprintf(stderr, "%s:%d: '%s' lacks '%s'\n", __FILE__, __LINE__, (text), (part)); \
-    check_failures++; } } while (0)
+#define CHECK_STR(a, b)                                                                                                \
+    do {                                                                                                               \
+        const char *va_ = (a), *vb_ = (b);                                                                             \
+        if (strcmp(va_, vb_) != 0) {                                                                                   \
+            fprintf(stderr, "%s:%d: got '%s', want '%s'\n", __FILE__, __LINE__, va_, vb_);                             \
+            check_failures++;                                                                                          \
+        }                                                                                                              \
+    } while (0)
+#define CHECK_HAS(text, part)                                                                                          \
+    do {                                                                                                               \
+        if (!strstr((text), (part))) {                                                                                 \
+            fprintf(stderr, "%s:%d: '%s' lacks '%s'\n", __FILE__, __LINE__, (text), (part));                           \
+            check_failures++;                                                                                          \
+        }                                                                                                              \
+    } while (0)
 #define ARGC(a) (int)(sizeof(a) / sizeof *(a))
 
 static void test_cpu_lists(void)
@@ -47,9 +56,23 @@ static void test_json_quote(void)
 
 static void test_detect_good(void)
 {
-    char *argv[] = {"mpiscope-noise", "detect", "--detector", "stream-ring", "--packet-seconds=2",
-                    "--packets", "30", "--pin-cores", "0-3", "--block", "2", "--agent-pgid", "1234",
-                    "--messages", "1", "--message-bytes", "5000000"};
+    char *argv[] = {"mpiscope-noise",
+                    "detect",
+                    "--detector",
+                    "stream-ring",
+                    "--packet-seconds=2",
+                    "--packets",
+                    "30",
+                    "--pin-cores",
+                    "0-3",
+                    "--block",
+                    "2",
+                    "--agent-pgid",
+                    "1234",
+                    "--messages",
+                    "1",
+                    "--message-bytes",
+                    "5000000"};
     mpiscope__detect_options_t o;
     char err[MPISCOPE__NOISE_ERR_LEN] = "";
     CHECK_INT_EQ(mpiscope__detect_options_parse(ARGC(argv), argv, 2, &o, err, sizeof err), 0);
@@ -68,6 +91,14 @@ static void test_detect_good(void)
     char *argv2[] = {"x", "detect", "--detector", "barrier", "--packet-seconds", "10", "--packets", "3"};
     CHECK_INT_EQ(mpiscope__detect_options_parse(ARGC(argv2), argv2, 2, &o, err, sizeof err), 0);
     CHECK_NEAR(o.calibrate_seconds, 1, 0);
+    CHECK_INT_EQ(o.groups, 0);
+    CHECK(o.stop_file == NULL);
+    char *argv3[] = {"x",         "detect", "--detector",  "barrier",    "--packet-seconds", "1",
+                     "--packets", "8",      "--block",     "2",          "--agent-pgid",     "99",
+                     "--groups",  "4096",   "--stop-file", "/tmp/x/stop"};
+    CHECK_INT_EQ(mpiscope__detect_options_parse(ARGC(argv3), argv3, 2, &o, err, sizeof err), 0);
+    CHECK_INT_EQ(o.groups, MPISCOPE__NOISE_MAX_GROUPS);
+    CHECK(o.stop_file != NULL && strcmp(o.stop_file, "/tmp/x/stop") == 0);
     char *help[] = {"x", "detect", "--help"};
     CHECK_INT_EQ(mpiscope__detect_options_parse(ARGC(help), help, 2, &o, err, sizeof err), 1);
 }
@@ -92,15 +123,20 @@ static void test_detect_bad(void)
     refused_detect(ARGC(c), c, "--packets '2.5': not an integer");
     char *d[] = {"x", "detect", "--detector", "barrier", "--packet-seconds", "1"};
     refused_detect(ARGC(d), d, "needs --packet-seconds S and --packets N");
-    char *e[] = {"x", "detect", "--detector", "barrier", "--packet-seconds", "1", "--packets", "3",
-                 "--block", "2"};
+    char *e[] = {"x", "detect", "--detector", "barrier", "--packet-seconds", "1", "--packets", "3", "--block", "2"};
     refused_detect(ARGC(e), e, "--block and --agent-pgid go together");
-    char *f[] = {"x", "detect", "--detector", "barrier", "--packet-seconds", "1", "--packets", "3",
-                 "--block", "2", "--agent-pgid", "1"};
+    char *f[] = {"x",         "detect", "--detector", "barrier", "--packet-seconds", "1",
+                 "--packets", "3",      "--block",    "2",       "--agent-pgid",     "1"};
     refused_detect(ARGC(f), f, "--agent-pgid 1: out of range");
-    char *g[] = {"x", "detect", "--detector", "barrier", "--packet-seconds", "1", "--packets", "3",
-                 "--pin-cores", "0,,1"};
+    char *g[] = {"x", "detect",    "--detector", "barrier",     "--packet-seconds",
+                 "1", "--packets", "3",          "--pin-cores", "0,,1"};
     refused_detect(ARGC(g), g, "--pin-cores '0,,1': not a CPU list");
+    char *gr[] = {"x", "detect",    "--detector", "barrier",  "--packet-seconds",
+                  "1", "--packets", "3",          "--groups", "4097"};
+    refused_detect(ARGC(gr), gr, "--groups 4097: out of range");
+    char *st[] = {"x", "detect",    "--detector", "barrier",     "--packet-seconds",
+                  "1", "--packets", "3",          "--stop-file", "stop"};
+    refused_detect(ARGC(st), st, "--stop-file stops between ABBA blocks: it needs --block");
     char *h[] = {"x", "detect", "--detector", "barrier", "--bogus", "1"};
     refused_detect(ARGC(h), h, "unknown option '--bogus'");
     char *i[] = {"x", "detect", "--detector", "barrier", "--packet-seconds"};
@@ -115,8 +151,7 @@ static void test_probe(void)
 {
     mpiscope__probe_options_t o;
     char err[MPISCOPE__NOISE_ERR_LEN] = "";
-    char *a[] = {"x", "probe", "--seconds", "2", "--out-dir", "/tmp/p", "--kinds", "selfish,fwq",
-                 "--threads", "0,1"};
+    char *a[] = {"x", "probe", "--seconds", "2", "--out-dir", "/tmp/p", "--kinds", "selfish,fwq", "--threads", "0,1"};
     CHECK_INT_EQ(mpiscope__probe_options_parse(ARGC(a), a, 2, &o, err, sizeof err), 0);
     CHECK_INT_EQ(o.nkinds, 2);
     CHECK_INT_EQ(o.kinds[0], MPISCOPE__PROBE_SELFISH);
@@ -148,8 +183,8 @@ static void test_inject(void)
 {
     mpiscope__inject_options_t o;
     char err[MPISCOPE__NOISE_ERR_LEN] = "";
-    char *a[] = {"mpiscope-inject", "--hz", "10", "--burst-ns", "1e6", "--core", "1", "--jitter",
-                 "0.5", "--seconds", "2", "--seed", "7"};
+    char *a[] = {"mpiscope-inject", "--hz", "10",        "--burst-ns", "1e6",    "--core", "1",
+                 "--jitter",        "0.5",  "--seconds", "2",          "--seed", "7"};
     CHECK_INT_EQ(mpiscope__inject_options_parse(ARGC(a), a, &o, err, sizeof err), 0);
     CHECK_NEAR(o.hz, 10, 0);
     CHECK_NEAR(o.burst_ns, 1e6, 0);

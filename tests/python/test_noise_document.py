@@ -170,11 +170,23 @@ def _edit(doc: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     ],
 )
 def test_schema_errors_are_one_line_naming_the_field(maker, path, value, field) -> None:
+    doc = maker()
     with pytest.raises(MpiscopeError) as info:
-        validate(_edit(maker(), path, value))
+        validate(_edit(doc, path, value))
     message = str(info.value)
     assert "\n" not in message and field in message
-    assert "schema 1.0" in message
+    assert f"schema {doc['schema_version']}" in message
+
+
+def test_a_verdict_of_schema_1_0_still_reads() -> None:
+    """Before 1.3 a verdict had no limit and no paired criteria."""
+    old = make_verdict()
+    assert old["schema_version"] == "1.3" and "limit" in old
+    del old["limit"]
+    old["schema_version"] = "1.0"
+    assert accepted(old)
+    frame = noise_frame(old)
+    assert "signed_rank" not in set(frame["criterion"])
 
 
 def test_probe_schema_errors_name_the_field(probe: dict[str, Any]) -> None:

@@ -108,6 +108,7 @@ def test_html_of_an_alternating_run() -> None:
     images = _images(page)
     assert len(images) == 2 and all(image.startswith(PNG_MAGIC) for image in images)
     assert "<table>" in page and "mann_whitney" in page and "Slowdown detected by" in page
+    assert "<p>Limit: " in page  # every verdict states what the run rules out
     assert 'src="http' not in page  # standalone
 
 

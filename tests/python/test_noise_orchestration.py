@@ -147,6 +147,9 @@ def test_detect_arguments() -> None:
                      "--block": "2", "--agent-pgid": "4242"}
     separate = DetectorPlan(detector="barrier", packet_s=1, packets=4, nprocs=2)
     assert "--agent-pgid" not in detect_argv(separate, "noise", agent_pgid=99)
+    assert "--groups" not in detect_argv(separate, "noise", agent_pgid=None)
+    grouped = DetectorPlan(detector="barrier", packet_s=1, packets=4, nprocs=2, groups=64)
+    assert detect_argv(grouped, "noise", agent_pgid=None)[-2:] == ["--groups", "64"]
 
 
 def test_records() -> None:
@@ -202,12 +205,13 @@ def test_calibration_plan_and_smallest_agent() -> None:
         {"detector": "barrier", "sham": True, "agent": "A/A", "load": 0.0, "burst_ns": None,
          "fired": ["iqr_outliers"]},
         {"detector": "barrier", "sham": False, "agent": "100Hz:1ms", "load": 0.1,
-         "burst_ns": 1e6, "fired": ["mann_whitney", "ci_overlap"]},
+         "burst_ns": 1e6, "fired": ["mann_whitney", "ci_overlap", "paired_interval"]},
         {"detector": "barrier", "sham": False, "agent": "10Hz:1ms", "load": 0.01,
-         "burst_ns": 1e6, "fired": ["mann_whitney"]},
+         "burst_ns": 1e6, "fired": ["mann_whitney", "signed_rank"]},
     ]
     assert smallest_detected(rows, ("barrier",)) == {"barrier": {
-        "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms"}}
+        "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms",
+        "signed_rank": "10Hz:1ms", "paired_interval": "100Hz:1ms", "periodic": None}}
 
 
 def _calibration_doc() -> dict[str, object]:
@@ -303,6 +307,25 @@ def test_the_calibrated_pace_sets_the_silence_allowed_and_warns() -> None:
     assert collector.silence_s == SILENCE_FLOOR_S + 5 * 2.0
     assert len(warnings) == 1 and "about 2 s, not 0.1 s" in warnings[0]
     assert collector.doc["detector"]["name"] == "stream-ring"
+
+
+def test_group_times_join_their_packet_in_the_document(tmp_path: Path) -> None:
+    from mpiscope.noise.session import _Collector, new_document
+
+    plan = DetectorPlan(detector="barrier", packet_s=0.1, packets=4, nprocs=2, groups=2)
+    out = tmp_path / "run.json"
+    collector = _Collector(new_document(plan, {}), out, None, lambda text: None)
+    setup = {"detector": "barrier", "packet_seconds": 0.1, "iterations_per_packet": 8,
+             "groups": 2, "group_read_ns": 30.0}
+    collector(OutputEvent("@mpiscope noise-setup " + json.dumps(setup)))
+    packet = {"index": 0, "block": 0, "agent": False, "seconds": 0.1}
+    collector(OutputEvent("@mpiscope noise-packet " + json.dumps(packet)))
+    assert not out.exists()  # saved once its group times are in
+    groups = {"index": 0, "groups_ns": [[5e7, 5e7], [4e7, 6e7]], "stolen_ns": [[0, 0], [0, 1e7]]}
+    collector(OutputEvent("@mpiscope noise-groups " + json.dumps(groups)))
+    saved = json.loads(out.read_text())
+    assert saved["packets"][0]["groups_ns"] == [[5e7, 5e7], [4e7, 6e7]]
+    assert saved["packets"][0]["stolen_ns"] == [[0, 0], [0, 1e7]]
 
 
 

@@ -105,6 +105,33 @@ def test_alternating_run_switches_the_injector_and_compares(tmp_path: Path) -> N
 
 
 @pytest.mark.mpi
+def test_an_alternating_run_records_its_groups_and_stops_when_decided(tmp_path: Path) -> None:
+    out = tmp_path / "seq.json"
+    # 12 quartets of 4 blocks of 1 packet: looks at 8, 12, 18, 24 pairs.
+    proc = mpiscope("noise", "run", "--detector", "barrier", "--np", "2", "--packet", "0.02s",
+                    "--design", "alternate", "--block", "1", "--groups", "16",
+                    "--inject", "50Hz:5ms", "--until-decided", "--max", "0.96s", "--quiet",
+                    "--out", str(out), cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    doc = read(out)
+    assert doc["schema_version"] == "1.3" and doc["status"] == "complete"
+    assert doc["detector"]["groups"] == 16 and doc["detector"]["group_read_ns"] > 0
+    for packet in doc["packets"]:  # every packet: 2 ranks x 16 groups, wall and stolen
+        assert [len(g) for g in packet["groups_ns"]] == [16, 16]
+        assert [len(g) for g in packet["stolen_ns"]] == [16, 16]
+    seq = doc["sequential"]
+    assert seq["looks_planned"] == [8, 12, 18, 24]
+    assert seq["decision"] in ("slowdown", "equivalent", "undecided")
+    looked = [look["pairs"] for look in seq["looks"]]
+    assert looked == seq["looks_planned"][: len(looked)]
+    # The detector stops on a quartet's end after the decision (how many quartets
+    # later depends on how fast this process reads its lines: not asserted).
+    packets = len(doc["packets"])
+    assert packets % 4 == 0 and 2 * looked[-1] <= packets <= 48
+    assert "until-decided: " in proc.stdout and "limit: " in proc.stdout
+
+
+@pytest.mark.mpi
 def test_separate_design_runs_the_baseline_work_under_the_agent(tmp_path: Path) -> None:
     base, agent = tmp_path / "base.json", tmp_path / "agent.json"
     first = mpiscope("noise", "run", "--detector", "alltoall", "--np", "2", "--packet", "0.04s",

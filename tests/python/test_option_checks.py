@@ -173,11 +173,23 @@ NOISE_RUN = ["noise", "run", "--detector", "barrier", "--np", "2", "--packet", "
         (["--calibrate", "1s", "--iterations", "5"], "nothing to --calibrate"),
         (["--agent", "nosuchcmd-of-mpiscope"], "no program 'nosuchcmd-of-mpiscope' found"),
         (["--inject", "10Hz:1ms", "--agent-core", "4095"], "CPU 4095 is not online"),
+        (["--until-decided"], "--until-decided adds ABBA blocks: it needs --design alternate"),
+        (["--max", "5min"], "--max is an option of --until-decided"),
+        (["--groups", "64"], "--groups feeds the periodic test of --design alternate"),
+        (["--design", "alternate", "--inject", "10Hz:1ms", "--until-decided"],
+         "--until-decided sizes the run from --max: drop --packets"),
     ],
 )
 def test_noise_run_checks_before_it_prints(argv: list[str], fragment: str, tmp_path: Path,
                                            fake_mpi: FakeMpi) -> None:  # fmt: skip
     refused([*NOISE_RUN, *argv], fragment, tmp_path, fake_mpi)
+
+
+def test_until_decided_needs_room_for_four_quartets(tmp_path: Path, fake_mpi: FakeMpi) -> None:
+    argv = [a for a in NOISE_RUN if a not in ("--packets", "4")]
+    refused([*argv, "--design", "alternate", "--inject", "10Hz:1ms", "--until-decided", "--max",
+             "1s"], "--max 1 s holds 1 ABBA quartet(s) of 16 packets of 0.05 s", tmp_path,
+            fake_mpi)  # fmt: skip
 
 
 def test_noise_run_options_of_the_stream_ring(tmp_path: Path, fake_mpi: FakeMpi) -> None:

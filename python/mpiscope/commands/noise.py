@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -31,6 +32,9 @@ MAX_TRIADS = 10**9
 MAX_ITERATIONS = 10**15
 MAX_HZ = 1e6
 MAX_TIMEOUT = 30 * 86400.0
+#: Packets of a run without --packets, and the longest --until-decided run without --max.
+DEFAULT_PACKETS = 30
+DEFAULT_MAX_S = 300.0
 #: The detectors' own options (--detector X takes only its own).
 DETECTOR_OPTIONS = {
     "alltoall": ("alltoall_bytes",),
@@ -46,7 +50,9 @@ def add_parser(commands: Any) -> None:
         description="The noise detector: per-core detour probes, the seed's detectors "
         "(loops of Alltoall or Barrier, STREAM triad + ring exchange) timed in packets, an "
         "agent injector, and the criteria (99% CI gap, IQR outliers, Mann-Whitney, "
-        "quantile shifts) that say whether an agent slows the program.",
+        "quantile shifts; for alternating runs a signed-rank test and an interval on ABBA "
+        "block pairs) that say whether an agent slows the program, and how large a "
+        "slowdown a run rules out.",
     )
     subcommands(parser, "noise", (_add_probe, _add_run, _add_inject, _add_compare, _add_calibrate,
                                   _add_plot))  # fmt: skip
@@ -241,7 +247,7 @@ STREAM_PRESETS = {"short": (20, 32), "long": (1, 5_000_000)}
 
 def _add_run(sub: Any) -> None:
     from mpiscope.measure.sizes import ByteSize
-    from mpiscope.noise.session import DEFAULT_BLOCK
+    from mpiscope.noise.session import DEFAULT_BLOCK, DEFAULT_GROUPS, MAX_GROUPS
     from mpiscope.noise.spec import DETECTORS, LAYOUTS, Duration
 
     p = sub.add_parser(
@@ -255,8 +261,16 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--detector", choices=DETECTORS, required=True)
     p.add_argument("--packet", type=Duration(0, MAX_SECONDS), default=10.0, metavar="DUR",
                    help="packet length, at most a day (default 10s)")
-    p.add_argument("--packets", type=int_in(2, MAX_PACKETS), default=30,
+    p.add_argument("--packets", type=int_in(2, MAX_PACKETS),
                    help=f"packets (samples) per run, 2 to {MAX_PACKETS} (default 30)")
+    p.add_argument("--until-decided", action="store_true",
+                   help="--design alternate: add ABBA blocks until the paired statistics decide "
+                   "(a slowdown, or none above --margin), at most --max")
+    p.add_argument("--max", type=Duration(0, MAX_SECONDS), metavar="DUR",
+                   help="--until-decided: the longest run, e.g. 5min (default 5min)")
+    p.add_argument("--margin", type=float_in(0, 100, low_open=True), metavar="PCT",
+                   help="--until-decided: slowdowns below PCT percent count as none "
+                   "(default 1)")
     p.add_argument("--np", type=int_in(1, MAX_CPUS), required=True, help="detector ranks")
     p.add_argument("--layout", choices=LAYOUTS,
                    help="A: no agent, a rank per physical core; B: agent on a free core; "
@@ -265,6 +279,10 @@ def _add_run(sub: Any) -> None:
     p.add_argument("--design", choices=("separate", "alternate"), default="separate")
     p.add_argument("--block", type=int_in(1, MAX_PACKETS),
                    help=f"--design alternate: packets per block (default {DEFAULT_BLOCK})")
+    p.add_argument("--groups", type=int_in(0, MAX_GROUPS),
+                   help="--design alternate: time each packet's iterations in G equal groups on "
+                   f"every rank, for the periodic test (default {DEFAULT_GROUPS}; 0: off; at "
+                   f"most {MAX_GROUPS})")
     p.add_argument("--out", required=True, metavar="FILE", help="the noise-run document")
     p.add_argument("--calibrate", type=Duration(0, MAX_CALIBRATE), metavar="DUR",
                    help="calibration time, at most an hour (min(1s, packet/4))")
@@ -298,20 +316,40 @@ def _add_run(sub: Any) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from mpiscope.noise.binding import read_topology
-    from mpiscope.noise.criteria import compare_samples, format_verdict, samples_of
+    from mpiscope.noise.criteria import compare_run, format_verdict
+    from mpiscope.noise.sequential import until_decided
     from mpiscope.noise.session import (
         DEFAULT_BLOCK,
+        DEFAULT_GROUPS,
         DetectorPlan,
         plan_layout,
         run_detector,
         same_work,
     )
-    from mpiscope.noise.text import PacketLine, format_run
+    from mpiscope.noise.text import PacketLine, format_run, format_sequential
+    from mpiscope.result.document import write_document
     from mpiscope.result.noise import load_noise
 
     _check_run_options(args)
     out = _check_out(args.out, args.force, [args.same_as] if args.same_as else None)
     packet_s = args.packet
+    block = args.block or DEFAULT_BLOCK
+    rule, stop_dir = None, None
+    if args.until_decided:
+        from mpiscope.noise.sequential import SequentialRule
+
+        # 1e-9: 0.96 s of 0.08 s quartets is 12 of them, not 11.999...
+        quartets = int((args.max or DEFAULT_MAX_S) / (4 * block * packet_s) + 1e-9)
+        if quartets < 4:
+            raise MpiscopeError(
+                f"--max {args.max or DEFAULT_MAX_S:g} s holds {quartets} ABBA quartet(s) of "
+                f"{4 * block} packets of {packet_s:g} s: at least 4 are needed (8 pairs)")
+        args.packets = quartets * 4 * block
+        rule = SequentialRule(max_pairs=2 * quartets,
+                              margin=(1.0 if args.margin is None else args.margin) / 100)
+        stop_dir = tempfile.TemporaryDirectory(prefix="mpiscope-stop-")
+    elif args.packets is None:
+        args.packets = DEFAULT_PACKETS
     topology = read_topology()
     asked_core = _asked_agent_core(args)
     has_agent = bool(args.inject or args.agent)
@@ -335,8 +373,11 @@ def _run(args: argparse.Namespace) -> int:
         work.update(same_work(load_noise(args.same_as), args.detector, args.same_as))
     plan = DetectorPlan(
         detector=args.detector, packet_s=packet_s, packets=args.packets, nprocs=args.np,
-        layout=layout, design=args.design, block=args.block or DEFAULT_BLOCK, agent=agent,
+        layout=layout, design=args.design, block=block, agent=agent,
+        stop_file=f"{stop_dir.name}/stop" if stop_dir else None,
         calibrate_s=args.calibrate, pin_cores=ranks, **work,
+        groups=(DEFAULT_GROUPS if args.groups is None else args.groups)
+        if args.design == "alternate" else 0,
     )
     _check_stream_memory(plan)
     profile = _profile(args)
@@ -347,17 +388,26 @@ def _run(args: argparse.Namespace) -> int:
           f"layout {layout}, {args.design} design{agent_text}; about {planned:.0f} s",
           flush=True)
     show = PacketLine(args.packets, quiet=args.quiet)
-    doc = run_detector(plan, profile, topology, out, timeout_s=args.timeout,
-                       on_packet=show, on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
+    on_packet = show if rule is None or plan.stop_file is None else until_decided(
+        rule, show, block, plan.stop_file)
+    try:
+        doc = run_detector(plan, profile, topology, out, timeout_s=args.timeout,
+                           on_packet=on_packet,
+                           on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
+    finally:
+        if stop_dir is not None:
+            stop_dir.cleanup()
     show.close()
+    if rule is not None:
+        doc["sequential"] = rule.document()
+        write_document(doc, out)
     print(format_run(doc))
     if args.design == "alternate":
-        samples = samples_of(doc)
-        verdict = compare_samples(samples["baseline"], samples["agent"],
-                                  baseline_source=f"{out} (agent off)",
-                                  test_source=f"{out} (agent on)")
+        verdict = compare_run(doc, str(out))
         print()
         print(format_verdict(verdict))
+        if rule is not None:
+            print(format_sequential(doc["sequential"]))
     print(f"\nnoise-run document: {out}")
     return 0
 
@@ -370,6 +420,17 @@ def _check_run_options(args: argparse.Namespace) -> None:
             flag = "--" + given[0].replace("_", "-")
             raise MpiscopeError(f"{flag} is an option of --detector {detector}, not of "
                                 f"--detector {args.detector}")  # fmt: skip
+    if args.until_decided:
+        if args.design != "alternate":
+            raise MpiscopeError("--until-decided adds ABBA blocks: it needs --design alternate")
+        if args.packets is not None:
+            raise MpiscopeError("--until-decided sizes the run from --max: drop --packets")
+    elif args.max is not None or args.margin is not None:
+        flag = "--max" if args.max is not None else "--margin"
+        raise MpiscopeError(f"{flag} is an option of --until-decided")
+    if args.groups and args.design != "alternate":
+        raise MpiscopeError("--groups feeds the periodic test of --design alternate: not with "
+                            f"--design {args.design}")  # fmt: skip
     if args.block is not None and args.design != "alternate":
         raise MpiscopeError("--block sizes the blocks of --design alternate: not with --design "
                             f"{args.design}")  # fmt: skip
@@ -454,7 +515,10 @@ def _add_compare(sub: Any) -> None:
         description="Compare a baseline run with a run under the agent (two documents), or "
         "the two samples of one alternating run (one document). Prints criterion 1 (99% CI "
         "gap), criterion 2 (IQR outliers), Mann-Whitney and the quantile shifts, all "
-        "normalised to the baseline median. Exit code: 0 no noise detected, 1 detected, "
+        "normalised to the baseline median; for one alternating run also the Wilcoxon "
+        "signed-rank test and the Hodges-Lehmann interval of the slowdown on its ABBA pairs "
+        "of block medians. Every verdict states its limit: the slowdown it rules out at "
+        "95% and the one it would detect. Exit code: 0 no noise detected, 1 detected, "
         "2 bad input.")
     p.add_argument("files", nargs="+", metavar="RUN", help="noise-run document(s): 1 or 2")
     p.add_argument("--out", metavar="FILE", help="write the noise-verdict document")
@@ -467,7 +531,7 @@ def _add_compare(sub: Any) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from mpiscope.noise.criteria import compare_samples, format_verdict
+    from mpiscope.noise.criteria import compare_run, compare_samples, format_verdict
     from mpiscope.noise.samples import two_samples
     from mpiscope.result.document import write_document
     from mpiscope.result.noise import load_noise
@@ -477,8 +541,12 @@ def _compare(args: argparse.Namespace) -> int:
     out = _check_out(args.out, args.force, args.files) if args.out else None
     docs = [load_noise(Path(f)) for f in args.files]
     (base, base_name), (test, test_name) = two_samples(docs, args.files)
-    verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
-                              confidence=args.confidence, alpha=args.alpha)
+    if len(docs) == 1:  # one alternating run: its ABBA pairs too
+        verdict = compare_run(docs[0], args.files[0], confidence=args.confidence,
+                              alpha=args.alpha)
+    else:
+        verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
+                                  confidence=args.confidence, alpha=args.alpha)
     print(format_verdict(verdict))
     if out is not None:
         write_document(verdict, out)

@@ -17,8 +17,8 @@ from mpiscope import __version__
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import AgentSpec
 from mpiscope.noise.binding import Topology
-from mpiscope.noise.criteria import CRITERIA, compare_samples, samples_of
-from mpiscope.noise.session import DetectorPlan, plan_layout, run_detector
+from mpiscope.noise.criteria import CRITERIA, compare_run
+from mpiscope.noise.session import DEFAULT_GROUPS, DetectorPlan, plan_layout, run_detector
 from mpiscope.noise.spec import InjectorSpec
 
 __all__ = ["CalibrationPlan", "estimate_seconds", "run_calibration"]
@@ -81,13 +81,10 @@ def run_calibration(
                 detector=detector, packet_s=plan.packet_s, packets=plan.packets,
                 nprocs=plan.nprocs, layout="C", design="alternate", block=plan.block,
                 agent=agent, pin_cores=ranks, stream_elements=plan.stream_elements,
+                groups=DEFAULT_GROUPS,
             )
             doc = run_detector(run_plan, profile, topology, None, on_packet=on_packet)
-            samples = samples_of(doc)
-            verdict = compare_samples(
-                samples["baseline"], samples["agent"],
-                baseline_source=f"{detector} {label} off", test_source=f"{detector} {label} on",
-            )
+            verdict = compare_run(doc, f"{detector} {label}")
             inj = agent.injector
             rows.append({
                 "detector": detector,
@@ -102,10 +99,11 @@ def run_calibration(
                 "boundary_gap": verdict["criteria"]["ci_overlap"]["boundary_gap"],
                 "p_value": verdict["criteria"]["mann_whitney"]["p_value"],
                 "baseline_median_s": verdict["baseline"]["median_s"],
+                **_paired_row(verdict),
             })
             on_run(index, total, f"{detector} {label}", verdict)
     return {
-        "schema_version": "1.0",
+        "schema_version": "1.3",  # runs[] hold the paired estimate and the limit
         "kind": "noise-calibration",
         "mpiscope_version": __version__,
         "plan": {"detectors": list(plan.detectors), "hz": list(plan.hz),
@@ -117,6 +115,19 @@ def run_calibration(
         "smallest": smallest_detected(rows, plan.detectors),
         "false_positives": {d: [r["fired"] for r in rows if r["detector"] == d and r["sham"]]
                             for d in plan.detectors},
+    }
+
+
+def _paired_row(verdict: dict[str, Any]) -> dict[str, Any]:
+    """The paired estimate, its p-value and the stated limit of a verdict, for a row."""
+    crit, lim = verdict["criteria"], verdict.get("limit") or {}
+    signed, interval = crit.get("signed_rank"), crit.get("paired_interval")
+    return {
+        "paired_estimate": interval["estimate"] if interval else None,
+        "periodic_hz": (crit.get("periodic") or {}).get("frequency_hz"),
+        "signed_rank_p": signed["p_value"] if signed else None,
+        "rules_out_above": lim.get("rules_out_above"),
+        "detectable": lim.get("detectable"),
     }
 
 

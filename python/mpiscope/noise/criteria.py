@@ -19,6 +19,17 @@ The criteria (all one-sided: they look for a *slowdown*):
   the rank opinion that heavy tails do not fool.
 * ``quantile_shift``: p50/p90/p99 of the test minus those of the baseline;
   reported, never a detection on its own.
+* ``signed_rank`` and ``paired_interval`` (alternating runs only): the
+  agent-on and agent-off blocks compared as ABBA pairs of block medians,
+  by a Wilcoxon signed-rank test and an exact Hodges-Lehmann interval of
+  the slowdown (:mod:`mpiscope.noise.paired`).
+* ``periodic`` (alternating runs timed in ``--groups``): a frequency the
+  agent-on packets' iteration groups carry and the agent-off ones lack,
+  with the rank and core it shows on (:mod:`mpiscope.noise.periodic`).
+
+Every verdict also states its ``limit``: the slowdown it rules out at 95 %
+and the smallest one it would detect (80 % power), from the paired interval
+when there are pairs, else from the two-sample Hodges-Lehmann interval.
 
 numpy and scipy are imported inside the functions.
 """
@@ -30,18 +41,25 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.noise import paired
 
 __all__ = [
     "CRITERIA",
     "IQR_FENCE_FACTOR",
+    "compare_run",
     "compare_samples",
     "format_verdict",
+    "limit_sentence",
     "samples_of",
     "verdict_rows",
+    "verdict_sentence",
 ]
 
-#: The criteria that can fire, in report order.
-CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney")
+#: The criteria that can fire, in report order (the last two need ABBA pairs).
+CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney", "signed_rank", "paired_interval",
+            "periodic")
+#: The schema version of the noise-verdict documents written now.
+VERDICT_VERSION = "1.3"
 #: Tukey's fence factor: outliers lie beyond 1.5 IQR from the quartiles.
 IQR_FENCE_FACTOR = 1.5
 #: Quantiles (percent) compared by ``quantile_shift``.
@@ -100,8 +118,14 @@ def compare_samples(
     test_source: str,
     confidence: float = 0.99,
     alpha: float = 0.01,
+    pairs: Sequence[tuple[float, float]] | None = None,
 ) -> dict[str, Any]:
     """Compare packet times (seconds) with and without the agent: a "noise-verdict".
+
+    ``pairs`` (alternating runs): the (agent-off, agent-on) block medians of
+    each ABBA pair (:func:`mpiscope.noise.paired.block_pairs`); with at least
+    :data:`~mpiscope.noise.paired.MIN_PAIRS` of them the verdict holds the
+    ``signed_rank`` and ``paired_interval`` criteria and a paired ``limit``.
 
     All values except ``baseline``/``test`` summaries are divided by the
     baseline median. Quartiles and quantiles use numpy's default (linear
@@ -193,9 +217,16 @@ def compare_samples(
         "mann_whitney": mann_whitney,
         "quantile_shift": quantile_shift,
     }
-    fired = [name for name in CRITERIA if criteria[name]["detected"]]
+    stated: dict[str, Any] | None
+    if pairs is not None and len(pairs) >= paired.MIN_PAIRS:
+        signed, interval, stated = paired.paired_criteria(pairs, confidence=confidence,
+                                                          alpha=alpha)
+        criteria["signed_rank"], criteria["paired_interval"] = signed, interval
+    else:
+        stated = paired.unpaired_limit(base, tst, alpha)
+    fired = [name for name in CRITERIA if name in criteria and criteria[name]["detected"]]
     return {
-        "schema_version": "1.0",
+        "schema_version": VERDICT_VERSION,
         "kind": "noise-verdict",
         "baseline": _summary(base_raw, baseline_source),
         "test": _summary(test_raw, test_source),
@@ -204,7 +235,31 @@ def compare_samples(
         "criteria": criteria,
         "fired": fired,
         "detected": bool(fired),
+        **({"limit": stated} if stated is not None else {}),
     }
+
+
+def compare_run(
+    run_doc: Mapping[str, Any], source: str, *, confidence: float = 0.99, alpha: float = 0.01
+) -> dict[str, Any]:
+    """The verdict of one alternating noise-run: agent off against agent on, paired."""
+    from mpiscope.noise.periodic import periodic_criterion
+
+    samples = samples_of(run_doc)
+    if "all" in samples:
+        raise MpiscopeError(f"{source} is a separate-design run: it holds one sample")
+    verdict = compare_samples(
+        samples["baseline"], samples["agent"],
+        baseline_source=f"{source} (agent off)", test_source=f"{source} (agent on)",
+        confidence=confidence, alpha=alpha, pairs=paired.block_pairs(run_doc["packets"]),
+    )
+    periodic = periodic_criterion(run_doc, alpha)
+    if periodic is not None:
+        verdict["criteria"]["periodic"] = periodic
+        fired = [name for name in CRITERIA
+                 if name in verdict["criteria"] and verdict["criteria"][name]["detected"]]
+        verdict["fired"], verdict["detected"] = fired, bool(fired)
+    return verdict
 
 
 def samples_of(run_doc: Mapping[str, Any]) -> dict[str, list[float]]:
@@ -248,7 +303,7 @@ def verdict_rows(verdict: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
     test, crit = verdict["test"], verdict["criteria"]
     ci, iq, mw = crit["ci_overlap"], crit["iqr_outliers"], crit["mann_whitney"]
     qs = crit["quantile_shift"]
-    return [
+    rows = [
         (
             f"ci_overlap ({ci['confidence'] * 100:g}% CI of the mean)",
             f"gap {ci['boundary_gap']:+.4f}",
@@ -275,6 +330,55 @@ def verdict_rows(verdict: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
             "-",
         ),
     ]
+    sr, pi = crit.get("signed_rank"), crit.get("paired_interval")
+    if sr is not None:
+        rows.append((
+            "signed_rank (Wilcoxon, ABBA block-median pairs)",
+            f"{sr['positive_pairs']}/{sr['pairs']} pairs slower, W+={sr['w_plus']:g}, "
+            f"p={sr['p_value']:.3g}",
+            f"p < {sr['alpha']:g}",
+            _yes(sr["detected"]),
+        ))
+    if pi is not None:
+        rows.append((
+            f"paired_interval ({pi['confidence'] * 100:g}% CI of the slowdown)",
+            f"{_pct(pi['estimate'])} [{_pct(pi['interval'][0])}, {_pct(pi['interval'][1])}]",
+            "low > 0",
+            _yes(pi["detected"]),
+        ))
+    if "periodic" in crit:
+        from mpiscope.noise.periodic import describe
+
+        pe = crit["periodic"]
+        rows.append((
+            f"periodic (spectrum of {pe['groups']} iteration groups, on vs off)",
+            describe(pe),
+            f"p < {pe['alpha']:g}",
+            _yes(pe["detected"]),
+        ))
+    return rows
+
+
+def _pct(value: float | None) -> str:
+    """A normalised value as a signed percentage; None (unbounded) as "?"."""
+    return "?" if value is None else f"{value:+.2%}"
+
+
+def limit_sentence(verdict: Mapping[str, Any]) -> str | None:
+    """What the run rules out and could detect, in one sentence (None for old verdicts)."""
+    lim = verdict.get("limit")
+    if not lim:
+        return None
+    conf = f"{lim['confidence'] * 100:g}%"
+    upper = lim.get("rules_out_above")
+    ruled = (f"no slowdown above {upper:.2%} at {conf}" if upper is not None
+             else f"too few pairs to bound the slowdown at {conf}")
+    if upper is not None and upper < 0:
+        ruled = f"the agent-on packets run faster (slowdown below {upper:+.2%} at {conf})"
+    detectable = lim.get("detectable")
+    power = (f"; a slowdown of {detectable:.2%} would be detected {lim['power']:.0%} of the "
+             f"time at alpha {lim['alpha']:g}" if detectable is not None else "")
+    return f"limit: {ruled} (estimate {_pct(lim['estimate'])}, {lim['method']}){power}"
 
 
 def format_verdict(verdict: Mapping[str, Any]) -> str:
@@ -294,9 +398,23 @@ def format_verdict(verdict: Mapping[str, Any]) -> str:
     for row in rows:
         cells = [cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True)]
         lines.append("  ".join([*cells, row[3]]).rstrip())
+    stated = limit_sentence(verdict)
+    if stated:
+        lines.append(stated)
+    lines.append(verdict_sentence(verdict))
+    return "\n".join(lines)
+
+
+def verdict_sentence(verdict: Mapping[str, Any]) -> str:
+    """The verdict line: which criteria fired, or that none did and what that rules out."""
     fired = list(verdict.get("fired", []))
     if fired:
-        lines.append(f"verdict: slowdown detected by {', '.join(fired)}")
-    else:
-        lines.append("verdict: no slowdown detected (no criterion fired)")
-    return "\n".join(lines)
+        return f"verdict: slowdown detected by {', '.join(fired)}"
+    lim = verdict.get("limit") or {}
+    upper, detectable = lim.get("rules_out_above"), lim.get("detectable")
+    text = "verdict: no slowdown detected (no criterion fired)"
+    if upper is not None and upper >= 0:
+        text += f": none above {upper:.2%} at {lim['confidence'] * 100:g}%"
+    if detectable is not None:
+        text += f"; detectable here: {detectable:.2%} ({lim['power']:.0%} power)"
+    return text

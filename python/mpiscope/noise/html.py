@@ -17,7 +17,7 @@ from typing import Any
 from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.html_page import escape, page
-from mpiscope.noise import criteria, figures
+from mpiscope.noise import criteria, figures, paired
 
 __all__ = ["render_noise_html", "write_noise_html"]
 
@@ -74,17 +74,14 @@ def _verdict_html(verdict: Mapping[str, Any]) -> str:
     )
     rows = criteria.verdict_rows(verdict)
     criteria_table = _table(["criterion", "value", "threshold", "detected"], rows, left=2)
-    fired = verdict.get("fired") or []
-    line = (
-        f"Slowdown detected by {', '.join(fired)}."
-        if fired
-        else "No slowdown detected: no criterion fired."
-    )
+    line = criteria.verdict_sentence(verdict).removeprefix("verdict: ")
+    stated = criteria.limit_sentence(verdict)
     return (
         samples + f"<p>Values normalised to the baseline median; difference of means "
         f"{verdict['mean_difference']:+.4f}.</p>"
         + criteria_table
-        + f"<p><strong>{escape(line)}</strong></p>"
+        + f"<p><strong>{escape(line[:1].upper() + line[1:])}.</strong></p>"
+        + (f"<p>{escape(stated[:1].upper() + stated[1:])}.</p>" if stated else "")
     )
 
 
@@ -124,19 +121,25 @@ def _run_html(run: Mapping[str, Any], label: str) -> str:
     except MpiscopeError as exc:
         return "".join(parts) + f'<p class="note">{escape(exc)}</p>'
     if run.get("design") == "alternate":
-        parts.append(_comparison_html(samples, "baseline", f"{label} agent off vs on"))
+        try:
+            pairs = paired.block_pairs(run.get("packets") or [])
+        except MpiscopeError:
+            pairs = None
+        parts.append(_comparison_html(samples, "baseline", f"{label} agent off vs on", pairs))
     elif len(samples["all"]) >= 1:
         parts.append(_img(figures.boxplots_figure(samples, "all"), f"packet times {label}"))
     return "".join(parts)
 
 
-def _comparison_html(samples: Mapping[str, Sequence[float]], baseline: str, title: str) -> str:
+def _comparison_html(samples: Mapping[str, Sequence[float]], baseline: str, title: str,
+                     pairs: Sequence[tuple[float, float]] | None = None) -> str:
     parts = []
     try:
         parts.append(_img(figures.boxplots_figure(samples, baseline), f"box plots {title}"))
         verdicts = [
             criteria.compare_samples(
-                samples[baseline], values, baseline_source=baseline, test_source=label
+                samples[baseline], values, baseline_source=baseline, test_source=label,
+                pairs=pairs,
             )
             for label, values in samples.items()
             if label != baseline

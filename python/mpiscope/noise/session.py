@@ -35,6 +35,8 @@ from mpiscope.result.document import write_document
 
 __all__ = [
     "DEFAULT_BLOCK",
+    "DEFAULT_GROUPS",
+    "MAX_GROUPS",
     "DetectorPlan",
     "check_blocks",
     "noise_programs",
@@ -45,6 +47,10 @@ __all__ = [
 
 #: Packets per block of the alternating design when the user gives none.
 DEFAULT_BLOCK = 4
+#: Iteration groups timed per packet by an alternating run (the periodic test).
+DEFAULT_GROUPS = 128
+#: The most groups a packet times: MPISCOPE__NOISE_MAX_GROUPS of src/noise/detect_options.h.
+MAX_GROUPS = 4096
 #: The least silence (s) allowed before a detector counts as hung.
 SILENCE_FLOOR_S = 60.0
 
@@ -69,6 +75,8 @@ class DetectorPlan:
     stream_elements: int | None = None
     triads: int | None = None
     pin_cores: list[int] | None = None
+    groups: int = 0  # 0: no group times
+    stop_file: str | None = None  # --until-decided: the detector stops once it exists
 
     def __post_init__(self) -> None:
         if self.detector not in DETECTORS:
@@ -203,6 +211,10 @@ def detect_argv(plan: DetectorPlan, program: str, agent_pgid: int | None) -> lis
             argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
     if plan.pin_cores:
         argv += ["--pin-cores", ",".join(str(c) for c in plan.pin_cores)]
+    if plan.groups:
+        argv += ["--groups", str(plan.groups)]
+    if plan.stop_file and plan.design == "alternate":
+        argv += ["--stop-file", plan.stop_file]
     if plan.design == "alternate" and agent_pgid is not None:
         argv += ["--block", str(plan.block), "--agent-pgid", str(agent_pgid)]
     return argv
@@ -232,7 +244,9 @@ def environment(profile: MpiProfile, topology: Topology) -> dict[str, Any]:
 
 def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
     return {
-        "schema_version": "1.2" if "mpi_wheel" in env else "1.0",  # the fields it holds
+        # The fields it holds: 1.3 group times or a sequential decision, 1.2 mpi_wheel.
+        "schema_version": ("1.3" if plan.groups or plan.stop_file
+                           else "1.2" if "mpi_wheel" in env else "1.0"),
         "kind": "noise-run",
         "mpiscope_version": __version__,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -283,9 +297,17 @@ class _Collector:
             self.doc["binding"].append(data)
         elif kind == "noise-packet":
             self.doc["packets"].append(data)
-            self.save()
+            if not self.doc["detector"].get("groups"):  # else saved with its groups
+                self.save()
             if self.on_packet:
                 self.on_packet(data)
+        elif kind == "noise-groups":
+            packets = self.doc["packets"]
+            if packets and packets[-1].get("index") == data.get("index"):
+                packets[-1]["groups_ns"] = data.get("groups_ns")
+                if "stolen_ns" in data:
+                    packets[-1]["stolen_ns"] = data["stolen_ns"]
+            self.save()
 
     def _pace(self, setup: dict[str, Any]) -> None:
         """Allow silences from the real packet length; warn if it exceeds the asked one."""
@@ -346,7 +368,8 @@ def run_detector(
                 f"mpiscope-noise detect failed ({describe_exit(code)})"
                 + (f": {tail}" if tail else "")
             )
-        if len(doc["packets"]) < plan.packets:
+        stopped = plan.stop_file is not None and os.path.exists(plan.stop_file)
+        if len(doc["packets"]) < plan.packets and not stopped:
             raise RunFailedError(
                 f"the detector reported {len(doc['packets'])} of {plan.packets} packets"
             )

@@ -6,7 +6,8 @@ import statistics
 import sys
 from typing import Any
 
-__all__ = ["PacketLine", "format_calibration", "format_injector", "format_run"]
+__all__ = ["PacketLine", "format_calibration", "format_injector", "format_run",
+           "format_sequential"]
 
 _STATE = {True: "agent on", False: "agent off"}
 
@@ -76,18 +77,46 @@ def format_calibration(doc: dict[str, Any]) -> str:
     from mpiscope.noise.criteria import CRITERIA
 
     lines = ["smallest agent detected (layout C, alternating design):"]
-    header = f"  {'detector':12s} " + " ".join(f"{c:>14s}" for c in CRITERIA) + "  A/A false alarms"
-    lines.append(header)
+    shown = [c for c in CRITERIA if any(c in found for found in doc["smallest"].values())]
+    widths = [max(14, len(c)) for c in shown]
+    names = " ".join(c.rjust(w) for c, w in zip(shown, widths, strict=True))
+    lines.append(f"  {'detector':12s} {names}  A/A false alarms")
     for detector, found in doc["smallest"].items():
         fp = doc["false_positives"][detector]
         alarms = ", ".join(sorted({c for fired in fp for c in fired})) or "none"
-        lines.append(f"  {detector:12s} " + " ".join(f"{found[c] or '-':>14s}" for c in CRITERIA)
-                     + f"  {alarms}")
+        cells = " ".join((found.get(c) or "-").rjust(w) for c, w in zip(shown, widths, strict=True))
+        lines.append(f"  {detector:12s} {cells}  {alarms}")
     lines.append("")
     lines.append(f"  {'detector':12s} {'agent':>14s} {'load':>7s} {'mean':>8s} {'gap':>8s} "
-                 f"{'p (MW)':>8s}  fired")
+                 f"{'p (MW)':>8s} {'paired':>8s} {'p (SR)':>8s} {'<= (95%)':>8s}  fired")
     for r in doc["runs"]:
         lines.append(f"  {r['detector']:12s} {r['agent']:>14s} {r['load']:7.2%} "
                      f"{r['mean_difference']:+8.2%} {r['boundary_gap']:+8.2%} "
-                     f"{r['p_value']:8.3g}  {', '.join(r['fired']) or '-'}")
+                     f"{r['p_value']:8.3g} {_opt(r.get('paired_estimate'), '+8.2%')} "
+                     f"{_opt(r.get('signed_rank_p'), '8.3g')} "
+                     f"{_opt(r.get('rules_out_above'), '+8.2%')}  {', '.join(r['fired']) or '-'}")
     return "\n".join(lines)
+
+
+def _opt(value: float | None, spec: str) -> str:
+    """A number of a calibration row, or "-" (8 wide) when the row predates it."""
+    return f"{'-':>8s}" if value is None else format(value, spec)
+
+
+_DECISIONS = {
+    "slowdown": "a slowdown (signed rank below alpha/K)",
+    "equivalent": "no slowdown above the margin (upper bound below it)",
+    "undecided": "undecided when the time ran out",
+}
+
+
+def format_sequential(seq: dict[str, Any]) -> str:
+    """What --until-decided decided, after how many pairs, at which levels."""
+    looks = seq.get("looks") or []
+    last = looks[-1] if looks else {}
+    upper = last.get("upper")
+    bound = f"{upper:+.2%}" if upper is not None else "unbounded"
+    return (f"until-decided: {_DECISIONS.get(seq['decision'], seq['decision'])} after "
+            f"{last.get('pairs', 0)} pairs, look {len(looks)} of {len(seq['looks_planned'])} "
+            f"(alpha/K = {seq['alpha_per_look']:.2g}, margin {seq['margin']:.2%}, upper bound at "
+            f"1 - beta/K: {bound})")

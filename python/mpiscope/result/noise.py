@@ -141,6 +141,11 @@ def _verdict_frame(doc: Mapping[str, Any]) -> Any:
         ("quantile_shift", key, crit["quantile_shift"][key], None, None, None)
         for key in ("p50", "p90", "p99")
     ]
+    if "signed_rank" in crit:  # schema 1.3: the ABBA pairs of an alternating run
+        sr, pi = crit["signed_rank"], crit["paired_interval"]
+        rows.append(("signed_rank", "w_plus", sr["w_plus"], sr["p_value"], sr["alpha"],
+                     sr["detected"]))
+        rows.append(("paired_interval", "estimate", pi["estimate"], None, 0.0, pi["detected"]))
     frame = pd.DataFrame(
         rows, columns=["criterion", "statistic", "value", "p_value", "threshold", "detected"]
     )

@@ -1,0 +1,104 @@
+"""The periodic test on simulated iteration groups of known period (no MPI).
+
+Each packet of 0.5 s is timed in 128 groups of equal work on 2 ranks. The
+group times jitter by 2 %, and one packet in twenty has a 50 ms stretch (a
+descheduled rank: broadband power). Agent-on packets also lose 1 ms every
+100 ms at a random phase, on both ranks, as a Barrier spreads a delay.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+
+from mpiscope.noise.criteria import compare_run, format_verdict
+from mpiscope.noise.periodic import periodic_criterion
+from mpiscope.noise.session import MAX_GROUPS
+from mpiscope.result.noise import validate
+
+GROUPS, PACKET_NS = 128, 0.5e9
+
+
+def _groups(rng: np.random.Generator, agent_hz: float,
+            burst_ns: float) -> tuple[list[list[float]], list[list[float]]]:
+    """(group times, stolen times) of ranks 0 and 1; the agent shares rank 1's core."""
+    width = PACKET_NS / GROUPS
+    base = width * (1 + 0.02 * rng.standard_normal(GROUPS))
+    stolen = np.abs(2e3 * rng.standard_normal((2, GROUPS)))  # the odd interrupt
+    if rng.random() < 0.05:
+        hit = rng.integers(GROUPS)
+        base[hit] += 50e6
+        stolen[rng.integers(2), hit] += 50e6  # a descheduled rank: either one
+    if agent_hz:
+        period = 1e9 / agent_hz
+        for t in np.arange(rng.uniform(0, period), PACKET_NS, period):
+            base[int(t // width)] += burst_ns  # every rank waits ...
+            stolen[1, int(t // width)] += burst_ns  # ... for rank 1, whose CPU the agent took
+    return ([list(base), list(base * (1 + 0.001 * rng.standard_normal(GROUPS)))],
+            [list(stolen[0]), list(stolen[1])])
+
+
+def _run(seed: int, agent_hz: float, burst_ns: float = 1e6, packets: int = 120) -> dict:
+    rng = np.random.default_rng(seed)
+    rows = []
+    for index in range(packets):
+        block = index // 4
+        agent = block % 4 in (1, 2)
+        groups, stolen = _groups(rng, agent_hz if agent else 0.0, burst_ns)
+        seconds = max(sum(g) for g in groups) / 1e9
+        rows.append({"index": index, "block": block, "agent": agent, "seconds": seconds,
+                     "groups_ns": groups, "stolen_ns": stolen})
+    return {"kind": "noise-run", "design": "alternate", "packets": rows,
+            "detector": {"groups": GROUPS, "group_read_ns": 25.0},
+            "binding": [{"rank": 0, "cpu": 0}, {"rank": 1, "cpu": 1}]}
+
+
+def test_a_10_hz_agent_is_named_with_its_frequency_and_core() -> None:
+    crit = periodic_criterion(_run(1, 10.0), alpha=0.01)
+    assert crit is not None and crit["detected"]
+    assert crit["frequency_hz"] % 10 < 0.5 or crit["frequency_hz"] % 10 > 9.5  # 10 Hz or a harmonic
+    assert crit["frequency_hz"] < 10.5  # the fundamental, not a harmonic
+    # Both ranks' group times carry the line; only rank 1 lost CPU to the agent.
+    assert (crit["rank"], crit["core"], crit["core_evidence"]) == (1, 1, "stolen CPU time")
+    assert crit["resolution_hz"] == 2.0 or abs(crit["resolution_hz"] - 2.0) < 0.1
+    assert crit["cost_share"] < 1e-4  # 128 reads of 25 ns in 0.5 s
+
+
+def test_the_heavy_tail_alone_is_not_periodic() -> None:
+    alarms = sum(bool(periodic_criterion(_run(100 + seed, 0.0), alpha=0.01)["detected"])
+                 for seed in range(20))
+    assert alarms <= 1  # Bonferroni over 2 x 64 bins: conservative
+
+
+def test_the_verdict_holds_the_periodic_criterion() -> None:
+    verdict = compare_run(_run(2, 10.0), "agent.json")
+    validate(verdict)
+    assert "periodic" in verdict["fired"]
+    line = next(row for row in format_verdict(verdict).splitlines()
+                if row.startswith("periodic (spectrum of 128 iteration groups"))
+    assert re.search(r"\d+ Hz on rank 1 \(core 1\), stolen .* ms/packet", line)
+
+
+def test_without_stolen_times_the_group_times_name_the_rank() -> None:
+    run = _run(4, 10.0)
+    for packet in run["packets"]:
+        del packet["stolen_ns"]
+    crit = periodic_criterion(run, alpha=0.01)
+    assert crit is not None and crit["detected"] and crit["stolen"] is None
+    assert crit["core_evidence"] == "group times"
+
+
+def test_a_run_without_groups_has_no_periodic_criterion() -> None:
+    run = _run(3, 10.0, packets=32)
+    for packet in run["packets"]:
+        del packet["groups_ns"], packet["stolen_ns"]
+    assert periodic_criterion(run, alpha=0.01) is None
+    assert "periodic" not in compare_run(run, "old.json")["criteria"]
+
+
+def test_max_groups_is_the_c_bound() -> None:
+    header = Path(__file__).parents[2] / "src/noise/detect_options.h"
+    found = re.search(r"#define MPISCOPE__NOISE_MAX_GROUPS (\d+)", header.read_text())
+    assert found and int(found.group(1)) == MAX_GROUPS

@@ -1,0 +1,85 @@
+"""The sequential rule of --until-decided on seeded simulated pairs (no MPI).
+
+Its error rates are measured here on A/A and shifted simulations, not only
+assumed from the Bonferroni split over the planned looks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mpiscope.noise.sequential import SequentialRule, look_schedule, until_decided
+
+
+def _pairs(rng: np.random.Generator, n: int, shift: float) -> list[tuple[float, float]]:
+    """Block medians: 0.3 % spread, a heavy tail in one pair in ten, a slow drift."""
+    out = []
+    for k in range(n):
+        drift = 1 + 0.02 * np.sin(k / 7)
+        off, on = drift * (1 + 0.003 * rng.standard_normal(2))
+        if rng.random() < 0.1:
+            on *= np.exp(0.05 * rng.pareto(1.5) * (1 if rng.random() < 0.5 else -1))
+        out.append((float(off), float(on * (1 + shift))))
+    return out
+
+
+def _decide(seed: int, shift: float, max_pairs: int = 64, margin: float = 0.01) -> tuple[str, int]:
+    rng = np.random.default_rng(seed)
+    pairs = _pairs(rng, max_pairs, shift)
+    rule = SequentialRule(max_pairs=max_pairs, margin=margin)
+    for n in range(2, max_pairs + 1, 2):
+        decision = rule.look(pairs[:n])
+        if decision:
+            return decision, n
+    raise AssertionError("the last look always decides")
+
+
+def test_the_looks_are_planned_about_1_5_apart() -> None:
+    assert look_schedule(64) == [8, 12, 18, 28, 42, 64]
+    assert look_schedule(8) == [8]
+    assert look_schedule(10) == [8, 10]
+
+
+def test_a_one_percent_slowdown_is_decided_early() -> None:
+    found = [_decide(seed, 0.01) for seed in range(20)]
+    assert sum(decision == "slowdown" for decision, _ in found) >= 18
+    assert np.median([n for _, n in found]) <= 18  # well before the 64 pairs allowed
+
+
+def test_the_a_a_false_alarm_rate_of_the_whole_sequence() -> None:
+    decisions = [_decide(500 + seed, 0.0)[0] for seed in range(60)]
+    # alpha 0.01 over the sequence: 0.6 expected in 60; 4 or more has probability 0.003.
+    assert decisions.count("slowdown") <= 3
+    # No slowdown and a 1 % margin: most runs stop saying so.
+    assert decisions.count("equivalent") >= 48
+
+
+def test_a_slowdown_inside_the_margin_is_not_called_equivalent() -> None:
+    decisions = [_decide(900 + seed, 0.02, margin=0.01)[0] for seed in range(20)]
+    assert "equivalent" not in decisions
+
+
+def test_the_callback_stops_the_detector_at_a_decision(tmp_path) -> None:
+    stop = tmp_path / "stop"
+    shown: list[int] = []
+    rule = SequentialRule(max_pairs=16, margin=0.01)
+    callback = until_decided(rule, lambda p: shown.append(p["index"]), 2, str(stop))
+    rng = np.random.default_rng(1)
+    for index in range(64):
+        block = index // 2
+        agent = block % 4 in (1, 2)
+        seconds = 1.0 * (1.05 if agent else 1.0) * (1 + 0.001 * rng.standard_normal())
+        callback({"index": index, "block": block, "agent": agent, "seconds": seconds})
+        if stop.exists():
+            break
+    assert rule.decision == "slowdown"
+    # Looks at 8, 12, 16 pairs: alpha/3 = 0.0033 is below 2^-8, the least p-value
+    # of 8 pairs, so the second look decides (12 pairs, 48 packets).
+    assert len(shown) == 48
+    assert [look["pairs"] for look in rule.document()["looks"]] == [8, 12]
+
+
+@pytest.mark.parametrize("max_pairs", [4, 6])
+def test_too_short_a_run_has_one_look(max_pairs: int) -> None:
+    assert look_schedule(max_pairs) == [max_pairs]
