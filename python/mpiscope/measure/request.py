@@ -110,8 +110,11 @@ class MeasureRequest:
         return cls(**given, engine=engine)
 
     def param(self, name: str) -> Any:
-        """The engine parameter ``name`` (None: not given)."""
-        return self.engine.get(name)
+        """The engine parameter ``name`` (None: not given); a parameter with
+        a field of its own (``clock_transform``) is read from the field."""
+        if name in self.engine:
+            return self.engine[name]
+        return getattr(self, name, None) if name in _field_names(type(self)) else None
 
     def value(self, name: str) -> Any:
         """The engine parameter ``name`` as the bench gets it: the flag's
