@@ -7,8 +7,8 @@ printed next to the figures the seed published:
   b     configuration B: 240 processes, One-leader, M-leader and PLP at
         16 B..4 KiB (its Fig. 12), as 30 nodes x 8 of cluster-30x8
   b12   configuration B in the seed's own layout, 20 nodes x 12 (its section
-        4.1): the network of cluster-30x8 with 12 cores a node, a platform
-        file written for the run
+        4.1): cluster-30x8's network with 20 hosts of 12 cores, a platform
+        file written for the run from the shipped one
   bias  the MPIPerf seed's bias of the IMB/OSU loop, r_i(n,k), measured as
         bench/bias_table.py does (linear_bcast 64 KiB, barrier loop / window
         method, rank by rank) at n = 4..64
@@ -95,21 +95,29 @@ class Config:
     platform: str  # a shipped name or a file
 
 
-CLUSTER_20X12 = """<?xml version='1.0'?>
-<!DOCTYPE platform SYSTEM "https://simgrid.org/simgrid.dtd">
-<!-- bench/seed_tables.py: the Alltoall seed's configuration B layout, 20 nodes
-     x 12 cores, with the network of cluster-30x8.xml. -->
-<platform version="4.1">
-  <cluster id="c20x12" prefix="node-" suffix=".c20x12" radical="0-19" core="12" speed="10Gf"
-           bw="12.5GBps" lat="1us" bb_bw="1250GBps" bb_lat="0.5us"
-           loopback_bw="50GBps" loopback_lat="0.1us"/>
-</platform>
-"""
+def write_seed_layout(base: str, nodes: int, cores: int, path: Path) -> Path:
+    """The shipped platform ``base`` (one <cluster>) with ``nodes`` hosts of
+    ``cores`` cores each and the same network, written to ``path``."""
+    import xml.etree.ElementTree as ET
+
+    from mpiscope.measure.simulation import load_platform
+
+    tree = ET.parse(load_platform(base).path)
+    cluster = tree.getroot().find("cluster")
+    if cluster is None:
+        raise SystemExit(f"platform {base} has no <cluster> element")
+    name = f"c{nodes}x{cores}"
+    cluster.set("id", name)
+    cluster.set("suffix", f".{name}")
+    cluster.set("radical", f"0-{nodes - 1}")
+    cluster.set("core", str(cores))
+    header = "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+    path.write_text(header + ET.tostring(tree.getroot(), encoding="unicode") + "\n")
+    return path
 
 
 def configs(tmp: Path) -> dict[str, Config]:
-    platform = tmp / "cluster-20x12.xml"
-    platform.write_text(CLUSTER_20X12)
+    platform = write_seed_layout("cluster-30x8", 20, 12, tmp / "cluster-20x12.xml")
     return {"a": Config("A", 160, 20, 8, "cluster-30x8"),
             "b": Config("B", 240, 30, 8, "cluster-30x8"),
             "b12": Config("B", 240, 20, 12, str(platform))}  # fmt: skip
