@@ -5,6 +5,7 @@
  * hand-over datatypes and private stages (p2p), Bruck's scratch. */
 #include <stdlib.h>
 #include "leaders.h"
+#include "gather.h"
 
 enum { ONE_LEADER, M_LEADER, PLP };
 
@@ -158,7 +159,7 @@ static int shared_window(mpiscope_alltoall_t *a, mpiscope__a2a_leaders_t *s)
     MPI_Aint size;
     int unit, rc;
 
-    rc = MPI_Allgather(&mine, 1, MPI_AINT, sizes, 1, MPI_AINT, nd->node_comm);
+    rc = mpiscope__allgather(&mine, 1, MPI_AINT, sizes, nd->node_comm);
     for (int t = 0; t < nd->local_size; t++)
         whole += (size_t)sizes[t];
     if (rc == MPI_SUCCESS)

@@ -4,6 +4,7 @@
  * nprocs % K one rank larger (MPICH's MPIR_CVAR_CLIQUES_BY_BLOCK split). */
 #include <stdlib.h>
 #include "a2a.h"
+#include "gather.h"
 
 /* Every rank's node by the lowest rank of its node: nodes numbered in the
  * order of their lowest rank. first_of[r] is the lowest rank of r's node. */
@@ -27,7 +28,7 @@ static int real_nodes(mpiscope_alltoall_t *a, int *first_of)
 
     if (MPI_Comm_split_type(a->comm, MPI_COMM_TYPE_SHARED, a->rank, MPI_INFO_NULL, &n->node_comm) != MPI_SUCCESS
         || MPI_Allreduce(&a->rank, &first, 1, MPI_INT, MPI_MIN, n->node_comm) != MPI_SUCCESS
-        || MPI_Allgather(&first, 1, MPI_INT, first_of, 1, MPI_INT, a->comm) != MPI_SUCCESS)
+        || mpiscope__allgather(&first, 1, MPI_INT, first_of, a->comm) != MPI_SUCCESS)
         return MPISCOPE_EMPI;
     return 0;
 }

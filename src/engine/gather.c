@@ -31,3 +31,15 @@ int mpiscope__gather_linear(const void *send, int count, MPI_Datatype type, void
     }
     return err;
 }
+
+int mpiscope__allgather(const void *send, int count, MPI_Datatype type, void *recv, MPI_Comm comm)
+{
+#ifdef MPISCOPE_SMPI
+    int n, rc = mpiscope__gather_linear(send, count, type, recv, comm);
+    MPI_Comm_size(comm, &n);
+    int bc = MPI_Bcast(recv, count * n, type, 0, comm);
+    return rc ? rc : bc;
+#else
+    return MPI_Allgather(send, count, type, recv, count, type, comm);
+#endif
+}

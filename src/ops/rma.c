@@ -1,6 +1,7 @@
 /* rma.c: windows, synchronization and hooks of the one-sided family (rma.h). */
 #include "rma.h"
 #include "common.h"
+#include "gather.h"
 #include "pairs.h"
 
 #include <limits.h>
@@ -64,7 +65,7 @@ static int create_window(mpiscope_op_ctx_t *ctx, mpiscope__rma_t *r, int kind)
     /* the origin addresses the target's attached memory by its address */
     if (!(addresses = malloc((size_t)ctx->nprocs * sizeof *addresses)))
         return MPISCOPE_ENOMEM;
-    rc = MPI_Allgather(&address, 1, MPI_AINT, addresses, 1, MPI_AINT, r->comm);
+    rc = mpiscope__allgather(&address, 1, MPI_AINT, addresses, r->comm);
     if (r->peer >= 0)
         r->target_disp = addresses[r->peer];
     free(addresses);

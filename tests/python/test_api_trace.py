@@ -13,16 +13,12 @@ import pytest
 
 import mpiscope
 from mpiscope.errors import MpiscopeError, RunFailedError
-from trace_helpers import build_example, rec, tracer_lib, write_rank
+from trace_helpers import build_example, tracer_lib, two_rank_trace
 
 
 @pytest.fixture
 def written(tmp_path: Path) -> Path:
-    directory = tmp_path / "t"
-    directory.mkdir()
-    write_rank(directory, 0, 2, [rec("MPI_Send", 100, 150, peer=1, tag=5, nbytes=8)])
-    write_rank(directory, 1, 2, [rec("MPI_Recv", 90, 160, peer=0, tag=5, nbytes=8)])
-    return directory
+    return two_rank_trace(tmp_path / "t")
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

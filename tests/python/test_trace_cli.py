@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from trace_helpers import rec, write_rank
+from trace_helpers import two_rank_trace
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -27,11 +27,7 @@ def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.fixture
 def trace(tmp_path: Path) -> Path:
-    directory = tmp_path / "t"
-    directory.mkdir()
-    write_rank(directory, 0, 2, [rec("MPI_Send", 100, 150, peer=1, tag=5, nbytes=8)])
-    write_rank(directory, 1, 2, [rec("MPI_Recv", 90, 160, peer=0, tag=5, nbytes=8)])
-    return directory
+    return two_rank_trace(tmp_path / "t")
 
 
 def test_summary_out_writes_the_file(trace: Path, tmp_path: Path) -> None:

@@ -85,6 +85,14 @@ def write_rank(directory: Path, rank: int, nprocs: int, records: list[tuple], *,
 
 # --- real runs ---------------------------------------------------------------
 
+def two_rank_trace(directory: Path) -> Path:
+    """A synthetic trace in ``directory``: rank 0 sends rank 1 one 8-byte message."""
+    directory.mkdir()
+    write_rank(directory, 0, 2, [rec("MPI_Send", 100, 150, peer=1, tag=5, nbytes=8)])
+    write_rank(directory, 1, 2, [rec("MPI_Recv", 90, 160, peer=0, tag=5, nbytes=8)])
+    return directory
+
+
 def profile_or_fail(name: str) -> Any:
     profiles = find_profiles()
     assert name in profiles, f"MPI '{name}' is not built: run `make MPI={name}`"
