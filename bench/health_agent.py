@@ -20,7 +20,7 @@ work pinned to one core is, to the tool, an agent too. Run it on a quiet
 machine for the issue's figures (docs/health.md says where it ran).
 
     .venv/bin/python bench/health_agent.py [--agent-runs 5] [--aa-runs 5]
-        [--hz 10] [--burst 5ms] [--core 1] [--mpi mpich]
+        [--hz 10] [--burst 5ms] [--core 1] [--mpi mpich] [--keep DIR]
 """
 
 from __future__ import annotations
@@ -104,12 +104,15 @@ def main() -> None:
     parser.add_argument("--core", type=int, default=1)
     parser.add_argument("--seconds", type=float, default=3.0, help="health --seconds")
     parser.add_argument("--mpi", default="mpich")
+    parser.add_argument("--keep", type=Path, default=None,
+                        help="keep the documents and their raw launches in this directory")
     args = parser.parse_args()
     print(f"processor: {cpu_name()}; {os.cpu_count()} CPUs; load {load_text()}; agent "
           f"{args.hz} Hz / {args.burst} on core {args.core}")  # fmt: skip
     hits = alarms = busy_runs = 0
     with tempfile.TemporaryDirectory() as tmp:
-        where = Path(tmp)
+        where = Path(tmp) if args.keep is None else args.keep
+        where.mkdir(parents=True, exist_ok=True)
         for i in range(args.agent_runs):
             run = health(where, f"agent{i}", args, agent=True)
             hit = is_hit(run["doc"], args.core)
