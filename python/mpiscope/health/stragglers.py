@@ -54,10 +54,11 @@ costs the others is material and sure:
 
 A node whose ranks together pass the same tests (their summed leads
 against the median node's; with two nodes at least), with none of them
-named alone, is named as the node. Every rank's tests are kept (``ranks``), named or not: the verdict
-joins a rank's evidence with its core's (docs/health.md). Two ranks are
-enough for all of this: the link matrix of two ranks is one link, but the
-question "who makes the collective wait" has an answer.
+named alone, is named as the node. Every rank's tests are kept
+(``ranks``), named or not: the verdict joins a rank's evidence with its
+core's (docs/health.md). Two ranks are enough for all of this: the link
+matrix of two ranks is one link, but the question "who makes the
+collective wait" has an answer.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from mpiscope.health.links import METRICS, LinkAnalysis, analyse_links, ratio
 from mpiscope.health.robust import fisher_pair
 from mpiscope.health.session import RunState
 from mpiscope.health.stragglers import StragglerRule, analyse_stragglers
+from mpiscope.health.values import format_excess, format_share
 from mpiscope.health.values import format_gbs as _gbs
 from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_ns
@@ -229,27 +230,14 @@ def _fold_busy(suspects: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return kept
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2%}"
-
-
-def _excess(entry: Mapping[str, Any], low: str = "low", high: str = "high") -> str:
-    """``+3.81% [2.90%, 4.72%]``: an excess and its 95% interval."""
-    value = entry.get("excess")
-    if value is None:
-        return "-"
-    interval = f" [{_pct(entry[low])}, {_pct(entry[high])}]" if entry.get(low) is not None else ""
-    return f"{value:+.2%}{interval}"
-
-
 def _rank_evidence(entry: Mapping[str, Any], section: Mapping[str, Any]) -> str:
     """What the others lost waiting for a rank (or a node's ranks)."""
     ranks = entry.get("ranks") or [entry.get("rank")]
     leads = [r for op in section["ops"] for r in op["ranks"] if r["rank"] in ranks]
     worst = max((r["max_lead_ns"] for r in leads), default=None)
     return (
-        f"the others waited for it {_pct(entry.get('wait_share'))} of the run, "
-        f"{_excess(entry)} beyond the median rank (blocks of the run, 95%); it arrived "
+        f"the others waited for it {format_share(entry.get('wait_share'))} of the run, "
+        f"{format_excess(entry)} beyond the median rank (blocks of the run, 95%); it arrived "
         f"last, late beyond the floor, in {entry['events']} of {entry['of']} delayed launches "
         f"(chance: {entry['expected']:.1f}), making the others wait most in "
         f"{entry['quarters']} of 4 quarters; late by up to {format_ns(worst)}"
@@ -301,9 +289,9 @@ def _core_evidence(c: Mapping[str, Any]) -> str:
     hz = c.get("own_hz")
     freq = f" at ~{hz:.3g} Hz" if hz else ", no regular period"
     return (
-        f"its core loses {_pct(c['share_lost'])} of the CPU to other work{freq}, against "
-        f"{_pct(c['others_share_lost'])} on the other cores: "
-        f"{_excess(c, 'excess_low', 'excess_high')} (blocks of the probe, 95%); "
+        f"its core loses {format_share(c['share_lost'])} of the CPU to other work{freq}, against "
+        f"{format_share(c['others_share_lost'])} on the other cores: "
+        f"{format_excess(c, 'excess_low', 'excess_high')} (blocks of the probe, 95%); "
         f"{c['disturbed_quanta']} of {c['quanta']} FTQ quanta disturbed"
     )
 
