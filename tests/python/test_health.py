@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -20,12 +21,21 @@ from mpiscope.errors import MpiscopeError
 from mpiscope.health.fingerprint import analyse_clocks, analyse_cores, analyse_triad
 from mpiscope.health.links import METRICS, MIN_UNITS, analyse_links, pair_samples
 from mpiscope.health.platform import SHIPPED, cluster_spec, degraded_platform
-from mpiscope.health.robust import binomial_tail, mad_sigma, median_interval
+from mpiscope.health.robust import (
+    binomial_tail,
+    differences_from_others,
+    excess_test,
+    fisher_pair,
+    mad_sigma,
+    median_interval,
+    median_without,
+)
 from mpiscope.health.schedule import Schedule, round_robin
 from mpiscope.health.session import failed_ranks
 from mpiscope.health.stragglers import analyse_stragglers
 from mpiscope.health.verdict import exit_code, health_document
 from mpiscope.result.health import health_frame, load_health, validate_health, write_health
+from mpiscope.result.student import t_upper_tail
 
 REPO = Path(__file__).resolve().parents[2]
 BASE_NS = 10_000.0
@@ -65,6 +75,30 @@ def test_binomial_tail_and_mad() -> None:
     assert binomial_tail(0, 5, 0.3) == 1.0 and binomial_tail(6, 5, 0.3) == 0.0
     assert binomial_tail(60, 100, 0.5) == pytest.approx(0.028443966820490444, rel=1e-9)
     assert mad_sigma([1.0, 2.0, 3.0, 4.0, 100.0]) == pytest.approx(1.4826)
+
+
+def test_the_excess_test_is_student_t_over_the_blocks() -> None:
+    """Values from scipy.stats.t (recorded): blocks 2%..6% around 4%, floor
+    1%: mean 4%, sd 1.58%, t = (4 - 1) / (1.58 / sqrt(5)) = 4.24, df 4."""
+    test = excess_test([0.02, 0.03, 0.04, 0.05, 0.06], 0.01, tests=2)
+    assert test["excess"] == pytest.approx(0.04) and test["blocks"] == 5
+    half = 2.7764451051977987 * math.sqrt(0.00025 / 5)  # t_{0.975, 4} x se
+    assert (test["low"], test["high"]) == pytest.approx((0.04 - half, 0.04 + half))
+    assert test["p_value"] == pytest.approx(2 * 0.006617799781841345, rel=1e-9)
+    assert excess_test([0.05] * 10, 0.01)["p_value"] == 0.0  # no spread, above the floor
+    assert excess_test([0.005] * 10, 0.01)["p_value"] == 1.0
+    assert excess_test([0.05, 0.05, 0.05], 0.01)["p_value"] is None  # too few blocks
+    assert t_upper_tail(-1.0, 5) == pytest.approx(0.8183912661754386, rel=1e-12)
+
+
+def test_fisher_and_the_median_of_the_others() -> None:
+    assert fisher_pair(0.01, 0.01) == pytest.approx(0.001021034037197619, rel=1e-12)
+    assert fisher_pair(0.0, 0.5) == 0.0 and fisher_pair(1.0, 1.0) == 1.0
+    ordered = [1.0, 2.0, 3.0, 10.0]
+    assert [median_without(ordered, k) for k in range(4)] == [3.0, 3.0, 2.0, 2.0]
+    assert median_without([7.0], 0) == 0.0
+    rows = [[1.0, 3.0, 5.0], [0.0, 0.0, 0.0]]
+    assert differences_from_others(rows, [2.0, 0.0]) == [[-1.5], [0.0], [1.5]]
 
 
 # --- links ----------------------------------------------------------------------------------
