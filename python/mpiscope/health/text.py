@@ -187,8 +187,8 @@ def _stragglers(doc: Mapping[str, Any]) -> list[str]:
             "  the others' wait beyond the median rank, share of the run"
             + (f" (named above {floor:.0%}, p < 0.001)" if floor is not None else "")
         )
-        rows = [("rank", "waited for", "excess", "interval", "blocks", "p", "quarters")]
-        rows += [
+        tests = [("rank", "waited for", "excess", "interval", "blocks", "p", "quarters")]
+        tests += [
             (
                 str(r["rank"]),
                 format_share(r.get("wait_share")),
@@ -200,7 +200,7 @@ def _stragglers(doc: Mapping[str, Any]) -> list[str]:
             )
             for r in tested
         ]
-        lines += ["    " + line for line in _table(rows)]
+        lines += ["    " + line for line in _table(tests)]
     return lines
 
 
