@@ -6,8 +6,11 @@ kind (``node``, ``link``, ``core``, ``rank``, ``memory``, ``clock``,
 ``failed``), its name, the measurement behind it in one line, and how sure
 the tool is - the p-value of the test that named it, and a word for it:
 ``sure`` (p <= 0.001), ``likely`` (p <= 0.05), ``possible``; a rank that
-died is ``observed``. The exit code of ``mpiscope health``: 0 with no suspect,
-1 with any (:func:`exit_code`).
+died is ``observed``. A rank and the core it is bound to that each show
+their excess likely and together surely (Fisher's combination of their
+p-values) are one suspect, ``rank R on core C of HOST`` (docs/health.md).
+The exit code of ``mpiscope health``: 0 with no suspect, 1 with any
+(:func:`exit_code`).
 """
 
 from __future__ import annotations
