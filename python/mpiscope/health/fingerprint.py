@@ -151,7 +151,7 @@ def analyse_cores(
     disturbed = [_disturbed(raw_dir, w) for w in workers]
     spread = mad_sigma([s for s in shares if s is not None]) if len(workers) >= MIN_NODES else None
     detours = [_detours(raw_dir, w) for w in workers]
-    run_ns = min((length for _, length in detours), default=0.0)
+    run_ns = min((length for _, length in detours if length > 0), default=0.0)
     blocks = max(1, round(run_ns * 1e-9 / rule.core_block_s)) if run_ns > 0 else 0
     rows = [[0.0] * len(workers) for _ in range(blocks)]
     for i, (records, _) in enumerate(detours):
