@@ -6,9 +6,10 @@ kind (``node``, ``link``, ``core``, ``rank``, ``memory``, ``clock``,
 ``failed``), its name, the measurement behind it in one line, and how sure
 the tool is - the p-value of the test that named it, and a word for it:
 ``sure`` (p <= 0.001), ``likely`` (p <= 0.05), ``possible``; a rank that
-died is ``observed``. A rank and the core it is bound to that each show
-their excess likely and together surely (Fisher's combination of their
-p-values) are one suspect, ``rank R on core C of HOST`` (docs/health.md).
+died is ``observed``. A rank and the core it is bound to whose excesses
+both exceed their floors and together are sure (Fisher's combination of
+their p-values) are one suspect, ``rank R on core C of HOST``
+(docs/health.md).
 The exit code of ``mpiscope health``: 0 with no suspect, 1 with any
 (:func:`exit_code`).
 """
@@ -313,16 +314,22 @@ def _core_of(
     )
 
 
+def _material(excess: float | None, floor: float) -> bool:
+    return excess is not None and excess > floor
+
+
 def _joined(
     section: Mapping[str, Any] | None,
     cores: Sequence[Mapping[str, Any]],
     env: Mapping[str, Any],
     rule: StragglerRule,
+    core_floor: float,
 ) -> list[dict[str, Any]]:
-    """A rank and the core it is bound to that each show their excess
-    likely beyond its floor (p <= 0.05), the rank consistently (quarters,
-    events), and together surely (Fisher's combination below the
-    straggler rule's alpha): one suspect, the rank on its core."""
+    """A rank and the core it is bound to whose excesses both exceed their
+    floors (material, each as measured), the rank consistently (quarters,
+    events), and that together are sure (Fisher's combination of their
+    p-values below the straggler rule's alpha): one suspect, the rank on
+    its core."""
     if not section:
         return []
     out = []
@@ -334,8 +341,8 @@ def _joined(
             core is None
             or p_rank is None
             or p_core is None
-            or p_rank > LIKELY
-            or p_core > LIKELY
+            or not _material(entry.get("excess"), rule.share_floor)
+            or not _material(core.get("excess"), core_floor)
             or entry["events"] < rule.min_events
             or entry["quarters"] < rule.quarters_needed
         ):
@@ -541,7 +548,13 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
         + _suspects_of_fingerprint(cores, triad, clocks)
     )
     busy = cores.get("busy") or {}
-    joined = _joined(stragglers, cores.get("cores") or [], env, state.plan.straggler_rule)
+    joined = _joined(
+        stragglers,
+        cores.get("cores") or [],
+        env,
+        state.plan.straggler_rule,
+        state.plan.fingerprint_rule.core_floor,
+    )
     suspects = _fold_busy(_merge_joined(suspects, joined, busy))
     from mpiscope import __version__
 
