@@ -106,20 +106,45 @@ def write_ftq(
     return name
 
 
-def probe_doc(directory: Path, shares: list[float], periods: list[float | None]) -> dict[str, Any]:
+def write_selfish(
+    directory: Path, rank: int, core: int, detours: list[tuple[int, int]], seconds: float = 1.0
+) -> str:
+    """A selfish-detour file of ``seconds``: one record (start, length), ns, a detour."""
+    name = f"selfish-r{rank}-c{core}.txt"
+    lines = ["# kind selfish", f"# rank {rank}", "# host vm", f"# core {core}",
+             f"# seconds {seconds:g}", "# threshold_ns 1000", f"# records {len(detours)}",
+             "# dropped 0"]  # fmt: skip
+    lines += [f"{start} {length}" for start, length in detours]
+    (directory / name).write_text("\n".join(lines) + "\n")
+    return name
+
+
+def probe_doc(
+    directory: Path,
+    shares: list[float],
+    periods: list[float | None],
+    extra: dict[int, list[tuple[int, int]]] | None = None,
+) -> dict[str, Any]:
     """A noise-probe document of one worker per core; core c loses
-    ``shares[c]`` of its quanta (spread evenly), its detours every
-    ``periods[c]`` s."""
+    ``shares[c]`` of its quanta (spread evenly) and of its time to selfish
+    detours: one every ``periods[c]`` s, else one every ms, plus the
+    (start, length) detours of ``extra[c]``."""
     workers = []
     for core, (share, period) in enumerate(zip(shares, periods, strict=True)):
         disturbed = {int(j / share) for j in range(round(share * 1000))} if share > 0 else set()
         name = write_ftq(directory, core, core, disturbed)
         hz = None if period is None else 1.0 / period
+        every = int((period or 1e-3) * 1e9)
+        detours = [(start, int(share * every)) for start in range(every // 3, 10**9, every)]
+        detours = sorted(detours + list((extra or {}).get(core, [])))
+        selfish = write_selfish(directory, core, core, detours)
+        lost = sum(length for _, length in detours) / 1e9
         workers.append({
             "host": "vm", "rank": core, "core": core,
             "ftq": {"file": name, "share_lost": share,
                     "peaks": [] if hz is None else [{"hz": hz, "ratio": 900.0}]},
-            "selfish": {"share_lost": share, "detours": len(disturbed), "period_hz": hz},
+            "selfish": {"file": selfish, "seconds": 1.0, "share_lost": lost,
+                        "detours": len(detours), "period_hz": hz},
             "fwq": {"share_lost": share},
             "triad": {"bandwidth_bytes_per_s": 12e9},
             "dominant_hz": hz,

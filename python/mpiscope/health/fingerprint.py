@@ -6,17 +6,24 @@ Per core (one probe rank each, ``mpiscope-noise probe`` under the health
 launcher, docs/noise-programs.md): the share of the CPU its detours took
 (selfish), the regular period of its detours, the strongest FTQ peaks, and
 the *disturbed quanta*: FTQ quanta whose work fell below 90% of the core's
-99th percentile. A core stands out when
+99th percentile. The cores' selfish probes run at the same time, so their
+detours can be compared block by block: the run is cut into blocks of
+``core_block_s`` (0.1 s; 10 in the default 1 s probe), in each the share of
+the block the core's detours took (a detour across two blocks counts in
+both, each its part) minus the median of the other cores' in the same
+block. The mean of those differences is the core's *excess detour share*
+(an injected 10 Hz / 5 ms agent: ~5% of its core; two cores of a quiet VM:
+a few tenths of a percent apart). A core stands out when
 
-* it lost a larger share than the other cores: at least ``core_floor`` of
-  the CPU more than their median, and 1 + ``core_rel`` times it (and, with
-  5 cores or more, beyond ``z`` robust deviations of all cores), and
-* its disturbed quanta are more than chance allows against the other cores
-  pooled: the binomial tail of its count at their rate (with one added to
-  each side), times the number of cores, below ``alpha`` ("how sure"),
-  and their odds at least ``odds`` (2) times the other cores' (two cores of
-  a machine whose other work lands more on one of them differ
-  significantly, but rarely by that much).
+* its excess is material and sure: the one-sided Student t probability,
+  over the blocks, that it is at most ``core_floor`` (1% of the CPU),
+  times the number of cores, below ``alpha`` (0.001); the two-sided 95%
+  interval is reported. One long detour (a preemption of 20 ms in one
+  block) makes its block's difference large and the interval wide: it is
+  not enough alone;
+* with 5 cores or more, also its share beyond ``z`` robust deviations of
+  all cores above their median (cores that differ more than their own
+  detours say).
 
 Its frequency is the strongest FTQ peak no other core shows (within 10%),
 else its detours' regular period. Two cores of one VM under someone else's
@@ -42,12 +49,13 @@ the collective launch; a node above 1 us and 10 times the median is named.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope.health.robust import binomial_tail, mad_sigma, median
+from mpiscope.health.robust import differences_from_others, excess_test, mad_sigma, median
 
 __all__ = ["FingerprintRule", "analyse_clocks", "analyse_cores", "analyse_triad"]
 
@@ -58,10 +66,9 @@ _DISTURBED = 0.9  # a quantum below this share of the core's p99 work lost some 
 @dataclass(frozen=True)
 class FingerprintRule:
     core_floor: float = 0.01  # of the CPU, above the other cores' median
-    core_rel: float = 0.5
+    core_block_s: float = 0.1  # the blocks of the selfish probe compared across cores
     z: float = 5.0
     alpha: float = 1e-3
-    odds: float = 2.0
     node_rel: float = 0.25  # triad bandwidth below the median by this fraction
     busy_share: float = 0.2  # a node whose cores lose this much (median) is busy
     clock_floor_ns: float = 1000.0
@@ -83,6 +90,36 @@ def _disturbed(raw_dir: Path, worker: Mapping[str, Any]) -> tuple[int, int]:
 
     p99 = float(np.percentile(counts, 99))
     return int((counts < _DISTURBED * p99).sum()), int(counts.size)
+
+
+def _detours(raw_dir: Path, worker: Mapping[str, Any]) -> tuple[list[list[float]], float]:
+    """([start, length] of each selfish detour, the probe's length), both ns,
+    from its file; the longest ones the document kept when the file is gone."""
+    selfish = worker.get("selfish") or {}
+    run_ns = float(selfish.get("seconds") or 0.0) * 1e9
+    name = selfish.get("file")
+    if name and (raw_dir / name).is_file():
+        from mpiscope.noise.probes import read_probe_file  # lazy: numpy
+
+        header, records = read_probe_file(raw_dir / name)
+        return records[:, :2].astype(float).tolist(), float(header["seconds"]) * 1e9
+    return [[float(a), float(b)] for a, b in selfish.get("detour_list") or []], run_ns
+
+
+def _block_losses(detours: Sequence[Sequence[float]], run_ns: float, blocks: int) -> list[float]:
+    """Per block of the run: the detour time inside it (a detour across
+    blocks counts in each for its part)."""
+    width = run_ns / blocks
+    lost = [0.0] * blocks
+    for start, length in detours:
+        end = start + length
+        first = max(0, min(blocks - 1, int(start // width)))
+        for block in range(first, blocks):
+            low, high = block * width, (block + 1) * width
+            if low >= end:
+                break
+            lost[block] += max(0.0, min(end, high) - max(start, low))
+    return lost
 
 
 def _own_frequency(worker: Mapping[str, Any], others: Sequence[Mapping[str, Any]]) -> float | None:
@@ -113,37 +150,31 @@ def analyse_cores(
     shares = [_share(w) for w in workers]
     disturbed = [_disturbed(raw_dir, w) for w in workers]
     spread = mad_sigma([s for s in shares if s is not None]) if len(workers) >= MIN_NODES else None
+    detours = [_detours(raw_dir, w) for w in workers]
+    run_ns = min((length for _, length in detours if length > 0), default=0.0)
+    blocks = max(1, round(run_ns * 1e-9 / rule.core_block_s)) if run_ns > 0 else 0
+    rows = [[0.0] * len(workers) for _ in range(blocks)]
+    for i, (records, _) in enumerate(detours):
+        for block, lost in enumerate(_block_losses(records, run_ns, blocks) if blocks else []):
+            rows[block][i] = lost
+    differences = differences_from_others(rows, [run_ns / blocks] * blocks) if blocks else []
+    all_median = median([s for s in shares if s is not None])
     cores = []
     for i, w in enumerate(workers):
         others = [o for j, o in enumerate(workers) if j != i]
-        their = [s for j, s in enumerate(shares) if j != i and s is not None]
-        ref = median(their)
-        k, n = disturbed[i]
-        k_o = sum(d[0] for j, d in enumerate(disturbed) if j != i)
-        n_o = sum(d[1] for j, d in enumerate(disturbed) if j != i)
-        p_value, odds = None, None
-        if n and n_o:
-            rate = (k_o + 1) / (n_o + 2)
-            p_value = min(1.0, binomial_tail(k, n, rate) * len(workers))
-            odds = (k + 0.5) / (n - k + 0.5) / (rate / (1.0 - rate))
+        ref = median([s for j, s in enumerate(shares) if j != i and s is not None])
+        test = excess_test(
+            differences[i] if len(workers) >= 2 and differences else [],
+            rule.core_floor,
+            tests=len(workers),
+        )
         share = shares[i]
-        margin = (
-            None
-            if ref is None
-            else max(
-                rule.core_floor, rule.core_rel * ref, rule.z * spread if spread is not None else 0.0
-            )
+        spread_ok = spread is None or (
+            share is not None and all_median is not None and share > all_median + rule.z * spread
         )
-        stands_out = bool(
-            share is not None
-            and ref is not None
-            and margin is not None
-            and share > ref + margin
-            and p_value is not None
-            and p_value < rule.alpha
-            and odds is not None
-            and odds >= rule.odds
-        )
+        p_value = test["p_value"]
+        stands_out = bool(p_value is not None and p_value < rule.alpha and spread_ok)
+        k, n = disturbed[i]
         cores.append(
             {
                 "host": w.get("host"),
@@ -152,6 +183,10 @@ def analyse_cores(
                 "cpus": rank_cores.get(w["rank"]),
                 "share_lost": share,
                 "others_share_lost": ref,
+                "excess": test["excess"],
+                "excess_low": test["low"],
+                "excess_high": test["high"],
+                "blocks": test["blocks"],
                 "fwq_share_lost": (w.get("fwq") or {}).get("share_lost"),
                 "ftq_share_lost": (w.get("ftq") or {}).get("share_lost"),
                 "detours": (w.get("selfish") or {}).get("detours"),
@@ -161,7 +196,6 @@ def analyse_cores(
                 "disturbed_quanta": k,
                 "quanta": n,
                 "p_value": p_value,
-                "odds_ratio": odds,
                 "stands_out": stands_out,
                 "triad_bytes_per_s": (w.get("triad") or {}).get("bandwidth_bytes_per_s"),
             }
@@ -170,14 +204,7 @@ def analyse_cores(
         "cores": cores,
         "busy": _busy_hosts(cores, rule),
         "judged": len(workers) >= 2,
-        "rule": {
-            "core_floor": rule.core_floor,
-            "core_rel": rule.core_rel,
-            "z": rule.z,
-            "alpha": rule.alpha,
-            "odds": rule.odds,
-            "busy_share": rule.busy_share,
-        },
+        "rule": dataclasses.asdict(rule),
     }
 
 

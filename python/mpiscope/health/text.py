@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from mpiscope.health.values import format_excess, format_share
 from mpiscope.health.values import format_gbs as _gbs
 from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_bytes, format_ns
@@ -176,6 +177,30 @@ def _stragglers(doc: Mapping[str, Any]) -> list[str]:
                 for r in ranked
             ]
             lines += ["    " + line for line in _table(rows)]
+    tested = sorted(
+        (r for r in section.get("ranks") or [] if r.get("excess") is not None),
+        key=lambda r: -r["excess"],
+    )[:5]
+    if tested:
+        floor = (section.get("rule") or {}).get("share_floor")
+        lines.append(
+            "  the others' wait beyond the median rank, share of the run"
+            + (f" (named above {floor:.0%}, p < 0.001)" if floor is not None else "")
+        )
+        tests = [("rank", "waited for", "excess", "interval", "blocks", "p", "quarters")]
+        tests += [
+            (
+                str(r["rank"]),
+                format_share(r.get("wait_share")),
+                f"{r['excess']:+.2%}",
+                "-" if r.get("low") is None else f"[{r['low']:.2%}, {r['high']:.2%}]",
+                str(r["blocks"]),
+                _p(r.get("p_value")),
+                str(r["quarters"]),
+            )
+            for r in tested
+        ]
+        lines += ["    " + line for line in _table(tests)]
     return lines
 
 
@@ -191,6 +216,7 @@ def _fingerprint(doc: Mapping[str, Any]) -> list[str]:
                 "rank",
                 "detours",
                 "others",
+                "excess",
                 "frequency",
                 "disturbed",
                 "p",
@@ -207,6 +233,7 @@ def _fingerprint(doc: Mapping[str, Any]) -> list[str]:
                     str(c["rank"]),
                     "-" if c["share_lost"] is None else f"{c['share_lost']:.2%}",
                     "-" if c["others_share_lost"] is None else f"{c['others_share_lost']:.2%}",
+                    format_excess(c, "excess_low", "excess_high"),
                     "-" if hz is None else f"{hz:.3g} Hz",
                     f"{c['disturbed_quanta']}/{c['quanta']}",
                     _p(c.get("p_value")),

@@ -6,8 +6,12 @@ kind (``node``, ``link``, ``core``, ``rank``, ``memory``, ``clock``,
 ``failed``), its name, the measurement behind it in one line, and how sure
 the tool is - the p-value of the test that named it, and a word for it:
 ``sure`` (p <= 0.001), ``likely`` (p <= 0.05), ``possible``; a rank that
-died is ``observed``. The exit code of ``mpiscope health``: 0 with no suspect,
-1 with any (:func:`exit_code`).
+died is ``observed``. A rank and the core it is bound to whose excesses
+both exceed their floors and together are sure (Fisher's combination of
+their p-values) are one suspect, ``rank R on core C of HOST``
+(docs/health.md).
+The exit code of ``mpiscope health``: 0 with no suspect, 1 with any
+(:func:`exit_code`).
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from typing import Any
 
 from mpiscope.health.fingerprint import analyse_clocks, analyse_cores, analyse_triad
 from mpiscope.health.links import METRICS, LinkAnalysis, analyse_links, ratio
+from mpiscope.health.robust import fisher_pair
 from mpiscope.health.session import RunState
-from mpiscope.health.stragglers import analyse_stragglers
+from mpiscope.health.stragglers import StragglerRule, analyse_stragglers
+from mpiscope.health.values import format_excess, format_share
 from mpiscope.health.values import format_gbs as _gbs
 from mpiscope.health.values import format_value as _value
 from mpiscope.result.units import format_ns
@@ -29,7 +35,7 @@ from mpiscope.result.units import format_ns
 __all__ = ["KIND", "SCHEMA_VERSION", "certainty", "exit_code", "health_document", "raw_dir_of"]
 
 KIND = "health"
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 SURE = 1e-3
 LIKELY = 0.05
 
@@ -201,16 +207,17 @@ def _where(rank: int, env: Mapping[str, Any]) -> str:
 
 
 def _on_busy(entry: dict[str, Any], host: str | None, busy: Mapping[str, Any]) -> dict[str, Any]:
-    """A straggler on a busy node is not judged: marked with its host, for
-    :func:`_fold_busy` to name it in the node's entry instead."""
+    """A straggler or a core on a busy node is not judged: marked with its
+    host, for :func:`_fold_busy` to name it in the node's entry instead."""
     if host in busy:
         entry["_busy_host"] = host
     return entry
 
 
 def _fold_busy(suspects: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The stragglers on busy nodes leave the suspects; each busy node's
-    entry says which ranks arrived last most often there."""
+    """The stragglers and cores on busy nodes leave the suspects; each busy
+    node's entry says which they are (the rank others waited for most, the
+    core that lost the most there)."""
     held: dict[str, list[str]] = {}
     kept = []
     for s in suspects:
@@ -218,12 +225,27 @@ def _fold_busy(suspects: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if host is None:
             kept.append(s)
         else:
-            held.setdefault(host, []).append(s["name"])
+            why = "detours" if s["kind"] == "core" else "stragglers"
+            held.setdefault(host, []).append(f"{s['name']} ({why})")
     for s in kept:
         names = held.get(s["name"]) if "busy" in s["measurement"] else None
         if names:
-            s["evidence"] += f"; not named for that reason: {', '.join(names)} (stragglers)"
+            s["evidence"] += f"; not named for that reason: {', '.join(names)}"
     return kept
+
+
+def _rank_evidence(entry: Mapping[str, Any], section: Mapping[str, Any]) -> str:
+    """What the others lost waiting for a rank (or a node's ranks)."""
+    ranks = entry.get("ranks") or [entry.get("rank")]
+    leads = [r for op in section["ops"] for r in op["ranks"] if r["rank"] in ranks]
+    worst = max((r["max_lead_ns"] for r in leads), default=None)
+    return (
+        f"the others waited for it {format_share(entry.get('wait_share'))} of the run, "
+        f"{format_excess(entry)} beyond the median rank (blocks of the run, 95%); it arrived "
+        f"last, late beyond the floor, in {entry['events']} of {entry['of']} delayed launches "
+        f"(chance: {entry['expected']:.1f}), making the others wait most in "
+        f"{entry['quarters']} of 4 quarters; late by up to {format_ns(worst)}"
+    )
 
 
 def _suspects_of_stragglers(
@@ -234,18 +256,13 @@ def _suspects_of_stragglers(
     out = []
     for entry in section["named_ranks"]:
         rank = entry["rank"]
-        leads = [r for op in section["ops"] for r in op["ranks"] if r["rank"] == rank]
-        worst = max((r["max_lead_ns"] for r in leads), default=None)
         host = hosts[nodes[rank]] if rank < len(nodes) and nodes[rank] < len(hosts) else None
         out.append(
             _on_busy(
                 {
                     "kind": "rank",
                     "name": f"rank {rank} ({_where(rank, env)})",
-                    "evidence": f"arrived last, late beyond the floor, in {entry['events']} of "
-                    f"{entry['of']} delayed launches (chance: {entry['expected']:.1f}); "
-                    f"the most in {entry['quarters']} of 4 quarters of the run; "
-                    f"late by up to {format_ns(worst)}",
+                    "evidence": _rank_evidence(entry, section),
                     "p_value": entry["p_value"],
                     "certainty": certainty(entry["p_value"]),
                     "measurement": {"stragglers": rank},
@@ -260,9 +277,7 @@ def _suspects_of_stragglers(
                 {
                     "kind": "node",
                     "name": hosts[entry["node"]],
-                    "evidence": f"its ranks arrived last in {entry['events']} of {entry['of']} "
-                    f"delayed launches (chance: {entry['expected']:.1f}), the most in "
-                    f"{entry['quarters']} of 4 quarters",
+                    "evidence": "its ranks: " + _rank_evidence(entry, section),
                     "p_value": entry["p_value"],
                     "certainty": certainty(entry["p_value"]),
                     "measurement": {"stragglers": "node", "node": entry["node"]},
@@ -274,9 +289,112 @@ def _suspects_of_stragglers(
     return out
 
 
+def _core_evidence(c: Mapping[str, Any]) -> str:
+    hz = c.get("own_hz")
+    freq = f" at ~{hz:.3g} Hz" if hz else ", no regular period"
+    return (
+        f"its core loses {format_share(c['share_lost'])} of the CPU to other work{freq}, against "
+        f"{format_share(c['others_share_lost'])} on the other cores: "
+        f"{format_excess(c, 'excess_low', 'excess_high')} (blocks of the probe, 95%); "
+        f"{c['disturbed_quanta']} of {c['quanta']} FTQ quanta disturbed"
+    )
+
+
+def _core_of(
+    rank: int, env: Mapping[str, Any], cores: Sequence[Mapping[str, Any]]
+) -> Mapping[str, Any] | None:
+    """The probed core the rank is bound to (its host and its one CPU)."""
+    hosts, nodes = env.get("hosts") or [], env.get("rank_nodes") or []
+    cpus = env.get("rank_cpus") or []
+    if rank >= len(cpus) or rank >= len(nodes) or not str(cpus[rank]).isdigit():
+        return None
+    host = hosts[nodes[rank]] if nodes[rank] < len(hosts) else None
+    return next(
+        (c for c in cores if c.get("host") == host and c.get("core") == int(cpus[rank])), None
+    )
+
+
+def _material(excess: float | None, floor: float) -> bool:
+    return excess is not None and excess > floor
+
+
+def _joined(
+    section: Mapping[str, Any] | None,
+    cores: Sequence[Mapping[str, Any]],
+    env: Mapping[str, Any],
+    rule: StragglerRule,
+    core_floor: float,
+) -> list[dict[str, Any]]:
+    """A rank and the core it is bound to whose excesses both exceed their
+    floors (material, each as measured), the rank consistently (quarters,
+    events), and that together are sure (Fisher's combination of their
+    p-values below the straggler rule's alpha): one suspect, the rank on
+    its core."""
+    if not section:
+        return []
+    out = []
+    for entry in section.get("ranks") or []:
+        rank, p_rank = entry["rank"], entry.get("p_value")
+        core = _core_of(rank, env, cores)
+        p_core = None if core is None else core.get("p_value")
+        if (
+            core is None
+            or p_rank is None
+            or p_core is None
+            or not _material(entry.get("excess"), rule.share_floor)
+            or not _material(core.get("excess"), core_floor)
+            or entry["events"] < rule.min_events
+            or entry["quarters"] < rule.quarters_needed
+        ):
+            continue
+        p_value = fisher_pair(p_rank, p_core)
+        if p_value >= rule.alpha:
+            continue
+        out.append(
+            {
+                "kind": "rank",
+                "name": f"rank {rank} on core {core['core']} of {core['host']}",
+                "evidence": f"{_core_evidence(core)}; {_rank_evidence(entry, section)}",
+                "p_value": p_value,
+                "certainty": certainty(p_value),
+                "measurement": {
+                    "stragglers": rank,
+                    "core": core["core"],
+                    "host": core["host"],
+                    "rank": core["rank"],
+                    "p_values": [p_rank, p_core],
+                },
+                "_busy_host": core["host"],
+            }
+        )
+    return out
+
+
+def _merge_joined(
+    suspects: list[dict[str, Any]], joined: list[dict[str, Any]], busy: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """The joined suspects instead of their rank's and core's own."""
+    ranks = {j["measurement"]["stragglers"] for j in joined}
+    places = {(j["measurement"]["host"], j["measurement"]["core"]) for j in joined}
+    kept = [
+        s
+        for s in suspects
+        if not (s["kind"] == "rank" and s["measurement"].get("stragglers") in ranks)
+        and not (
+            s["kind"] == "core"
+            and (s["measurement"].get("host"), s["measurement"].get("core")) in places
+        )
+    ]
+    for j in joined:
+        if j.pop("_busy_host") in busy:
+            j["_busy_host"] = j["measurement"]["host"]
+    return kept + joined
+
+
 def _suspects_of_fingerprint(
     cores: Mapping[str, Any], triad: Mapping[str, Any], clocks: Mapping[str, Any]
 ) -> list[dict[str, Any]]:
+    busy = cores.get("busy") or {}
     out = []
     for host, share in (cores.get("busy") or {}).items():
         out.append(
@@ -295,19 +413,19 @@ def _suspects_of_fingerprint(
     for c in cores.get("cores") or []:
         if not c["stands_out"]:
             continue
-        hz = c.get("own_hz")
-        freq = f", {hz:.3g} Hz" if hz else ", no regular period"
         out.append(
-            {
-                "kind": "core",
-                "name": f"core {c['core']} of {c['host']} (rank {c['rank']})",
-                "evidence": f"detours took {c['share_lost']:.2%} of the CPU against "
-                f"{c['others_share_lost']:.2%} on the other cores{freq}; "
-                f"{c['disturbed_quanta']} of {c['quanta']} FTQ quanta disturbed",
-                "p_value": c["p_value"],
-                "certainty": certainty(c["p_value"]),
-                "measurement": {"core": c["core"], "host": c["host"], "rank": c["rank"]},
-            }
+            _on_busy(
+                {
+                    "kind": "core",
+                    "name": f"core {c['core']} of {c['host']} (rank {c['rank']})",
+                    "evidence": _core_evidence(c),
+                    "p_value": c["p_value"],
+                    "certainty": certainty(c["p_value"]),
+                    "measurement": {"core": c["core"], "host": c["host"], "rank": c["rank"]},
+                },
+                c["host"],
+                busy,
+            )
         )
     for host in triad.get("low") or []:
         out.append(
@@ -429,7 +547,15 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
         + (_suspects_of_stragglers(stragglers, env, cores.get("busy") or {}) if stragglers else [])
         + _suspects_of_fingerprint(cores, triad, clocks)
     )
-    suspects = _fold_busy(suspects)
+    busy = cores.get("busy") or {}
+    joined = _joined(
+        stragglers,
+        cores.get("cores") or [],
+        env,
+        state.plan.straggler_rule,
+        state.plan.fingerprint_rule.core_floor,
+    )
+    suspects = _fold_busy(_merge_joined(suspects, joined, busy))
     from mpiscope import __version__
 
     return {

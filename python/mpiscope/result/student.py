@@ -16,7 +16,7 @@ from __future__ import annotations
 import functools
 import math
 
-__all__ = ["MAX_DF", "two_sided_t"]
+__all__ = ["MAX_DF", "t_upper_tail", "two_sided_t"]
 
 #: Degrees of freedom above this are taken as this (t_{0.975, 1000} = 1.9623
 #: against the normal 1.9600: at most 0.12% wider at the usual levels).
@@ -62,3 +62,16 @@ def two_sided_t(confidence: float, df: int) -> float:
         else:
             high = mid
     return math.sqrt(df) * math.tan(0.5 * (low + high))
+
+
+def t_upper_tail(t: float, df: int) -> float:
+    """P(T >= t) for T ~ Student t(``df``), df >= 1 (counted as at most
+    :data:`MAX_DF`): one-sided, from the same closed form."""
+    if df < 1:
+        raise ValueError(f"degrees of freedom must be at least 1, not {df}")
+    df = min(int(df), MAX_DF)
+    if math.isinf(t):
+        return 0.0 if t > 0 else 1.0
+    central = _central_probability(math.atan(abs(t) / math.sqrt(df)), df)
+    tail = max(0.0, 0.5 * (1.0 - central))
+    return tail if t >= 0 else 1.0 - tail
