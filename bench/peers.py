@@ -76,7 +76,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from _common import human_bytes, human_ns
+from _common import bytecode_note, human_bytes, human_ns, user_env
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "python"))
 
@@ -242,8 +242,9 @@ def mpiscope_run_argv(out: Path, extra: list[str], mpi: str) -> list[str]:
 def bench_plan(tmp: Path, mpi: str, extra: list[str], out: Path) -> Path:
     """The plan `mpiscope run ... EXTRA` would give the bench for the sweep
     (from --dry-run), writing its result to ``out``."""
+    # (run as the launches are: it also compiles mpiscope's modules once, as an install does)
     proc = subprocess.run(mpiscope_run_argv(tmp / "unused.json", ["--dry-run", *extra], mpi),
-                          capture_output=True, text=True, check=False)
+                          capture_output=True, text=True, check=False, env=user_env())
     if proc.returncode != 0:
         raise ValueError(f"mpiscope run --dry-run failed: {proc.stderr.strip()}")
     plan = json.loads(proc.stdout)
@@ -281,7 +282,7 @@ def launch(tool: Tool, timeout: float) -> dict[str, Any]:
     """One launch: wall time, values per size, or the reason it failed."""
     start = time.monotonic()
     proc = subprocess.Popen(tool.argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+                            text=True, start_new_session=True, env=user_env())
     try:
         stdout, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -503,7 +504,7 @@ def main() -> None:
                 tools, skipped = make_tools(Path(tmp), args.mpi, os.environ, args.variant)
         except (ValueError, MpiscopeError) as exc:
             sys.exit(f"peers.py: error: {exc}")
-        for line in skipped:
+        for line in [*skipped, *filter(None, [bytecode_note()])]:
             print(line, flush=True)
         print(f"load before: {load_before}", flush=True)
         runs, order = run_interleaved(tools, args.launches, args.seed, args.timeout)

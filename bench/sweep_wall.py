@@ -27,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _common import human_bytes, human_ns
+from _common import bytecode_note, human_bytes, human_ns, user_env
 
 SIZES = ",".join(str(1 << i) for i in range(21))
 
@@ -35,7 +35,7 @@ SIZES = ",".join(str(1 << i) for i in range(21))
 def timed(cmd: list[str], env: dict[str, str] | None = None) -> float:
     """Wall seconds of one command; exits with its error if it fails."""
     start = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=user_env(env), check=False)
     wall = time.monotonic() - start
     if proc.returncode != 0:
         sys.exit(f"sweep_wall: error: {' '.join(cmd[:4])}... failed:\n{proc.stderr[-2000:]}")
@@ -140,6 +140,8 @@ def main() -> None:
     if not args.bench:
         sys.exit("sweep_wall: error: no mpiscope-bench (give --bench or MPISCOPE_BENCH)")
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    if note := bytecode_note():
+        print(note)
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         result = walls(args, tmp)
