@@ -6,7 +6,6 @@ The samples in tests/data/peers/ are real outputs of the four peers (Bcast,
 
 from __future__ import annotations
 
-import importlib
 import os
 import subprocess
 import sys
@@ -15,17 +14,15 @@ from types import ModuleType
 
 import pytest
 
+from bench_helpers import bench_module
+
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "tests" / "data" / "peers"
 
 
 @pytest.fixture(scope="module")
 def peers() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        return importlib.import_module("peers")
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    return bench_module("peers")
 
 
 @pytest.mark.parametrize(("parser", "sample", "expected"), [

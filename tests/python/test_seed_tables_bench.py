@@ -4,8 +4,6 @@ synthetic one: the script's real output is in docs/seed-tables.md)."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
 from pathlib import Path
@@ -14,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bench_helpers import bench_module
 from mpiscope.measure.simulation import load_platform
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -21,11 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def seed_tables() -> ModuleType:
-    sys.path.insert(0, str(ROOT / "bench"))
-    try:
-        return importlib.import_module("seed_tables")
-    finally:
-        sys.path.remove(str(ROOT / "bench"))
+    return bench_module("seed_tables")
 
 
 def test_the_seed_layout_keeps_the_shipped_network(seed_tables: ModuleType, tmp_path: Path) -> None:
