@@ -85,6 +85,9 @@ def test_package_exports_are_short() -> None:
         "overlap",
         "run",
         "startup",
+        # and the trace (mpiscope.api.trace)
+        "open_trace",
+        "trace_program",
     }
 
 
