@@ -54,7 +54,7 @@ run bcast`, osu_latency and `mpiscope run pingpong`, all launches
 interleaved; per size it prints OSU's own reading (median and range over
 its launches) next to the OSU-equivalent figure mpiscope's ledger adds up
 to in each of its launches, and whether that lies within OSU's
-launch-to-launch range.
+run-to-run range.
 """
 
 from __future__ import annotations

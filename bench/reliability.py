@@ -739,7 +739,7 @@ def main() -> int:
         sys.exit("reliability.py needs root (device nodes, tmpfs mounts)")
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.prefix) / 'bin'}:{env.get('PATH', '')}"
-    env.pop("MPISCOPE_LAUNCH_PROFILE", None)
+    env.pop("MPISCOPE_RUN_PROFILE", None)
     base = args.dir or Path(f"/tmp/mpiscope-reliability-{os.getpid()}")
     fixtures, copy = base / "fixtures", base / "pristine"
     if base.exists():  # a directory of an earlier sweep: built again

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Do results reproduce from one launch to the next? Runs the default suite
-R times (separate launches) and prints, per point, the between-launch
+R times (separate launches) and prints, per point, the between-run
 relative spread of the medians and in how many launches the 95% interval
 contains the center of all R launches. Honest intervals contain it in most
 launches; the seed's tool reported +-1% intervals on launches that
@@ -18,7 +18,7 @@ given without them.
 
 Two intervals per launch (docs/method.md section 11): the engine's
 within-launch interval, and the interval of what another launch would
-read (``launch_interval``), which folds in the launch-to-launch variation
+read (``run_interval``), which folds in the run-to-run variation
 measured BEFORE the R launches by a separate calibration, ``mpiscope run
 --launches K`` (K = --calibration, 5 by default) into a private launch
 profile (never the user's). The calibration's launches are not among the
@@ -40,8 +40,8 @@ from typing import Any
 
 from _common import DEFAULT_SUITE, human_bytes, human_ns, point_key, run_mpiscope
 
-from mpiscope.result.modes import launch_modes
-from mpiscope.result.stats import LaunchStats, summarize_launches
+from mpiscope.result.modes import run_modes
+from mpiscope.result.stats import RunStats, summarize_runs
 
 HOLDS_E, MEAN_E = "E' holds it", "mean E'"
 
@@ -52,7 +52,7 @@ def _holds(p: dict[str, Any], center: float) -> bool:
 
 def _holds_launch(p: dict[str, Any], center: float) -> bool | None:
     """Whether the point's launch interval holds ``center``; None without one."""
-    interval = p.get("launch_interval")
+    interval = p.get("run_interval")
     if not interval:
         return None
     return bool(interval["low_ns"] <= center <= interval["high_ns"])
@@ -61,9 +61,9 @@ def _holds_launch(p: dict[str, Any], center: float) -> bool | None:
 def _modes(points: list[dict[str, Any]]) -> tuple[str, bool]:
     """MODES a (n launches) / b (m) when the launches fall into separate groups,
     and whether they disagree (`run --launches`' DISAGREE)."""
-    launches = [LaunchStats(p["median_ns"], p.get("q25_ns"), p.get("q75_ns")) for p in points]
-    summary = summarize_launches(launches, 0.95, resamples=100)
-    modes = launch_modes([x.median_ns for x in launches], summary.group_members,
+    launches = [RunStats(p["median_ns"], p.get("q25_ns"), p.get("q75_ns")) for p in points]
+    summary = summarize_runs(launches, 0.95, resamples=100)
+    modes = run_modes([x.median_ns for x in launches], summary.group_members,
                          summary.disagree_reasons)
     return " / ".join(f"{human_ns(m.value_ns)} ({m.count})" for m in modes), summary.disagree
 
@@ -102,7 +102,7 @@ def main() -> None:
         profile = where / "launch-profile.json"  # private: never the user's profile
         profile.unlink(missing_ok=True)
         common = [args.ops, "--np", str(args.np), "--mpi", args.mpi, "--sizes", args.sizes,
-                  "--launch-profile", str(profile) if args.calibration else "off"]
+                  "--run-profile", str(profile) if args.calibration else "off"]
         note = None
         if args.calibration:
             _, wall = run_mpiscope([*common, "--launches", str(args.calibration)],
@@ -117,20 +117,20 @@ def main() -> None:
 
 
 def _calibration_note(path: Path) -> str:
-    """When and how the calibration measured the launch-to-launch part."""
+    """When and how the calibration measured the run-to-run part."""
     doc = json.loads(path.read_text())
     env = doc["environment"]
-    recorded = (doc.get("launch_profile") or {}).get("points", 0)
+    recorded = (doc.get("run_profile") or {}).get("points", 0)
     return (f"calibration: `mpiscope run --launches {len(doc.get('launches') or ())}` "
             f"{env.get('start_time_utc')} .. {env.get('end_time_utc')}, before the launches "
-            f"below and independent of them; launch-to-launch part recorded for {recorded} "
+            f"below and independent of them; run-to-run part recorded for {recorded} "
             "point(s)")
 
 
 def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launches: int,
            calibration: str | None = None) -> None:
     """Per point and in all: how often one launch's interval (within-launch
-    CI, and E' with the calibration's launch-to-launch part) holds the center."""
+    CI, and E' with the calibration's run-to-run part) holds the center."""
     if calibration:
         print(f"\n{calibration}")
     print(f"\n{'op':17} {'size':>8} {'median of means':>16} {'min..max of medians':>24} "
@@ -149,8 +149,8 @@ def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launch
         half = statistics.mean((p["ci_high_ns"] - p["ci_low_ns"]) / 2 / p["mean_ns"]
                                for p in points if p["ci_low_ns"] is not None)
         launch = [h for h in (_holds_launch(p, center) for p in points) if h is not None]
-        halves = [p["launch_interval"]["error_ns"] / p["mean_ns"]
-                  for p in points if p.get("launch_interval")]
+        halves = [p["run_interval"]["error_ns"] / p["mean_ns"]
+                  for p in points if p.get("run_interval")]
         modes, disagree = _modes(points)
         hits["mean"] += held
         hits["median"] += held_median
@@ -175,7 +175,7 @@ def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launch
     print(f"\nCI (within-launch): intervals containing the median of the {launches} launches' "
           f"trimmed means: {hits['mean']}/{total} ({hits['mean'] / total:.0%})")
     if with_launch:
-        print(f"E' (another launch: within-launch error and the calibration's launch-to-launch "
+        print(f"E' (another launch: within-launch error and the calibration's run-to-run "
               f"part): {hits['launch']}/{with_launch} ({hits['launch'] / with_launch:.0%})"
               + ("" if with_launch == total else
                  f"; {total - with_launch} point-launches had no calibrated part"))

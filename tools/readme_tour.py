@@ -48,7 +48,7 @@ class Tour:
         """(``$ mpiscope ...`` as a user types it, its output) of one command;
         a failure stops the tour (its output is no tour)."""
         env = dict(os.environ, XDG_STATE_HOME=str(self.work / "state"))
-        env.pop("MPISCOPE_LAUNCH_PROFILE", None)  # no launch profile: the same legend anywhere
+        env.pop("MPISCOPE_RUN_PROFILE", None)  # no launch profile: the same legend anywhere
         if self.mpi:
             env["MPISCOPE_MPI"] = self.mpi
         done = subprocess.run([sys.executable, "-m", "mpiscope", *args], cwd=self.work, env=env,

@@ -36,7 +36,7 @@ RUNS: dict[str, tuple[Path, list[str]]] = {
     "check": (DATA / "check-result.json", ["check", "--drift-seconds", "1"]),
     "firstcall": (DATA / "firstcall-result.json", ["firstcall", "bcast,reduce", "--np", "2"]),
     "startup": (DATA / "startup-result.json",
-                ["startup", "--np", "2", "--launches", "2", "--validate"]),
+                ["startup", "--np", "2", "--runs", "2", "--validate"]),
     "threads": (DATA / "threads-result.json",
                 ["run", "thread_pingpong,partitioned_pingpong,file_write", "--np", "2",
                  "--sizes", "8,1K", "--max-launches", "40"]),
@@ -55,9 +55,9 @@ RUNS: dict[str, tuple[Path, list[str]]] = {
     "simulated": (GOLDEN / "simulated.json",
                   ["run", "bcast,alltoall", "--np", "16", "--sizes", "1,64K", "--launcher", "smpi",
                    "--platform", "cluster-8x8"]),
-    "launches": (GOLDEN / "launches.json",
+    "runs": (GOLDEN / "runs.json",
                  ["run", "bcast,allreduce,barrier", "--np", "2", "--sizes", "1:64K:x4",
-                  "--launches", "3", "--seed", "4", "--launch-profile", "off"]),
+                  "--runs", "3", "--seed", "4", "--run-profile", "off"]),
 }  # fmt: skip
 
 
@@ -143,7 +143,7 @@ def main(argv: list[str]) -> None:
         with tempfile.TemporaryDirectory(prefix="mpiscope-record-") as tmp:
             env_free = {k: v for k, v in os.environ.items() if not k.startswith("MPISCOPE_")}
             os.environ.clear()
-            os.environ.update(env_free, XDG_STATE_HOME=tmp)  # no launch profile of the user's
+            os.environ.update(env_free, XDG_STATE_HOME=tmp)  # no run profile of the user's
             for name in names:
                 doc = record(name, Path(tmp))
                 if name == "default":

@@ -65,13 +65,13 @@ def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     """mpiscope's cache (the bench catalogs) in a directory of this test
     session, for the tests and the commands they start, not the user's."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
-    os.environ.pop("MPISCOPE_LAUNCH_PROFILE", None)
+    os.environ.pop("MPISCOPE_RUN_PROFILE", None)
 
 
 @pytest.fixture(autouse=True)
 def _own_state_dir(tmp_path_factory: pytest.TempPathFactory,
                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """A launch profile per test: one that a test's `run --launches` records
+    """A run profile per test: one that a test's `run --runs` records
     would change the single runs of later tests (their documents folded,
     then written by Python)."""
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))

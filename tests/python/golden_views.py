@@ -16,7 +16,7 @@ from mpiscope.result import Result, parse_result
 
 GOLDEN = Path(__file__).resolve().parents[1] / "data" / "golden"
 #: The golden documents: real runs (tests/data/record.py), slower.json derived.
-DOCUMENTS = ("default", "raw-a", "raw-b", "nprocs", "methods", "launches", "slower", "simulated")
+DOCUMENTS = ("default", "raw-a", "raw-b", "nprocs", "methods", "runs", "slower", "simulated")
 COMPARISONS = (("default", "slower"), ("raw-a", "raw-b"), ("default", "methods"))
 
 

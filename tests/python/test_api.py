@@ -81,7 +81,7 @@ def test_the_api_and_the_command_line_send_one_plan(fake_env: FakeMpi, tmp_path:
     options: dict[str, Any] = {
         "np": 2, "sizes": "1:16:x4", "confidence": 0.99, "method": ["window", "barrier"],
         "cache": "cold,warm", "option": {"unit": "2000"}, "gap_ns": 500, "raw": True,
-        "launches": 2, "seed": 7, "launch_profile": "off",
+        "runs": 2, "seed": 7, "run_profile": "off",
     }  # fmt: skip
     mpiscope.run("bcast,waitpattern_up", out="api.json", **options)
     api = fake_env.all_bench_plans()
@@ -148,7 +148,7 @@ def test_an_unknown_op_is_refused_as_the_command_line_refuses_it(fake_env: FakeM
          r"mpiscope.run\(\): unknown option 'npp' \(did you mean 'np'\?\)"),
         (lambda: mpiscope.run("bcast", raw="yes"), r"--raw: raw= takes True or False, not 'yes'"),
         (lambda: mpiscope.run("bcast", np=object()), "cannot be an option"),
-        (lambda: mpiscope.methods("bcast", launches=3), "unknown option 'launches'"),
+        (lambda: mpiscope.methods("bcast", runs=3), "unknown option 'runs'"),
         (lambda: mpiscope.firstcall("bcast", size="8,16"), "--size must be one size, not 2"),
         (lambda: mpiscope.overlap("ibcast,iallreduce"), "overlap takes one operation"),
         (lambda: mpiscope.startup(how="init,boot"), "'boot' is not one of init"),
@@ -207,7 +207,7 @@ def test_a_request_has_the_options_names_and_the_registrys_defaults() -> None:
     parsed = vars(parser.parse_args(["bcast"]))
     request = RunRequest.of(parsed)
     assert {f.name for f in dataclasses.fields(RunRequest)} - own - {"engine", "ops", "argv",
-            "ranks_per_host"} == {"launch_profile", "ledger"}  # fmt: skip
+            "ranks_per_host"} == {"run_profile", "ledger"}  # fmt: skip
     assert all(request.param(name) == defaults[name] for name in engine)
     assert request.cache == tuple(defaults["cache"]) and request.ops == "bcast"
     changed = request.with_options(np=4, root=3)

@@ -87,22 +87,22 @@ def test_the_threshold_decides_what_counts() -> None:
 
 
 def test_a_result_against_itself_changes_nothing() -> None:
-    result = load_result(GOLDEN / "launches.json")
+    result = load_result(GOLDEN / "runs.json")
     comparison = compare_results(result, result)
     assert comparison.regressions == [] and comparison.improvements == []
     assert all(p.ratio == 1.0 for p in comparison.pairs)
 
 
-def test_merged_launches_compare_the_summary() -> None:
-    data = doc("launches")
+def test_merged_runs_compare_the_summary() -> None:
+    data = doc("runs")
     comparison = compare_results(as_result(data, "a.json"), as_result(data, "b.json"))
     pair = comparison.pairs[0]
-    entry = next(e for e in data["launch_summary"]
+    entry = next(e for e in data["run_summary"]
                  if (e["op"], e["size_bytes"], e["nprocs"]) == pair.key[:3])  # fmt: skip
     assert pair.base is not None
-    assert pair.base.statistic == "median of the launches' medians"
+    assert pair.base.statistic == "median of the runs' medians"
     assert pair.base.value_ns == entry["median_ns"]
-    assert pair.base.launches == 3
+    assert pair.base.runs == 3
     assert pair.base.flagged is entry["disagree"]
 
 
@@ -244,19 +244,19 @@ def test_cli_bad_input_is_one_line(tmp_path: Path) -> None:
     assert "(did you mean 5%?)" in run.err_lines[0]
 
 
-def test_merged_launches_are_judged_on_their_intervals_over_launches() -> None:
-    data = doc("launches")
+def test_merged_runs_are_judged_on_their_intervals_over_runs() -> None:
+    data = doc("runs")
     slower = copy.deepcopy(data)
     # slower by more than any interval is wide: every point a regression
-    factor = 2 * max(e["ci_high_ns"] / e["ci_low_ns"] for e in data["launch_summary"])
-    for entry in slower["launch_summary"]:
+    factor = 2 * max(e["ci_high_ns"] / e["ci_low_ns"] for e in data["run_summary"])
+    for entry in slower["run_summary"]:
         for key in ("median_ns", "ci_low_ns", "ci_high_ns"):
             entry[key] *= factor
     comparison = compare_results(as_result(data, "a.json"), as_result(slower, "b.json"))
-    assert {p.test for p in comparison.pairs} == {"launch intervals"}
-    assert len(comparison.regressions) == len(data["launch_summary"])
-    assert "judged on single launches" not in render_comparison(comparison)
+    assert {p.test for p in comparison.pairs} == {"run intervals"}
+    assert len(comparison.regressions) == len(data["run_summary"])
+    assert "judged on single runs" not in render_comparison(comparison)
     single = compare_results(
         load_result(GOLDEN / "default.json"), load_result(GOLDEN / "slower.json")
     )
-    assert "note: 36 point(s) were judged on single launches" in render_comparison(single)
+    assert "note: 36 point(s) were judged on single runs" in render_comparison(single)

@@ -62,9 +62,10 @@ def test_index_links_every_page() -> None:
     assert pages - linked == set(), "pages the site's index does not link"
 
 
-GLOSSARY_TERMS = ("launch", "bench launch", "point", "stage", "window", "slot", "sample",
+GLOSSARY_TERMS = ("launch", "run", "point", "stage", "window", "slot", "sample",
                   "valid launch", "global span", "start skew", "gap", "floor", "ledger",
-                  "launch interval", "launch profile", "launch summary", "stop reason",
+                  "run interval", "run profile", "run summary", "run-to-run variation",
+                  "first launch", "raw samples", "arrival pattern", "validation", "stop reason",
                   "unstable", "modes", "trimmed mean", "RSE", "clock synchronization")  # fmt: skip
 
 

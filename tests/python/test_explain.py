@@ -136,7 +136,7 @@ def test_a_real_run_has_the_floor_the_companions_and_the_clock_limit(tmp_path: P
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     doc = json.loads(out.read_text())
-    assert doc["schema_version"] == "1.10" and doc["floor"]["subtracted"] is True
+    assert doc["schema_version"] == "1.11" and doc["floor"]["subtracted"] is True
     assert doc["floor"]["median_ns"] > 0
     step = doc["environment"]["timer"]["resolution_ns"]
     for point in doc["points"]:

@@ -38,16 +38,16 @@ def test_csv_one_row_per_point_with_the_documents_numbers() -> None:
             "" if point["size_bytes"] is None else str(point["size_bytes"])
         )
         assert row["unstable"] == str(point["unstable"])
-    assert rows[0]["launch"] == "" and rows[0]["method"] == "window"
+    assert rows[0]["run"] == "" and rows[0]["method"] == "window"
 
 
 def test_json_rows_use_null_for_missing_values() -> None:
-    rows = json.loads(export_bytes(load_result(GOLDEN / "launches.json"), "json"))
-    points = doc("launches")["points"]
+    rows = json.loads(export_bytes(load_result(GOLDEN / "runs.json"), "json"))
+    points = doc("runs")["points"]
     assert len(rows) == len(points)
     barrier = next(r for r in rows if r["op"] == "barrier")
     assert barrier["size_bytes"] is None and barrier["root"] is None
-    assert [r["launch"] for r in rows] == [p["launch"] for p in points]
+    assert [r["run"] for r in rows] == [p["run"] for p in points]
     assert rows[3]["ci_low_ns"] == points[3]["ci_low_ns"]
     assert isinstance(rows[0]["unstable"], bool)
 
@@ -79,7 +79,7 @@ def test_unknown_format_is_an_error() -> None:
 def test_cli_csv_to_stdout_and_files(tmp_path: Path) -> None:
     run = run_cli(["export", str(GOLDEN / "nprocs.json")])
     assert run.code == 0, run.stderr
-    assert run.stdout.splitlines()[0].startswith("point,op,method,cache,kind,launch,size_bytes")
+    assert run.stdout.splitlines()[0].startswith("point,op,method,cache,kind,run,size_bytes")
     assert len(run.stdout.splitlines()) == 1 + len(doc("nprocs")["points"])
     out = tmp_path / "t.parquet"
     run = run_cli(

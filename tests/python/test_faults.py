@@ -87,14 +87,14 @@ def points(path: Path) -> list[dict[str, object]]:
     return found
 
 
-@pytest.mark.parametrize("profile", [False, True], ids=["", "with-a-launch-profile"])
+@pytest.mark.parametrize("profile", [False, True], ids=["", "with-a-run-profile"])
 @pytest.mark.mpi
 def test_full_disk_ends_every_rank_and_names_rank_0(small_fs: Callable[[int], Path],
                                                     tmp_path: Path, profile: bool) -> None:
     """Defect 1: rank 0 cannot write the result; rank 1 used to spin in the
     next point's collective until the timeout. Now every rank stops at that
     point, the CLI names rank 0 and the reason, the points written stay.
-    With a launch profile for the points, Python's write of the folded
+    With a run profile for the points, Python's write of the folded
     partial document also failed, and its 'cannot write' hid rank 0's line."""
     sizes = ",".join(str(2**i) for i in range(16))
     common = ["barrier,bcast,allreduce", "--np", "2", "--sizes", sizes, "--raw",
@@ -103,13 +103,13 @@ def test_full_disk_ends_every_rank_and_names_rank_0(small_fs: Callable[[int], Pa
     # file system a third of the whole document's size holds its first
     # points (twice: the new document is renamed over the old), not all
     whole = tmp_path / "whole.json"
-    sizing = mpiscope("run", *common, "--launch-profile", "off", "--out", str(whole),
+    sizing = mpiscope("run", *common, "--run-profile", "off", "--out", str(whole),
                       cwd=tmp_path)  # fmt: skip
     assert sizing.returncode == 0, sizing.stderr
     out = small_fs(whole.stat().st_size // 3) / "r.json"
-    common += ["--launch-profile", str(tmp_path / "profile.json") if profile else "off"]
-    if profile:  # the same points measured in 3 launches first: the profile has them
-        first = mpiscope("run", *common, "--launches", "3", "--out", str(tmp_path / "l.json"),
+    common += ["--run-profile", str(tmp_path / "profile.json") if profile else "off"]
+    if profile:  # the same points measured in 3 runs first: the profile has them
+        first = mpiscope("run", *common, "--runs", "3", "--out", str(tmp_path / "l.json"),
                          cwd=tmp_path)  # fmt: skip
         assert first.returncode == 0, first.stderr
     proc = mpiscope("run", *common, "--out", str(out), "--timeout", str(HANG_SECONDS - 20),

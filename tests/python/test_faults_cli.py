@@ -149,16 +149,16 @@ def test_mpich_banner_becomes_the_signal() -> None:
 
 
 def test_failed_series_keeps_the_previous_result(fake_mpi: FakeMpi, tmp_path: Path) -> None:
-    """Defect 3 for a series of launches: every launch crashes before its
+    """Defect 3 for a series of runs: every run crashes before its
     first point; the previous --out file stays, and the line says so."""
     out = tmp_path / "r.json"
     out.write_text(SAMPLE.read_text())
     before = out.read_bytes()
     env = dict(fake_mpi.env, FAKE_BENCH_MODE="crash")
-    proc = cli("run", "bcast", "--np", "2", "--sizes", "8", "--launches", "2", "--out", str(out),
+    proc = cli("run", "bcast", "--np", "2", "--sizes", "8", "--runs", "2", "--out", str(out),
                "--force", "--quiet", env=env, cwd=tmp_path)  # fmt: skip
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     line = proc.stderr.splitlines()[-1]  # after the fake bench's own words
-    assert line.startswith("mpiscope: error: launch 0 of 2: "), line
+    assert line.startswith("mpiscope: error: run 0 of 2: "), line
     assert f"the previous {out} is kept as it was" in line, line
     assert out.read_bytes() == before

@@ -1,4 +1,4 @@
-"""``mpiscope firstcall``: one bench launch per operation, the seed's Table 1."""
+"""``mpiscope firstcall``: one run per operation, the seed's Table 1."""
 
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ def test_report_renders_table_1(sample_doc: dict[str, Any]) -> None:
     assert "n_t/n_c/n_s" not in text  # no point table for first calls
 
 
-def test_one_launch_per_operation(fake_mpi: FakeMpi, tmp_path: Path) -> None:
+def test_one_run_per_operation(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(["firstcall", "bcast,allreduce", "waitpattern_up", "--out", "f.json"],
                   fake_mpi.env, tmp_path)  # fmt: skip
     assert run.code == 0, run
@@ -68,9 +68,9 @@ def test_one_launch_per_operation(fake_mpi: FakeMpi, tmp_path: Path) -> None:
         assert call["sizes"] == [8192]  # the seed's 8 KiB
     result = load_result(tmp_path / "f.json")
     doc = result.data
-    assert [(p["op"], p["launch"]) for p in doc["points"]] == [
+    assert [(p["op"], p["run"]) for p in doc["points"]] == [
         ("bcast", 0), ("allreduce", 1), ("waitpattern_up", 2)]  # fmt: skip
-    assert len(doc["launches"]) == 3
+    assert len(doc["runs"]) == 3
     lines = run.stdout.splitlines()
     rows = {cells(line)[0]: cells(line) for line in lines if line.split(" ")[0] in FIRSTCALL}
     assert rows["bcast"] == ["bcast", "6178", "6.18 ms", "1 us", "4942", "6.18 ms", "1.25 us"]
@@ -87,7 +87,7 @@ def test_size_option(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     assert run.code == 0, run
     assert fake_mpi.bench_plan()["sizes"] == [65536]
     doc = json.loads((tmp_path / "f.json").read_text())
-    assert "launches" not in doc  # one operation: the bench's own document
+    assert "runs" not in doc  # one operation: the bench's own document
 
 
 def test_dry_run_shows_one_plan_per_operation(fake_mpi: FakeMpi, tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_bad_input_launches_nothing(fake_mpi: FakeMpi, tmp_path: Path) -> None:
 def test_help_says_why_fresh_processes() -> None:
     run = run_cli(["firstcall", "--help"])
     assert run.code == 0
-    assert "own bench launch - fresh processes" in " ".join(run.stdout.split())
+    assert "own run - fresh processes" in " ".join(run.stdout.split())
 
 
 @pytest.mark.mpi

@@ -43,7 +43,7 @@ def test_one_row_per_point_with_units_in_names_and_attrs() -> None:
     assert row.ci_high_ns == source["ci_high_ns"]
     assert row.start_skew_median_ns == source["start_skew"]["median_ns"]
     assert row.method == "window"
-    assert pd.isna(row.launch)
+    assert pd.isna(row.run)
 
 
 def test_columns_have_honest_types() -> None:
@@ -106,7 +106,7 @@ def test_raw_of_a_document_without_raw_samples_is_an_error() -> None:
         mpiscope.load(GOLDEN / "default.json", raw=True)
 
 
-def test_method_and_launch_columns(tmp_path: Path) -> None:
+def test_method_and_run_columns(tmp_path: Path) -> None:
     methods = mpiscope.load(GOLDEN / "methods.json")
     assert set(methods.method) == {"window", "roundtime", "barrier", "root"}
     # A point without "method" (a document of schema 1.0) is the window method.
@@ -117,9 +117,9 @@ def test_method_and_launch_columns(tmp_path: Path) -> None:
     path = tmp_path / "old.json"
     path.write_text(json.dumps(old))
     assert set(mpiscope.load(path).method) == {"window"}
-    launches = mpiscope.load(GOLDEN / "launches.json")
-    assert sorted(set(launches.launch.tolist())) == [0, 1, 2]
-    assert len(launches.attrs["launch_summary"]) == len(doc("launches")["launch_summary"])
+    runs = mpiscope.load(GOLDEN / "runs.json")
+    assert sorted(set(runs.run.tolist())) == [0, 1, 2]
+    assert len(runs.attrs["run_summary"]) == len(doc("runs")["run_summary"])
 
 
 def test_missing_file_is_a_one_line_error(tmp_path: Path) -> None:
@@ -162,21 +162,21 @@ def test_cache_and_kind_columns(tmp_path: Path) -> None:
     assert last.kind == "firstcall" and pd.isna(last.median_ns) and pd.isna(last.unstable)
 
 
-def test_launch_interval_columns(tmp_path: Path) -> None:
-    """A single launch with the launch profile folded in: its second interval
-    (what another launch would read) is in the table, missing elsewhere."""
+def test_run_interval_columns(tmp_path: Path) -> None:
+    """A single run with the run profile folded in: its second interval
+    (what another run would read) is in the table, missing elsewhere."""
     data = doc("default")
     data["schema_version"] = "1.5"
     point = data["points"][1]
-    point["launch_interval"] = {
+    point["run_interval"] = {
         "confidence": 0.95, "low_ns": point["mean_ns"] * 0.9, "high_ns": point["mean_ns"] * 1.1,
-        "error_ns": point["mean_ns"] * 0.1, "df": 4, "between_rsd": 0.035, "launches": 5,
+        "error_ns": point["mean_ns"] * 0.1, "df": 4, "between_rsd": 0.035, "runs": 5,
         "measured_utc": "2026-11-24T08:00:00Z", "disagree": False}  # fmt: skip
     path = tmp_path / "r.json"
     path.write_text(json.dumps(data))
     df = mpiscope.load(path)
-    assert df.loc[1, "launch_error_ns"] == pytest.approx(point["mean_ns"] * 0.1)
-    assert df.loc[1, "launch_low_ns"] == point["launch_interval"]["low_ns"]
+    assert df.loc[1, "run_error_ns"] == pytest.approx(point["mean_ns"] * 0.1)
+    assert df.loc[1, "run_low_ns"] == point["run_interval"]["low_ns"]
     assert df.loc[1, "between_rsd"] == 0.035
-    assert df.attrs["units"]["launch_high_ns"] == "ns"
-    assert pd.isna(df.loc[0, "launch_error_ns"]) and pd.isna(df.loc[2, "between_rsd"])
+    assert df.attrs["units"]["run_high_ns"] == "ns"
+    assert pd.isna(df.loc[0, "run_error_ns"]) and pd.isna(df.loc[2, "between_rsd"])

@@ -138,28 +138,28 @@ def test_every_kind_of_warning() -> None:
     assert len(severe) == 4
 
 
-def test_launches_that_disagree_are_warned_and_tabled() -> None:
-    data = doc("launches")
-    for entry in data["launch_summary"][:2]:  # two points whose launches disagree
+def test_runs_that_disagree_are_warned_and_tabled() -> None:
+    data = doc("runs")
+    for entry in data["run_summary"][:2]:  # two points whose runs disagree
         entry.update(disagree=True, disagree_reasons=["spread"])
-    result = as_result(data, "launches.json")
-    disagree = [s for s in data["launch_summary"] if s["disagree"]]
+    result = as_result(data, "runs.json")
+    disagree = [s for s in data["run_summary"] if s["disagree"]]
     assert disagree
     texts = warning_texts(result)
-    line = next(t for t in texts if t.startswith("the launches disagree"))
-    assert f"for {len(disagree)} of {len(data['launch_summary'])} points" in line
+    line = next(t for t in texts if t.startswith("the runs disagree"))
+    assert f"for {len(disagree)} of {len(data['run_summary'])} points" in line
     page = render_html([result])
-    assert page.count('<table class="launch-summary">') == 1
-    assert page.count('<table class="launches">') == 1
+    assert page.count('<table class="run-summary">') == 1
+    assert page.count('<table class="runs">') == 1
     assert page.count("NO: spread") == len(disagree)
-    assert "<th>launch</th>" in page  # the point table tells the launches apart
+    assert "<th>run</th>" in page  # the point table tells the runs apart
 
 
 def test_several_results_get_a_section_each_and_shared_figures() -> None:
-    results = [load_result(GOLDEN / "launches.json"), load_result(GOLDEN / "methods.json")]
+    results = [load_result(GOLDEN / "runs.json"), load_result(GOLDEN / "methods.json")]
     page = render_html(results)
-    assert "<h2>Result: launches</h2>" in page and "<h2>Result: methods</h2>" in page
-    assert 'id="plot-methods"' in page and 'id="plot-launches"' in page
+    assert "<h2>Result: runs</h2>" in page and "<h2>Result: methods</h2>" in page
+    assert 'id="plot-methods"' in page and 'id="plot-runs"' in page
     assert "<th>method</th>" in page
 
 
@@ -242,11 +242,11 @@ def assert_plots_drawn(browser: Chromium, images: list[dict[str, Any]]) -> None:
 def expected_tables(result: Result) -> list[str]:
     """The tables of one result's section, in page order, from its document:
     a tails table when the points have tails, one ledger table per point and
-    suite, the launch tables when there are launches."""
+    suite, the run tables when there are runs."""
     tables = ["environment", "points"]
     tables += ["tails"] * bool(tail_rows(result))
     tables += ["ledger"] * sum(len(result_ledgers(result, p)) for p in result.points)
-    tables += ["launches", "launch-summary"] * bool(result.data.get("launch_summary"))
+    tables += ["runs", "run-summary"] * bool(result.data.get("run_summary"))
     return tables
 
 
@@ -269,17 +269,17 @@ def test_report_in_a_browser(chromium: Chromium, tmp_path: Path) -> None:
 
 
 def test_report_of_several_results_in_a_browser(chromium: Chromium, tmp_path: Path) -> None:
-    results = [load_result(GOLDEN / "launches.json"), load_result(GOLDEN / "methods.json")]
+    results = [load_result(GOLDEN / "runs.json"), load_result(GOLDEN / "methods.json")]
     path = tmp_path / "both.html"
     write_html(results, path)
     facts = open_report(chromium, path)
     classes = [t["cls"] for t in facts["tables"]]
     assert classes == expected_tables(results[0]) + expected_tables(results[1])
-    assert classes.count("launch-summary") == 1
-    summary = next(t for t in facts["tables"] if t["cls"] == "launch-summary")
-    assert summary["rows"] == len(doc("launches")["launch_summary"])
+    assert classes.count("run-summary") == 1
+    summary = next(t for t in facts["tables"] if t["cls"] == "run-summary")
+    assert summary["rows"] == len(doc("runs")["run_summary"])
     ids = [i["id"] for i in facts["images"]]
-    assert "plot-methods" in ids and "plot-launches" in ids
+    assert "plot-methods" in ids and "plot-runs" in ids
     assert_plots_drawn(chromium, facts["images"])
 
 
@@ -349,12 +349,12 @@ def test_check_and_firstcall_documents(name: str, title: str, row: str) -> None:
     assert '<table class="points">' not in page
 
 
-def test_launch_summary_shows_the_launch_to_launch_part_as_the_text_does() -> None:
-    """The text table had gained the launch-to-launch column (between_rsd),
+def test_run_summary_shows_the_run_to_run_part_as_the_text_does() -> None:
+    """The text table had gained the run-to-run column (between_rsd),
     the HTML's copy of it had not: both take their cells from one place now."""
-    data = doc("launches")
-    for k, row in enumerate(data["launch_summary"]):
+    data = doc("runs")
+    for k, row in enumerate(data["run_summary"]):
         row["between_rsd"] = 0.01 * (k + 1)
-    page = render_html([as_result(data, "launches.json")])
-    assert "<th>launch-to-launch</th>" in page
-    assert f">{len(data['launch_summary'])}%<" in page  # the last row's 0.01 * n
+    page = render_html([as_result(data, "runs.json")])
+    assert "<th>run-to-run</th>" in page
+    assert f">{len(data['run_summary'])}%<" in page  # the last row's 0.01 * n

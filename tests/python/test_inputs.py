@@ -62,7 +62,7 @@ def test_the_reader_refuses_a_fifo_without_waiting(fifo: Path) -> None:
         ["html", "/dev/zero"],
         ["alltoall", "tune", "--check", "{fifo}"],
         ["run", "bcast", "--sizes", "1", "--hostfile", "{fifo}", "--dry-run"],
-        ["run", "bcast", "--sizes", "1", "--launch-profile", "{fifo}", "--dry-run"],
+        ["run", "bcast", "--sizes", "1", "--run-profile", "{fifo}", "--dry-run"],
     ],
     ids=lambda argv: " ".join(a for a in argv[:2]),
 )

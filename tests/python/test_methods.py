@@ -166,7 +166,7 @@ def test_run_without_method_options_passes_none(fake_mpi: FakeMpi, tmp_path: Pat
         (["--cache", "cold,cold"], "argument --cache: bad cache mode list"),
         (["--gap-ns", "-1"], "argument --gap-ns: must be in [0, 1e+12], not -1"),
         (["--window-ns", "0"], "argument --window-ns: must be in (0, 1e+12], not 0"),
-        (["--launches", "0"], "argument --launches: must be at least 1"),
+        (["--runs", "0"], "argument --runs: must be at least 1"),
     ],
 )
 def test_bad_method_options(
@@ -233,20 +233,20 @@ def test_method_rows_ratios_and_order() -> None:
     assert {r.cache for r in rows} == {"cold"}
 
 
-def test_baseline_is_the_window_point_of_the_same_cache_arrival_and_launch() -> None:
+def test_baseline_is_the_window_point_of_the_same_cache_arrival_and_run() -> None:
     points = [
         point("bcast", 8, "window", 100.0, cache="cold"),
         point("bcast", 8, "window", 50.0, cache="warm"),
         point("bcast", 8, "barrier", 200.0, cache="cold"),
         point("bcast", 8, "barrier", 200.0, cache="warm"),
-        point("bcast", 8, "window", 400.0, cache="cold", launch=1),
-        point("bcast", 8, "barrier", 200.0, cache="cold", launch=1),
+        point("bcast", 8, "window", 400.0, cache="cold", run=1),
+        point("bcast", 8, "barrier", 200.0, cache="cold", run=1),
         point("bcast", 8, "roundtime", 10.0, cache="cold", arrival_ns=[0.0, 5.0]),
     ]
     rows = method_rows(points)
     got = {(r.method, r.cache, r.ratio) for r in rows}
     assert ("barrier", "cold", 2.0) in got and ("barrier", "warm", 4.0) in got
-    assert ("barrier", "cold", 0.5) in got  # launch 1 against launch 1's window
+    assert ("barrier", "cold", 0.5) in got  # run 1 against run 1's window
     assert ("roundtime", "cold", None) in got  # no window point with that arrival
 
 
@@ -267,7 +267,7 @@ def test_methods_runs_every_method_interleaved(fake_mpi: FakeMpi, tmp_path: Path
     )
     assert run.code == 0, run
     calls = fake_mpi.all_bench_plans()
-    assert len(calls) == 1  # one launch: the methods see the same machine state
+    assert len(calls) == 1  # one run: the methods see the same machine state
     assert calls[0]["methods"] == ALL
     out = run.stdout.splitlines()
     start = out.index(next(line for line in out if line.startswith("methods compared")))
@@ -350,7 +350,7 @@ def test_columns_appear_only_when_they_vary(sample_doc: dict[str, Any]) -> None:
     text = render(sample_doc)
     titles = title_cells(text)
     assert titles[:5] == ["op", "size", "method", "cache", "arrival"]
-    assert "gap med" in titles and "launch" not in titles
+    assert "gap med" in titles and "run" not in titles
     lines = text.splitlines()
     start = lines.index(next(line for line in lines if line.startswith("op ")))
     table = lines[start + 2 : lines.index("", start)]

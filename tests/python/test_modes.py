@@ -1,4 +1,4 @@
-"""The mode detector (mpiscope.result.modes) on synthetic samples and launches,
+"""The mode detector (mpiscope.result.modes) on synthetic samples and runs,
 and how the reports show modes. No timing: every input is made up."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mpiscope.measure.launches import LaunchOutcome, launch_summary, merge_documents
+from mpiscope.measure.runs import RunOutcome, merge_documents, run_summary
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, validate_result
 from mpiscope.result.estimate import estimate, group_points, summary_index
-from mpiscope.result.modes import MODES_MIN_RATIO, find_modes, format_modes, launch_modes
+from mpiscope.result.modes import MODES_MIN_RATIO, find_modes, format_modes, run_modes
 from mpiscope.result.units import format_ns
 
 
@@ -50,16 +50,16 @@ def test_close_or_small_modes_are_not_flagged() -> None:
     assert find_modes([1000.0] * 4) == []
 
 
-def test_launch_modes_follow_the_disagreement_rule() -> None:
+def test_run_modes_follow_the_disagreement_rule() -> None:
     medians = [130.0, 500.0, 131.0, 502.0, 129.0]
     groups = [[0, 2, 4], [1, 3]]
-    assert launch_modes(medians, groups, ["spread"]) == []
-    modes = launch_modes(medians, groups, ["spread", "modes"])
+    assert run_modes(medians, groups, ["spread"]) == []
+    modes = run_modes(medians, groups, ["spread", "modes"])
     assert [(m.value_ns, m.count, m.members) for m in modes] == [
         (130.0, 3, (0, 2, 4)), (501.0, 2, (1, 3))]  # fmt: skip
 
 
-def _launch(doc: dict[str, Any], median: float) -> dict[str, Any]:
+def _run(doc: dict[str, Any], median: float) -> dict[str, Any]:
     """``doc`` with one bcast point measured at ``median`` (IQR +-1%)."""
     out = copy.deepcopy(doc)
     point = next(p for p in out["points"] if p["op"] == "bcast")
@@ -69,45 +69,45 @@ def _launch(doc: dict[str, Any], median: float) -> dict[str, Any]:
     return out
 
 
-def test_launches_in_two_states_are_reported_as_modes(sample_doc: dict[str, Any]) -> None:
+def test_runs_in_two_states_are_reported_as_modes(sample_doc: dict[str, Any]) -> None:
     medians = [130e3] * 6 + [500e3] * 4
     outcomes = [
-        LaunchOutcome("bench", "2026-11-24T03:00:00Z", "2026-11-24T03:00:01Z",
-                      _launch(sample_doc, m), None, i + 1)  # fmt: skip
+        RunOutcome("bench", "2026-11-24T03:00:00Z", "2026-11-24T03:00:01Z",
+                      _run(sample_doc, m), None, i + 1)  # fmt: skip
         for i, m in enumerate(medians)
     ]
     merged = merge_documents(outcomes)
     assert merged is not None
-    merged.update(launch_summary(merged, seed=3))
+    merged.update(run_summary(merged, seed=3))
     validate_result(merged)
-    row = merged["launch_summary"][0]
+    row = merged["run_summary"][0]
     assert [(m["count"], round(m["value_ns"] / 1e3)) for m in row["modes"]] == [(6, 130), (4, 500)]
     result = Result(merged)
     key, summary = next(iter(summary_index(result).items()))
     est = estimate(group_points(result)[key], summary)
     assert est.flagged and len(est.modes) == 2
     text = render_report(result)
-    assert "modes; MODES 130 us (6 launches) / 500 us (4)" in text
-    assert "MODES: the machine was in different states between launches" in text
+    assert "modes; MODES 130 us (6 runs) / 500 us (4)" in text
+    assert "MODES: the machine was in different states between runs" in text
     from mpiscope.reports.html import render_html
 
     page = render_html([result])
-    assert "modes; MODES 130 us (6 launches) / 500 us (4)" in page  # the launch table
+    assert "modes; MODES 130 us (6 runs) / 500 us (4)" in page  # the run table
     assert "the machine was in separate states" in page  # and the warnings
-    # each launch's median, in launch order
+    # each run's median, in run order
     line = next(line for line in text.splitlines() if "130 us 130 us" in line)
     assert line.split()[-20:] == ["130", "us"] * 6 + ["500", "us"] * 4
 
 
 def test_one_state_has_no_modes(sample_doc: dict[str, Any]) -> None:
     outcomes = [
-        LaunchOutcome("bench", "t0", "t1", _launch(sample_doc, 130e3 * (1 + 0.002 * i)), None, i)
+        RunOutcome("bench", "t0", "t1", _run(sample_doc, 130e3 * (1 + 0.002 * i)), None, i)
         for i in range(1, 7)
     ]
     merged = merge_documents(outcomes)
     assert merged is not None
-    merged.update(launch_summary(merged, seed=3))
-    assert "modes" not in merged["launch_summary"][0]
+    merged.update(run_summary(merged, seed=3))
+    assert "modes" not in merged["run_summary"][0]
     assert "MODES" not in render_report(Result(merged))
 
 
@@ -120,7 +120,7 @@ def test_raw_samples_in_two_modes_flag_the_point(sample_doc: dict[str, Any]) -> 
     row = next(line for line in text.splitlines() if "MODES" in line)
     assert "MODES 130 us (30 samples) / 502 us (20)" in row
     assert estimate([Result(doc).points[0]]).flagged
-    merged = merge_documents([LaunchOutcome("bench", "t0", "t1", doc, None, 1)])
+    merged = merge_documents([RunOutcome("bench", "t0", "t1", doc, None, 1)])
     assert merged is not None
     assert [m["count"] for m in merged["points"][0]["modes"]] == [30, 20]
 

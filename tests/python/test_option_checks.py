@@ -35,7 +35,7 @@ def refused(argv: list[str], fragment: str, tmp_path: Path, fake_mpi: FakeMpi | 
     [
         (["--min-valid", "50", "--max-launches", "10"], "--min-valid 50 is more than --max-"),
         (["--min-point-seconds", "10", "--max-point-seconds", "1"], "--min-point-seconds 10"),
-        (["--launches", "100000000", "--dry-run"], "--launches: must be at most 1000"),
+        (["--runs", "100000000", "--dry-run"], "--runs: must be at most 1000"),
         (["--np", "100000000", "--oversubscribe", "--dry-run"], "--np: must be at most 1048576"),
         (["--gap-ns", "1e18"], "--gap-ns: must be in [0, 1e+12]"),
         (["--timeout", "nan"], "--timeout: must be in"),

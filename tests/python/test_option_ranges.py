@@ -99,7 +99,7 @@ def nowhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(work)
     monkeypatch.setenv("MPISCOPE_PROFILE_DIR", str(empty))
     monkeypatch.setenv("PATH", str(empty))
-    for name in ("MPISCOPE_BENCH", "MPIEXEC", "MPISCOPE_MPI", "MPISCOPE_LAUNCH_PROFILE"):
+    for name in ("MPISCOPE_BENCH", "MPIEXEC", "MPISCOPE_MPI", "MPISCOPE_RUN_PROFILE"):
         monkeypatch.delenv(name, raising=False)
     return work
 

@@ -82,7 +82,7 @@ def test_every_command_refuses_a_device_output(argv: list[str], tmp_path: Path) 
 
 
 def test_a_launch_profile_at_dev_null_is_refused() -> None:
-    from mpiscope.measure.launch_profile import check_profile_path
+    from mpiscope.measure.run_profile import check_profile_path
 
     with pytest.raises(MpiscopeError, match="character device"):
         check_profile_path(Path("/dev/null"), None)

@@ -169,21 +169,21 @@ def test_methods_figure_plots_ratios_to_the_window_method() -> None:
     assert "methods" not in by_name(plot_data([result("default")]))
 
 
-def test_launches_figure_shows_each_launch_and_the_summary() -> None:
-    data = doc("launches")
-    plot = by_name(plot_data([result("launches")]))["launches"]
+def test_runs_figure_shows_each_run_and_the_summary() -> None:
+    data = doc("runs")
+    plot = by_name(plot_data([result("runs")]))["runs"]
     bcast = next(p for p in plot.panels if p.title == "bcast")
     dots, summary = bcast.series
     assert dots.style == "points" and summary.style == "interval"
     bcast_points = [p for p in data["points"] if p["op"] == "bcast"]
     assert len(dots.x) == len(bcast_points) == 3 * len(summary.x)
-    entry = next(s for s in data["launch_summary"] if s["op"] == "bcast" and s["size_bytes"] == 1)
+    entry = next(s for s in data["run_summary"] if s["op"] == "bcast" and s["size_bytes"] == 1)
     i = summary.x.index(1)
     assert summary.y[i] == pytest.approx(entry["median_ns"])  # the panel is in ns
     assert summary.low[i] == pytest.approx(entry["ci_low_ns"])  # type: ignore[index]
     assert summary.flagged[i] is entry["disagree"]  # type: ignore[index]
-    # The time figure of merged launches draws the summary, not one launch.
-    time_panel = by_name(plot_data([result("launches")]))["time-vs-size"].panels[0]
+    # The time figure of merged runs draws the summary, not one run.
+    time_panel = by_name(plot_data([result("runs")]))["time-vs-size"].panels[0]
     assert time_panel.ylabel == "time (ns)"
     line = next(s for s in time_panel.series if s.label == "bcast")
     assert line.y[line.x.index(1)] == pytest.approx(entry["median_ns"])
@@ -230,7 +230,7 @@ def test_zero_byte_points_leave_the_log_axis_and_say_so() -> None:
 
 
 def test_plot_data_is_plain_json() -> None:
-    data = plots_as_json(plot_data([result("methods"), result("launches")]))
+    data = plots_as_json(plot_data([result("methods"), result("runs")]))
     text = json.dumps(data, allow_nan=False)
     assert json.loads(text) == data
     for plot in data:

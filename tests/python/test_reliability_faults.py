@@ -185,7 +185,7 @@ def test_an_interrupted_machine_check_keeps_the_parts_it_measured(tmp_path: Path
 
     def first_part_written() -> bool:
         assert run.poll() is None, run.communicate()
-        return any(tmp_path.glob(".chk.json.launches-*/check.json"))
+        return any(tmp_path.glob(".chk.json.runs-*/check.json"))
 
     wait_for(first_part_written, "first part of the check")
     os.killpg(run.pid, signal.SIGINT)  # during the first synchronization's 30 s wait at most

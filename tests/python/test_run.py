@@ -20,8 +20,8 @@ from mpiscope.launcher import (
     mpiexec_command,
     parse_line,
 )
-from mpiscope.measure.launches import launch_seeds
 from mpiscope.measure.progress import ProgressDisplay, format_progress
+from mpiscope.measure.runs import run_seeds
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope_fakes import FAKE_OPS, FakeMpi, run_cli
 
@@ -84,10 +84,10 @@ def test_dry_run_prints_the_plan_and_launches_nothing(fake_mpi: FakeMpi, tmp_pat
     assert shown["meta"].pop("command_line").endswith(" --dry-run")
     assert sent["meta"].pop("command_line") == shlex.join(["mpiscope", *args])
     assert shown == sent  # what --dry-run shows is what the bench reads
-    launches = run_cli([*args, "--launches", "2", "--seed", "3", "--force", "--dry-run"],
+    runs = run_cli([*args, "--runs", "2", "--seed", "3", "--force", "--dry-run"],
                        fake_mpi.env, tmp_path)  # fmt: skip
-    plans = json.loads(launches.stdout)
-    assert [plan["shuffle"] for plan in plans] == launch_seeds(3, 2)
+    plans = json.loads(runs.stdout)
+    assert [plan["shuffle"] for plan in plans] == run_seeds(3, 2)
 
 
 def test_run_shows_the_report_and_the_path(fake_mpi: FakeMpi, tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """``mpiscope startup``: MPI started by MPI_Init, MPI_Init_thread or a
-session in fresh processes, launch after launch, each call timed on every
+session in fresh processes, run after run, each call timed on every
 rank and the first round trips to every peer; the report and HTML page of
 its document (tests/data/startup-result.json, recorded by
 tests/data/record.py); bad input refused in one line before anything runs;
@@ -33,14 +33,14 @@ CALLS = {
 ROUND_TRIPS = 11
 
 
-def test_the_report_summarises_each_way_over_its_launches() -> None:
+def test_the_report_summarises_each_way_over_its_runs() -> None:
     result = load_result(RECORDED)
     assert is_startup(result)
     rows, calls = startup_tables(result)
     points = result.data["points"]
     ways = {(p["how"], p["nprocs"]) for p in points}
     assert {(r[0], int(r[1])) for r in rows} == ways
-    for row in rows:  # launches per way: as many as the document holds
+    for row in rows:  # runs per way: as many as the document holds
         assert int(row[2]) == sum(1 for p in points if (p["how"], p["nprocs"]) == (row[0],
                                                                                   int(row[1])))
     assert [c[2] for c in calls if c[0] == "session"] == CALLS["session"]
@@ -67,7 +67,7 @@ def test_a_failed_check_is_reported(tmp_path: Path) -> None:
         (["--how", "init,bogus"], "'bogus' is not one of init, init_thread, session"),
         (["--how", "init,init"], "a way appears twice"),
         (["--size", "8,16"], "--size must be one size"),
-        (["--launches", "0"], "--launches"),
+        (["--runs", "0"], "--runs"),
         (["--thread-level", "most"], "thread level"),
         (["--nprocs", "2,2"], "appears twice"),
     ],
@@ -91,7 +91,7 @@ def startup(mpi: str, tmp_path: Path, *args: str) -> tuple[subprocess.CompletedP
 
 
 def check_point(point: dict[str, Any]) -> None:
-    """What every launch's point must hold, whatever the machine's speed."""
+    """What every run's point must hold, whatever the machine's speed."""
     n = point["nprocs"]
     assert point["kind"] == "startup" and point["calls"] == CALLS[point["how"]]
     assert [r["rank"] for r in point["ranks"]] == list(range(n))
@@ -112,9 +112,9 @@ def check_point(point: dict[str, Any]) -> None:
 @pytest.mark.parametrize("mpi", ["mpich", "openmpi"])
 def test_every_way_starts_and_is_validated(mpi: str, tmp_path: Path) -> None:
     assert mpi in find_profiles(), f"MPI '{mpi}' is not built: run `make MPI={mpi}`"
-    run, doc = startup(mpi, tmp_path, "--np", "2", "--launches", "2")
+    run, doc = startup(mpi, tmp_path, "--np", "2", "--runs", "2")
     points = doc["points"]
-    assert [p["launch"] for p in points] == list(range(6))  # one point per launch
+    assert [p["run"] for p in points] == list(range(6))  # one point per run
     assert sorted(p["how"] for p in points) == sorted([*CALLS] * 2)
     # interleaved: every way once before any twice, the second round in another order
     assert {p["how"] for p in points[:3]} == set(CALLS)
@@ -128,11 +128,11 @@ def test_every_way_starts_and_is_validated(mpi: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.mpi
-def test_process_counts_each_start_their_own_launches(tmp_path: Path) -> None:
+def test_process_counts_each_start_their_own_runs(tmp_path: Path) -> None:
     _, doc = startup("mpich", tmp_path, "--nprocs", "2,3", "--oversubscribe", "--how", "session",
-                     "--launches", "1")  # fmt: skip
+                     "--runs", "1")  # fmt: skip
     assert [p["nprocs"] for p in doc["points"]] == [2, 3]
-    assert ["-n 2" in launch["command"] and "-n 3" not in launch["command"]
-            for launch in doc["launches"]] == [True, False]
+    assert ["-n 2" in run["command"] and "-n 3" not in run["command"]
+            for run in doc["runs"]] == [True, False]
     for point in doc["points"]:
         check_point(point)

@@ -10,17 +10,17 @@ import scipy.stats
 from mpiscope.result.stats import (
     DISAGREE_MIN_CV,
     IQR_PER_SIGMA,
-    LaunchStats,
+    RunStats,
     bootstrap_median_ci,
     cv,
     disagreement,
-    launch_groups,
     median,
     robust_cv,
-    summarize_launches,
+    run_groups,
+    summarize_runs,
 )
 
-# Ten launch medians (us) of a 1 MiB Bcast that agree, and ten that do not
+# Ten run medians (us) of a 1 MiB Bcast that agree, and ten that do not
 # (the issue's 54..649 us spread).
 AGREEING = [101.0, 99.5, 100.2, 102.3, 98.7, 100.9, 99.8, 101.4, 100.1, 99.2]
 SPREAD = [54.0, 61.0, 120.0, 649.0, 75.0, 300.0, 58.0, 410.0, 95.0, 66.0]
@@ -95,41 +95,41 @@ def test_robust_cv_needs_everything() -> None:
     assert robust_cv(0.0, 0.0, 0.0) is None
 
 
-def launches(*triples: tuple[float, float, float]) -> list[LaunchStats]:
-    return [LaunchStats(m, lo, hi) for lo, m, hi in triples]
+def stats_of(*triples: tuple[float, float, float]) -> list[RunStats]:
+    return [RunStats(m, lo, hi) for lo, m, hi in triples]
 
 
 def test_groups_of_overlapping_interquartile_ranges() -> None:
-    runs = launches(
+    five = stats_of(
         (95, 100, 105), (290, 300, 310), (101, 103, 108), (305, 315, 320), (150, 160, 170)
     )
-    assert launch_groups(runs) == [[0, 2], [4], [1, 3]]
-    # a wide launch joins what it overlaps, even through another launch
-    assert launch_groups(launches((10, 11, 12), (11.5, 20, 30), (29, 40, 41))) == [[0, 1, 2]]
+    assert run_groups(five) == [[0, 2], [4], [1, 3]]
+    # a wide run joins what it overlaps, even through another run
+    assert run_groups(stats_of((10, 11, 12), (11.5, 20, 30), (29, 40, 41))) == [[0, 1, 2]]
     # touching ends overlap
-    assert launch_groups(launches((1, 2, 3), (3, 4, 5))) == [[0, 1]]
+    assert run_groups(stats_of((1, 2, 3), (3, 4, 5))) == [[0, 1]]
     # no quartiles: the median alone
-    assert launch_groups([LaunchStats(5.0), LaunchStats(5.0), LaunchStats(6.0)]) == [[0, 1], [2]]
-    assert launch_groups([]) == []
+    assert run_groups([RunStats(5.0), RunStats(5.0), RunStats(6.0)]) == [[0, 1], [2]]
+    assert run_groups([]) == []
 
 
 def test_groups_separate_known_bimodal_data_not_unimodal_data() -> None:
     rng = np.random.default_rng(2024)  # fixed data: the draws never change
 
-    def draw(centers: list[float]) -> list[LaunchStats]:
+    def draw(centers: list[float]) -> list[RunStats]:
         out = []
         for center in centers:
             sample = rng.normal(center, 0.03 * center, 200)
             q25, q50, q75 = np.quantile(sample, [0.25, 0.5, 0.75])
-            out.append(LaunchStats(float(q50), float(q25), float(q75)))
+            out.append(RunStats(float(q50), float(q25), float(q75)))
         return out
 
     unimodal = draw([100.0] * 10)
     bimodal = draw([100.0] * 5 + [300.0] * 5)
-    assert len(launch_groups(unimodal)) == 1
-    assert sorted(len(g) for g in launch_groups(bimodal)) == [5, 5]
-    assert summarize_launches(unimodal, 0.95).disagree is False
-    result = summarize_launches(bimodal, 0.95)
+    assert len(run_groups(unimodal)) == 1
+    assert sorted(len(g) for g in run_groups(bimodal)) == [5, 5]
+    assert summarize_runs(unimodal, 0.95).disagree is False
+    result = summarize_runs(bimodal, 0.95)
     assert result.disagree is True and "modes" in result.disagree_reasons
 
 
@@ -147,10 +147,10 @@ def test_disagreement_rule() -> None:
     assert disagreement(0.3, 0.2, [[0, 1], [2], [3]]) == []  # one outlier is not a mode
 
 
-def test_summary_of_agreeing_launches() -> None:
-    runs = [LaunchStats(m, m * 0.97, m * 1.03) for m in AGREEING]
-    s = summarize_launches(runs, 0.95, seed=1, resamples=2000)
-    assert s.launches == 10
+def test_summary_of_agreeing_runs() -> None:
+    runs = [RunStats(m, m * 0.97, m * 1.03) for m in AGREEING]
+    s = summarize_runs(runs, 0.95, seed=1, resamples=2000)
+    assert s.runs == 10
     assert s.median_ns == pytest.approx(np.median(AGREEING))
     assert s.between_cv == pytest.approx(scipy.stats.variation(AGREEING, ddof=1))
     assert s.within_cv == pytest.approx(0.06 / IQR_PER_SIGMA)
@@ -160,14 +160,14 @@ def test_summary_of_agreeing_launches() -> None:
 
 
 def test_summary_of_the_issues_spread() -> None:
-    runs = [LaunchStats(m, m * 0.98, m * 1.02) for m in SPREAD]
-    s = summarize_launches(runs, 0.95)
+    runs = [RunStats(m, m * 0.98, m * 1.02) for m in SPREAD]
+    s = summarize_runs(runs, 0.95)
     assert s.between_cv is not None and s.between_cv > 1  # 54..649 us
     assert s.disagree is True and s.disagree_reasons[0] == "spread"
 
 
-def test_summary_of_one_launch() -> None:
-    s = summarize_launches([LaunchStats(10.0, 9.0, 11.0)], 0.95)
-    assert (s.launches, s.median_ns, s.ci_low_ns, s.between_cv) == (1, 10.0, None, None)
+def test_summary_of_one_run() -> None:
+    s = summarize_runs([RunStats(10.0, 9.0, 11.0)], 0.95)
+    assert (s.runs, s.median_ns, s.ci_low_ns, s.between_cv) == (1, 10.0, None, None)
     assert s.within_cv == pytest.approx(2 / IQR_PER_SIGMA / 10)
     assert s.disagree is False

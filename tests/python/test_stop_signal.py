@@ -1,9 +1,9 @@
-"""A SIGTERM or SIGHUP to mpiscope ends the whole command, not one launch.
+"""A SIGTERM or SIGHUP to mpiscope ends the whole command, not one run.
 
-Commands that run a series of launches and keep going after a failed one
-(``alltoall compare`` records a failed launch and runs the next) must not
+Commands that run a series of runs and keep going after a failed one
+(``alltoall compare`` records a failed run and runs the next) must not
 treat "mpiscope was told to stop" as such a failure: it went on with the
-next launch until every one had been stopped by hand.
+next run until every one had been stopped by hand.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def _args() -> MeasureRequest:
     return MeasureRequest.of(measure_defaults(), quiet=True, np=2)
 
 
-def test_run_launches_says_the_run_was_stopped(
+def test_run_bench_runs_says_the_run_was_stopped(
     fake_mpi: FakeMpi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def stopped(*_args: object, **_kwargs: object) -> int:
@@ -47,13 +47,13 @@ def test_run_launches_says_the_run_was_stopped(
     bench = runner.Bench(select_profile("fake"), [str(fake_mpi.mpiexec), "-n", "2"],
                          str(fake_mpi.bench))  # fmt: skip
     out = tmp_path / "r.json"
-    launch = runner.Launch({"out": str(out)})
+    run = runner.BenchRun({"out": str(out)})
     with pytest.raises(StoppedError, match="received SIGTERM"):
-        runner.run_launches([launch], bench, tmp_path, _args(),
+        runner.run_bench_runs([run], bench, tmp_path, _args(),
                             ProgressDisplay(quiet=True, nprocs=2), out)  # fmt: skip
 
 
-def test_a_failed_launch_is_still_a_plain_failure(
+def test_a_failed_run_is_still_a_plain_failure(
     fake_mpi: FakeMpi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def crashed(*_args: object, **_kwargs: object) -> int:
@@ -64,7 +64,7 @@ def test_a_failed_launch_is_still_a_plain_failure(
     bench = runner.Bench(select_profile("fake"), [str(fake_mpi.mpiexec)], str(fake_mpi.bench))
     out = tmp_path / "r.json"
     with pytest.raises(RunFailedError) as caught:
-        runner.run_launches([runner.Launch({"out": str(out)})], bench, tmp_path, _args(),
+        runner.run_bench_runs([runner.BenchRun({"out": str(out)})], bench, tmp_path, _args(),
                             ProgressDisplay(quiet=True, nprocs=2), out)  # fmt: skip
     assert not isinstance(caught.value, StoppedError)
 
@@ -72,7 +72,7 @@ def test_a_failed_launch_is_still_a_plain_failure(
 def test_alltoall_series_stops_at_the_signal(
     fake_mpi: FakeMpi, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from mpiscope.measure.series import LaunchSeries
+    from mpiscope.measure.series import RunSeries
 
     calls = []
 
@@ -81,10 +81,10 @@ def test_alltoall_series_stops_at_the_signal(
         raise StoppedError("mpiscope received SIGTERM: run stopped; partial result kept")
 
     monkeypatch.setenv("MPISCOPE_PROFILE_DIR", str(fake_mpi.profile_dir))
-    monkeypatch.setattr(runner, "run_launches", stopped)
+    monkeypatch.setattr(runner, "run_bench_runs", stopped)
     bench = runner.Bench(select_profile("fake"), [str(fake_mpi.mpiexec)], str(fake_mpi.bench))
     request = MeasureRequest.of(measure_defaults(), quiet=True, mpi="fake")
-    series = LaunchSeries(request, bench, tmp_path, {"alltoall": set()})
+    series = RunSeries(request, bench, tmp_path, {"alltoall": set()})
     with pytest.raises(StoppedError):
         series.run("lab", ["alltoall"], [8], {})
     assert calls == [1]

@@ -14,7 +14,7 @@ Each command has three parts here, and its command-line module
 
 Every function raises :class:`~mpiscope.errors.MpiscopeError` (one line)
 on bad input before anything is launched, and
-:class:`~mpiscope.errors.RunFailedError` when a launch fails: what it
+:class:`~mpiscope.errors.RunFailedError` when a run fails: what it
 measured is then kept in the result file the message names.
 """
 
@@ -31,7 +31,6 @@ from typing import Any
 from mpiscope.api.options import parse_options
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.measure import command_options as defined
-from mpiscope.measure.launch_profile import profile_step
 from mpiscope.measure.method_options import methods_for_ops
 from mpiscope.measure.plan import (
     bench_plan,
@@ -52,13 +51,14 @@ from mpiscope.measure.request import (
     RunRequest,
     StartupRequest,
 )
+from mpiscope.measure.run_profile import profile_step
 from mpiscope.measure.runner import (
+    BenchRun,
     Echo,
-    Launch,
     find_bench,
     measure_plan,
     private_dir,
-    run_launches,
+    run_bench_runs,
 )
 from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
 from mpiscope.result import Result
@@ -128,8 +128,8 @@ def run_request(values: Mapping[str, Any]) -> RunRequest:
 
 
 def measure_run(request: RunRequest, show: bool = False) -> Result | None:
-    """Measure ``request.ops`` (``mpiscope run``): one launch, or
-    ``--launches`` launches merged; the launch profile folded in or
+    """Measure ``request.ops`` (``mpiscope run``): one run, or
+    ``--runs`` runs merged; the run profile folded in or
     recorded. The result, or None with ``dry_run`` (the plan printed)."""
     from mpiscope.reports.ledger import closing_lines
     from mpiscope.reports.report import render_report
@@ -141,7 +141,7 @@ def measure_run(request: RunRequest, show: bool = False) -> Result | None:
     plan = plan_run(request)
     bench = find_bench(request)
     plan = replace(plan, ops=check_ops(plan, bench.profile, request.timeout))
-    finish = profile_step(request.launch_profile, request.launches)
+    finish = profile_step(request.run_profile, request.runs)
     return measure_plan(request, plan, bench, _echo(show, render), finish,
                         ledger=request.ledger_on())  # fmt: skip
 
@@ -151,13 +151,13 @@ def run(ops: Ops, *, show: bool = False, **options: Any) -> Result | None:
 
     ``ops``: ``"bcast"``, ``"bcast,allreduce"`` or a list of names.
     ``options``: the options of ``mpiscope run`` by name (``np=2``,
-    ``sizes="8,1K"``, ``target_rse=0.02``, ``launches=5``, ``out="r.json"``,
+    ``sizes="8,1K"``, ``target_rse=0.02``, ``runs=5``, ``out="r.json"``,
     ``option={"mode": "nonblocking"}``), checked as the command line checks
     them. Quiet unless ``quiet=False`` (progress on stderr); ``show=True``
     prints what the command prints. Returns the result document as
     :func:`mpiscope.load_result` reads it (written to ``out``, by default
     ``mpiscope-YYYYmmdd-HHMMSS.json`` here); None with ``dry_run=True``,
-    which prints the plan and launches nothing.
+    which prints the plan and runs nothing.
     """
     with _api_call(options):
         words = [ops if isinstance(ops, str) else ",".join(ops)]
@@ -179,7 +179,7 @@ def methods_request(values: Mapping[str, Any]) -> MeasureRequest:
 
 def measure_methods(request: MeasureRequest, show: bool = False) -> Result | None:
     """Every method of ``request.method`` on the same points, interleaved in
-    one launch (``mpiscope methods``)."""
+    one run (``mpiscope methods``)."""
     from mpiscope.reports.method_compare import render_methods
 
     plan = plan_run(request)
@@ -188,8 +188,8 @@ def measure_methods(request: MeasureRequest, show: bool = False) -> Result | Non
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
     with private_dir(plan.out) as tmp:
         own = replace(plan, out=Path(tmp) / "methods.json")
-        launch = Launch(bench_plan(request, own, bench.profile, bench.launcher))
-        return run_launches([launch], bench, Path(tmp), request, display, plan.out,
+        run = BenchRun(bench_plan(request, own, bench.profile, bench.launcher))
+        return run_bench_runs([run], bench, Path(tmp), request, display, plan.out,
                             _echo(show, render_methods))  # fmt: skip
 
 
@@ -197,7 +197,7 @@ def methods(ops: Ops, *, show: bool = False, **options: Any) -> Result | None:
     """Compare the timing methods on the same operations and sizes, as
     ``mpiscope methods OP... [options]`` does (``method=`` defaults to every
     method that applies; window is always added). Options, ``show`` and the
-    return value as :func:`run`'s (without ``launches``)."""
+    return value as :func:`run`'s (without ``runs``)."""
     with _api_call(options):
         values = parse_options("methods", defined.add_methods_options, _ops_words(ops), options)
         return measure_methods(methods_request(values), show)
@@ -211,7 +211,7 @@ def firstcall_request(values: Mapping[str, Any]) -> FirstcallRequest:
 
 def measure_firstcall(request: FirstcallRequest, show: bool = False) -> Result | None:
     """The first call of each operation against its second, each operation
-    in a launch of its own (``mpiscope firstcall``), merged."""
+    in a run of its own (``mpiscope firstcall``), merged."""
     from mpiscope.reports.report import render_report
 
     plan = plan_run(request, sizes=[_one_size(request.size)])
@@ -219,12 +219,12 @@ def measure_firstcall(request: FirstcallRequest, show: bool = False) -> Result |
     plan = replace(plan, ops=check_ops(plan, bench.profile, request.timeout))
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
     with private_dir(plan.out) as tmp:
-        launches = []
+        runs = []
         for index, op in enumerate(plan.ops):
             own = replace(plan, ops=[op], out=Path(tmp) / f"firstcall-{index}.json")
             doc = bench_plan(request, own, bench.profile, bench.launcher, firstcall=True)
-            launches.append(Launch(doc))
-        return run_launches(launches, bench, Path(tmp), request, display, plan.out,
+            runs.append(BenchRun(doc))
+        return run_bench_runs(runs, bench, Path(tmp), request, display, plan.out,
                             _echo(show, render_report))  # fmt: skip
 
 
@@ -328,7 +328,7 @@ def startup_request(values: Mapping[str, Any]) -> StartupRequest:
 
 
 def measure_startup(request: StartupRequest, show: bool = False) -> Result | None:
-    """Start MPI launch after launch in each way and process count,
+    """Start MPI run after run in each way and process count,
     interleaved (``mpiscope startup``), merged into one result."""
     from mpiscope.reports.report import render_report
 
@@ -339,25 +339,25 @@ def measure_startup(request: StartupRequest, show: bool = False) -> Result | Non
     benches = {n: find_bench(request.with_options(np=n)) for n in counts}
     display = ProgressDisplay(quiet=request.quiet, nprocs=max(counts))
     with private_dir(out) as tmp:
-        launches: list[Launch] = []
-        for round_ in range(request.launches):
+        runs: list[BenchRun] = []
+        for round_ in range(request.runs):
             turn = round_ % len(hows)
             for n in counts:
                 own = request.with_options(np=n)
                 for how in hows[turn:] + hows[:turn]:
-                    where = Path(tmp) / f"startup-{len(launches)}.json"
+                    where = Path(tmp) / f"startup-{len(runs)}.json"
                     plan = startup_plan(own, how, size, request.thread_level, where,
                                         benches[n].profile, benches[n].launcher)  # fmt: skip
-                    launches.append(Launch(plan, launcher=tuple(benches[n].launcher)))
+                    runs.append(BenchRun(plan, launcher=tuple(benches[n].launcher)))
         first = benches[counts[0]]
-        return run_launches(launches, first, Path(tmp), request, display, out,
+        return run_bench_runs(runs, first, Path(tmp), request, display, out,
                             _echo(show, render_report))  # fmt: skip
 
 
 def startup(*, show: bool = False, **options: Any) -> Result | None:
     """How long MPI takes to start and the first message to each peer, as
     ``mpiscope startup [options]`` does (``how="init,session"``,
-    ``nprocs="2:4"``, ``launches=10``, ...). Options, ``show`` and the
+    ``nprocs="2:4"``, ``runs=10``, ...). Options, ``show`` and the
     return value as :func:`run`'s."""
     with _api_call(options):
         values = parse_options("startup", defined.add_startup_options, [], options)
@@ -398,7 +398,7 @@ def measure_check(request: CheckRequest, show: bool = False) -> Result | None:
         plan = check_plan(request, Path(tmp) / "check.json", bench.profile, bench.launcher,
                           request.drift_seconds)  # fmt: skip
         echo = _echo(show, _render_check(request.brief, request.sync), path=out is not None)
-        return run_launches([Launch(plan)], bench, Path(tmp), request, display,
+        return run_bench_runs([BenchRun(plan)], bench, Path(tmp), request, display,
                             out or Path(tmp) / "result.json", echo)  # fmt: skip
 
 

@@ -40,6 +40,8 @@ def parse_options(
     parser = Parser(prog=f"mpiscope {command}", add_help=False)
     add_options(parser)
     actions = {a.dest: a for a in parser._actions if a.option_strings}
+    for old in (a for a in parser._actions if a.help == argparse.SUPPRESS):  # old names
+        actions.setdefault(old.option_strings[0].lstrip("-").replace("-", "_"), old)
     words: list[str] = []
     for name, value in options.items():
         if value is None:

@@ -30,7 +30,7 @@ from mpiscope.alltoall.lab import (
 )
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 from mpiscope.measure.plan import available_cores
-from mpiscope.measure.series import LaunchSeries, oversubscribed, simulated
+from mpiscope.measure.series import RunSeries, oversubscribed, simulated
 from mpiscope.parsing import subcommands
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def add_parser(commands: Any) -> None:
 def _measure(p: argparse.ArgumentParser, *flags: str) -> None:
     from mpiscope.measure.options import add_measure_options
 
-    add_measure_options(p, launches=False, only=set(flags))
+    add_measure_options(p, runs=False, only=set(flags))
 
 
 def _nodes_flag(p: argparse.ArgumentParser, what: str) -> None:
@@ -268,7 +268,7 @@ def _check_counts(args: argparse.Namespace, counts: Sequence[int], sizes: Sequen
     """The validation launches of every process count (``results`` and
     ``record`` filled as they end); whether any failed."""
     from mpiscope.alltoall.catalogue import topology_env
-    from mpiscope.measure.series import LaunchSeries
+    from mpiscope.measure.series import RunSeries
 
     failed = False
     for nprocs in counts:
@@ -280,7 +280,7 @@ def _check_counts(args: argparse.Namespace, counts: Sequence[int], sizes: Sequen
         lab, declared = _lab(bench)
         env = topology_env(bench.profile.implementation, nodes)
         with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-check-") as tmp:
-            launcher = LaunchSeries(ns, bench, Path(tmp), declared)
+            launcher = RunSeries(ns, bench, Path(tmp), declared)
             print(f"np {nprocs}" + (f", {nodes} virtual nodes {per_node}" if nodes else "") + ":")
             for label, ops, options in check_variants(lab, per_node):
                 opts = {"nodes": str(nodes), **options}
@@ -361,7 +361,7 @@ def _compare_one(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT, leader_choices
     from mpiscope.launcher import format_command
     from mpiscope.measure.plan import check_cores
-    from mpiscope.measure.series import LaunchSeries
+    from mpiscope.measure.series import RunSeries
     from mpiscope.measure.sizes import check_memory, parse_size_spec
     from mpiscope.result.document import write_document
 
@@ -384,7 +384,7 @@ def _compare_one(args: argparse.Namespace) -> int:
     variants: list[Variant] = []
     interrupted: BaseException | None = None
     with tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent) as tmp:
-        runner = LaunchSeries(ns, bench, Path(tmp), known_ops)
+        runner = RunSeries(ns, bench, Path(tmp), known_ops)
 
         def launch(purpose: str, ops: Sequence[str], sz: Sequence[int],
                    options: Mapping[str, str], env: Mapping[str, str] | None = None,
@@ -768,7 +768,7 @@ def _fft_runs(args: argparse.Namespace, ns: MeasureRequest, bench: Any,
     from mpiscope.result.units import format_ns
 
     with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-fft-") as tmp:
-        runner = LaunchSeries(ns, bench, Path(tmp), known)
+        runner = RunSeries(ns, bench, Path(tmp), known)
         for alg in algorithms:
             times = {}
             for phase in ("all", "transpose"):

@@ -1,10 +1,10 @@
 """``mpiscope firstcall OP...``: the first call of an operation against its second.
 
 Many MPI libraries connect peers on the first call of an operation (late
-initialization). To see it, every operation gets its OWN bench launch -
+initialization). To see it, every operation gets its OWN run -
 fresh processes, where nothing has run before - and in it a fresh
 communicator; call 1 and call 2 (same size, buffer at another address) are
-timed on every rank. The launches are merged into one document and shown
+timed on every rank. The runs are merged into one document and shown
 in the layout of the seed's Table 1. The measurement is
 :func:`mpiscope.api.measure.measure_firstcall` (``mpiscope.firstcall()`` in Python).
 """
@@ -25,7 +25,7 @@ def add_parser(commands: Any) -> None:
         "firstcall",
         help="first call vs second call of each operation (late initialization)",
         description="Time the first and the second call of each operation on every rank. "
-        "Each operation runs in its own bench launch - fresh processes, a fresh "
+        "Each operation runs in its own run - fresh processes, a fresh "
         "communicator - so the late initialization that many MPI libraries do on the first "
         "call of each operation is seen; the second call uses a buffer at another address. "
         "Prints, per operation, rank 0's ratio of the first call's time to the second's and "

@@ -65,7 +65,7 @@ def add_parser(commands: Any) -> None:
         metavar="report FILE",
         help="'report FILE': print the verdict of a health document",
     )
-    add_measure_options(p, launches=False, only=_OPTIONS)
+    add_measure_options(p, runs=False, only=_OPTIONS)
     g = p.add_argument_group("what the check measures")
     g.add_argument(
         "--links",

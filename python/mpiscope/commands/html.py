@@ -18,7 +18,7 @@ def add_parser(commands: Any) -> None:
         "html",
         help="write one self-contained HTML report (tables, figures, warnings)",
         description="Write one HTML file a user can mail: the warnings first (unstable "
-        "points, untrusted timer, launches that disagree, validation failures, "
+        "points, untrusted timer, runs that disagree, validation failures, "
         "oversubscription), the environment and tables of each result, and every figure of "
         "'mpiscope plot' embedded. No script and nothing loaded from the network.",
     )

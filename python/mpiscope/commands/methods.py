@@ -1,6 +1,6 @@
 """``mpiscope methods OP...``: every timing method on the same operations and sizes.
 
-One bench launch measures each point with each method in turn (interleaved,
+One run measures each point with each method in turn (interleaved,
 so every method sees the same machine state); the table gives each
 method's median and its ratio to the window method's, and the barrier
 method's suite views (what IMB/OSU would report). The window method is
@@ -23,8 +23,8 @@ def add_parser(commands: Any) -> None:
     p = commands.add_parser(
         "methods",
         help="compare the timing methods on the same operations and sizes",
-        description="Measure operations with several timing methods, interleaved in one bench "
-        "launch, and show each method's median and its ratio to the window method (the "
+        description="Measure operations with several timing methods, interleaved in one run of "
+        "the bench, and show each method's median and its ratio to the window method (the "
         "systematic error of the classic ways of timing). --method defaults to every method "
         "that applies to the operations; window is always added. Takes the options of 'run'.",
     )

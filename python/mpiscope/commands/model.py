@@ -63,7 +63,7 @@ def _add_measure(sub: Any) -> None:
         f"with --lmo, one_to_two and a pingpong per pair (LMO, 3 ranks or more). Default sizes "
         f"{DEFAULT_SIZES}. Raw samples are kept for the bootstrap. One result document.",
     )
-    add_measure_options(p, launches=False, only={
+    add_measure_options(p, runs=False, only={
         "--np", "--sizes", "--out", "--force", "--mpi", "--timeout", "--quiet", "--dry-run",
         "--max-launches", "--stop", "--oversubscribe", "--launcher"})  # fmt: skip
     p.add_argument("--pairs", action="store_true",
@@ -78,7 +78,7 @@ def _add_measure(sub: Any) -> None:
 
 
 def _experiments(args: argparse.Namespace, known: set[str]) -> tuple[list[tuple[str, dict[str, str], int | None]], list[str]]:  # noqa: E501
-    """(ops, options, root) of each launch of phase 1, and what is left out."""
+    """(ops, options, root) of each run of phase 1, and what is left out."""
     from mpiscope.models.data import option_text
 
     pairs = [(i, j) for i in range(args.np) for j in range(i + 1, args.np)]
@@ -134,10 +134,10 @@ def _measure(args: argparse.Namespace) -> int:
 SIMULATED_OVERHEAD_METHOD = "barrier-each"
 
 
-def _launch(request: MeasureRequest, plan: Any, bench: Any, out: Path, ops: str,
+def _bench_run(request: MeasureRequest, plan: Any, bench: Any, out: Path, ops: str,
             options: dict[str, str], root: int | None, sizes: list[int]) -> Any:  # fmt: skip
     from mpiscope.measure.plan import bench_plan
-    from mpiscope.measure.runner import Launch
+    from mpiscope.measure.runner import BenchRun
 
     own = request if root is None else request.with_options(root=root)
     methods = plan.methods
@@ -145,23 +145,23 @@ def _launch(request: MeasureRequest, plan: Any, bench: Any, out: Path, ops: str,
         methods = (SIMULATED_OVERHEAD_METHOD,)
     run = dataclasses.replace(plan, ops=ops.split(","), sizes=sizes, out=out, methods=methods,
                               options=tuple(options.items()))  # fmt: skip
-    return Launch(bench_plan(own, run, bench.profile, bench.launcher))
+    return BenchRun(bench_plan(own, run, bench.profile, bench.launcher))
 
 
 def _run_phases(request: MeasureRequest, plan: Any, bench: Any, experiments: list[Any]) -> int:
     """Phase 1: every experiment; phase 2: the delayed prtt, its delay
     PRTT(1,0,s) measured in phase 1 (Netgauge's d). Phase 1 writes ``out``
-    itself, so a launch that fails keeps what the others measured there."""
+    itself, so a run that fails keeps what the others measured there."""
     from mpiscope.measure.progress import ProgressDisplay
-    from mpiscope.measure.runner import Echo, private_dir, run_launches
+    from mpiscope.measure.runner import Echo, private_dir, run_bench_runs
     from mpiscope.result import load_result, write_document
 
     with private_dir(plan.out) as tmp_text:
         tmp = Path(tmp_text)
-        launches = [_launch(request, plan, bench, tmp / f"launch-{i}.json", ops, opts, root,
+        runs = [_bench_run(request, plan, bench, tmp / f"run-{i}.json", ops, opts, root,
                             plan.sizes) for i, (ops, opts, root) in enumerate(experiments)]
         display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
-        run_launches(launches, bench, tmp, request, display, plan.out,
+        run_bench_runs(runs, bench, tmp, request, display, plan.out,
                      Echo(_quiet, path=False))  # the path is printed once, after the summary
         if request.dry_run:
             print("(then the delayed prtt, its delay measured by the prtt n=1 above)")
@@ -184,7 +184,7 @@ def _quiet(_result: Any) -> str:
 def _delayed(request: MeasureRequest, plan: Any, bench: Any, doc: dict[str, Any],
              tmp: Path) -> Path | None:  # fmt: skip
     from mpiscope.measure.progress import ProgressDisplay
-    from mpiscope.measure.runner import Echo, run_launches
+    from mpiscope.measure.runner import Echo, run_bench_runs
     from mpiscope.models.data import find_series
 
     single = find_series(doc, "prtt", {"n": "1", "delay_us": "0"}, rank=0, statistic="q25")
@@ -196,25 +196,25 @@ def _delayed(request: MeasureRequest, plan: Any, bench: Any, doc: dict[str, Any]
     longest = max(t for s, t in zip(single.sizes, single.values(), strict=True) if s in sizes)
     delay_us = str(max(1, math.ceil(2 * longest / 1000)))
     out = tmp / "phase2.json"
-    launch = _launch(request, plan, bench, tmp / "launch-delayed.json", "prtt",
+    run = _bench_run(request, plan, bench, tmp / "run-delayed.json", "prtt",
                      {"n": str(PRTT_N), "delay_us": delay_us}, None, sizes)  # fmt: skip
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
-    run_launches([launch], bench, tmp, request, display, out, Echo(_quiet, path=False))
+    run_bench_runs([run], bench, tmp, request, display, out, Echo(_quiet, path=False))
     return out
 
 
 def _append(doc: dict[str, Any], more: dict[str, Any]) -> dict[str, Any]:
-    """``more``'s launch appended to the merged ``doc`` (its points renumbered)."""
-    base = len(doc.get("launches") or [])
-    records = [dict(r, launch=r["launch"] + base) for r in more.get("launches") or []]
+    """``more``'s run appended to the merged ``doc`` (its points renumbered)."""
+    base = len(doc.get("runs") or [])
+    records = [dict(r, run=r["run"] + base) for r in more.get("runs") or []]
     if not records:
-        records = [{"launch": base, "status": more["status"], "error": more.get("error"),
+        records = [{"run": base, "status": more["status"], "error": more.get("error"),
                     "start_time_utc": more["environment"].get("start_time_utc", ""),
                     "end_time_utc": more["environment"].get("end_time_utc", ""),
                     "command": more["environment"].get("command_line", ""),
                     "points": len(more["points"])}]  # fmt: skip
-    points = [dict(p, launch=p.get("launch", 0) + base) for p in more["points"]]
-    merged = dict(doc, launches=[*doc.get("launches", []), *records],
+    points = [dict(p, run=p.get("run", 0) + base) for p in more["points"]]
+    merged = dict(doc, runs=[*doc.get("runs", []), *records],
                   points=[*doc["points"], *points])  # fmt: skip
     merged["warnings"] = list(dict.fromkeys([*doc["warnings"], *more["warnings"]]))
     return merged

@@ -18,7 +18,7 @@ def add_parser(commands: Any) -> None:
         description="Draw the figures of one or more result documents: time vs message size "
         "(log-log, confidence interval as a band, unstable points circled), bandwidth, "
         "per-rank heat map, start skew, and when the documents have them, timing methods "
-        "compared, between-launch variation and time vs number of processes. Several "
+        "compared, between-run variation and time vs number of processes. Several "
         "results share the figures (one line per file). Prints the files it wrote.",
     )
     parser.add_argument("files", nargs="+", metavar="RESULT", help="result document (JSON)")

@@ -20,7 +20,7 @@
    states), its verdicts shown beside the health verdict.
 
 Every launch goes through the engine's one launch path
-(:func:`mpiscope.measure.runner.run_launches`) with a plan built by
+(:func:`mpiscope.measure.runner.run_bench_runs`) with a plan built by
 :func:`mpiscope.measure.plan.bench_plan`: the same launchers (mpiexec,
 srun, hosts, SMPI), the same result documents, kept in the run's raw
 directory. A launch that fails stops the check: what was measured is
@@ -183,11 +183,11 @@ class _Runner:
     def _bench_phase(
         self, phase: Phase, request: MeasureRequest, run_plan: Any
     ) -> dict[str, Any] | None:
-        """Run one bench launch; its document (complete, or what a failed
+        """Make one run of the bench; its document (complete, or what a failed
         launch left), None when it left nothing."""
         from mpiscope.measure.plan import bench_plan, check_plan
         from mpiscope.measure.progress import ProgressDisplay
-        from mpiscope.measure.runner import Launch, find_bench, run_launches
+        from mpiscope.measure.runner import BenchRun, find_bench, run_bench_runs
         from mpiscope.result import load_result
 
         out = self.plan.raw_dir / f"{phase.name}.json"
@@ -208,7 +208,7 @@ class _Runner:
         try:
             plans = self.plan.raw_dir / "plans"  # the launch's own files; its result beside
             plans.mkdir(exist_ok=True)
-            run_launches([Launch(plan_doc)], bench, plans, request, display, out)
+            run_bench_runs([BenchRun(plan_doc)], bench, plans, request, display, out)
             phase.status = "complete"
         except RunFailedError as exc:
             phase.status, phase.error = "failed", str(exc)

@@ -15,23 +15,24 @@ from __future__ import annotations
 import argparse
 
 from mpiscope.measure.defaults import simulated_help
-from mpiscope.measure.launch_profile import ENV_VAR
 from mpiscope.measure.options import (
     SYNC_ALGORITHMS,
     SYNC_PARAMETERS,
     add_measure_options,
+    add_old_name,
     measure_defaults,
 )
+from mpiscope.measure.run_profile import ENV_VAR
 from mpiscope.parsing import choice, float_in, int_in
 from mpiscope.result.describe import parameter
 
 __all__ = [
     "DEFAULT_DRIFT_SECONDS",
     "DEFAULT_SIZE",
-    "DEFAULT_STARTUP_LAUNCHES",
+    "DEFAULT_STARTUP_RUNS",
     "HOWS",
     "MAX_DRIFT_SECONDS",
-    "MAX_STARTUP_LAUNCHES",
+    "MAX_STARTUP_RUNS",
     "add_check_options",
     "add_firstcall_options",
     "add_methods_options",
@@ -42,9 +43,9 @@ __all__ = [
 
 #: firstcall's size: the seed's Table 1 size, 8 KiB.
 DEFAULT_SIZE = "8K"
-#: startup: launches of each way and process count, unless --launches says otherwise.
-DEFAULT_STARTUP_LAUNCHES = 5
-MAX_STARTUP_LAUNCHES = 200
+#: startup: runs of each way and process count, unless --runs says otherwise.
+DEFAULT_STARTUP_RUNS = 5
+MAX_STARTUP_RUNS = 200
 #: startup: the ways to start MPI, and the levels init_thread may ask for.
 HOWS: tuple[str, ...] = tuple(parameter("startup")["choices"])
 _LEVELS: tuple[str, ...] = tuple(parameter("thread_level")["choices"])
@@ -73,17 +74,18 @@ def _ops_list(p: argparse.ArgumentParser) -> None:
 
 
 def add_run_options(p: argparse.ArgumentParser) -> None:
-    """``mpiscope run OPS``: every measurement option, the launch profile
+    """``mpiscope run OPS``: every measurement option, the run profile
     and the bias ledger."""
     p.add_argument("ops", metavar="OPS", help="operations, comma-separated (see list-ops)")
     add_measure_options(p)
+    add_old_name(p, "--launch-profile", "run_profile")
     p.add_argument(
-        "--launch-profile",
+        "--run-profile",
         metavar="FILE|off",
-        help="the machine's launch-to-launch variation: --launches R (R >= 3) records it here, "
-        "a single launch folds it into each point it has (the interval of what another launch "
+        help="the machine's run-to-run variation: --runs R (R >= 3) records it here, "
+        "a single run folds it into each point it has (the interval of what another run "
         f"would read); 'off': neither (default: ${ENV_VAR}, else "
-        "$XDG_STATE_HOME/mpiscope/launch-variation-HOST.json)",
+        "$XDG_STATE_HOME/mpiscope/run-variation-HOST.json)",
     )
     p.add_argument(
         "--ledger",
@@ -98,10 +100,10 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
 
 
 def add_methods_options(p: argparse.ArgumentParser) -> None:
-    """``mpiscope methods OP...``: the options of ``run`` but ``--launches``."""
+    """``mpiscope methods OP...``: the options of ``run`` but ``--runs``."""
     _ops_list(p)
     p.set_defaults(**measure_defaults())
-    add_measure_options(p, launches=False)
+    add_measure_options(p, runs=False)
 
 
 def add_firstcall_options(p: argparse.ArgumentParser) -> None:
@@ -114,11 +116,11 @@ def add_firstcall_options(p: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help=f"message size, K/M suffixes allowed (default {DEFAULT_SIZE}, as in the seed)",
     )
-    add_measure_options(p, launches=False, only=_FIRSTCALL_OPTIONS)
+    add_measure_options(p, runs=False, only=_FIRSTCALL_OPTIONS)
 
 
 def add_overlap_options(p: argparse.ArgumentParser) -> None:
-    """``mpiscope overlap OP``: one operation, the options of ``run`` but ``--launches``."""
+    """``mpiscope overlap OP``: one operation, the options of ``run`` but ``--runs``."""
     p.add_argument(
         "op",
         metavar="OP",
@@ -126,11 +128,11 @@ def add_overlap_options(p: argparse.ArgumentParser) -> None:
         "iallreduce, allreduce_init, ineighbor_alltoall, ...",
     )
     p.set_defaults(**measure_defaults())
-    add_measure_options(p, launches=False)
+    add_measure_options(p, runs=False)
 
 
 def add_startup_options(p: argparse.ArgumentParser) -> None:
-    """``mpiscope startup``: the ways, process counts, size, launches and thread level."""
+    """``mpiscope startup``: the ways, process counts, size, runs and thread level."""
     p.set_defaults(**measure_defaults())
     p.add_argument(
         "--how",
@@ -141,7 +143,7 @@ def add_startup_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--nprocs",
         metavar="SPEC",
-        help="process counts, each started by launches of its own, e.g. 2,3,4 or 2:8 "
+        help="process counts, each started by runs of its own, e.g. 2,3,4 or 2:8 "
         "(default: --np)",
     )
     p.add_argument(
@@ -150,13 +152,14 @@ def add_startup_options(p: argparse.ArgumentParser) -> None:
         metavar="BYTES",
         help="bytes of each round trip's message, K/M suffixes allowed (default 8)",
     )
+    add_old_name(p, "--launches", "runs", int_in(1, MAX_STARTUP_RUNS))
     p.add_argument(
-        "--launches",
-        type=int_in(1, MAX_STARTUP_LAUNCHES),
-        default=DEFAULT_STARTUP_LAUNCHES,
+        "--runs",
+        type=int_in(1, MAX_STARTUP_RUNS),
+        default=DEFAULT_STARTUP_RUNS,
         metavar="R",
-        help=f"launches of each way and process count (default {DEFAULT_STARTUP_LAUNCHES}, at "
-        f"most {MAX_STARTUP_LAUNCHES}): one launch is one sample of a start",
+        help=f"runs of each way and process count (default {DEFAULT_STARTUP_RUNS}, at "
+        f"most {MAX_STARTUP_RUNS}): one run is one sample of a start",
     )
     p.add_argument(
         "--thread-level",
@@ -166,7 +169,7 @@ def add_startup_options(p: argparse.ArgumentParser) -> None:
         help=f"the level init_thread asks for: {', '.join(_LEVELS)} (default multiple); the "
         "level granted is in the result",
     )
-    add_measure_options(p, launches=False, only=_STARTUP_OPTIONS)
+    add_measure_options(p, runs=False, only=_STARTUP_OPTIONS)
 
 
 def _syncs(text: str) -> tuple[str, ...]:
@@ -187,7 +190,7 @@ def _syncs(text: str) -> tuple[str, ...]:
 def add_check_options(p: argparse.ArgumentParser) -> None:
     """``mpiscope check``: the sync parameters, the drift pause, what is shown."""
     p.set_defaults(**measure_defaults())
-    add_measure_options(p, launches=False, only=_CHECK_OPTIONS)
+    add_measure_options(p, runs=False, only=_CHECK_OPTIONS)
     p.add_argument(
         "--drift-seconds",
         type=float_in(0, MAX_DRIFT_SECONDS),

@@ -22,7 +22,7 @@ from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
 
 __all__ = [
-    "MAX_LAUNCHES",
+    "MAX_RUNS",
     "MAX_SEED",
     "MAX_TIMEOUT",
     "RANKS_PER_CORE",
@@ -36,6 +36,7 @@ __all__ = [
     "SYNC_PARAMETERS",
     "TIMERS",
     "add_launcher_options",
+    "add_old_name",
     "add_measure_options",
     "engine_parameters",
     "measure_defaults",
@@ -47,8 +48,8 @@ __all__ = [
 RANKS_PER_CORE = 16
 #: The longest --timeout: 30 days.
 MAX_TIMEOUT = 30 * 86400.0
-#: The most launches of one run (--launches): each is a whole MPI job.
-MAX_LAUNCHES = 1000
+#: The most runs of the bench (--runs): each is a whole MPI job.
+MAX_RUNS = 1000
 #: The largest seed (--seed): the engine's shuffle seeds are below 2**53.
 MAX_SEED = 2**31 - 1
 
@@ -79,7 +80,7 @@ REDUCE_OPS: dict[str, frozenset[str]] = {
 }
 
 #: Plan parameters with a command line of their own: the point order
-#: (--launches, --seed), the check's pause (mpiscope check --drift-seconds)
+#: (--runs, --seed), the check's pause (mpiscope check --drift-seconds)
 #: and what to start (mpiscope startup).
 _NOT_FLAGS = frozenset({"shuffle", "drift_seconds", "startup"})
 #: How an unknown value is named in the error line.
@@ -163,10 +164,10 @@ def _engine_flag(param: dict[str, Any]) -> dict[str, Any]:
 
 
 def add_measure_options(
-    p: argparse.ArgumentParser, launches: bool = True, only: Collection[str] | None = None
+    p: argparse.ArgumentParser, runs: bool = True, only: Collection[str] | None = None
 ) -> None:
     """The options of ``run``, for the commands that take them too:
-    ``launches``: with ``--launches`` and ``--seed``; ``only``: just these
+    ``runs``: with ``--runs`` and ``--seed``; ``only``: just these
     (the launcher's are always there: every measuring command runs on a
     simulated cluster and under srun too; a command that names ``--launcher``
     in ``only`` chooses its launcher flags itself and keeps ``--nodes`` and
@@ -264,24 +265,34 @@ def add_measure_options(
         metavar="NAME=VALUE",
         help="an option of the operations (see list-ops), e.g. mode=nonblocking; repeatable",
     )
-    if not launches:
+    if not runs:
         return
+    add_old_name(p, "--launches", "runs", int_in(1, MAX_RUNS))
     add(
-        "--launches",
-        type=int_in(1, MAX_LAUNCHES),
+        "--runs",
+        type=int_in(1, MAX_RUNS),
         default=1,
         metavar="R",
-        help="R separate bench launches, each in its own random order of points, merged into "
-        f"one result with per-point within- and between-launch variation (default 1, at most "
-        f"{MAX_LAUNCHES})",
+        help="R separate runs of the bench (each one mpiexec), each in its own random order "
+        "of points, merged into "
+        f"one result with per-point within- and between-run variation (default 1, at most "
+        f"{MAX_RUNS})",
     )
     add(
         "--seed",
         type=int_in(0, MAX_SEED),
         metavar="S",
-        help="seed of the launches' point orders and of the bootstrap (default: random, "
+        help="seed of the runs' point orders and of the bootstrap (default: random, "
         "recorded in the result)",
     )
+
+
+def add_old_name(p: argparse.ArgumentParser, flag: str, dest: str, kind: Any = None) -> None:
+    """``flag``, the name before schema 1.11 of the option whose value is
+    ``dest``, still read but not shown (added before the new one, so that
+    the Python API, which keys options by ``dest``, writes the new name)."""
+    extra = {} if kind is None else {"type": kind}
+    p.add_argument(flag, dest=dest, default=argparse.SUPPRESS, help=argparse.SUPPRESS, **extra)
 
 
 def add_launcher_options(p: argparse.ArgumentParser, counts: bool = True) -> None:

@@ -69,7 +69,7 @@ class MeasureRequest:
     arrival: Arrival | None
     clock_transform: str | None
     option: tuple[tuple[str, str], ...]
-    launches: int
+    runs: int
     seed: int | None
     #: the engine's plan parameters by name: each flag the engine describes,
     #: at its value (None: not given, the bench's default)
@@ -169,9 +169,9 @@ def _frozen(value: Any) -> Any:
 
 @dataclass(frozen=True, kw_only=True)
 class RunRequest(MeasureRequest):
-    """``mpiscope run``: and the launch profile, the bias ledger."""
+    """``mpiscope run``: and the run profile, the bias ledger."""
 
-    launch_profile: str | None
+    run_profile: str | None
     ledger: str | None
 
     def ledger_on(self) -> bool:
@@ -197,7 +197,7 @@ class OverlapRequest(MeasureRequest):
 @dataclass(frozen=True, kw_only=True)
 class StartupRequest(MeasureRequest):
     """``mpiscope startup``: the ways to start MPI, the round trips' size,
-    the launches of each and init_thread's level."""
+    the runs of each and init_thread's level."""
 
     how: str
     size: str

@@ -1,16 +1,16 @@
-"""Running the bench: one or several launches, one result document, shown.
+"""Running the bench: one or several runs, one result document, shown.
 
-The one launch path of every measuring command (run, methods, overlap,
+The one run path of every measuring command (run, methods, overlap,
 firstcall, check). Every run has a private directory next to the result
-file; each launch's plan document (:mod:`mpiscope.measure.plan`) is written
+file; each run's plan document (:mod:`mpiscope.measure.plan`) is written
 there and the bench started as ``mpiscope-bench --plan FILE``. A single
-launch may write the final document itself (``run``: the bench's own file
-is the result); otherwise each launch writes into the private directory
-too, and the document (one launch's as it is, several merged by
-:func:`mpiscope.measure.launches.merge_documents`) is then written to
+run may write the final document itself (``run``: the bench's own file
+is the result); otherwise each run writes into the private directory
+too, and the document (one run's as it is, several merged by
+:func:`mpiscope.measure.runs.merge_documents`) is then written to
 ``--out``. The result is printed with the renderer the command passes in;
 with ``--dry-run`` the plans are printed instead and nothing is launched.
-A launch that fails or is interrupted stops the series; what was measured
+A run that fails or is interrupted stops the series; what was measured
 until then is still written and shown, then the error is raised.
 ``--timeout`` bounds the whole series. This module prints: it is the end
 of a command.
@@ -40,15 +40,15 @@ from mpiscope.launcher import (
     run_streaming,
 )
 from mpiscope.measure.cluster import check_cluster_flags, check_hosts, launch_command
-from mpiscope.measure.launches import (
-    LaunchOutcome,
-    launch_seeds,
-    launch_summary,
-    merge_documents,
-)
 from mpiscope.measure.plan import RunPlan, bench_plan
 from mpiscope.measure.progress import ProgressDisplay
 from mpiscope.measure.request import MeasureRequest
+from mpiscope.measure.runs import (
+    RunOutcome,
+    merge_documents,
+    run_seeds,
+    run_summary,
+)
 from mpiscope.measure.simulation import launch_platform, smpi_alone, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
@@ -64,11 +64,11 @@ __all__ = [
     "Bench",
     "Echo",
     "Finish",
-    "Launch",
+    "BenchRun",
     "find_bench",
     "private_dir",
     "measure_plan",
-    "run_launches",
+    "run_bench_runs",
     "verify_plan",
 ]
 
@@ -80,7 +80,7 @@ class Bench:
     profile: MpiProfile
     launcher: list[str]
     path: str
-    #: variables set for the launch on top of the profile's environment
+    #: variables set for the run on top of the profile's environment
     #: (e.g. an MPI library's algorithm selection)
     env: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
@@ -88,7 +88,7 @@ class Bench:
         return [*self.launcher, self.path, *arguments]
 
     def environment(self) -> dict[str, str]:
-        """The launch's explicit environment: the profile's, then ``env``."""
+        """The run's explicit environment: the profile's, then ``env``."""
         return {**build_env(self.profile), **self.env}
 
     def with_settings(
@@ -145,12 +145,12 @@ class Echo:
 
 
 @dataclass(frozen=True)
-class Launch:
-    """One bench launch: its plan document (``out``: where the bench writes)."""
+class BenchRun:
+    """One run: its plan document (``out``: where the bench writes)."""
 
     plan: dict[str, Any]
     shuffle_seed: int | None = None
-    #: the launcher of this launch when it is not the bench's (another
+    #: the launcher of this run when it is not the bench's (another
     #: process count: mpiscope startup --nprocs)
     launcher: tuple[str, ...] | None = None
 
@@ -160,11 +160,11 @@ class Launch:
 
 
 def private_dir(out: Path) -> tempfile.TemporaryDirectory[str]:
-    """A run's private directory, next to ``out``: each launch's plan, and its
+    """A run's private directory, next to ``out``: each run's plan, and its
     result unless it writes ``out`` itself (a path every rank, wherever it
     runs, can reach if rank 0 can write ``out``)."""
     try:
-        return tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent)
+        return tempfile.TemporaryDirectory(prefix=f".{out.name}.runs-", dir=out.parent)
     except OSError as exc:
         raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
 
@@ -177,35 +177,35 @@ def measure_plan(
     finish: Finish | None = None,
     ledger: bool = False,
 ) -> Result | None:
-    """Measure ``plan``: one launch that writes ``plan.out`` itself, or with
-    ``--launches R`` R launches, each with its own point order (seeds drawn
+    """Measure ``plan``: one run that writes ``plan.out`` itself, or with
+    ``--runs R`` R runs, each with its own point order (seeds drawn
     from ``--seed``, random when not given), merged and summarized; then
-    ``finish`` (see :func:`run_launches`). ``ledger``: with the bias
+    ``finish`` (see :func:`run_bench_runs`). ``ledger``: with the bias
     ledger's companions."""
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
-    repeats = request.launches
+    repeats = request.runs
     with private_dir(plan.out) as tmp:
         if repeats == 1:
-            launch = Launch(bench_plan(request, plan, bench.profile, bench.launcher, ledger=ledger))
-            return run_launches(
-                [launch], bench, Path(tmp), request, display, plan.out, echo, finish=finish
+            run = BenchRun(bench_plan(request, plan, bench.profile, bench.launcher, ledger=ledger))
+            return run_bench_runs(
+                [run], bench, Path(tmp), request, display, plan.out, echo, finish=finish
             )
         seed = request.seed if request.seed is not None else secrets.randbelow(2**31)
-        launches = []
-        for index, shuffle in enumerate(launch_seeds(seed, repeats)):
+        runs = []
+        for index, shuffle in enumerate(run_seeds(seed, repeats)):
             own = dataclasses.replace(
-                plan, out=Path(tmp) / f"launch-{index}.json", shuffle_seed=shuffle
+                plan, out=Path(tmp) / f"run-{index}.json", shuffle_seed=shuffle
             )
             doc = bench_plan(request, own, bench.profile, bench.launcher, ledger=ledger)
-            launches.append(Launch(doc, shuffle))
-        return run_launches(
-            launches, bench, Path(tmp), request, display, plan.out, echo, summary_seed=seed,
+            runs.append(BenchRun(doc, shuffle))
+        return run_bench_runs(
+            runs, bench, Path(tmp), request, display, plan.out, echo, summary_seed=seed,
             finish=finish,
         )
 
 
-def run_launches(
-    launches: Sequence[Launch],
+def run_bench_runs(
+    runs: Sequence[BenchRun],
     bench: Bench,
     tmp: Path,
     request: MeasureRequest,
@@ -215,56 +215,56 @@ def run_launches(
     summary_seed: int | None = None,
     finish: Finish | None = None,
 ) -> Result | None:
-    """Run ``launches`` in turn (their plans written into ``tmp``, the run's
+    """Run ``runs`` in turn (their plans written into ``tmp``, the run's
     private directory), write one document to ``out``, show it (``echo``)
     and return it; with ``request.dry_run``, print the plans instead (one
     object, or a list) and return None.
 
-    With one launch the document is the bench's own (written by the bench
-    itself when the launch's ``out`` is ``out``); with several they are
-    merged, and with ``summary_seed`` the launch summary is added; then
+    With one run the document is the bench's own (written by the bench
+    itself when the run's ``out`` is ``out``); with several they are
+    merged, and with ``summary_seed`` the run summary is added; then
     ``finish(doc, out)`` may add to it (a document it changes is written
     again, the bench's own too, and validated when read back). Raises
-    RunFailedError (after writing and showing what exists) when a launch
+    RunFailedError (after writing and showing what exists) when a run
     failed, KeyboardInterrupt when interrupted. ``request`` gives ``np``,
     ``timeout`` and ``dry_run``. An ``out`` outside ``tmp`` is the user's
     file, which a failure's one line names ("partial result kept in").
     """
-    verify_plan(bench, launches[0].plan, request.np)
+    verify_plan(bench, runs[0].plan, request.np)
     if request.dry_run:
-        plans = [launch.plan for launch in launches]
+        plans = [run.plan for run in runs]
         print(json.dumps(plans[0] if len(plans) == 1 else plans, indent=2))
         return None
-    commands = [[*(launch.launcher or bench.launcher), bench.path,
-                 "--plan", str(_write_plan(launch.plan, tmp, index))]
-                for index, launch in enumerate(launches)]  # fmt: skip
+    commands = [[*(run.launcher or bench.launcher), bench.path,
+                 "--plan", str(_write_plan(run.plan, tmp, index))]
+                for index, run in enumerate(runs)]  # fmt: skip
     env = bench.environment()
-    import_validator()  # now, not in the reading of a launch a Ctrl-C may cut short
-    direct = len(launches) == 1 and launches[0].out == out
+    import_validator()  # now, not in the reading of a run a Ctrl-C may cut short
+    direct = len(runs) == 1 and runs[0].out == out
     before = _file_id(out) if direct else None
     existed = out.exists()  # a failed run that measured nothing leaves it (--force)
-    outcomes: list[LaunchOutcome] = []
+    outcomes: list[RunOutcome] = []
     interrupted = stopped = False
     deadline = None if request.timeout is None else time.monotonic() + request.timeout
     try:
-        for index, (launch, command) in enumerate(zip(launches, commands, strict=True)):
+        for index, (run, command) in enumerate(zip(runs, commands, strict=True)):
             remaining = None if deadline is None else deadline - time.monotonic()
-            progress = _Renumbered(display, index, len(launches))
-            outcome, stopped = _run_one(launch, command, env, (remaining, request.timeout),
+            progress = _Renumbered(display, index, len(runs))
+            outcome, stopped = _run_one(run, command, env, (remaining, request.timeout),
                                         progress, before)
             outcomes.append(outcome)
             if outcome.error is not None:
                 break
     except KeyboardInterrupt:
         interrupted = True
-        outcomes.append(_interrupted(launch, command, before))
+        outcomes.append(_interrupted(run, command, before))
     finally:
         display.close()
-    doc = outcomes[0].doc if len(launches) == 1 else merge_documents(outcomes, len(launches))
+    doc = outcomes[0].doc if len(runs) == 1 else merge_documents(outcomes, len(runs))
     failed = StoppedError if stopped else RunFailedError  # a SIGTERM ends a series too
     failure = next((o.error for o in outcomes if o.error is not None), None)
-    if len(launches) > 1 and failure is not None:
-        failure = f"launch {len(outcomes) - 1} of {len(launches)}: {failure}"
+    if len(runs) > 1 and failure is not None:
+        failure = f"run {len(outcomes) - 1} of {len(runs)}: {failure}"
     if doc is None:
         note = "no result was written"
         if existed:
@@ -276,7 +276,7 @@ def run_launches(
         raise failed(f"{failure}; {note}")
     doc = dict(doc)
     if summary_seed is not None:
-        doc.update(launch_summary(doc, summary_seed))
+        doc.update(run_summary(doc, summary_seed))
     if not direct and failure is not None and not doc.get("points") and existed:
         raise failed(
             f"{failure}; no point was measured: the previous {out} is kept as it was"
@@ -308,8 +308,8 @@ def run_launches(
 
 
 class _Renumbered:
-    """Progress of launch ``index`` of ``count``, numbered across all of them
-    (exact when every launch has as many points as the first)."""
+    """Progress of run ``index`` of ``count``, numbered across all of them
+    (exact when every run has as many points as the first)."""
 
     def __init__(self, display: ProgressDisplay, index: int, count: int) -> None:
         self._display = display
@@ -326,7 +326,7 @@ class _Renumbered:
 
 
 def _write_plan(plan: dict[str, Any], tmp: Path, index: int) -> Path:
-    """Write launch ``index``'s plan into ``tmp``, strict JSON as the bench reads it."""
+    """Write run ``index``'s plan into ``tmp``, strict JSON as the bench reads it."""
     path = tmp / f"plan-{index}.json"
     try:
         path.write_text(json.dumps(plan, indent=1, allow_nan=False) + "\n", encoding="utf-8")
@@ -336,7 +336,7 @@ def _write_plan(plan: dict[str, Any], tmp: Path, index: int) -> Path:
 
 
 #: Plan fields only the engine can check (their grammar is the engine's):
-#: a plan that has one is checked by the bench itself before the launch.
+#: a plan that has one is checked by the bench itself before the run.
 ENGINE_CHECKED = ("clock_transform",)
 #: Seconds the bench may take to check a plan (it starts no MPI).
 VERIFY_TIMEOUT = 20.0
@@ -367,21 +367,21 @@ def _utc_now() -> str:
 
 
 def _run_one(
-    launch: Launch,
+    run: BenchRun,
     command: list[str],
     env: Mapping[str, str],
     timeouts: tuple[float | None, float | None],
     progress: _Renumbered,
     before: FileId | None,
-) -> tuple[LaunchOutcome, bool]:
-    """The launch's outcome, and whether mpiscope was told to stop during it
+) -> tuple[RunOutcome, bool]:
+    """The run's outcome, and whether mpiscope was told to stop during it
     (``timeouts``: the time left of the --timeout, and the --timeout)."""
     timeout, given = timeouts
     start = _utc_now()
     error: str | None = None
     stopped = False
     if timeout is not None and timeout <= 0:
-        error = "the run did not finish within --timeout: the next launch was not started"
+        error = "the run did not finish within --timeout: the next run was not started"
     else:
         said: list[str] = []  # the bench's own error lines: the one line says them
         try:
@@ -394,26 +394,26 @@ def _run_one(
         except RunFailedError as exc:
             error = str(exc)
             stopped = isinstance(exc, StoppedError)
-    doc, read_error = _read(launch.out, before)
+    doc, read_error = _read(run.out, before)
     if error is None and read_error is not None:
         error = read_error
     elif error is None and doc is not None and doc.get("status") != "complete":
         error = f"mpiscope-bench exited normally but the result's status is {doc.get('status')!r}"
-    outcome = LaunchOutcome(
-        format_command(command), start, _utc_now(), doc, error, launch.shuffle_seed
+    outcome = RunOutcome(
+        format_command(command), start, _utc_now(), doc, error, run.shuffle_seed
     )
     return outcome, stopped
 
 
-def _interrupted(launch: Launch, command: list[str], before: FileId | None) -> LaunchOutcome:
-    doc, _ = _read(launch.out, before)
+def _interrupted(run: BenchRun, command: list[str], before: FileId | None) -> RunOutcome:
+    doc, _ = _read(run.out, before)
     now = _utc_now()
-    return LaunchOutcome(format_command(command), now, now, doc, "interrupted", launch.shuffle_seed)
+    return RunOutcome(format_command(command), now, now, doc, "interrupted", run.shuffle_seed)
 
 
 def _read(path: Path, before: FileId | None) -> tuple[dict[str, Any] | None, str | None]:
-    """The document a launch wrote (validated), or why there is none; a file
-    with the id ``before`` was there before the launch, not written by it."""
+    """The document a run wrote (validated), or why there is none; a file
+    with the id ``before`` was there before the run, not written by it."""
     if _file_id(path) in (None, before):
         return None, "mpiscope-bench wrote no result"
     try:

@@ -1,6 +1,6 @@
-"""A series of launches of the bench in one run (the Alltoall lab's check,
-compare, contention and fft): each launch with its own ops, sizes, options,
-environment and launcher arguments; a failed launch is recorded, not
+"""A series of runs of the bench in one command (the Alltoall lab's check,
+compare, contention and fft): each run with its own ops, sizes, options,
+environment and launcher arguments; a failed run is recorded, not
 raised; the series shares one --timeout."""
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from mpiscope.errors import RunFailedError, StoppedError
 from mpiscope.measure.plan import available_cores
 from mpiscope.measure.request import MeasureRequest
 
-__all__ = ["LaunchSeries", "oversubscribed", "simulated"]
+__all__ = ["RunSeries", "oversubscribed", "simulated"]
 
 
-class LaunchSeries:
-    """One launch after another of the same run, each with its own plan,
+class RunSeries:
+    """One run after another of the same command, each with its own plan,
     environment and launcher arguments; a failure is recorded, not raised;
     the whole series shares --timeout."""
 
@@ -29,7 +29,7 @@ class LaunchSeries:
         self.request = request
         self.bench = bench
         self.tmp = tmp
-        self.declared = declared  # op -> its options: an option no op of a launch has is dropped
+        self.declared = declared  # op -> its options: an option no op of a run has is dropped
         self.count = 0
         self.deadline = None if request.timeout is None else time.monotonic() + request.timeout
 
@@ -43,16 +43,16 @@ class LaunchSeries:
         launcher_args: Sequence[str] = (),
         **params: Any,
     ) -> tuple[dict[str, Any] | None, str | None]:
-        """(the launch's result document or None, its error or None)."""
+        """(the run's result document or None, its error or None)."""
         from mpiscope.measure.plan import RunPlan, bench_plan
         from mpiscope.measure.progress import ProgressDisplay
-        from mpiscope.measure.runner import Echo, Launch, run_launches
+        from mpiscope.measure.runner import BenchRun, Echo, run_bench_runs
 
         index = self.count
         self.count += 1
         known = set().union(*(self.declared.get(op, set()) for op in ops))
         options = {k: v for k, v in options.items() if k in known}
-        out = self.tmp / f"launch-{index}.json"
+        out = self.tmp / f"run-{index}.json"
         remaining = None if self.deadline is None else self.deadline - time.monotonic()
         if remaining is not None and remaining <= 0:
             return None, "not started: --timeout reached"
@@ -62,7 +62,7 @@ class LaunchSeries:
         plan = RunPlan(list(ops), list(sizes), None, out, oversubscribed(request),
                        request.param("max_launches") or 1000,
                        options=tuple(options.items()))  # fmt: skip
-        launch = Launch(bench_plan(request, plan, bench.profile, bench.launcher))
+        run = BenchRun(bench_plan(request, plan, bench.profile, bench.launcher))
         display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
 
         def render(result: Any) -> str:
@@ -70,10 +70,10 @@ class LaunchSeries:
 
         error = None
         try:
-            run_launches([launch], bench, self.tmp, request, display, out,
+            run_bench_runs([run], bench, self.tmp, request, display, out,
                          Echo(render, path=False))  # fmt: skip
         except StoppedError:
-            raise  # told to stop: no further launch of the series
+            raise  # told to stop: no further run of the series
         except RunFailedError as exc:
             error = str(exc).split("; partial result")[0]
             print(f"  {label}: failed: {error}")

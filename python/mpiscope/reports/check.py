@@ -8,7 +8,7 @@ then one point (a 1 MiB Bcast) in short runs spread over seconds: the
 machine's states. This module judges them against :data:`TIMER_CRITERIA` and
 :data:`SYNC_CRITERIA` - the one table of thresholds, repeated in
 docs/cli.md - groups the short runs into modes (the rule of ``run
---launches``: :mod:`mpiscope.result.modes`) and renders the result.
+--runs``: :mod:`mpiscope.result.modes`) and renders the result.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
-from mpiscope.result.modes import MODES_RULE, format_modes, launch_modes
-from mpiscope.result.stats import LaunchStats, summarize_launches
+from mpiscope.result.modes import MODES_RULE, format_modes, run_modes
+from mpiscope.result.stats import RunStats, summarize_runs
 from mpiscope.result.units import format_bytes, format_ns, format_number
 
 __all__ = [
@@ -218,8 +218,8 @@ def _states_runs(states: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def states_verdict(states: Mapping[str, Any]) -> Verdict:
-    """One state, or modes: the short runs' medians grouped as ``run --launches``
-    groups launches (:data:`mpiscope.result.modes.MODES_RULE`)."""
+    """One state, or modes: the short runs' medians grouped as ``run --runs``
+    groups runs (:data:`mpiscope.result.modes.MODES_RULE`)."""
     runs = _states_runs(states)
     what = (
         f"{len(runs)} short runs of a {format_bytes(states.get('size_bytes'))} "
@@ -228,10 +228,10 @@ def states_verdict(states: Mapping[str, Any]) -> Verdict:
     if len(runs) < 2:
         got = len(states.get("runs") or ())
         return Verdict("states", False, (f"only {len(runs)} of {got} short runs measured",))
-    launches = [LaunchStats(r["median_ns"], r.get("q25_ns"), r.get("q75_ns")) for r in runs]
-    medians = [x.median_ns for x in launches]
-    summary = summarize_launches(launches, 0.95, resamples=1000)
-    modes = launch_modes(medians, summary.group_members, summary.disagree_reasons)
+    stats = [RunStats(r["median_ns"], r.get("q25_ns"), r.get("q75_ns")) for r in runs]
+    medians = [x.median_ns for x in stats]
+    summary = summarize_runs(stats, 0.95, resamples=1000)
+    modes = run_modes(medians, summary.group_members, summary.disagree_reasons)
     if modes:
         return Verdict("states", False, (
             f"the machine switches between states: {format_modes(modes, 'runs', format_ns)} "

@@ -3,16 +3,16 @@
 Points are matched on (operation, size, process count, timing method, cache
 mode); first-call records (``"kind": "firstcall"``) are not compared. For
 each pair: the ratio NEW/BASE of their estimates (see
-:mod:`mpiscope.result.estimate`: the trimmed mean, or for merged launches the
-median of the launches' medians) and whether the difference is
+:mod:`mpiscope.result.estimate`: the trimmed mean, or for merged runs the
+median of the runs' medians) and whether the difference is
 significant:
 
-- both sides merged several bench launches (``mpiscope run --launches``):
-  their intervals over launches (``launch_summary``), significant when
-  they do not overlap - the only test here that includes launch-to-launch
+- both sides merged several runs (``mpiscope run --runs``):
+  their intervals over runs (``run_summary``), significant when
+  they do not overlap - the only test here that includes run-to-run
   variation, so the one to gate a CI on;
-- else, both are single launches whose points carry ``launch_interval``
-  (the launch profile's measured launch-to-launch part folded in,
+- else, both are single launches whose points carry ``run_interval``
+  (the run profile's measured run-to-run part folded in,
   docs/method.md section 11): significant when those intervals (E') do
   not overlap;
 - else, both points kept their raw samples: a two-sided Mann-Whitney U test
@@ -21,8 +21,8 @@ significant:
 - otherwise the confidence intervals of the means: significant when they
   do not overlap.
 
-Single-launch judgments without E' are marked in the summary: two runs of
-the same build often differ beyond one launch's interval.
+Single-run judgments without E' are marked in the summary: two runs of
+the same build often differ beyond one run's interval.
 
 A pair is a *regression* when significant and NEW/BASE > 1 + threshold, an
 *improvement* when significant and NEW/BASE < 1 - threshold. Differences
@@ -78,7 +78,7 @@ class Pair:
     base: Estimate | None
     new: Estimate | None
     ratio: float | None
-    test: str  # "launch intervals", "mann-whitney", "intervals" or "" (nothing to test)
+    test: str  # "run intervals", "mann-whitney", "intervals" or "" (nothing to test)
     p_value: float | None
     significant: bool
     verdict: str
@@ -203,9 +203,9 @@ def _significance(
     alpha: float,
 ) -> tuple[str, float | None, bool]:
     intervals = None not in (base.low_ns, base.high_ns, new.low_ns, new.high_ns)
-    if base.launches > 1 and new.launches > 1 and intervals:
+    if base.runs > 1 and new.runs > 1 and intervals:
         apart = new.low_ns > base.high_ns or new.high_ns < base.low_ns  # type: ignore[operator]
-        return "launch intervals", None, apart
+        return "run intervals", None, apart
     profiled = _profiled(base_points), _profiled(new_points)
     if profiled[0] is not None and profiled[1] is not None:
         (base_low, base_high), (new_low, new_high) = profiled  # type: ignore[misc]
@@ -228,10 +228,10 @@ def _significance(
 
 
 def _profiled(points: Sequence[Point]) -> tuple[float, float] | None:
-    """The launch interval (E') of a single point that has one, else None."""
-    if len(points) != 1 or not points[0].get("launch_interval"):
+    """The run interval (E') of a single point that has one, else None."""
+    if len(points) != 1 or not points[0].get("run_interval"):
         return None
-    interval = points[0]["launch_interval"]
+    interval = points[0]["run_interval"]
     return float(interval["low_ns"]), float(interval["high_ns"])
 
 
@@ -366,8 +366,8 @@ def _test(pair: Pair) -> str:
         return f"U p={_p(pair.p_value)}"
     if pair.test == "intervals":
         return "CIs apart" if pair.significant else "CIs overlap"
-    if pair.test == "launch intervals":
-        return "launch CIs apart" if pair.significant else "launch CIs overlap"
+    if pair.test == "run intervals":
+        return "run CIs apart" if pair.significant else "run CIs overlap"
     if pair.test == "profile intervals":
         return "E' apart" if pair.significant else "E' overlap"
     return "-"
@@ -397,14 +397,14 @@ def _summary(comparison: Comparison) -> list[str]:
             )
             lines.append(f"{title}: {items}")
     if any(p.base and p.base.flagged or p.new and p.new.flagged for p in comparison.pairs):
-        lines.append("!: unstable point (or launches that disagree): the time is not to be trusted")
-    single = [p for p in matched if _one_launch(p) and p.test != "profile intervals"]
+        lines.append("!: unstable point (or runs that disagree): the time is not to be trusted")
+    single = [p for p in matched if _one_run(p) and p.test != "profile intervals"]
     if single:
         lines.append(
-            f"note: {len(single)} point(s) were judged on single launches, whose samples and "
-            "intervals leave out launch-to-launch variation: two runs of the same build can "
+            f"note: {len(single)} point(s) were judged on single runs, whose samples and "
+            "intervals leave out run-to-run variation: two runs of the same build can "
             "differ beyond them. To gate on a comparison, measure both with "
-            "mpiscope run --launches R."
+            "mpiscope run --runs R."
         )
     if comparison.differences:
         lines.append(
@@ -413,9 +413,9 @@ def _summary(comparison: Comparison) -> list[str]:
     return lines
 
 
-def _one_launch(pair: Pair) -> bool:
-    return (pair.base is not None and pair.base.launches == 1) or (
-        pair.new is not None and pair.new.launches == 1
+def _one_run(pair: Pair) -> bool:
+    return (pair.base is not None and pair.base.runs == 1) or (
+        pair.new is not None and pair.new.runs == 1
     )
 
 

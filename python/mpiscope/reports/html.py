@@ -3,11 +3,11 @@
 ``mpiscope html RESULT... -o report.html`` writes a page a user can mail:
 no script, no network access, the CSS inline and every figure embedded as
 an SVG image (``data:`` URL). From the top: the warnings (partial results,
-unstable points, an untrusted timer or clock sync, launches that disagree,
+unstable points, an untrusted timer or clock sync, runs that disagree,
 validation failures, oversubscription, the bench's own warnings), then per
 result its environment (the header of ``mpiscope report`` plus the full
 MPI library version and the per-rank clock residuals) and its tables (the
-point table of ``mpiscope report``, the launch summary when launches were
+point table of ``mpiscope report``, the run summary when runs were
 merged), then every figure of ``mpiscope plot`` with its caption.
 """
 
@@ -26,12 +26,12 @@ from mpiscope.html_page import page
 from mpiscope.reports.deterministic import deterministic_lines, is_exact
 from mpiscope.reports.header import header_rows
 from mpiscope.reports.html_sections import ledger_html, notes_html, parts_html, tails_html
-from mpiscope.reports.launch_interval import interval_lines
-from mpiscope.reports.launch_report import has_between, summary_values
 from mpiscope.reports.plots.common import source_labels
 from mpiscope.reports.plots.data import plot_data
 from mpiscope.reports.plots.figure import Plot
 from mpiscope.reports.report import table_cells
+from mpiscope.reports.run_interval import interval_lines
+from mpiscope.reports.run_report import has_between, summary_values
 from mpiscope.result import Point, Result
 from mpiscope.result.estimate import is_measurement, point_cache, point_method
 from mpiscope.result.modes import format_modes, modes_from_records, point_modes
@@ -68,14 +68,14 @@ def result_warnings(result: Result) -> list[ReportWarning]:
         warnings.append(
             ReportWarning(f"{len(unstable)} of {len(points)} points are unstable: {_listed(names)}")
         )
-    disagree = [s for s in result.data.get("launch_summary") or [] if s.get("disagree")]
+    disagree = [s for s in result.data.get("run_summary") or [] if s.get("disagree")]
     if disagree:
-        total = len(result.data["launch_summary"])
+        total = len(result.data["run_summary"])
         names = [_summary_name(s) for s in disagree]
         warnings.append(
             ReportWarning(
-                f"the launches disagree for {len(disagree)} of {total} points "
-                f"(between-launch spread beyond the within-launch noise, or several modes): "
+                f"the runs disagree for {len(disagree)} of {total} points "
+                f"(between-run spread beyond the within-run noise, or several modes): "
                 f"{_listed(names)}"
             )
         )
@@ -92,15 +92,15 @@ def result_warnings(result: Result) -> list[ReportWarning]:
 
 
 def _modes_warnings(result: Result, points: Sequence[Point]) -> list[ReportWarning]:
-    """Points or launch sets in separate modes: the machine changed state."""
+    """Points or run sets in separate modes: the machine changed state."""
     named = [
         f"{_point_name(result, p)}: {format_modes(modes, 'samples', format_ns)}"
         for p in points
         if (modes := point_modes(p.data))
     ]
     named += [
-        f"{_summary_name(s)}: {format_modes(modes_from_records(s['modes']), 'launches', format_ns)}"
-        for s in result.data.get("launch_summary") or []
+        f"{_summary_name(s)}: {format_modes(modes_from_records(s['modes']), 'runs', format_ns)}"
+        for s in result.data.get("run_summary") or []
         if s.get("modes")
     ]
     if not named:
@@ -187,8 +187,8 @@ def _point_name(result: Result, point: Point) -> str:
     method = point_method(result, point)
     if method != "window":
         text += f" ({method})"
-    if point.get("launch") is not None:
-        text += f" launch {point['launch']}"
+    if point.get("run") is not None:
+        text += f" run {point['run']}"
     return text
 
 
@@ -294,27 +294,27 @@ def _result_html(index: int, label: str, result: Result, several: bool) -> str:
     parts.append("<h3>Points</h3>")
     parts.append(_points_table(result))
     interval = (f"E: half-width of the {format_number(result.confidence * 100, 3)}% confidence "
-                "interval of the trimmed mean from this launch's samples (within-launch); "
+                "interval of the trimmed mean from this run's samples (within-run); "
                 if not all(is_exact(p) for p in result.points) else "")  # fmt: skip
     parts.append(
         '<p class="note">Times: max over ranks of each rank\'s own duration of a launch (window '
         f"method). {interval}n_t/n_c/n_s: launches / valid / kept after trimming. Rows in red "
         "are unstable.</p>"
     )
-    parts += [  # which interval is which (reports/launch_interval.py), exact points
+    parts += [  # which interval is which (reports/run_interval.py), exact points
         f'<p class="note">{_e(line)}</p>'
         for line in [*interval_lines(result, f"{format_number(result.confidence * 100, 3)}%"),
                      *deterministic_lines(result)]
     ]  # fmt: skip
     parts += [tails_html(result), parts_html(result), notes_html(result), ledger_html(result)]
-    summary = result.data.get("launch_summary")
-    records = result.data.get("launches")
+    summary = result.data.get("run_summary")
+    records = result.data.get("runs")
     if summary or records:
-        parts.append("<h3>Launches</h3>")
+        parts.append("<h3>Runs</h3>")
     if records:
-        parts.append(_launch_records_table(records))
+        parts.append(_run_records_table(records))
     if summary:
-        parts.append(_launch_table(summary))
+        parts.append(_run_summary_table(summary))
     parts.append("</section>")
     return "\n".join(parts)
 
@@ -360,11 +360,11 @@ def _points_table(result: Result) -> str:
     titles, aligns, rows = table_cells(result)
     points = result.points
     # What tells apart points of the same op and size, unless the text report
-    # already shows it: the method, the cache mode, the launch.
+    # already shows it: the method, the cache mode, the run.
     candidates = [
         ("method", [point_method(result, p) for p in points]),
         ("cache", [str(point_cache(result, p)) for p in points]),
-        ("launch", [str(p.get("launch", "-")) for p in points]),
+        ("run", [str(p.get("run", "-")) for p in points]),
     ]
     extra = [(t, v) for t, v in candidates if t not in titles and len(set(v)) > 1]
     titles = [titles[0], *(t for t, _v in extra), *titles[1:]]
@@ -389,22 +389,22 @@ def _points_table(result: Result) -> str:
     )
 
 
-def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
+def _run_summary_table(summary: Sequence[Mapping[str, Any]]) -> str:
     titles = [
         "op",
         "size",
         "np",
         "method",
         "cache",
-        "launches",
+        "runs",
         "median",
         "interval",
-        "launch medians",
+        "run medians",
         "within CV",
         "between CV",
     ]
     beyond = has_between(summary)
-    titles += ["launch-to-launch"] * beyond + ["agree"]
+    titles += ["run-to-run"] * beyond + ["agree"]
     body = []
     for s in summary:
         size = s.get("size_bytes")
@@ -428,12 +428,12 @@ def _launch_table(summary: Sequence[Mapping[str, Any]]) -> str:
         )
     head = "".join(f"<th>{_e(t)}</th>" for t in titles)
     return (
-        f'<table class="launch-summary"><thead><tr>{head}</tr></thead>'
+        f'<table class="run-summary"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
-        '<p class="note">median: of the launches\' medians; interval: its confidence interval '
-        "over launches; within CV: a launch's own spread, typical over the launches; between "
-        "CV: the spread of the launches' medians; launch-to-launch: the relative SD of the "
-        "launches' means beyond their own errors. Launches disagree (spread) when they vary "
+        '<p class="note">median: of the runs\' medians; interval: its confidence interval '
+        "over runs; within CV: a run's own spread, typical over the runs; between "
+        "CV: the spread of the runs' medians; run-to-run: the relative SD of the "
+        "runs' means beyond their own errors. Runs disagree (spread) when they vary "
         "more than their own noise explains, or (modes) when they form separate groups.</p>"
     )
 
@@ -442,13 +442,13 @@ def _agree(s: Mapping[str, Any], reasons: str) -> str:
     if not s.get("disagree"):
         return "yes"
     modes = modes_from_records(s.get("modes"))
-    shown = f"; {format_modes(modes, 'launches', format_ns)}" if modes else ""
-    return f"NO: {reasons or 'launches disagree'}{shown}"
+    shown = f"; {format_modes(modes, 'runs', format_ns)}" if modes else ""
+    return f"NO: {reasons or 'runs disagree'}{shown}"
 
 
-def _launch_records_table(records: Sequence[Mapping[str, Any]]) -> str:
+def _run_records_table(records: Sequence[Mapping[str, Any]]) -> str:
     titles = [
-        "launch",
+        "run",
         "status",
         "start (UTC)",
         "end (UTC)",
@@ -459,7 +459,7 @@ def _launch_records_table(records: Sequence[Mapping[str, Any]]) -> str:
     body = []
     for r in records:
         cells = [
-            str(r.get("launch")),
+            str(r.get("run")),
             str(r.get("status")),
             str(r.get("start_time_utc")),
             str(r.get("end_time_utc")),
@@ -471,7 +471,7 @@ def _launch_records_table(records: Sequence[Mapping[str, Any]]) -> str:
         body.append(f"<tr{css}>" + "".join(f"<td>{_e(c)}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{_e(t)}</th>" for t in titles)
     return (
-        f'<table class="launches"><thead><tr>{head}</tr></thead>'
+        f'<table class="runs"><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
     )
 

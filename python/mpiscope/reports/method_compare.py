@@ -4,7 +4,7 @@
 baseline of which point, and the ratio); :func:`comparison_lines` and
 :func:`views_lines` render it. A point's baseline is the ``window`` point
 with the same operation, size, process count, cache mode, arrival pattern
-and launch; without one, the ratio is unknown (``-``).
+and run; without one, the ratio is unknown (``-``).
 
 For the operations whose bias in the IMB/OSU loop has a closed form
 (:data:`mpiscope.result.methods.LOOP_BIAS`: the linear broadcast's
@@ -92,7 +92,7 @@ def _group(point: Mapping[str, Any], default_cache: str | None) -> tuple[Any, ..
         point["nprocs"],
         point.get("cache") or default_cache,
         arrival,
-        point.get("launch"),
+        point.get("run"),
     )
 
 
@@ -128,7 +128,7 @@ def method_rows(
             p["nprocs"],
             str(p.get("cache") or default_cache),
             str(p.get("arrival") or p.get("arrival_ns") or ""),
-            p.get("launch") or 0,
+            p.get("run") or 0,
             method_order.get(point_method(p, default_method), len(method_order)),
         )
 

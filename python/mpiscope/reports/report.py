@@ -18,15 +18,15 @@ from mpiscope.reports.check import check_lines
 from mpiscope.reports.deterministic import deterministic_lines, differed, is_exact
 from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
 from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, partial_lines
-from mpiscope.reports.launch_interval import (
+from mpiscope.reports.method_compare import comparison_lines
+from mpiscope.reports.parts import notes_lines, parts_lines
+from mpiscope.reports.run_interval import (
     between_cell,
-    has_launch_intervals,
+    has_run_intervals,
     interval_lines,
     states_flag,
 )
-from mpiscope.reports.launch_report import summary_lines
-from mpiscope.reports.method_compare import comparison_lines
-from mpiscope.reports.parts import notes_lines, parts_lines
+from mpiscope.reports.run_report import summary_lines
 from mpiscope.reports.startup import is_startup, startup_lines
 from mpiscope.reports.tails import resolution_flag, tail_cell, tail_note, tail_table_lines
 from mpiscope.result import Point, Result
@@ -62,7 +62,7 @@ def render_report(result: Result, per_rank: bool = False, tails: bool = False) -
 
 
 def _body_lines(result: Result, per_rank: bool) -> list[str]:
-    """The point table (then the launch summary and the comparison of timing
+    """The point table (then the run summary and the comparison of timing
     methods, when there are), or what a check, first-call or start-up document
     shows."""
     if result.data.get("check") is not None:
@@ -115,7 +115,7 @@ def _table_lines(result: Result, per_rank: bool) -> list[str]:
     else:
         lines.append(
             f"E: half-width of the {format_percent(result.confidence)} confidence interval of "
-            "the mean from this launch's samples (within-launch), never below half a timer step "
+            "the mean from this run's samples (within-run), never below half a timer step "
             f"when they do not dither; {counts}"
         )
     note = tail_note(result)
@@ -152,10 +152,10 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
         _Column("median", ">", lambda p: _timed(p.median_ns), lambda r: _timed(r.median_ns)),
         _Column(f"mean ± E({conf})", ">", _mean_pm, lambda r: _timed(r.mean_ns)),
     ]
-    if has_launch_intervals(points):
+    if has_run_intervals(points):
         columns += [
-            _Column("± E'", ">", _launch_pm),
-            _Column("launches ±", ">", between_cell),
+            _Column("± E'", ">", _run_pm),
+            _Column("runs ±", ">", between_cell),
         ]
     columns += [
         _Column("min", ">", lambda p: _timed(p.min_ns), lambda r: _timed(r.min_ns)),
@@ -181,16 +181,16 @@ def _columns(result: Result, points: Sequence[Point]) -> list[_Column]:
 
 
 def _variant_columns(result: Result, points: Sequence[Point]) -> list[_Column]:
-    """method, cache, arrival and launch: shown when they vary among the points."""
+    """method, cache, arrival and run: shown when they vary among the points."""
     defaults = {
         "method": result.method.get("name"),
         "cache": result.environment["cache"].get("mode"),
         "arrival": None,
-        "launch": None,
+        "run": None,
     }
     texts = {key: _value_text(key, defaults[key]) for key in defaults}
     return [
-        _Column(key, "<" if key != "launch" else ">", texts[key])
+        _Column(key, "<" if key != "run" else ">", texts[key])
         for key in defaults
         if len({texts[key](p) for p in points}) > 1
     ]
@@ -250,10 +250,10 @@ def _mean_pm(point: Point) -> str:
     return MISSING if mean_text is None else f"{mean_text} ± {error_text} {name}"
 
 
-def _launch_pm(point: Point) -> str:
-    """``± E' unit``: the launch interval's half-width, in the unit and to the
+def _run_pm(point: Point) -> str:
+    """``± E' unit``: the run interval's half-width, in the unit and to the
     place of the mean (``-`` for a point without one)."""
-    interval = point.get("launch_interval")
+    interval = point.get("run_interval")
     if not interval:
         return MISSING
     mean_text, error_text, name = _plus_minus(point.mean_ns, interval.get("error_ns"))

@@ -1,11 +1,11 @@
 """The start of MPI (``mpiscope startup``): each way and process count over
-its launches.
+its runs.
 
-A point of ``"kind": "startup"`` is one launch: every rank's start calls
+A point of ``"kind": "startup"`` is one run: every rank's start calls
 (their own clock's durations, and when it called and was through on the
-global clock made afterwards) and the round trips to each peer. One launch
+global clock made afterwards) and the round trips to each peer. One run
 is one sample of a start, so the table gives per way and process count the
-median over the launches and their range; the calls' table splits the
+median over the runs and their range; the calls' table splits the
 start into its calls (a session's three).
 """
 
@@ -56,7 +56,7 @@ def _level(points: Sequence[Mapping[str, Any]]) -> str:
     return ",".join(levels)
 
 
-_TITLES = ["how", "ranks", "launches", "level", "start, median rank", "slowest rank",
+_TITLES = ["how", "ranks", "runs", "level", "start, median rank", "slowest rank",
            "all ready", "first contact", "second", "warm"]  # fmt: skip
 _CALL_TITLES = ["how", "ranks", "call", "median rank", "fastest rank", "slowest rank"]
 
@@ -89,8 +89,8 @@ def startup_lines(result: Result) -> list[str]:
     rows, calls = startup_tables(result)
     sizes = sorted({format_bytes(p.get("size_bytes")) for p in result.points})
     lines = [
-        "the start of MPI: each launch starts fresh processes; per way and process count, the "
-        "median over its launches [their range]",
+        "the start of MPI: each run starts fresh processes; per way and process count, the "
+        "median over its runs [their range]",
         "start: each rank's time in the calls that start MPI (its own clock); slowest rank: its "
         "largest; all ready: from the first rank's call to the last rank through, on the global "
         "clock",
@@ -100,15 +100,15 @@ def startup_lines(result: Result) -> list[str]:
         "",
         *format_table(_TITLES, "<>><>>>>>>", rows),
         "",
-        "each call that starts MPI, over the ranks (median over the launches):",
+        "each call that starts MPI, over the ranks (median over the runs):",
         *format_table(_CALL_TITLES, "<><>>>", calls),
     ]
     failures = [p for p in result.points if (p.get("validation") or {}).get("failures")]
     checked = [p for p in result.points if p.get("validation")]
     if checked:
         messages = sum(int(p["validation"].get("messages_checked") or 0) for p in checked)
-        lines += ["", f"validated: {messages} messages checked in {len(checked)} launches, "
+        lines += ["", f"validated: {messages} messages checked in {len(checked)} runs, "
                       f"{len(failures)} with a failure"]  # fmt: skip
-        lines += [f"  VALIDATION FAILED (launch {p.get('launch', 0)}, {p.get('how')}): "
+        lines += [f"  VALIDATION FAILED (run {p.get('run', 0)}, {p.get('how')}): "
                   f"{p['validation'].get('first_mismatch')}" for p in failures]  # fmt: skip
     return lines

@@ -1,6 +1,6 @@
 """Plain-text tables: a title row, a rule, one line per row, columns padded.
 
-Used by the reports of ``methods``, ``firstcall``, ``check`` and the launch
+Used by the reports of ``methods``, ``firstcall``, ``check`` and the run
 summary (``report.py`` has its own column objects for the point table).
 """
 

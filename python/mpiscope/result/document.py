@@ -22,6 +22,7 @@ from typing import Any
 
 from mpiscope import inputs, outputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.result.old_names import upgrade
 
 __all__ = [
     "SCHEMA_MAJOR",
@@ -305,6 +306,7 @@ def parse_result(text: str, source: str = "<string>", path: Path | None = None) 
     """Check and validate a result document given as JSON text."""
     data = parse_json(text, source)
     validate_result(data, source)
+    upgrade(data)  # the names of before schema 1.11, once, here
     return Result(data, path)
 
 

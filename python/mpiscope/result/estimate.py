@@ -1,18 +1,18 @@
 """The headline estimate of a measured (operation, size, processes, method).
 
 One result document may hold several points for the same key: one per
-launch when launches were merged (``mpiscope run --launches``, each point
-with ``"launch": i``). The views (plots, comparisons) then need one value
+run when runs were merged (``mpiscope run --runs``, each point
+with ``"run": i``). The views (plots, comparisons) then need one value
 with an interval; this module decides it, in one place:
 
 - one point: its trimmed mean T and T's confidence interval
   (``ci_low_ns``, ``ci_high_ns``);
-- several launches with a ``launch_summary`` entry: the median of the
-  launches' medians and its interval over launches;
-- several launches without one: the median of the launches' means, with
+- several runs with a ``run_summary`` entry: the median of the
+  runs' medians and its interval over runs;
+- several runs without one: the median of the runs' means, with
   the union of their intervals.
 
-Where the samples of the point, or its launches, fall into separate modes
+Where the samples of the point, or its runs, fall into separate modes
 (:mod:`mpiscope.result.modes`), the estimate is flagged and carries the
 modes: one value between them describes neither.
 """
@@ -41,21 +41,21 @@ __all__ = [
 ]
 
 #: (op, size_bytes, nprocs, method, cache mode): what makes two points
-#: comparable (the key of ``launch_summary`` too).
+#: comparable (the key of ``run_summary`` too).
 Key = tuple[str, "int | None", int, str, "str | None"]
 
 
 @dataclass(frozen=True)
 class Estimate:
     """A value (ns) with its interval; ``flagged``: do not trust it as is
-    (an unstable point, launches that disagree, modes); ``statistic`` says
+    (an unstable point, runs that disagree, modes); ``statistic`` says
     what the value is; ``modes``: the separate modes, if any."""
 
     value_ns: float | None
     low_ns: float | None
     high_ns: float | None
     flagged: bool
-    launches: int
+    runs: int
     statistic: str
     modes: tuple[Mode, ...] = ()
 
@@ -99,7 +99,7 @@ def group_points(result: Result) -> dict[Key, list[Point]]:
 
 
 def summary_index(result: Result) -> dict[Key, Mapping[str, Any]]:
-    """The ``launch_summary`` entries of ``result`` by key (empty without one)."""
+    """The ``run_summary`` entries of ``result`` by key (empty without one)."""
     cache = result.environment.get("cache", {}).get("mode")
     return {
         (
@@ -109,13 +109,13 @@ def summary_index(result: Result) -> dict[Key, Mapping[str, Any]]:
             s.get("method") or DEFAULT_METHOD,
             s.get("cache") or cache,
         ): s
-        for s in result.data.get("launch_summary") or []
+        for s in result.data.get("run_summary") or []
     }
 
 
 def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) -> Estimate:
-    """The estimate of one key from its points (one per launch) and its
-    ``launch_summary`` entry, if any (see the module doc)."""
+    """The estimate of one key from its points (one per run) and its
+    ``run_summary`` entry, if any (see the module doc)."""
     unstable = any(p.unstable for p in points)
     if len(points) == 1:
         p = points[0]
@@ -136,7 +136,7 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
             summary.get("ci_high_ns"),
             unstable or bool(summary.get("disagree")),
             len(points),
-            "median of the launches' medians",
+            "median of the runs' medians",
             tuple(modes_from_records(summary.get("modes"))),
         )
     means = [p.mean_ns for p in points if p.mean_ns is not None]
@@ -148,5 +148,5 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
         max(highs) if highs else None,
         unstable,
         len(points),
-        "median of the launches' means",
+        "median of the runs' means",
     )

@@ -4,15 +4,15 @@ One row per measured point, one column per number, the unit in the column
 name (``median_ns``, ``size_bytes``) and again in ``df.attrs["units"]``
 (column -> unit). ``df.attrs`` also holds the document's ``environment``,
 ``method``, ``varied``, ``warnings``, ``status``, ``schema_version``,
-``source`` (the path) and, for merged launches, ``launch_summary``.
+``source`` (the path) and, for merged runs, ``run_summary``.
 
 With ``raw=True``, one row per launch of every point that kept its raw
 samples (``mpiscope run --raw``), and per rank when the document has each
 rank's start and end: ``point`` (the point's index in the document) joins
 it back to the point table.
 
-Naming: ``launch`` is the bench launch a point came from (``mpiscope run
---launches R`` merges R of them; missing for a single launch), while
+Naming: ``run`` is the run of the bench a point came from (``mpiscope run
+--runs R`` merges R of them; missing for a single run), while
 ``launch_index`` counts the timed launches inside one point (the samples);
 ``op_launch`` is the operation's own number of the launch (schema 1.7: the
 launches of stage 0 counted too), which says which round of a ``pairs``
@@ -53,7 +53,7 @@ POINT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("method", ""),
     ("cache", ""),
     ("kind", ""),
-    ("launch", ""),
+    ("run", ""),
     ("size_bytes", "bytes"),
     ("actual_bytes", "bytes"),
     ("nprocs", "count"),
@@ -79,9 +79,9 @@ POINT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("error_ns", "ns"),
     ("ci_low_ns", "ns"),
     ("ci_high_ns", "ns"),
-    ("launch_error_ns", "ns"),
-    ("launch_low_ns", "ns"),
-    ("launch_high_ns", "ns"),
+    ("run_error_ns", "ns"),
+    ("run_low_ns", "ns"),
+    ("run_high_ns", "ns"),
     ("between_rsd", "1"),
     ("global_span_median_ns", "ns"),
     ("global_span_max_ns", "ns"),
@@ -102,7 +102,7 @@ RAW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("point", ""),
     ("op", ""),
     ("method", ""),
-    ("launch", ""),
+    ("run", ""),
     ("size_bytes", "bytes"),
     ("nprocs", "count"),
     ("launch_index", ""),
@@ -121,7 +121,7 @@ RAW_COLUMNS: tuple[tuple[str, str], ...] = (
 
 _INTEGER_COLUMNS = (
     "point",
-    "launch",
+    "run",
     "size_bytes",
     "actual_bytes",
     "nprocs",
@@ -218,11 +218,11 @@ def _point_row(result: Result, index: int, point: Point) -> dict[str, Any]:
         row[f"{key}_median_ns"] = summary.get("median_ns")
         row[f"{key}_max_ns"] = summary.get("max_ns")
     row["window_final_ns"] = (point.get("window") or {}).get("final_ns")
-    # what another launch would read: the launch profile folded in (docs/method.md 11)
-    interval = point.get("launch_interval") or {}
-    row["launch_error_ns"] = interval.get("error_ns")
-    row["launch_low_ns"] = interval.get("low_ns")
-    row["launch_high_ns"] = interval.get("high_ns")
+    # what another run would read: the run profile folded in (docs/method.md 11)
+    interval = point.get("run_interval") or {}
+    row["run_error_ns"] = interval.get("error_ns")
+    row["run_low_ns"] = interval.get("low_ns")
+    row["run_high_ns"] = interval.get("high_ns")
     row["between_rsd"] = interval.get("between_rsd")
     validation = point.get("validation")
     row["validation_failures"] = None if validation is None else validation.get("failures")
@@ -235,7 +235,7 @@ def _raw_rows(result: Result, index: int, point: Point) -> Iterator[dict[str, An
         "point": index,
         "op": point.op,
         "method": point_method(result, point),
-        "launch": point.get("launch"),
+        "run": point.get("run"),
         "size_bytes": point.size_bytes,
         "nprocs": point.nprocs,
     }
@@ -294,9 +294,9 @@ def _attrs(result: Result, columns: tuple[tuple[str, str], ...]) -> dict[str, An
         "warnings": result.warnings,
         "units": {name: unit for name, unit in columns if unit},
     }
-    summary = result.data.get("launch_summary")
+    summary = result.data.get("run_summary")
     if summary is not None:
-        attrs["launch_summary"] = json.loads(json.dumps(summary))
+        attrs["run_summary"] = json.loads(json.dumps(summary))
     return attrs
 
 

@@ -1,6 +1,6 @@
 """Distinct states of the machine: times that fall into separate modes.
 
-A point whose samples (or a set of launches whose medians) cluster around
+A point whose samples (or a set of runs whose medians) cluster around
 two values is not one number: on this kind of VM a 1 MiB Bcast reads
 ~130 us in one state and ~500 us in another, and their mean describes
 neither. This module finds such modes so the reports name their values
@@ -22,10 +22,10 @@ sorted values) and call the two components distinct modes when
    a and r a has a CV of (r - 1)/(r + 1), below c for closer modes, i.e.
    within the precision a run asks for.
 
-:func:`launch_modes` on the launches of a ``--launches`` set: the groups
-of :func:`mpiscope.result.stats.launch_groups` (interquartile ranges that
+:func:`run_modes` on the runs of a ``--runs`` set: the groups
+of :func:`mpiscope.result.stats.run_groups` (interquartile ranges that
 do not overlap; a summary's ``group_members``) holding two or more
-launches each, when the launches disagree by the ``modes`` rule - the
+runs each, when the runs disagree by the ``modes`` rule - the
 same rule as DISAGREE.
 
 numpy is imported inside the functions.
@@ -50,7 +50,7 @@ __all__ = [
     "Mode",
     "find_modes",
     "format_modes",
-    "launch_modes",
+    "run_modes",
     "mode_records",
     "modes_from_records",
     "point_modes",
@@ -71,8 +71,8 @@ MODES_RULE = (
     f"samples form modes when a two-component normal mixture fitted to their logarithms has "
     f"Ashman's D > {MODES_MIN_SEPARATION:g}, each component holds >= {MODES_MIN_SHARE:.0%} of "
     f"them and >= {MODES_MIN_SAMPLES} samples, and their medians differ by "
-    f">= {MODES_MIN_RATIO:.3f}x; launches form modes when "
-    "two or more groups of >= 2 launches have interquartile ranges that do not overlap "
+    f">= {MODES_MIN_RATIO:.3f}x; runs form modes when "
+    "two or more groups of >= 2 runs have interquartile ranges that do not overlap "
     "(DISAGREE: modes)"
 )
 _EM_ITERATIONS = 200
@@ -199,11 +199,11 @@ def point_modes(point: Mapping[str, Any]) -> list[Mode]:
     return sample_modes(point)
 
 
-def launch_modes(
+def run_modes(
     medians: Sequence[float], groups: Sequence[Sequence[int]], reasons: Sequence[str]
 ) -> list[Mode]:
-    """The modes of a ``--launches`` set: its launch groups of two or more
-    launches, when the launches disagree by ``"modes"`` (else ``[]``)."""
+    """The modes of a ``--runs`` set: its run groups of two or more
+    runs, when the runs disagree by ``"modes"`` (else ``[]``)."""
     if "modes" not in reasons:
         return []
     return [_mode(medians, group) for group in groups if len(group) >= 2]
@@ -211,7 +211,7 @@ def launch_modes(
 
 def mode_records(modes: Sequence[Mode], key: str) -> list[dict[str, Any]]:
     """The JSON form: ``value_ns``, ``low_ns``, ``high_ns``, ``count`` and the
-    members under ``key`` (``"launches"`` or ``"samples"``)."""
+    members under ``key`` (``"runs"`` or ``"samples"``)."""
     return [
         {
             "value_ns": m.value_ns,
@@ -225,21 +225,21 @@ def mode_records(modes: Sequence[Mode], key: str) -> list[dict[str, Any]]:
 
 
 def modes_from_records(records: Sequence[Mapping[str, Any]] | None) -> list[Mode]:
-    """Modes read back from their JSON form (members from ``launches`` or ``samples``)."""
+    """Modes read back from their JSON form (members from ``runs`` or ``samples``)."""
     return [
         Mode(
             float(r["value_ns"]),
             float(r.get("low_ns", r["value_ns"])),
             float(r.get("high_ns", r["value_ns"])),
             int(r["count"]),
-            tuple(r.get("launches") or r.get("samples") or ()),
+            tuple(r.get("runs") or r.get("samples") or ()),
         )
         for r in records or ()
     ]
 
 
 def format_modes(modes: Sequence[Mode], unit: str, format_ns: Any) -> str:
-    """``MODES 130 us (6 launches) / 500 us (4)``; ``unit``: what is counted."""
+    """``MODES 130 us (6 runs) / 500 us (4)``; ``unit``: what is counted."""
     parts = [
         f"{format_ns(m.value_ns)} ({m.count} {unit})" if i == 0 else
         f"{format_ns(m.value_ns)} ({m.count})"

@@ -1,20 +1,20 @@
-"""Statistics across bench launches, shared by ``run --launches`` and comparisons.
+"""Statistics across runs, shared by ``run --runs`` and comparisons.
 
-One launch of the bench measures each point many times and summarizes it
+One run of the bench measures each point many times and summarizes it
 (median, quartiles, a confidence interval of the mean: docs/method.md).
-Launches of the same point can still disagree with each other - different
-process placement, a noisy neighbor - by far more than one launch's
-interval admits. This module works on the launches' summaries:
+Runs of the same point can still disagree with each other - different
+process placement, a noisy neighbor - by far more than one run's
+interval admits. This module works on the runs' summaries:
 
 * :func:`bootstrap_median_ci`: the percentile-bootstrap confidence interval
-  of the median of the launch medians (resampling launches; seeded, so the
+  of the median of the run medians (resampling runs; seeded, so the
   same document always gives the same interval);
 * :func:`cv`: the coefficient of variation (sample standard deviation over
-  the mean) - of the launch medians, the *between-launch* variation;
-* :func:`robust_cv`: a launch's own spread, its interquartile range scaled
+  the mean) - of the run medians, the *between-run* variation;
+* :func:`robust_cv`: a run's own spread, its interquartile range scaled
   to a standard deviation (IQR / 1.349, exact for normal data) over its
-  median - their median over launches is the *within-launch* variation;
-* :func:`launch_groups` and :func:`disagreement`: whether the launches
+  median - their median over runs is the *within-run* variation;
+* :func:`run_groups` and :func:`disagreement`: whether the runs
   disagree (see :data:`DISAGREE_RULE`).
 
 numpy is imported inside the functions (``mpiscope --help`` stays instant).
@@ -32,41 +32,41 @@ __all__ = [
     "DISAGREE_RULE",
     "DISAGREE_SPREAD_FACTOR",
     "IQR_PER_SIGMA",
-    "LaunchStats",
-    "LaunchSummary",
+    "RunStats",
+    "RunSummary",
     "bootstrap_median_ci",
     "cv",
     "disagreement",
-    "launch_groups",
+    "run_groups",
     "median",
     "robust_cv",
-    "summarize_launches",
+    "summarize_runs",
 ]
 
-#: Bootstrap resamples of the launch medians.
+#: Bootstrap resamples of the run medians.
 DEFAULT_RESAMPLES = 10_000
 #: Interquartile range of a normal distribution in standard deviations,
 #: 2 * Phi^-1(0.75).
 IQR_PER_SIGMA = 1.3489795003921634
-#: Launches whose medians vary by less than this CV never disagree: smaller
+#: Runs whose medians vary by less than this CV never disagree: smaller
 #: differences are below the precision a run asks for by default
 #: (--target-rse 0.05).
 DISAGREE_MIN_CV = 0.05
-#: "spread": the launch medians vary more than this many times the typical
-#: within-launch variation.
+#: "spread": the run medians vary more than this many times the typical
+#: within-run variation.
 DISAGREE_SPREAD_FACTOR = 2.0
 #: The disagreement rule in words (docs/cli.md repeats it).
 DISAGREE_RULE = (
-    f"launches disagree when the CV of their medians exceeds {DISAGREE_MIN_CV:g} and either "
-    f"(spread) exceeds {DISAGREE_SPREAD_FACTOR:g} x the within-launch CV, or (modes) the "
-    "launches form two or more groups of at least two launches each whose interquartile "
+    f"runs disagree when the CV of their medians exceeds {DISAGREE_MIN_CV:g} and either "
+    f"(spread) exceeds {DISAGREE_SPREAD_FACTOR:g} x the within-run CV, or (modes) the "
+    "runs form two or more groups of at least two runs each whose interquartile "
     "ranges do not overlap"
 )
 
 
 @dataclass(frozen=True)
-class LaunchStats:
-    """What one launch measured for a point (ns)."""
+class RunStats:
+    """What one run measured for a point (ns)."""
 
     median_ns: float
     q25_ns: float | None = None
@@ -74,22 +74,22 @@ class LaunchStats:
 
 
 @dataclass(frozen=True)
-class LaunchSummary:
-    """One point over several launches; ``None`` where it cannot be computed."""
+class RunSummary:
+    """One point over several runs; ``None`` where it cannot be computed."""
 
-    launches: int
+    runs: int
     median_ns: float | None
     ci_low_ns: float | None
     ci_high_ns: float | None
     within_cv: float | None
     between_cv: float | None
-    group_members: tuple[tuple[int, ...], ...]  # launch_groups: the launches' indices
+    group_members: tuple[tuple[int, ...], ...]  # run_groups: the runs' indices
     disagree: bool
     disagree_reasons: tuple[str, ...]
 
     @property
     def groups(self) -> int:
-        """How many groups the launches' interquartile ranges form."""
+        """How many groups the runs' interquartile ranges form."""
         return len(self.group_members)
 
 
@@ -151,29 +151,29 @@ def cv(values: Sequence[float]) -> float | None:
 
 
 def robust_cv(median_ns: float | None, q25_ns: float | None, q75_ns: float | None) -> float | None:
-    """One launch's spread: (q75 - q25) / 1.349 / median; None when unknown."""
+    """One run's spread: (q75 - q25) / 1.349 / median; None when unknown."""
     if median_ns is None or q25_ns is None or q75_ns is None or median_ns <= 0:
         return None
     return (q75_ns - q25_ns) / IQR_PER_SIGMA / median_ns
 
 
-def launch_groups(launches: Sequence[LaunchStats]) -> list[list[int]]:
-    """Groups of launches whose interquartile ranges overlap.
+def run_groups(runs: Sequence[RunStats]) -> list[list[int]]:
+    """Groups of runs whose interquartile ranges overlap.
 
-    Two launches are in the same group when their [q25, q75] intervals
-    overlap, directly or through other launches (the connected parts of the
-    union of the intervals). A launch without quartiles counts as the
-    single value of its median. Returns the launches' indices, groups in
+    Two runs are in the same group when their [q25, q75] intervals
+    overlap, directly or through other runs (the connected parts of the
+    union of the intervals). A run without quartiles counts as the
+    single value of its median. Returns the runs' indices, groups in
     increasing order of their values.
     """
     spans = sorted(
         (
             (
-                launch.median_ns if launch.q25_ns is None else min(launch.q25_ns, launch.median_ns),
-                launch.median_ns if launch.q75_ns is None else max(launch.q75_ns, launch.median_ns),
+                run.median_ns if run.q25_ns is None else min(run.q25_ns, run.median_ns),
+                run.median_ns if run.q75_ns is None else max(run.q75_ns, run.median_ns),
                 index,
             )
-            for index, launch in enumerate(launches)
+            for index, run in enumerate(runs)
         ),
     )
     groups: list[list[int]] = []
@@ -195,11 +195,11 @@ def disagreement(
     min_cv: float = DISAGREE_MIN_CV,
     spread_factor: float = DISAGREE_SPREAD_FACTOR,
 ) -> list[str]:
-    """Why the launches disagree (empty: they agree); see :data:`DISAGREE_RULE`.
+    """Why the runs disagree (empty: they agree); see :data:`DISAGREE_RULE`.
 
     ``"spread"``: ``between_cv > spread_factor * within_cv``;
-    ``"modes"``: at least two ``groups`` hold two or more launches each.
-    Neither counts unless ``between_cv > min_cv``. Without a within-launch
+    ``"modes"``: at least two ``groups`` hold two or more runs each.
+    Neither counts unless ``between_cv > min_cv``. Without a within-run
     CV, only ``"modes"`` can apply.
     """
     if between_cv is None or not between_cv > min_cv:
@@ -212,24 +212,24 @@ def disagreement(
     return reasons
 
 
-def summarize_launches(
-    launches: Sequence[LaunchStats],
+def summarize_runs(
+    runs: Sequence[RunStats],
     confidence: float,
     seed: int = 0,
     resamples: int = DEFAULT_RESAMPLES,
-) -> LaunchSummary:
-    """Median over launches with its bootstrap interval, the within- and
-    between-launch CVs, and the disagreement verdict."""
-    medians = [launch.median_ns for launch in launches]
+) -> RunSummary:
+    """Median over runs with its bootstrap interval, the within- and
+    between-run CVs, and the disagreement verdict."""
+    medians = [run.median_ns for run in runs]
     interval = bootstrap_median_ci(medians, confidence, resamples, seed)
-    within = [robust_cv(x.median_ns, x.q25_ns, x.q75_ns) for x in launches]
+    within = [robust_cv(x.median_ns, x.q25_ns, x.q75_ns) for x in runs]
     within_known = [value for value in within if value is not None]
     within_cv = median(within_known)
     between_cv = cv(medians)
-    groups = launch_groups(launches)
+    groups = run_groups(runs)
     reasons = disagreement(between_cv, within_cv, groups)
-    return LaunchSummary(
-        launches=len(launches),
+    return RunSummary(
+        runs=len(runs),
         median_ns=median(medians),
         ci_low_ns=None if interval is None else interval[0],
         ci_high_ns=None if interval is None else interval[1],

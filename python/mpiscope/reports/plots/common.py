@@ -54,7 +54,7 @@ class Pt:
     source: str
     op: str
     method: str
-    launch: int | None
+    run: int | None
     size: int | None
     nprocs: int
     cache: str | None
@@ -105,7 +105,7 @@ def read_doc(label: str, result: Result) -> Doc:
             label,
             p.op,
             point_method(result, p),
-            p.get("launch"),
+            p.get("run"),
             p.size_bytes,
             p.nprocs,
             point_cache(result, p),
@@ -201,7 +201,7 @@ def time_unit(series_values: Iterable[float | None]) -> tuple[str, float]:
 
 
 def flag_legend(docs: Sequence[Doc]) -> str:
-    return "unstable or launches disagree" if any(d.summary for d in docs) else "unstable"
+    return "unstable or runs disagree" if any(d.summary for d in docs) else "unstable"
 
 
 def confidence_text(docs: Sequence[Doc]) -> str:

@@ -11,9 +11,9 @@ order shown), each only when the documents have what it needs:
 
 - ``time-vs-size``: time against message size, one line per result file /
   operation / timing method (and process count when several), the trimmed
-  mean T with its confidence interval as a band; for merged launches the
-  median of the launches' medians with its bootstrap interval over
-  launches (``launch_summary``). Unstable points (and launches that
+  mean T with its confidence interval as a band; for merged runs the
+  median of the runs' medians with its bootstrap interval over
+  runs (``run_summary``). Unstable points (and runs that
   disagree) are circled in red.
 - ``bandwidth``: bytes / time for the operations of :data:`BANDWIDTH_OPS`.
 - ``time-no-size``: operations without a size (barrier, wait patterns).
@@ -25,8 +25,8 @@ order shown), each only when the documents have what it needs:
   raw samples when the point kept them, else the point's median and maximum.
 - ``methods``: each timing method's median over the window method's median,
   per size (documents from ``mpiscope methods``).
-- ``launches``: per-launch medians as points, with the median over launches
-  and its interval (documents from ``mpiscope run --launches``).
+- ``runs``: per-run medians as points, with the median over runs
+  and its interval (documents from ``mpiscope run --runs``).
 """
 
 from __future__ import annotations
@@ -36,9 +36,9 @@ from collections.abc import Callable, Sequence
 from mpiscope.reports.plots.bandwidth import bandwidth_plot
 from mpiscope.reports.plots.common import read_doc, source_labels
 from mpiscope.reports.plots.figure import Plot
-from mpiscope.reports.plots.launches import launches_plot
 from mpiscope.reports.plots.methods import methods_plot
 from mpiscope.reports.plots.per_rank import per_rank_plot
+from mpiscope.reports.plots.runs import runs_plot
 from mpiscope.reports.plots.skew import skew_plot
 from mpiscope.reports.plots.time import time_plot
 from mpiscope.reports.plots.unsized import unsized_plot
@@ -61,6 +61,6 @@ def plot_data(results: Sequence[Result], labels: Sequence[str] | None = None) ->
         lambda: per_rank_plot(docs, len(docs) > 1),
         lambda: skew_plot(docs, len(docs) > 1),
         lambda: methods_plot(docs, len(docs) > 1),
-        lambda: launches_plot(docs, len(docs) > 1),
+        lambda: runs_plot(docs, len(docs) > 1),
     ]
     return [plot for build in builders if (plot := build()) is not None]

@@ -17,7 +17,7 @@ __all__ = ["Heatmap", "Panel", "Plot", "Series", "plots_as_json"]
 class Series:
     """One line or set of markers. ``x`` are numbers, or category names for a
     category axis; ``y``, ``low``, ``high`` are in the panel's y unit;
-    ``flagged`` marks points not to trust (unstable, launches disagree).
+    ``flagged`` marks points not to trust (unstable, runs disagree).
 
     ``style``: "line" (a line, and a band between low and high), "points"
     (markers only) or "interval" (markers with error bars low..high).

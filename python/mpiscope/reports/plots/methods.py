@@ -56,7 +56,7 @@ def methods_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
         return None
     note = (
         "Each timing method's median over the window method's median for the same operation, "
-        "size, process count and cache mode (merged launches: medians of the launches' "
+        "size, process count and cache mode (merged runs: medians of the runs' "
         "medians). Above 1: the method reports a longer time than the synchronized window."
     )
     return Plot("methods", "Timing methods compared with the window method", tuple(panels), note)

@@ -44,8 +44,8 @@ def per_rank_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
     note = (
         "Each cell: one rank's median duration of its own part of the operation (text), "
         "colored by its ratio to the slowest rank's median at that point: the ranks that "
-        "wait the longest inside the operation stand out. Merged launches: the median over "
-        "launches."
+        "wait the longest inside the operation stand out. Merged runs: the median over "
+        "runs."
     )
     return Plot("per-rank", "Per-rank times", tuple(panels), note)
 

@@ -53,8 +53,8 @@ def time_plot(docs: Sequence[Doc], several: bool, varied: str) -> Plot | None:
     )
     note = (
         f"Lines: trimmed mean T of each point; band: its {confidence_text(docs)} confidence "
-        "interval. Merged launches: the median of the launches' medians and its interval over "
-        "launches. Circled in red: unstable points or launches that disagree."
+        "interval. Merged runs: the median of the runs' medians and its interval over "
+        "runs. Circled in red: unstable points or runs that disagree."
     )
     if dropped_zero and xscale == "log2":
         note += " 0-byte points are not shown on the logarithmic size axis."

@@ -70,7 +70,7 @@ def unsized_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
     )
     note = (
         f"Markers: trimmed mean T; bars: its {confidence_text(docs)} confidence interval "
-        "(merged launches: median of the launches' medians and its interval). "
+        "(merged runs: median of the runs' medians and its interval). "
         "Circled in red: unstable."
     )
     return Plot("time-no-size", "Operations without a message size", (panel,), note)

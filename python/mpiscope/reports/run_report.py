@@ -1,12 +1,12 @@
-"""The launch summary of a merged result (``run --launches R``) as text.
+"""The run summary of a merged result (``run --runs R``) as text.
 
-One row per (op, size, nprocs, method, cache): how many launches measured
-it, the median of their medians with its bootstrap interval over launches,
-the range of the launch medians, the within-launch and between-launch
-coefficients of variation, and ``DISAGREE`` where the launches disagree
+One row per (op, size, nprocs, method, cache): how many runs measured
+it, the median of their medians with its bootstrap interval over runs,
+the range of the run medians, the within-run and between-run
+coefficients of variation, and ``DISAGREE`` where the runs disagree
 (:data:`mpiscope.result.stats.DISAGREE_RULE`), with the values of the
-launches' modes (``MODES 130 us (6 launches) / 500 us (4)``) where they fall
-into separate groups; then each launch's median per point, in launch order.
+runs' modes (``MODES 130 us (6 runs) / 500 us (4)``) where they fall
+into separate groups; then each run's median per point, in run order.
 """
 
 from __future__ import annotations
@@ -33,39 +33,39 @@ def _flags(row: Mapping[str, Any]) -> str:
         return ""
     reasons = ", ".join(row.get("disagree_reasons") or ()) or "no reason given"
     modes = modes_from_records(row.get("modes"))
-    shown = f"; {format_modes(modes, 'launches', format_ns)}" if modes else ""
+    shown = f"; {format_modes(modes, 'runs', format_ns)}" if modes else ""
     return f"DISAGREE: {reasons}{shown}"
 
 
 def per_launch_lines(result: Result) -> list[str]:
-    """Each launch's median per point, in launch order (``-``: not measured)."""
+    """Each run's median per point, in run order (``-``: not measured)."""
     rows = summary_index(result)
-    count = len(result.data.get("launches") or ())
+    count = len(result.data.get("runs") or ())
     if not rows or count < 2:
         return []
     points = group_points(result)
-    lines = ["", f"each launch's median, launches 0..{count - 1} in order:"]
+    lines = ["", f"each run's median, runs 0..{count - 1} in order:"]
     cells = []
     for key, row in rows.items():
         values = ["-"] * count
         for point in points.get(key, ()):
-            launch = point.get("launch")
-            if launch is not None and 0 <= launch < count:
-                values[launch] = format_ns(point.median_ns)
+            run = point.get("run")
+            if run is not None and 0 <= run < count:
+                values[run] = format_ns(point.median_ns)
         cells.append([row["op"], format_bytes(row.get("size_bytes")), str(row["nprocs"]),
                       " ".join(values)])  # fmt: skip
-    return lines + format_table(["op", "size", "np", "launch medians"], "<>><", cells)
+    return lines + format_table(["op", "size", "np", "run medians"], "<>><", cells)
 
 
 def summary_values(row: Mapping[str, Any], beyond: bool) -> list[str]:
-    """A summary row's launches, median, interval, launch medians, within and
-    between CV, and (``beyond``: the table has it) its launch-to-launch part:
+    """A summary row's runs, median, interval, run medians, within and
+    between CV, and (``beyond``: the table has it) its run-to-run part:
     the cells the text table and the HTML report share."""
     return [
-        str(row["launches"]),
+        str(row["runs"]),
         format_ns(row.get("median_ns")),
         f"[{format_ns(row.get('ci_low_ns'))}, {format_ns(row.get('ci_high_ns'))}]",
-        f"{format_ns(row.get('launch_min_ns'))} .. {format_ns(row.get('launch_max_ns'))}",
+        f"{format_ns(row.get('run_min_ns'))} .. {format_ns(row.get('run_max_ns'))}",
         _percent(row.get("within_cv")),
         _percent(row.get("between_cv")),
         *([_percent(row.get("between_rsd"))] if beyond else []),
@@ -73,29 +73,29 @@ def summary_values(row: Mapping[str, Any], beyond: bool) -> list[str]:
 
 
 def has_between(rows: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether any row has a launch-to-launch part (its column is shown)."""
+    """Whether any row has a run-to-run part (its column is shown)."""
     return any(row.get("between_rsd") is not None for row in rows)
 
 
 def summary_lines(result: Result) -> list[str]:
     """The summary table with a blank line before it; empty without a summary."""
-    rows: list[Mapping[str, Any]] = result.data.get("launch_summary") or []
+    rows: list[Mapping[str, Any]] = result.data.get("run_summary") or []
     if not rows:
         return []
     show = {
         key: len({str(row.get(key)) for row in rows}) > 1 for key in ("nprocs", "method", "cache")
     }
-    stats = result.data.get("launch_statistics") or {}
+    stats = result.data.get("run_statistics") or {}
     confidence = float(stats.get("confidence", result.confidence))
-    launches = len(result.data.get("launches") or ()) or max(row["launches"] for row in rows)
+    runs = len(result.data.get("runs") or ()) or max(row["runs"] for row in rows)
     conf = f"{format_number(confidence * 100, 3)}%"
     titles = ["op", "size"] + [key for key in ("nprocs", "method", "cache") if show[key]]
-    titles += ["launches", "median", f"{conf} CI (bootstrap)", "launch medians", "within CV",
+    titles += ["runs", "median", f"{conf} CI (bootstrap)", "run medians", "within CV",
                "between CV"]  # fmt: skip
     aligns = "<>" + "".join(">" if k == "nprocs" else "<" for k in show if show[k]) + ">>>>>>"
     beyond = has_between(rows)
     if beyond:
-        titles.append("launch-to-launch")
+        titles.append("run-to-run")
         aligns += ">"
     titles.append("flags")
     aligns += "<"
@@ -108,18 +108,18 @@ def summary_lines(result: Result) -> list[str]:
     disagreeing = sum(1 for row in rows if row.get("disagree"))
     lines = [
         "",
-        f"across {launches} launches: median of the launch medians, its {conf} bootstrap "
-        f"interval over launches (seed {stats.get('seed', '-')}); within CV: a launch's IQR/1.349 "
-        "over its median (median over launches); between CV: of the launch medians"
-        + ("; launch-to-launch: relative SD of the launches' means beyond their own errors "
+        f"across {runs} runs: median of the run medians, its {conf} bootstrap "
+        f"interval over runs (seed {stats.get('seed', '-')}); within CV: a run's IQR/1.349 "
+        "over its median (median over runs); between CV: of the run medians"
+        + ("; run-to-run: relative SD of the runs' means beyond their own errors "
            "(random effects, docs/method.md section 11)" if beyond else ""),
     ]
     lines += format_table(titles, aligns, cells)
     if disagreeing:
         lines.append(
-            f"{disagreeing} of {len(rows)} point(s) disagree across launches: one launch's "
+            f"{disagreeing} of {len(rows)} point(s) disagree across runs: one run's "
             f"interval does not describe them. DISAGREE: {DISAGREE_RULE}."
         )
     if any(row.get("modes") for row in rows):
-        lines.append(f"MODES: the machine was in different states between launches; {MODES_RULE}.")
+        lines.append(f"MODES: the machine was in different states between runs; {MODES_RULE}.")
     return lines + per_launch_lines(result)

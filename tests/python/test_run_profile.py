@@ -1,4 +1,4 @@
-"""Honest intervals: the launch-to-launch estimator, the launch profile, a
+"""Honest intervals: the run-to-run estimator, the run profile, a
 single run folding it in, and what the report says about the two intervals."""
 
 from __future__ import annotations
@@ -12,19 +12,19 @@ from typing import Any
 
 import pytest
 
-from mpiscope.measure.launch_profile import (
+from mpiscope.measure.run_profile import (
     ENV_VAR,
     default_profile_path,
     fold_profile,
     profile_key,
     profile_path,
     read_profile,
-    record_launches,
+    record_runs,
 )
-from mpiscope.measure.launches import LaunchOutcome, launch_summary, merge_documents
+from mpiscope.measure.runs import RunOutcome, merge_documents, run_summary
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, validate_result
-from mpiscope.result.launch_variation import between_launch, launch_interval
+from mpiscope.result.run_variation import between_runs, run_interval
 from mpiscope.result.student import two_sided_t
 from mpiscope_fakes import FakeMpi, run_cli
 from real_bench import mpiscope, read
@@ -57,7 +57,7 @@ def test_two_sided_t_refuses_nonsense() -> None:
 
 
 def synthetic(k: int, tau: float, rse: float, seed: int) -> tuple[list[float], list[float]]:
-    """k launches: log center = log 1000 + N(0, tau) + N(0, rse); se = rse * center."""
+    """k runs: log center = log 1000 + N(0, tau) + N(0, rse); se = rse * center."""
     rng = random.Random(seed)
     centers = [1000 * math.exp(rng.gauss(0, tau) + rng.gauss(0, rse)) for _ in range(k)]
     return centers, [rse * c for c in centers]
@@ -65,60 +65,60 @@ def synthetic(k: int, tau: float, rse: float, seed: int) -> tuple[list[float], l
 
 def test_the_between_launch_variance_is_recovered() -> None:
     centers, se = synthetic(4000, tau=0.05, rse=0.02, seed=1)
-    est = between_launch(centers, se)
-    assert est is not None and est.launches == 4000
+    est = between_runs(centers, se)
+    assert est is not None and est.runs == 4000
     assert est.within_var == pytest.approx(0.02**2, rel=1e-9)
     assert est.rsd == pytest.approx(0.05, rel=0.05)
     assert est.observed_var == pytest.approx(0.05**2 + 0.02**2, rel=0.1)
 
 
 def test_the_estimate_is_unbiased_over_many_small_calibrations() -> None:
-    """tau^2 from 5 launches, averaged over many calibrations, is tau^2
+    """tau^2 from 5 runs, averaged over many calibrations, is tau^2
     (before the floor, HE is unbiased; the floor only adds)."""
     raw = []
     for seed in range(3000):
-        est = between_launch(*synthetic(5, tau=0.04, rse=0.01, seed=seed))
+        est = between_runs(*synthetic(5, tau=0.04, rse=0.01, seed=seed))
         assert est is not None
         raw.append(est.observed_var - est.within_var)
     assert sum(raw) / len(raw) == pytest.approx(0.04**2, rel=0.08)
 
 
 def test_no_between_variation_floors_at_zero() -> None:
-    # the launches vary exactly as their own errors say: nothing beyond
+    # the runs vary exactly as their own errors say: nothing beyond
     centers, se = synthetic(3000, tau=0.0, rse=0.03, seed=2)
-    est = between_launch(centers, se)
+    est = between_runs(centers, se)
     assert est is not None and est.rsd < 0.01
     # identical centers with errors: the estimate is negative, floored at 0
-    est = between_launch([500.0, 500.0, 500.0], [5.0, 5.0, 5.0])
+    est = between_runs([500.0, 500.0, 500.0], [5.0, 5.0, 5.0])
     assert est is not None and est.rsd == 0.0 and est.observed_var == pytest.approx(0, abs=1e-20)
 
 
 def test_too_few_launches_give_no_estimate() -> None:
-    assert between_launch([100.0, 120.0], [1.0, 1.0]) is None
-    assert between_launch([100.0, 120.0, 130.0], [1.0, None, 1.0]) is None  # two usable
-    assert between_launch([100.0, 0.0, 130.0, 90.0], [1.0, 1.0, 1.0, 1.0]) is not None
+    assert between_runs([100.0, 120.0], [1.0, 1.0]) is None
+    assert between_runs([100.0, 120.0, 130.0], [1.0, None, 1.0]) is None  # two usable
+    assert between_runs([100.0, 0.0, 130.0, 90.0], [1.0, 1.0, 1.0, 1.0]) is not None
 
 
 def test_the_launch_interval() -> None:
-    # no between part: the within-launch interval, t at n_s - 1
-    only = launch_interval(1000.0, 10.0, 21, 0.0, 5, 0.95)
+    # no between part: the within-run interval, t at n_s - 1
+    only = run_interval(1000.0, 10.0, 21, 0.0, 5, 0.95)
     assert only is not None and only.df == 20
     assert only.error_ns == pytest.approx(two_sided_t(0.95, 20) * 10.0)
     # no within error: t at K - 1 times tau * mean
-    between = launch_interval(1000.0, 0.0, 21, 0.04, 5, 0.95)
+    between = run_interval(1000.0, 0.0, 21, 0.04, 5, 0.95)
     assert between is not None and between.df == 4
     assert between.error_ns == pytest.approx(two_sided_t(0.95, 4) * 40.0)
     assert (between.low_ns, between.high_ns) == pytest.approx((1000 - 111.0578, 1000 + 111.0578))
     # both: wider than either, df between
-    both = launch_interval(1000.0, 10.0, 21, 0.04, 5, 0.95)
+    both = run_interval(1000.0, 10.0, 21, 0.04, 5, 0.95)
     assert both is not None and 4 <= both.df <= 24
     assert both.error_ns > max(only.error_ns, between.error_ns * 0.99)
-    assert launch_interval(None, 1.0, 21, 0.04, 5, 0.95) is None
-    assert launch_interval(1000.0, 10.0, 21, 0.04, 2, 0.95) is None
+    assert run_interval(None, 1.0, 21, 0.04, 5, 0.95) is None
+    assert run_interval(1000.0, 10.0, 21, 0.04, 2, 0.95) is None
 
 
 def reference_error(mean: float, se: float, n: int, rsd: float, k: int, conf: float) -> float:
-    """E' computed independently of launch_interval (scipy's t): sqrt of the
+    """E' computed independently of run_interval (scipy's t): sqrt of the
     within and between variances, Welch-Satterthwaite whole df (floor)."""
     from scipy import stats
 
@@ -131,7 +131,7 @@ def reference_error(mean: float, se: float, n: int, rsd: float, k: int, conf: fl
 
 
 def merged(sample_doc: dict[str, Any], factors: list[float]) -> dict[str, Any]:
-    """A --launches document: one launch of the sample per factor (times scaled)."""
+    """A --runs document: one run of the sample per factor (times scaled)."""
     outcomes = []
     for i, factor in enumerate(factors):
         doc = copy.deepcopy(sample_doc)
@@ -139,10 +139,10 @@ def merged(sample_doc: dict[str, Any], factors: list[float]) -> dict[str, Any]:
             for key in ("mean_ns", "median_ns", "q25_ns", "q75_ns", "se_ns", "error_ns",
                         "ci_low_ns", "ci_high_ns"):
                 p[key] *= factor
-        outcomes.append(LaunchOutcome("cmd", "t0", "t1", doc, None, i + 1))
+        outcomes.append(RunOutcome("cmd", "t0", "t1", doc, None, i + 1))
     out = merge_documents(outcomes)
     assert out is not None
-    out.update(launch_summary(out, seed=1, resamples=50))
+    out.update(run_summary(out, seed=1, resamples=50))
     return out
 
 
@@ -151,7 +151,7 @@ def test_paths_option_env_default_and_off(tmp_path: Path) -> None:
     default = profile_path(None, env)
     assert default == default_profile_path(env)
     assert default is not None and default.parent == tmp_path / "mpiscope"
-    assert default.name.startswith("launch-variation-") and default.suffix == ".json"
+    assert default.name.startswith("run-variation-") and default.suffix == ".json"
     assert profile_path(None, {**env, ENV_VAR: str(tmp_path / "p.json")}) == tmp_path / "p.json"
     assert profile_path("mine.json", {**env, ENV_VAR: "off"}) == Path("mine.json")
     assert profile_path(None, {**env, ENV_VAR: "off"}) is None
@@ -161,8 +161,8 @@ def test_paths_option_env_default_and_off(tmp_path: Path) -> None:
 def test_record_then_fold_round_trip(sample_doc: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "state" / "profile.json"
     doc = merged(sample_doc, [1.0, 1.1, 0.9, 1.05])
-    record_launches(doc, path, tmp_path / "l.json")
-    assert doc["launch_profile"] == {"path": str(path), "action": "recorded", "points": 1}
+    record_runs(doc, path, tmp_path / "l.json")
+    assert doc["run_profile"] == {"path": str(path), "action": "recorded", "points": 1}
     validate_result(doc)
     profile = read_profile(path)
     assert profile.problem is None
@@ -172,26 +172,26 @@ def test_record_then_fold_round_trip(sample_doc: dict[str, Any], tmp_path: Path)
     observed = sum((x - mean) ** 2 for x in logs) / 3
     within = (5.0 / 812.4) ** 2
     assert entry["between_rsd"] == pytest.approx(math.sqrt(observed - within))
-    assert entry["launches"] == 4 and entry["document"] == str((tmp_path / "l.json").resolve())
+    assert entry["runs"] == 4 and entry["document"] == str((tmp_path / "l.json").resolve())
     assert entry["key"]["op"] == "bcast"
     assert entry["key"]["hosts"] == sample_doc["environment"]["hosts"]
-    assert doc["launch_summary"][0]["between_rsd"] == pytest.approx(entry["between_rsd"])
+    assert doc["run_summary"][0]["between_rsd"] == pytest.approx(entry["between_rsd"])
 
     single = copy.deepcopy(sample_doc)
     assert fold_profile(single, path)
-    interval = single["points"][0]["launch_interval"]
+    interval = single["points"][0]["run_interval"]
     expected = reference_error(812.4, 5.0, 16, entry["between_rsd"], 4, 0.95)
     assert interval["error_ns"] == pytest.approx(expected)
-    assert interval["low_ns"] < single["points"][0]["ci_low_ns"]  # wider than within-launch
+    assert interval["low_ns"] < single["points"][0]["ci_low_ns"]  # wider than within-run
     assert single["points"][0]["ci_low_ns"] == sample_doc["points"][0]["ci_low_ns"]  # kept
-    assert single["launch_profile"]["action"] == "used"
-    assert tuple(map(int, single["schema_version"].split("."))) >= (1, 5)  # launch_interval
+    assert single["run_profile"]["action"] == "used"
+    assert tuple(map(int, single["schema_version"].split("."))) >= (1, 5)  # run_interval
     validate_result(single)
 
 
 def test_the_key_is_exact(sample_doc: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "profile.json"
-    record_launches(merged(sample_doc, [1.0, 1.2, 0.8]), path, tmp_path / "l.json")
+    record_runs(merged(sample_doc, [1.0, 1.2, 0.8]), path, tmp_path / "l.json")
     for change in (
         lambda d: d["points"][0].update(size_bytes=2048),
         lambda d: d["points"][0].update(nprocs=4),
@@ -205,7 +205,7 @@ def test_the_key_is_exact(sample_doc: dict[str, Any], tmp_path: Path) -> None:
             sample_doc, sample_doc["points"][0]
         )
         assert fold_profile(other, path) is False
-        assert "launch_interval" not in other["points"][0]
+        assert "run_interval" not in other["points"][0]
     same = copy.deepcopy(sample_doc)
     same["environment"]["mpi_library_version"] += "\nother lines that do not matter"
     assert fold_profile(same, path) is True
@@ -216,10 +216,10 @@ def test_the_key_is_exact(sample_doc: dict[str, Any], tmp_path: Path) -> None:
     [
         "{not json",
         '{"kind": "something else", "version": 1, "entries": []}',
-        '{"kind": "mpiscope-launch-variation", "version": 1, "entries": [{"key": {}}]}',
-        '{"kind": "mpiscope-launch-variation", "version": 9, "entries": []}',
-        '{"kind": "mpiscope-launch-variation", "version": 1, "entries": [{"key": {}, '
-        '"between_rsd": NaN, "launches": 5, "measured_utc": "", "disagree": false}]}',
+        '{"kind": "mpiscope-run-variation", "version": 1, "entries": [{"key": {}}]}',
+        '{"kind": "mpiscope-run-variation", "version": 9, "entries": []}',
+        '{"kind": "mpiscope-run-variation", "version": 1, "entries": [{"key": {}, '
+        '"between_rsd": NaN, "runs": 5, "measured_utc": "", "disagree": false}]}',
         "[]",
     ],
 )
@@ -231,12 +231,12 @@ def test_a_damaged_profile_is_one_warning(
     assert read_profile(path).problem is not None
     single = copy.deepcopy(sample_doc)
     assert fold_profile(single, path)
-    (warning,) = [w for w in single["warnings"] if "launch profile" in w]
-    assert warning.startswith(f"launch profile {path} ") and warning.endswith(": ignored")
-    assert "\n" not in warning and "launch_interval" not in single["points"][0]
+    (warning,) = [w for w in single["warnings"] if "run profile" in w]
+    assert warning.startswith(f"run profile {path} ") and warning.endswith(": ignored")
+    assert "\n" not in warning and "run_interval" not in single["points"][0]
     # recording replaces it, and says so
     doc = merged(sample_doc, [1.0, 1.2, 0.8])
-    record_launches(doc, path, tmp_path / "l.json")
+    record_runs(doc, path, tmp_path / "l.json")
     assert read_profile(path).problem is None and len(read_profile(path).entries) == 1
     assert any("replaced by this run's entries" in w for w in doc["warnings"])
 
@@ -251,19 +251,19 @@ def test_states_between_launches_are_carried_and_said(
     sample_doc: dict[str, Any], tmp_path: Path
 ) -> None:
     path = tmp_path / "profile.json"
-    doc = merged(sample_doc, [1.0, 1.0, 4.0, 4.0])  # two states: the launches disagree
-    assert doc["launch_summary"][0]["disagree_reasons"] == ["spread", "modes"]
-    record_launches(doc, path, tmp_path / "l.json")
+    doc = merged(sample_doc, [1.0, 1.0, 4.0, 4.0])  # two states: the runs disagree
+    assert doc["run_summary"][0]["disagree_reasons"] == ["spread", "modes"]
+    record_runs(doc, path, tmp_path / "l.json")
     single = copy.deepcopy(sample_doc)
     assert fold_profile(single, path)
-    interval = single["points"][0]["launch_interval"]
+    interval = single["points"][0]["run_interval"]
     assert interval["disagree"] is True
     assert [m["count"] for m in interval["modes"]] == [2, 2]
     validate_result(single)
     text = render_report(Result(single))
-    assert ("STATES between launches: MODES 810 ns (2 launches) / 3.24 us (2); "
-            "this launch: the 810 ns state") in text
-    assert "this machine was seen in separate states between launches" in text
+    assert ("STATES between runs: MODES 810 ns (2 runs) / 3.24 us (2); "
+            "this run: the 810 ns state") in text
+    assert "this machine was seen in separate states between runs" in text
 
 
 # --- the report ------------------------------------------------------------------------
@@ -273,22 +273,22 @@ def test_the_report_says_which_interval_is_which(
     sample_doc: dict[str, Any], tmp_path: Path
 ) -> None:
     plain = render_report(Result(sample_doc))
-    assert "within-launch only: no launch-to-launch part measured on this machine" in plain
-    assert "--launches 5" in plain and "E'" not in plain.split("\n\n")[1]
+    assert "within-run only: no run-to-run part measured on this machine" in plain
+    assert "--runs 5" in plain and "E'" not in plain.split("\n\n")[1]
     path = tmp_path / "profile.json"
-    record_launches(merged(sample_doc, [1.0, 1.1, 0.9]), path, tmp_path / "l.json")
+    record_runs(merged(sample_doc, [1.0, 1.1, 0.9]), path, tmp_path / "l.json")
     single = copy.deepcopy(sample_doc)
     fold_profile(single, path)
     text = render_report(Result(single))
-    assert "within-launch only" not in text
+    assert "within-run only" not in text
     (line,) = [x for x in text.splitlines() if x.startswith("E': ")]
-    rsd = single["points"][0]["launch_interval"]["between_rsd"]
+    rsd = single["points"][0]["run_interval"]["between_rsd"]
     assert f"±{100 * rsd:.3g}%" in line
     when = sample_doc["environment"]["start_time_utc"][:16].replace("T", " ")
-    assert f"measured by `run --launches 3` on {when} UTC" in line
+    assert f"measured by `run --runs 3` on {when} UTC" in line
     assert f"(profile {path})" in line
     header = next(x for x in text.splitlines() if x.startswith("op "))
-    assert "± E'" in header and "launches ±" in header
+    assert "± E'" in header and "runs ±" in header
 
 
 # --- end to end ------------------------------------------------------------------------
@@ -297,86 +297,86 @@ def test_the_report_says_which_interval_is_which(
 def test_run_records_then_a_single_run_folds(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     path = tmp_path / "my-profile.json"
     env = dict(fake_mpi.env, FAKE_BENCH_SCALES="1,1.1,0.9,1.05")
-    run = run_cli(["run", "bcast", "--sizes", "8,1K", "--launches", "4", "--quiet",
-                   "--launch-profile", str(path), "--out", "l.json"], env, tmp_path)  # fmt: skip
+    run = run_cli(["run", "bcast", "--sizes", "8,1K", "--runs", "4", "--quiet",
+                   "--run-profile", str(path), "--out", "l.json"], env, tmp_path)  # fmt: skip
     assert run.code == 0, run
-    assert f"launch-to-launch part of 2 point(s) recorded in {path}" in run.stdout
+    assert f"run-to-run part of 2 point(s) recorded in {path}" in run.stdout
     assert len(read_profile(path).entries) == 2
-    # the environment variable names it too; a size it has not measured: within-launch only
+    # the environment variable names it too; a size it has not measured: within-run only
     env = dict(fake_mpi.env, **{ENV_VAR: str(path)})
     run = run_cli(["run", "bcast", "--sizes", "8,1K,4K", "--quiet", "--out", "one.json"],
                   env, tmp_path)  # fmt: skip
     assert run.code == 0, run
     doc = json.loads((tmp_path / "one.json").read_text())
-    with_interval = {p["size_bytes"] for p in doc["points"] if p.get("launch_interval")}
+    with_interval = {p["size_bytes"] for p in doc["points"] if p.get("run_interval")}
     assert with_interval == {8, 1024}
-    assert doc["launch_profile"]["points_without"] == 1
-    assert "measured by `run --launches 4`" in run.stdout
-    assert "no launch-to-launch part measured on this machine for 1 point(s)" in run.stdout
+    assert doc["run_profile"]["points_without"] == 1
+    assert "measured by `run --runs 4`" in run.stdout
+    assert "no run-to-run part measured on this machine for 1 point(s)" in run.stdout
     # off: neither used nor recorded
-    run = run_cli(["run", "bcast", "--sizes", "8", "--quiet", "--launch-profile", "off",
+    run = run_cli(["run", "bcast", "--sizes", "8", "--quiet", "--run-profile", "off",
                    "--out", "off.json"], env, tmp_path)  # fmt: skip
     assert run.code == 0, run
-    assert "launch_interval" not in json.loads((tmp_path / "off.json").read_text())["points"][0]
+    assert "run_interval" not in json.loads((tmp_path / "off.json").read_text())["points"][0]
 
 
 def test_a_damaged_profile_does_not_stop_a_run(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     path = tmp_path / "bad.json"
     path.write_text("\x00garbage")
-    run = run_cli(["run", "bcast", "--sizes", "8", "--quiet", "--launch-profile", str(path),
+    run = run_cli(["run", "bcast", "--sizes", "8", "--quiet", "--run-profile", str(path),
                    "--out", "r.json"], fake_mpi.env, tmp_path)  # fmt: skip
     assert run.code == 0, run
     assert "Traceback" not in run.stderr
-    assert f"launch profile {path} is damaged" in run.stdout
+    assert f"run profile {path} is damaged" in run.stdout
 
 
 def test_two_launches_say_they_record_nothing(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     path = tmp_path / "p.json"
-    run = run_cli(["run", "bcast", "--sizes", "8", "--launches", "2", "--quiet",
-                   "--launch-profile", str(path), "--out", "two.json"], fake_mpi.env,
+    run = run_cli(["run", "bcast", "--sizes", "8", "--runs", "2", "--quiet",
+                   "--run-profile", str(path), "--out", "two.json"], fake_mpi.env,
                   tmp_path)  # fmt: skip
     assert run.code == 0, run
-    assert "--launches 2 is too few to measure the launch-to-launch part" in run.stdout
+    assert "--runs 2 is too few to measure the run-to-run part" in run.stdout
     assert not path.exists()
 
 
 @pytest.mark.mpi
 def test_a_real_run_folds_a_handwritten_entry(tmp_path: Path) -> None:
     """The real bench: a first run gives the point's key; a profile entry
-    written by hand for it (tau 10%, 5 launches) is folded into the next."""
-    first = mpiscope("run", "bcast", "--np", "2", "--sizes", "1K", "--launch-profile", "off",
+    written by hand for it (tau 10%, 5 runs) is folded into the next."""
+    first = mpiscope("run", "bcast", "--np", "2", "--sizes", "1K", "--run-profile", "off",
                      "--out", "a.json", cwd=tmp_path)  # fmt: skip
     assert first.returncode == 0, first.stderr
     doc = read(tmp_path / "a.json")
     key = profile_key(doc, doc["points"][0])
     path = tmp_path / "hand.json"
-    path.write_text(json.dumps({"kind": "mpiscope-launch-variation", "version": 1, "entries": [
-        {"key": key, "between_rsd": 0.1, "launches": 5, "measured_utc": "2026-11-24T08:00:00Z",
+    path.write_text(json.dumps({"kind": "mpiscope-run-variation", "version": 1, "entries": [
+        {"key": key, "between_rsd": 0.1, "runs": 5, "measured_utc": "2026-11-24T08:00:00Z",
          "disagree": False}]}))  # fmt: skip
-    second = mpiscope("run", "bcast", "--np", "2", "--sizes", "1K", "--launch-profile", str(path),
+    second = mpiscope("run", "bcast", "--np", "2", "--sizes", "1K", "--run-profile", str(path),
                       "--out", "b.json", cwd=tmp_path)  # fmt: skip
     assert second.returncode == 0, second.stderr
     point = read(tmp_path / "b.json")["points"][0]
-    interval = point["launch_interval"]
+    interval = point["run_interval"]
     expected = reference_error(point["mean_ns"], point["se_ns"], point["samples_used"], 0.1, 5,
                                point["confidence"])  # fmt: skip
     assert interval["error_ns"] == pytest.approx(expected)
     assert interval["error_ns"] > point["error_ns"]  # the engine's own interval is kept
-    assert "measured by `run --launches 5` on 2026-11-24 08:00 UTC" in second.stdout
+    assert "measured by `run --runs 5` on 2026-11-24 08:00 UTC" in second.stdout
 
 
 def test_compare_judges_two_single_launches_on_e_prime(
     sample_doc: dict[str, Any], tmp_path: Path
 ) -> None:
-    """Two launches 8% apart: their within-launch intervals are apart (a
+    """Two runs 8% apart: their within-run intervals are apart (a
     regression), their E' (tau 10%) overlap (not significant)."""
     from mpiscope.reports.compare import compare_results
 
     path = tmp_path / "profile.json"
-    record_launches(merged(sample_doc, [1.0, 1.1, 0.9, 1.12, 0.88]), path, tmp_path / "l.json")
+    record_runs(merged(sample_doc, [1.0, 1.1, 0.9, 1.12, 0.88]), path, tmp_path / "l.json")
     base, new = copy.deepcopy(sample_doc), merged(sample_doc, [1.08])
-    new.pop("launches")
-    new["points"][0].pop("launch")
+    new.pop("runs")
+    new["points"][0].pop("run")
     plain = compare_results(Result(base), Result(new), 0.05)
     assert [p.test for p in plain.pairs] == ["intervals"] and plain.regressions
     assert fold_profile(base, path) and fold_profile(new, path)

@@ -1,5 +1,5 @@
-"""``launches``: per-launch medians as points, with the median over
-launches and its interval (documents from ``mpiscope run --launches``)."""
+"""``runs``: per-run medians as points, with the median over
+runs and its interval (documents from ``mpiscope run --runs``)."""
 
 from __future__ import annotations
 
@@ -18,13 +18,13 @@ from mpiscope.reports.plots.common import (
 )
 from mpiscope.reports.plots.figure import Panel, Plot, Series
 
-__all__ = ["launches_plot"]
+__all__ = ["runs_plot"]
 
 
-def launches_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
+def runs_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
     panels: list[Panel] = []
     for doc in docs:
-        if not any(pt.launch is not None for pt in doc.points):
+        if not any(pt.run is not None for pt in doc.points):
             continue
         varied = doc.result.varied
         groups: dict[tuple[str, str, str | None], list[Pt]] = {}
@@ -42,11 +42,11 @@ def launches_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
     if not panels:
         return None
     note = (
-        "Dots: the median of each launch (one mpiscope-bench run) at each point. Markers with "
-        "bars: the median of the launches' medians and its interval over launches "
-        "(launch_summary). Circled in red: the launches disagree (or a point is unstable)."
+        "Dots: the median of each run (one mpiscope-bench run) at each point. Markers with "
+        "bars: the median of the runs' medians and its interval over runs "
+        "(run_summary). Circled in red: the runs disagree (or a point is unstable)."
     )
-    return Plot("launches", "Between-launch variation", tuple(panels), note)
+    return Plot("runs", "Between-run variation", tuple(panels), note)
 
 
 def _launch_panel(
@@ -57,10 +57,10 @@ def _launch_panel(
             return pt.op
         return pt.nprocs if varied == "nprocs" else (pt.size or 0)
 
-    ordered = sorted(pts, key=lambda p: (str(x_of(p)) if categorical else x_of(p), p.launch or 0))
+    ordered = sorted(pts, key=lambda p: (str(x_of(p)) if categorical else x_of(p), p.run or 0))
     unit, scale = time_unit(p.point.median_ns for p in ordered)
     dots = Series(
-        "launch medians",
+        "run medians",
         tuple(x_of(p) for p in ordered),
         scaled_values((p.point.median_ns for p in ordered), scale),
         style="points",
@@ -86,7 +86,7 @@ def _launch_panel(
     if xs:
         series.append(
             Series(
-                "median over launches",
+                "median over runs",
                 tuple(xs),
                 scaled_values(ys, scale),
                 scaled_values(lows, scale),
@@ -114,5 +114,5 @@ def _launch_panel(
         series=tuple(series),
         categories=tuple(unique(str(x) for x in dots.x)) if categorical else (),
         xbytes=not categorical and varied != "nprocs",
-        flag_label="launches disagree (or unstable)",
+        flag_label="runs disagree (or unstable)",
     )

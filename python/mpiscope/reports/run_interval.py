@@ -1,14 +1,14 @@
 """Which interval is which, in the text and HTML reports.
 
-A point's ``E`` is its within-launch error (the engine's interval: how well
-this launch pins its own mean). With the machine's launch profile
-(:mod:`mpiscope.measure.launch_profile`) a single-launch point also has
-``launch_interval``, E': what another launch would read. This module
-gives the report its cells for that (the launch-to-launch part, the
-states flag) and its lines: where the launch-to-launch part came from,
-which points have the within-launch interval only and how to get the
-other, which points were seen in separate states between launches, and
-what a ``--launches`` run recorded.
+A point's ``E`` is its within-run error (the engine's interval: how well
+this run pins its own mean). With the machine's run profile
+(:mod:`mpiscope.measure.run_profile`) a single-run point also has
+``run_interval``, E': what another run would read. This module
+gives the report its cells for that (the run-to-run part, the
+states flag) and its lines: where the run-to-run part came from,
+which points have the within-run interval only and how to get the
+other, which points were seen in separate states between runs, and
+what a ``--runs`` run recorded.
 """
 
 from __future__ import annotations
@@ -24,50 +24,50 @@ from mpiscope.result.units import format_ns, format_percent
 
 __all__ = [
     "between_cell",
-    "has_launch_intervals",
+    "has_run_intervals",
     "interval_lines",
     "states_flag",
 ]
 
-#: Launches the advice suggests for measuring the launch-to-launch part.
+#: Runs the advice suggests for measuring the run-to-run part.
 SUGGESTED_LAUNCHES = 5
 
 
-def has_launch_intervals(points: Sequence[Point]) -> bool:
-    return any(p.get("launch_interval") for p in points)
+def has_run_intervals(points: Sequence[Point]) -> bool:
+    return any(p.get("run_interval") for p in points)
 
 
 def between_cell(point: Point) -> str:
-    """The launch-to-launch relative SD folded into the point, ``-`` without."""
-    interval = point.get("launch_interval")
+    """The run-to-run relative SD folded into the point, ``-`` without."""
+    interval = point.get("run_interval")
     return "-" if not interval else f"±{format_percent(float(interval['between_rsd']))}"
 
 
 def states_flag(point: Point) -> str:
-    """``STATES between launches: MODES ...`` (or ``DISAGREE``) where the
-    profile's launches of this point did not agree; empty otherwise."""
-    interval = point.get("launch_interval") or {}
+    """``STATES between runs: MODES ...`` (or ``DISAGREE``) where the
+    profile's runs of this point did not agree; empty otherwise."""
+    interval = point.get("run_interval") or {}
     if not interval.get("disagree"):
         return ""
     modes = modes_from_records(interval.get("modes"))
     if modes:
-        text = f"STATES between launches: {format_modes(modes, 'launches', format_ns)}"
+        text = f"STATES between runs: {format_modes(modes, 'runs', format_ns)}"
         mean = point.mean_ns
         if mean is None or mean <= 0:
             return text
         nearest = min(modes, key=lambda m: abs(math.log(max(m.value_ns, 1e-9) / mean)))
-        return f"{text}; this launch: the {format_ns(nearest.value_ns)} state"
+        return f"{text}; this run: the {format_ns(nearest.value_ns)} state"
     reasons = ", ".join(interval.get("disagree_reasons") or ()) or "spread"
-    return f"launches DISAGREED ({reasons})"
+    return f"runs DISAGREED ({reasons})"
 
 
 def _calibrations(intervals: Sequence[Mapping[str, Any]]) -> str:
-    """```run --launches 8` on 2026-11-24 08:40 UTC`` (ranges when they differ)."""
-    counts = sorted({int(i["launches"]) for i in intervals})
+    """```run --runs 8` on 2026-11-24 08:40 UTC`` (ranges when they differ)."""
+    counts = sorted({int(i["runs"]) for i in intervals})
     dates = sorted({_minute(str(i["measured_utc"])) for i in intervals})
     count = str(counts[0]) if len(counts) == 1 else f"{counts[0]}..{counts[-1]}"
     when = f"on {dates[0]}" if len(dates) == 1 else f"between {dates[0]} and {dates[-1]}"
-    return f"`run --launches {count}` {when}"
+    return f"`run --runs {count}` {when}"
 
 
 def _minute(stamp: str) -> str:
@@ -77,44 +77,44 @@ def _minute(stamp: str) -> str:
 
 def interval_lines(result: Result, confidence: str) -> list[str]:
     """The report's lines on the two intervals (empty for a document that is
-    neither a single launch nor a recording ``--launches`` run)."""
-    profile = result.data.get("launch_profile") or {}
-    if result.data.get("launches"):  # a merged document: what it recorded
+    neither a single run nor a recording ``--runs`` run)."""
+    profile = result.data.get("run_profile") or {}
+    if result.data.get("runs"):  # a merged document: what it recorded
         if profile.get("action") != "recorded":
             return []
         return [
-            f"launch profile: the launch-to-launch part of {profile.get('points', 0)} point(s) "
+            f"run profile: the run-to-run part of {profile.get('points', 0)} point(s) "
             f"recorded in {profile.get('path')}; a single `mpiscope run` of the same points "
             "folds it into their intervals"
         ]
     # (a point measured to its exact value has no interval: its clock has no noise)
     measured = [p for p in result.points
                 if p.get("kind", "measure") == "measure" and not is_exact(p)]  # fmt: skip
-    intervals = [p["launch_interval"] for p in measured if p.get("launch_interval")]
+    intervals = [p["run_interval"] for p in measured if p.get("run_interval")]
     lines: list[str] = []
     if intervals:
         rsd = sorted(float(i["between_rsd"]) for i in intervals)
         span = (format_percent(rsd[0]) if rsd[0] == rsd[-1]
                 else f"{format_percent(rsd[0])}..{format_percent(rsd[-1])}")  # fmt: skip
         lines.append(
-            f"E': half-width of the {confidence} interval of what another launch would read: "
-            f"E's standard error and the launch-to-launch part (±{span}, column `launches ±`) "
+            f"E': half-width of the {confidence} interval of what another run would read: "
+            f"E's standard error and the run-to-run part (±{span}, column `runs ±`) "
             f"measured by {_calibrations(intervals)} (profile {profile.get('path', '?')})"
         )
     without = len(measured) - len(intervals)
     if without:
         which = "these points" if not intervals else f"{without} point(s) (E' `-`)"
         lines.append(
-            f"within-launch only: no launch-to-launch part measured on this machine for {which}: "
-            "E says how well this launch pins its mean, not what another launch would read; to "
-            f"get that, run once `mpiscope run` with the same options and --launches "
+            f"within-run only: no run-to-run part measured on this machine for {which}: "
+            "E says how well this run pins its mean, not what another run would read; to "
+            f"get that, run once `mpiscope run` with the same options and --runs "
             f"{SUGGESTED_LAUNCHES}"
         )
-    states = sum(1 for p in measured if (p.get("launch_interval") or {}).get("disagree"))
+    states = sum(1 for p in measured if (p.get("run_interval") or {}).get("disagree"))
     if states:
         lines.append(
             f"{states} point(s) (STATES, DISAGREED): this machine was seen in separate states "
-            "between launches; this launch read one of them and another launch may read "
+            "between runs; this run read one of them and another run may read "
             "another: E' spans them, but a value between them is not typical"
         )
     return lines
