@@ -314,7 +314,8 @@ class Fault:
             doc = json.loads((self.dir / name).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return -1
-        return len(doc.get("points") or doc.get("packets") or doc.get("launches") or [])
+        items = doc.get("points") or doc.get("packets") or doc.get("launches") or doc.get("runs")
+        return len(items or [])
 
     def wait(self, test: Callable[[], bool], seconds: float = 40.0) -> bool:
         end = time.monotonic() + seconds

@@ -12,7 +12,7 @@ older figure held it against the median of the R medians ("holds median"),
 another statistic, which a skewed point's interval misses however many
 samples it has. Points whose launches fall into separate modes (the
 machine changed state between launches: mpiscope.result.modes, the same
-rule as `run --launches`) are marked MODES with the modes' values: no
+rule as `run --runs`) are marked MODES with the modes' values: no
 single launch's interval can hold their center, and the figure is also
 given without them.
 
@@ -20,7 +20,7 @@ Two intervals per launch (docs/method.md section 11): the engine's
 within-launch interval, and the interval of what another launch would
 read (``run_interval``), which folds in the run-to-run variation
 measured BEFORE the R launches by a separate calibration, ``mpiscope run
---launches K`` (K = --calibration, 5 by default) into a private launch
+--runs K`` (K = --calibration, 5 by default) into a private run
 profile (never the user's). The calibration's launches are not among the
 R launches: the R launches test it, they did not make it.
 
@@ -31,7 +31,6 @@ R launches: the R launches test it, they did not make it.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
@@ -40,6 +39,7 @@ from typing import Any
 
 from _common import DEFAULT_SUITE, human_bytes, human_ns, point_key, run_mpiscope
 
+from mpiscope.result import load_result
 from mpiscope.result.modes import run_modes
 from mpiscope.result.stats import RunStats, summarize_runs
 
@@ -60,7 +60,7 @@ def _holds_launch(p: dict[str, Any], center: float) -> bool | None:
 
 def _modes(points: list[dict[str, Any]]) -> tuple[str, bool]:
     """MODES a (n launches) / b (m) when the launches fall into separate groups,
-    and whether they disagree (`run --launches`' DISAGREE)."""
+    and whether they disagree (`run --runs`' DISAGREE)."""
     launches = [RunStats(p["median_ns"], p.get("q25_ns"), p.get("q75_ns")) for p in points]
     summary = summarize_runs(launches, 0.95, resamples=100)
     modes = run_modes([x.median_ns for x in launches], summary.group_members,
@@ -86,7 +86,7 @@ def main() -> None:
     runs: list[dict[tuple[str, int | None, int], dict[str, Any]]] = []
     if args.source is not None:
         for path in sorted(args.source.glob("run*.json")):
-            doc = json.loads(path.read_text())
+            doc = load_result(path).data  # old documents: their names of before 1.11 read
             if doc.get("status") == "complete":  # not a launch still running
                 runs.append({point_key(p): p for p in doc["points"]})
         if len(runs) < 2:
@@ -105,10 +105,10 @@ def main() -> None:
                   "--run-profile", str(profile) if args.calibration else "off"]
         note = None
         if args.calibration:
-            _, wall = run_mpiscope([*common, "--launches", str(args.calibration)],
+            _, wall = run_mpiscope([*common, "--runs", str(args.calibration)],
                                    where / "calibration.json")
             note = _calibration_note(where / "calibration.json")
-            print(f"calibration (--launches {args.calibration}): {wall:.1f} s", flush=True)
+            print(f"calibration (--runs {args.calibration}): {wall:.1f} s", flush=True)
         for i in range(args.launches):
             doc, wall = run_mpiscope(common, where / f"run{i}.json")
             runs.append({point_key(p): p for p in doc["points"]})
@@ -118,10 +118,10 @@ def main() -> None:
 
 def _calibration_note(path: Path) -> str:
     """When and how the calibration measured the run-to-run part."""
-    doc = json.loads(path.read_text())
+    doc = load_result(path).data
     env = doc["environment"]
     recorded = (doc.get("run_profile") or {}).get("points", 0)
-    return (f"calibration: `mpiscope run --launches {len(doc.get('launches') or ())}` "
+    return (f"calibration: `mpiscope run --runs {len(doc.get('runs') or ())}` "
             f"{env.get('start_time_utc')} .. {env.get('end_time_utc')}, before the launches "
             f"below and independent of them; run-to-run part recorded for {recorded} "
             "point(s)")

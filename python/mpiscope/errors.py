@@ -25,4 +25,4 @@ class RunFailedError(MpiscopeError):
 
 class StoppedError(RunFailedError):
     """mpiscope itself was told to stop (SIGTERM, SIGHUP): a command that
-    runs a series of launches starts no further one."""
+    runs a series of runs of the bench starts no further one."""

@@ -5,7 +5,7 @@ statistics parameters, methods and arrival, element type and reduction,
 the output file, the number of cores); :func:`check_ops` checks the
 operations and their options against the bench's catalogue; and
 :func:`bench_plan` (:func:`check_plan` for the machine check,
-:func:`startup_plan` for a start-up launch) builds the
+:func:`startup_plan` for a start-up run) builds the
 one JSON document the bench reads (``mpiscope-bench --plan FILE``,
 docs/plan-format.md), every value typed: sizes and process counts are the
 integers parsed here, never text again.
@@ -317,7 +317,7 @@ def startup_plan(
     request: MeasureRequest, how: str, size: int, thread_level: str, out: Path,
     profile: MpiProfile, launcher: list[str],
 ) -> dict[str, Any]:  # fmt: skip
-    """The bench's plan document for one start-up launch (``mpiscope
+    """The bench's plan document for one start-up run (``mpiscope
     startup``) on ``request.np`` ranks: MPI started as ``how`` (``init``,
     ``init_thread`` at ``thread_level``, ``session``), then round trips
     of ``size`` bytes to every peer."""
@@ -341,7 +341,7 @@ def _plan_end(
 ) -> dict[str, Any]:
     """What every plan carries: the result's environment entries (a
     simulated run's platform and settings among them), where the result
-    goes, and the flags of the launch itself."""
+    goes, and the flags of the run itself."""
     meta = {
         "command_line": shlex.join(["mpiscope", *request.argv]),
         "launcher": format_command(launcher),

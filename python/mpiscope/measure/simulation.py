@@ -3,7 +3,7 @@
 The SMPI build (``make smpi``) is an MPI installation like the others
 (profile ``smpi``, implementation "smpi", mpiexec ``smpirun``) that runs
 only on a platform file: ``--platform NAME`` (a platform shipped in
-``platforms/``) or ``--platform PATH.xml``. Each launch gets a hostfile
+``platforms/``) or ``--platform PATH.xml``. Each run gets a hostfile
 covering ``--np`` ranks (``host:cores`` for multicore hosts) and the
 simulator settings :data:`DEFAULT_CFG` plus the user's ``--smpi-cfg``.
 What the result records about the simulation (platform, its SHA-256, the

@@ -11,7 +11,7 @@ significant:
   their intervals over runs (``run_summary``), significant when
   they do not overlap - the only test here that includes run-to-run
   variation, so the one to gate a CI on;
-- else, both are single launches whose points carry ``run_interval``
+- else, both are single runs whose points carry ``run_interval``
   (the run profile's measured run-to-run part folded in,
   docs/method.md section 11): significant when those intervals (E') do
   not overlap;

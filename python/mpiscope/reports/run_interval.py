@@ -30,7 +30,7 @@ __all__ = [
 ]
 
 #: Runs the advice suggests for measuring the run-to-run part.
-SUGGESTED_LAUNCHES = 5
+SUGGESTED_RUNS = 5
 
 
 def has_run_intervals(points: Sequence[Point]) -> bool:
@@ -108,7 +108,7 @@ def interval_lines(result: Result, confidence: str) -> list[str]:
             f"within-run only: no run-to-run part measured on this machine for {which}: "
             "E says how well this run pins its mean, not what another run would read; to "
             f"get that, run once `mpiscope run` with the same options and --runs "
-            f"{SUGGESTED_LAUNCHES}"
+            f"{SUGGESTED_RUNS}"
         )
     states = sum(1 for p in measured if (p.get("run_interval") or {}).get("disagree"))
     if states:

@@ -37,7 +37,7 @@ def _flags(row: Mapping[str, Any]) -> str:
     return f"DISAGREE: {reasons}{shown}"
 
 
-def per_launch_lines(result: Result) -> list[str]:
+def per_run_lines(result: Result) -> list[str]:
     """Each run's median per point, in run order (``-``: not measured)."""
     rows = summary_index(result)
     count = len(result.data.get("runs") or ())
@@ -122,4 +122,4 @@ def summary_lines(result: Result) -> list[str]:
         )
     if any(row.get("modes") for row in rows):
         lines.append(f"MODES: the machine was in different states between runs; {MODES_RULE}.")
-    return lines + per_launch_lines(result)
+    return lines + per_run_lines(result)

@@ -3,7 +3,7 @@
 The C engine has an exact quantile for any real degrees of freedom
 (``mpiscope_student_t_quantile``); the few intervals Python builds itself
 (:mod:`mpiscope.result.run_variation`) need it for whole degrees of
-freedom only, and importing scipy for one number would cost a single-launch
+freedom only, and importing scipy for one number would cost a single-run
 ``mpiscope run`` ~0.7 s. For whole ``df`` the t distribution has a closed
 form (Abramowitz and Stegun 26.7.3 and 26.7.4): with
 theta = atan(t / sqrt(df)), A(t | df) = P(|T| <= t) is a finite sum in

@@ -38,7 +38,7 @@ def runs_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
             if several_variants:
                 name = f"{name} ({variant_label(method, cache, doc)})"
             title = prefix + name
-            panels.append(_launch_panel(title, doc, pts, varied, categorical=not op))
+            panels.append(_run_panel(title, doc, pts, varied, categorical=not op))
     if not panels:
         return None
     note = (
@@ -49,7 +49,7 @@ def runs_plot(docs: Sequence[Doc], several: bool) -> Plot | None:
     return Plot("runs", "Between-run variation", tuple(panels), note)
 
 
-def _launch_panel(
+def _run_panel(
     title: str, doc: Doc, pts: Sequence[Pt], varied: str, categorical: bool
 ) -> Panel:
     def x_of(pt: Pt) -> float | str:
