@@ -5,6 +5,7 @@ README links, the strict site build). No MPI needed."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import sys
@@ -73,6 +74,22 @@ def test_glossary_defines_the_terms_of_a_result() -> None:
     text = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
     defined = set(re.findall(r"^\*\*([^*]+)\*\*", text, re.M))
     assert set(GLOSSARY_TERMS) - defined == set()
+
+
+def test_glossary_names_every_field_of_a_result() -> None:
+    """Every field of a result document's top level, points, environment and
+    method (the schema's, but the names of before 1.11 it still accepts) is
+    named in the glossary, so that each term a document uses is explained."""
+    text = (ROOT / "docs" / "glossary.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`(?:[\w\[\]]+\.)*(\w+)", text))
+    schema = json.loads((ROOT / "python" / "mpiscope" / "schema" / "result-v1.schema.json")
+                        .read_text(encoding="utf-8"))  # fmt: skip
+    fields = set(schema["properties"])
+    for part in ("point", "environment", "method"):
+        fields |= set(schema["$defs"][part]["properties"])
+    old = {"launches", "launch", "launch_summary", "launch_statistics", "launch_profile",
+           "launch_interval"}
+    assert fields - old - named == set()
 
 
 def test_absolute_paths_are_found(tmp_path: Path) -> None:
