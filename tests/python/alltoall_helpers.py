@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mpiscope.alltoall.compare import LaunchRecord, Variant, build_document
+from mpiscope.alltoall.compare import RunRecord, Variant, build_document
 from mpiscope.alltoall.models import Topology
 
 
-def launch_doc(
+def run_doc(
     times: Mapping[str, Callable[[int], float]],
     sizes: Sequence[int],
     simulated: bool = False,
@@ -38,22 +38,22 @@ def compare_doc(nprocs: int = 8, simulated: bool = False, nodes: int = 2) -> dic
     large ones; native default in between; PLP with d=1,2,4, d=2 best at
     every size; MPICH brucks and pairwise forced; a two-regime ping-pong."""
     per = nprocs // nodes
-    lab = launch_doc({
+    lab = run_doc({
         "alltoall": lambda s: 2000 + 2.0 * s,
         "alltoall_bruck": lambda s: 1000 + 4.0 * s,
         "alltoall_pairwise": lambda s: 3000 + 1.0 * s,
         "alltoall_plp": lambda s: 1500 + 1.5 * s,
     }, SIZES, simulated)  # fmt: skip
-    plp = {d: launch_doc({"alltoall_plp": (lambda s, d=d: (1400 + 1.4 * s) * (1 + abs(d - 2)))},
+    plp = {d: run_doc({"alltoall_plp": (lambda s, d=d: (1400 + 1.4 * s) * (1 + abs(d - 2)))},
                          SIZES, simulated) for d in (1, 2, 4)}  # fmt: skip
-    brucks = launch_doc({"alltoall": lambda s: 1100 + 4.5 * s}, SIZES, simulated)
-    pairwise = launch_doc({"alltoall": lambda s: 3100 + 1.1 * s}, SIZES, simulated)
+    brucks = run_doc({"alltoall": lambda s: 1100 + 4.5 * s}, SIZES, simulated)
+    pairwise = run_doc({"alltoall": lambda s: 3100 + 1.1 * s}, SIZES, simulated)
     pp_sizes = [2**k for k in range(0, 21)]
-    pingpong = launch_doc(
+    pingpong = run_doc(
         {"pingpong": lambda s: 2 * (500 + 0.1 * s if s <= 16384 else 4000 + 0.05 * s)},
         pp_sizes, simulated, {"pairs": f"0-{per}"},
     )
-    launches = [LaunchRecord("lab", {"nodes": str(nodes)}, doc=lab)]
+    runs = [RunRecord("lab", {"nodes": str(nodes)}, doc=lab)]
     variants = [
         Variant("native", "native", "alltoall", "default", "mpich-auto", 0),
         Variant("bruck", "lab", "alltoall_bruck", "bruck", "bruck", 0),
@@ -61,19 +61,19 @@ def compare_doc(nprocs: int = 8, simulated: bool = False, nodes: int = 2) -> dic
         Variant("plp", "lab", "alltoall_plp", "plp", "plp", 0),
     ]
     for d, doc in plp.items():
-        launches.append(LaunchRecord(f"plp:d={d}", {"leaders": str(d)}, doc=doc))
+        runs.append(RunRecord(f"plp:d={d}", {"leaders": str(d)}, doc=doc))
         variants.append(Variant(f"plp:d={d}", "lab", "alltoall_plp", "plp", "plp",
-                                len(launches) - 1, leaders=d))  # fmt: skip
+                                len(runs) - 1, leaders=d))  # fmt: skip
     for name, doc in (("brucks", brucks), ("pairwise", pairwise)):
         env = {"MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM": name}
-        launches.append(LaunchRecord(f"native:{name}", env=env, doc=doc))
+        runs.append(RunRecord(f"native:{name}", env=env, doc=doc))
         variants.append(Variant(f"native:{name}", "native-forced", "alltoall", name,
-                                "bruck" if name == "brucks" else "pairwise", len(launches) - 1))
-    launches.append(LaunchRecord("pingpong-inter", {"pairs": f"0-{per}"}, doc=pingpong))
+                                "bruck" if name == "brucks" else "pairwise", len(runs) - 1))
+    runs.append(RunRecord("pingpong-inter", {"pairs": f"0-{per}"}, doc=pingpong))
     return build_document(
-        variants=variants, launches=launches, sizes=SIZES,
+        variants=variants, runs=runs, sizes=SIZES,
         topology=Topology(nprocs, nodes, per, 8192), node_sizes=[per] * nodes,
         nodes_option=nodes, implementation="smpi" if simulated else "mpich",
         command_line="mpiscope alltoall compare --np 8 --nodes 2",
-        inter_launch=len(launches) - 1, intra_launch=None,
+        inter_run=len(runs) - 1, intra_run=None,
     )  # fmt: skip

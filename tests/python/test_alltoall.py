@@ -146,18 +146,18 @@ def test_the_document_validates_and_says_when_simulated(tmp_path: Path) -> None:
 
 
 def test_a_failed_launch_keeps_the_others() -> None:
-    from mpiscope.alltoall.compare import LaunchRecord, Variant, build_document
+    from mpiscope.alltoall.compare import RunRecord, Variant, build_document
 
     good = {"environment": {}, "points": [
         {"op": "alltoall", "size_bytes": 8, "median_ns": 10.0, "ci_low_ns": 9.0,
          "ci_high_ns": 11.0}]}  # fmt: skip
-    launches = [LaunchRecord("lab", doc=good), LaunchRecord("native:brucks", error="exit 3")]
+    runs = [RunRecord("lab", doc=good), RunRecord("native:brucks", error="exit 3")]
     variants = [Variant("native", "native", "alltoall", "default", None, 0),
                 Variant("native:brucks", "native-forced", "alltoall", "brucks", "bruck", 1)]
-    doc = build_document(variants=variants, launches=launches, sizes=[8],
+    doc = build_document(variants=variants, runs=runs, sizes=[8],
                          topology=Topology(2, 1, 2, 8192), node_sizes=[2], nodes_option=0,
-                         implementation="mpich", command_line="x", inter_launch=None,
-                         intra_launch=None)  # fmt: skip
+                         implementation="mpich", command_line="x", inter_run=None,
+                         intra_run=None)  # fmt: skip
     validate(doc)
     assert doc["status"] == "partial" and doc["errors"] == ["native:brucks: exit 3"]
     assert doc["winners"][0]["winner"] == "native"
@@ -380,3 +380,25 @@ def test_check_status_tells_data_mismatches_from_early_returns() -> None:
     assert _validation_status(doc(ok), "alltoall_bruck", "exit 1", 2) == ("error", True)
     assert _validation_status(doc({"supported": False}, ok), "alltoall_bruck", None, 2) == (
         "no check", True)
+
+
+def test_a_document_of_schema_1_0_is_read_under_the_new_names(tmp_path: Path) -> None:
+    """Schema 1.0 called the runs of the bench launches (``launches``, each
+    variant's ``launch``): still valid, and read as ``runs`` and ``run``."""
+    doc = compare_doc()
+    assert doc["schema_version"] == "1.1" and "launches" not in doc
+    old = copy.deepcopy(doc)
+    old["schema_version"] = "1.0"
+    old["launches"] = old.pop("runs")
+    for variant in old["variants"]:
+        variant["launch"] = variant.pop("run")
+    validate(old)
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old))
+    read = load_alltoall(path)
+    assert read["runs"] == doc["runs"] and "launches" not in read
+    assert [v["run"] for v in read["variants"]] == [v["run"] for v in doc["variants"]]
+    missing = copy.deepcopy(doc)
+    del missing["runs"]
+    with pytest.raises(MpiscopeError):
+        validate(missing)

@@ -70,7 +70,7 @@ def test_compare_two_ranks_writes_one_document(tmp_path: Path) -> None:
     assert all(w["winner"] in names for w in doc["winners"])
     assert len(doc["hockney"]["inter"]["segments"]) == 2
     assert doc["simulated"] is False
-    forced = next(r for r in doc["launches"] if r["purpose"] == "native:brucks")
+    forced = next(r for r in doc["runs"] if r["purpose"] == "native:brucks")
     assert forced["env"]["MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM"] == "brucks"
     # the per-size table: sizes as rows, the library's default the first column
     header = next(line for line in proc.stdout.splitlines() if line.startswith("size "))

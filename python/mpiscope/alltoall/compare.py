@@ -5,7 +5,7 @@ Hockney model fitted from a ping-pong of the same run with its prediction
 per variant and size, the winner per size, and PLP's rule-chosen d next to
 the measured best d.
 
-Built from the result documents of the run's launches (one launch may have
+Built from the result documents of the command's runs of the bench (one run may have
 failed: its variants then carry the error and no points, and the document
 is "partial").
 """
@@ -26,7 +26,7 @@ from mpiscope.models.hockney import Hockney, fit_hockney
 __all__ = [
     "KIND",
     "SCHEMA_VERSION",
-    "LaunchRecord",
+    "RunRecord",
     "Variant",
     "build_document",
     "hockney_of",
@@ -37,7 +37,8 @@ __all__ = [
 ]
 
 KIND = "alltoall-compare"
-SCHEMA_VERSION = "1.0"
+#: 1.1: ``runs`` and a variant's ``run`` (``launches``, ``launch`` in 1.0).
+SCHEMA_VERSION = "1.1"
 #: The model name of the library's default selection under MPICH (per size).
 MPICH_AUTO = "mpich-auto"
 
@@ -51,13 +52,13 @@ class Variant:
     op: str
     algorithm: str  # "default", a native name, or a lab algorithm name
     model: str | None
-    launch: int  # index of the launch that measures it
+    run: int  # index of the run that measures it
     leaders: int | None = None  # PLP's fixed d (None: the rule's)
 
 
 @dataclass
-class LaunchRecord:
-    """One launch of the run: what it was for, how it was set, what it gave."""
+class RunRecord:
+    """One run of the bench: what it was for, how it was set, what it gave."""
 
     purpose: str  # "lab", "native", "native:NAME", "plp:d=D", "pingpong-inter", ...
     options: Mapping[str, str] = field(default_factory=dict)
@@ -77,7 +78,7 @@ class LaunchRecord:
 
 
 def is_simulated(doc: Mapping[str, Any] | None) -> bool:
-    """Whether a launch's result document says it ran on a simulated cluster."""
+    """Whether a run's result document says it ran on a simulated cluster."""
     if doc is None:
         return False
     env = doc.get("environment") or {}
@@ -95,7 +96,7 @@ def _points(doc: Mapping[str, Any] | None, op: str) -> dict[int, Mapping[str, An
 
 
 def hockney_of(doc: Mapping[str, Any] | None, segments: int = 2) -> dict[str, Any] | None:
-    """The Hockney section from a ping-pong launch (one-way time = round trip
+    """The Hockney section from a ping-pong run (one-way time = round trip
     / 2 of each size's median), or None without enough points."""
     points = _points(doc, "pingpong")
     usable = {s: p["median_ns"] / 2 for s, p in points.items() if p.get("median_ns")}
@@ -122,24 +123,24 @@ def _model_of(variant: Variant, implementation: str, nprocs: int, size: int) -> 
 def build_document(
     *,
     variants: Sequence[Variant],
-    launches: Sequence[LaunchRecord],
+    runs: Sequence[RunRecord],
     sizes: Sequence[int],
     topology: Topology,
     node_sizes: Sequence[int],
     nodes_option: int,
     implementation: str,
     command_line: str,
-    inter_launch: int | None,
-    intra_launch: int | None,
+    inter_run: int | None,
+    intra_run: int | None,
 ) -> dict[str, Any]:
     """The whole alltoall-compare document of a run."""
-    inter = hockney_of(launches[inter_launch].doc) if inter_launch is not None else None
-    intra = hockney_of(launches[intra_launch].doc) if intra_launch is not None else None
+    inter = hockney_of(runs[inter_run].doc) if inter_run is not None else None
+    intra = hockney_of(runs[intra_run].doc) if intra_run is not None else None
     inter_model = Hockney.from_dicts(inter["segments"]) if inter else None
     intra_model = Hockney.from_dicts(intra["segments"]) if intra else inter_model
     rows = []
     for v in variants:
-        record = launches[v.launch]
+        record = runs[v.run]
         by_size = _points(record.doc, v.op)
         points = []
         for size in sizes:
@@ -165,12 +166,12 @@ def build_document(
             })  # fmt: skip
         rows.append({
             "name": v.name, "kind": v.kind, "op": v.op, "algorithm": v.algorithm,
-            "model": v.model, "leaders": v.leaders, "launch": v.launch,
+            "model": v.model, "leaders": v.leaders, "run": v.run,
             "options": dict(record.options), "error": record.error, "points": points,
         })  # fmt: skip
-    docs = [r.doc for r in launches if r.doc is not None]
+    docs = [r.doc for r in runs if r.doc is not None]
     environment = dict(docs[0].get("environment", {})) if docs else {}
-    errors = [f"{r.purpose}: {r.error}" for r in launches if r.error]
+    errors = [f"{r.purpose}: {r.error}" for r in runs if r.error]
     doc: dict[str, Any] = {
         "kind": KIND,
         "schema_version": SCHEMA_VERSION,
@@ -189,7 +190,7 @@ def build_document(
         "ranks_per_node": list(node_sizes),
         "size_crit_bytes": topology.size_crit,
         "sizes": list(sizes),
-        "launches": [r.as_dict(i) for i, r in enumerate(launches)],
+        "runs": [r.as_dict(i) for i, r in enumerate(runs)],
         "hockney": {"inter": inter, "intra": intra},
         "variants": rows,
     }

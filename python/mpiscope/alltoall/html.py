@@ -73,7 +73,7 @@ def alltoall_section(doc: Mapping[str, Any]) -> str:
     if fits:
         parts += ["<h3>Hockney model</h3>", *(f"<p>{escape(line)}</p>" for line in fits)]
     if doc["errors"]:
-        parts += ["<h3>Failed launches</h3><ul>",
+        parts += ["<h3>Failed runs</h3><ul>",
                   *(f"<li>{escape(e)}</li>" for e in doc["errors"]), "</ul>"]  # fmt: skip
     parts += [_img(time_figure(doc), "time vs size"), _img(speedup_figure(doc), "speed-up")]
     return "\n".join(p for p in parts if p)

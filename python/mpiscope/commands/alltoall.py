@@ -356,7 +356,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 def _compare_one(args: argparse.Namespace) -> int:
     from mpiscope.alltoall.catalogue import native_algorithms, native_setting, topology_env
-    from mpiscope.alltoall.compare import MPICH_AUTO, LaunchRecord, Variant, build_document
+    from mpiscope.alltoall.compare import MPICH_AUTO, RunRecord, Variant, build_document
     from mpiscope.alltoall.models import MODELS, Topology
     from mpiscope.alltoall.plp import DEFAULT_SIZE_CRIT, leader_choices
     from mpiscope.launcher import format_command
@@ -380,32 +380,32 @@ def _compare_one(args: argparse.Namespace) -> int:
     if args.size_crit is not None:
         base_opts["size_crit"] = str(args.size_crit)
     topo_env = topology_env(impl, args.nodes)
-    launches: list[LaunchRecord] = []
+    runs: list[RunRecord] = []
     variants: list[Variant] = []
     interrupted: BaseException | None = None
-    with tempfile.TemporaryDirectory(prefix=f".{out.name}.launches-", dir=out.parent) as tmp:
+    with tempfile.TemporaryDirectory(prefix=f".{out.name}.runs-", dir=out.parent) as tmp:
         runner = RunSeries(ns, bench, Path(tmp), known_ops)
 
-        def launch(purpose: str, ops: Sequence[str], sz: Sequence[int],
+        def bench_run(purpose: str, ops: Sequence[str], sz: Sequence[int],
                    options: Mapping[str, str], env: Mapping[str, str] | None = None,
                    largs: Sequence[str] = ()) -> int:  # fmt: skip
-            record = LaunchRecord(purpose, dict(options), dict(env or {}), list(largs))
-            launches.append(record)
+            record = RunRecord(purpose, dict(options), dict(env or {}), list(largs))
+            runs.append(record)
             record.doc, record.error = runner.run(purpose, ops, sz, options, env, largs)
-            return len(launches) - 1
+            return len(runs) - 1
 
         try:
-            index = launch("lab", ["alltoall", *(a.op for a in lab)], sizes, base_opts, topo_env)
+            index = bench_run("lab", ["alltoall", *(a.op for a in lab)], sizes, base_opts, topo_env)
             variants.append(Variant("native", "native", "alltoall", "default",
                                     MPICH_AUTO if impl == "mpich" else None, index))
             for a in lab:
                 variants.append(Variant(a.name, "lab", a.op, a.name,
                                         a.name if a.name in MODELS else None, index))
             if not args.nodes:
-                per_node = real_nodes(launches[index].doc, ns.np) or per_node
+                per_node = real_nodes(runs[index].doc, ns.np) or per_node
             if any(a.name == "plp" for a in lab):
                 for d in leader_choices(per_node):
-                    index = launch(f"plp:d={d}", ["alltoall_plp"], sizes,
+                    index = bench_run(f"plp:d={d}", ["alltoall_plp"], sizes,
                                    {**base_opts, "leaders": str(d)}, topo_env)
                     variants.append(Variant(f"plp:d={d}", "lab", "alltoall_plp", "plp", "plp",
                                             index, leaders=d))
@@ -415,32 +415,32 @@ def _compare_one(args: argparse.Namespace) -> int:
                     continue
                 sz = [s for s in sizes if alg.max_bytes is None or s <= alg.max_bytes]
                 env, largs = native_setting(alg)
-                index = launch(f"native:{alg.name}", ["alltoall"], sz, {}, {**topo_env, **env},
+                index = bench_run(f"native:{alg.name}", ["alltoall"], sz, {}, {**topo_env, **env},
                                largs)
                 variants.append(Variant(f"native:{alg.name}", "native-forced", "alltoall",
                                         alg.name, alg.model, index))
             largest = max(sizes) if sizes else 1
             pp_sizes = pingpong_sizes(ns.np, max(per_node), largest)
-            inter_launch = intra_launch = None
+            inter_run = intra_run = None
             if "pingpong" in known_ops and ns.np >= 2:
                 if len(per_node) > 1:
                     pairs = f"0-{per_node[0]}"
-                    inter_launch = launch("pingpong-inter", ["pingpong"], pp_sizes,
+                    inter_run = bench_run("pingpong-inter", ["pingpong"], pp_sizes,
                                           {"pairs": pairs}, topo_env)
                 if per_node[0] > 1:
-                    intra_launch = launch("pingpong-intra", ["pingpong"], pp_sizes,
+                    intra_run = bench_run("pingpong-intra", ["pingpong"], pp_sizes,
                                           {"pairs": "0-1"}, topo_env)
-                if inter_launch is None:  # one node: one ping-pong for both
-                    inter_launch, intra_launch = intra_launch, None
+                if inter_run is None:  # one node: one ping-pong for both
+                    inter_run, intra_run = intra_run, None
         except KeyboardInterrupt as exc:
             interrupted = exc
-            inter_launch = intra_launch = None
+            inter_run = intra_run = None
     shape = Topology(ns.np, len(per_node), max(per_node), crit)
     doc = build_document(
-        variants=variants, launches=launches, sizes=sizes, topology=shape,
+        variants=variants, runs=runs, sizes=sizes, topology=shape,
         node_sizes=per_node, nodes_option=args.nodes, implementation=impl,
         command_line=format_command(["mpiscope", *getattr(args, "argv", [])]),
-        inter_launch=inter_launch, intra_launch=intra_launch,
+        inter_run=inter_run, intra_run=intra_run,
     )  # fmt: skip
     if interrupted is not None:
         doc["status"] = "partial"

@@ -16,6 +16,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
+from mpiscope.result.old_names import upgrade_alltoall
 
 __all__ = ["KINDS", "SCHEMA_MAJOR", "alltoall_frame", "alltoall_schema", "load_alltoall",
            "validate"]  # fmt: skip
@@ -50,8 +51,11 @@ def validate(doc: Any, source: str = "document") -> None:
 
 
 def load_alltoall(path: str | Path) -> dict[str, Any]:
-    """Read and validate an alltoall-compare document."""
-    return read_document(path, validate)
+    """Read and validate an alltoall-compare document (one of schema 1.0
+    with its names read as 1.1's)."""
+    doc = read_document(path, validate)
+    upgrade_alltoall(doc)
+    return doc
 
 
 def alltoall_frame(doc: Mapping[str, Any]) -> Any:

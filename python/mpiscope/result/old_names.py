@@ -13,7 +13,9 @@ row's ``launches``, ``launch_min_ns``, ``launch_max_ns`` and its modes'
 :func:`upgrade` renames them, once, where a document is loaded
 (:func:`mpiscope.result.document.parse_result`), so no other code sees the
 old names. The engine's names (``launches_total``, ``raw.launch``, ...)
-keep their sense and are not touched.
+keep their sense and are not touched. :func:`upgrade_alltoall` does the
+same for an alltoall-compare document of schema 1.0 (``launches``, each
+variant's ``launch``; 1.1: ``runs``, ``run``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
-__all__ = ["RENAMED_IN", "upgrade"]
+__all__ = ["RENAMED_IN", "upgrade", "upgrade_alltoall"]
 
 #: The schema version that renamed the fields.
 RENAMED_IN = "1.11"
@@ -50,6 +52,14 @@ def upgrade(data: MutableMapping[str, Any]) -> None:
         interval = point.get("run_interval")
         if isinstance(interval, dict):
             _rename(interval, {"launches": "runs"})
+
+
+def upgrade_alltoall(doc: MutableMapping[str, Any]) -> None:
+    """Rename, in place, the fields a (valid) alltoall-compare document of
+    schema 1.0 has under their old names."""
+    _rename(doc, {"launches": "runs"})
+    for variant in _dicts(doc.get("variants")):
+        _rename(variant, {"launch": "run"})
 
 
 def _rename(obj: MutableMapping[str, Any], names: dict[str, str]) -> None:
