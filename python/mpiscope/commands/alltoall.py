@@ -132,7 +132,7 @@ def _list(args: argparse.Namespace) -> int:
         for a in natives:
             env, launcher_args = native_setting(a)
             forced[a.name] = " ".join([*(f"{k}={v}" for k, v in env.items()), *launcher_args])
-        lines += ["", f"Native algorithms of {impl} (forced per launch by alltoall compare):"]
+        lines += ["", f"Native algorithms of {impl} (forced per run by alltoall compare):"]
         lines += format_table(*native_table(natives, forced), indent="  ")
     print("\n".join(lines))
     return 0

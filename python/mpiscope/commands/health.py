@@ -153,7 +153,7 @@ def run(args: argparse.Namespace) -> int:
     doc = health_document(state)
     write_health(doc, plan.out)
     print(format_health(doc))
-    print(f"\nhealth document: {plan.out}   launches: {plan.raw_dir}")
+    print(f"\nhealth document: {plan.out}   runs: {plan.raw_dir}")
     return exit_code(doc)
 
 
@@ -233,7 +233,7 @@ def _plan(args: argparse.Namespace) -> tuple[Any, Any, bool]:
         link_rule=LinkRule(threshold=args.threshold),
     )
     if not args.quiet:
-        print(f"health: {args.np} ranks; its launches go to {plan.raw_dir}", file=sys.stderr)
+        print(f"health: {args.np} ranks; its runs go to {plan.raw_dir}", file=sys.stderr)
     return plan, request, simulated
 
 
