@@ -101,3 +101,15 @@ def test_the_old_profile_names_are_still_read(tmp_path: Path,
     assert profile.problem is None
     (entry,) = profile.entries.values()
     assert entry["runs"] == 5 and "launches" not in entry
+
+
+def test_the_python_api_still_takes_the_old_keywords() -> None:
+    """``mpiscope.run(..., launches=3)`` is ``runs=3``, as on the command line."""
+    from mpiscope.api.options import parse_options
+    from mpiscope.measure.command_options import add_run_options
+
+    new = parse_options("run", add_run_options, ["bcast"], {"runs": 3})
+    old = parse_options("run", add_run_options, ["bcast"],
+                        {"launches": 3, "launch_profile": "off"})  # fmt: skip
+    assert new["runs"] == old["runs"] == 3 and old["run_profile"] == "off"
+    assert new["argv"] == ["run", "bcast", "--runs=3"]  # the new name
