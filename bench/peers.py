@@ -2,11 +2,11 @@
 """mpiscope side by side with OSU, IMB, ReproMPI and MPIPerf: Bcast at 2 ranks.
 
 Every tool sweeps Bcast over 1 B..1 MiB (powers of two) in R separate
-launches (default 8); the launches of all tools are interleaved in one
+runs (default 8); the runs of all tools are interleaved in one
 random order (--seed), so a change of the machine's state hits every tool
 alike. Per tool and size the script prints the spread of the tool's own
-headline value over the R launches (max/min), its median, and the wall
-time of one launch (one whole sweep, mpiexec start to exit).
+headline value over the R runs (max/min), its median, and the wall
+time of one run (one whole sweep, mpiexec start to exit).
 
 The headline value of each tool, as that tool prints it:
   OSU 7.4 (osu_bcast)    "Avg Latency(us)": the average over ranks of per-rank means
@@ -39,21 +39,21 @@ M=/path/to/venv/bin, each tree unpacked with `git archive COMMIT | tar -x`:
              MPIPERF=<tree>/src/mpiperf
 
     OSU_BCAST=... IMB_MPI1=... REPROMPI=... MPIPERF=... \\
-        .venv/bin/python bench/peers.py [--launches 8] [--seed 1] [--out peers.json]
+        .venv/bin/python bench/peers.py [--runs 8] [--seed 1] [--out peers.json]
             [--variant "--min-point-seconds 0.001" ...]
-    .venv/bin/python bench/peers.py --binding [--launches 8]
+    .venv/bin/python bench/peers.py --binding [--runs 8]
     OSU_BCAST=... OSU_LATENCY=.../mpi/pt2pt/osu_latency \
-        .venv/bin/python bench/peers.py --ledger [--launches 8] [--seed 1]
+        .venv/bin/python bench/peers.py --ledger [--runs 8] [--seed 1]
 
 --binding measures rank placement instead: `mpiscope run bcast` with the
 launcher's default placement and with --cpu-bind cores, interleaved, and
 prints both medians per size, their ratio and the CPUs each rank had.
 
 --ledger checks the bias ledger (mpiscope explain): osu_bcast and `mpiscope
-run bcast`, osu_latency and `mpiscope run pingpong`, all launches
+run bcast`, osu_latency and `mpiscope run pingpong`, all runs
 interleaved; per size it prints OSU's own reading (median and range over
-its launches) next to the OSU-equivalent figure mpiscope's ledger adds up
-to in each of its launches, and whether that lies within OSU's
+its runs) next to the OSU-equivalent figure mpiscope's ledger adds up
+to in each of its runs, and whether that lies within OSU's
 run-to-run range.
 """
 
@@ -477,7 +477,10 @@ def ledger_table(runs: dict[str, list[dict[str, Any]]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launches", type=int, default=8, help="launches per tool (R)")
+    parser.add_argument("--launches", type=int, dest="runs", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)  # the name before mpiscope 1.11
+    parser.add_argument("--runs", type=int, default=8,
+                        help="runs per tool (R): each a separate start of the tool")
     parser.add_argument("--seed", type=int, default=1, help="seed of the interleaved order")
     parser.add_argument("--mpi", default="mpich", help="mpiscope's MPI installation")
     parser.add_argument("--timeout", type=float, default=300.0, help="per launch, s")
@@ -491,8 +494,8 @@ def main() -> None:
                         help="OSU's osu_bcast and osu_latency against the OSU-equivalent of "
                         "mpiscope's bias ledger (mpiscope explain), interleaved")
     args = parser.parse_args()
-    if args.launches < 2:
-        sys.exit("peers.py: error: --launches must be at least 2 (the spread needs two)")
+    if args.runs < 2:
+        sys.exit("peers.py: error: --runs must be at least 2 (the spread needs two)")
     load_before = load()
     with tempfile.TemporaryDirectory() as tmp:
         try:
@@ -507,14 +510,14 @@ def main() -> None:
         for line in [*skipped, *filter(None, [bytecode_note()])]:
             print(line, flush=True)
         print(f"load before: {load_before}", flush=True)
-        runs, order = run_interleaved(tools, args.launches, args.seed, args.timeout)
+        runs, order = run_interleaved(tools, args.runs, args.seed, args.timeout)
         load_after = load()
         text = (binding_table(tools, runs) if args.binding else ledger_table(runs) if args.ledger
-                else table(runs, args.launches))
+                else table(runs, args.runs))
     print(text)
     print(f"\nload before: {load_before}; after: {load_after}")
     if args.out:
-        doc = {"launches": args.launches, "seed": args.seed, "nprocs": NP,
+        doc = {"launches": args.runs, "seed": args.seed, "nprocs": NP,
                "load_before": load_before, "load_after": load_after, "skipped": skipped,
                "order": order,
                "tools": {t.name: {"headline": t.headline, "command": t.argv,

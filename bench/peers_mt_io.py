@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """mpiscope beside OSU 7.4's osu_latency_mt and osu_init and IMB-IO: threads, start-up, MPI-IO.
 
-Three comparisons at 2 ranks, every launch of every tool in one random
-order (--seed), R launches each (default 5), so a change of the machine's
+Three comparisons at 2 ranks, every run of every tool in one random
+order (--seed), R runs each (default 5), so a change of the machine's
 state falls on every tool alike:
 
   threads   osu_latency_mt -t T:T (T sender threads on rank 0, T receivers
@@ -16,7 +16,7 @@ state falls on every tool alike:
   start-up  osu_init (MPI_Init) and osu_init -I (MPI_Session_init,
             MPI_Group_from_session_pset, MPI_Comm_create_from_group) against
             the bench alone started as `mpiscope startup` starts it
-            (`mpiscope-bench --startup init|session`): per launch OSU's
+            (`mpiscope-bench --startup init|session`): per run OSU's
             "avg" (each rank's start in whole ms, averaged) and mpiscope's
             mean over the ranks of the same calls' time (ns).
   MPI-IO    IMB-IO C_Write_expl and C_Read_expl (MPI_File_write_at_all /
@@ -25,7 +25,7 @@ state falls on every tool alike:
             file=shared --cache warm`, and file_write with sync=1 against
             IMB's NON-AGGREGATE mode (a sync after every write), 4 KiB,
             64 KiB, 1 MiB per rank. IMB's t_avg (mean over ranks of each
-            rank's mean) against mpiscope's median. Each IMB launch runs in
+            rank's mean) against mpiscope's median. Each IMB run happens in
             a directory of its own, and what it leaves there is counted.
 
 OSU 7.4 has no partitioned latency test (its sources call no
@@ -41,7 +41,7 @@ skipped, and the script says so). Build them with the MPI mpiscope uses
     OSU_LATENCY_MT=$P/libexec/osu-micro-benchmarks/mpi/pt2pt/osu_latency_mt \\
     OSU_INIT=$P/libexec/osu-micro-benchmarks/mpi/startup/osu_init \\
     IMB_IO=<imb tree>/IMB-IO \\
-        .venv/bin/python bench/peers_mt_io.py [--launches 5] [--seed 1] [--out mt-io.json]
+        .venv/bin/python bench/peers_mt_io.py [--runs 5] [--seed 1] [--out mt-io.json]
 """
 
 from __future__ import annotations
@@ -348,14 +348,17 @@ def tables(runs: Mapping[str, list[dict[str, Any]]], tools: list[Tool]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launches", type=int, default=5, help="launches per tool (R)")
+    parser.add_argument("--launches", type=int, dest="runs", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)  # the name before mpiscope 1.11
+    parser.add_argument("--runs", type=int, default=5,
+                        help="runs per tool (R): each a separate start of the tool")
     parser.add_argument("--seed", type=int, default=1, help="seed of the interleaved order")
     parser.add_argument("--mpi", default="mpich", help="mpiscope's MPI installation")
     parser.add_argument("--timeout", type=float, default=300.0, help="per launch, s")
     parser.add_argument("--out", type=Path, help="write every launch's values as JSON here")
     args = parser.parse_args()
-    if args.launches < 1:
-        sys.exit("peers_mt_io.py: error: --launches must be at least 1")
+    if args.runs < 1:
+        sys.exit("peers_mt_io.py: error: --runs must be at least 1")
     load_before = load()
     with tempfile.TemporaryDirectory(prefix="mt-io-", dir=".") as tmp:
         try:
@@ -366,7 +369,7 @@ def main() -> None:
             print(line, flush=True)
         print(f"{cpu_name()}; load before: {load_before}", flush=True)
         by_name = {tool.name: tool for tool in tools}
-        order = interleaved(list(by_name), args.launches, args.seed)
+        order = interleaved(list(by_name), args.runs, args.seed)
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in by_name}
         try:
             for i, name in enumerate(order, 1):
@@ -382,7 +385,7 @@ def main() -> None:
     print(text)
     print(f"\n{cpu_name()}; load before: {load_before}; after: {load_after}")
     if args.out:
-        doc = {"launches": args.launches, "seed": args.seed, "nprocs": NP,
+        doc = {"launches": args.runs, "seed": args.seed, "nprocs": NP,
                "processor": cpu_name(), "load_before": load_before, "load_after": load_after,
                "skipped": skipped, "order": order,
                "tools": {t.name: {"headline": t.headline, "command": t.argv,

@@ -1,30 +1,30 @@
 #!/usr/bin/env python3
-"""Do results reproduce from one launch to the next? Runs the default suite
-R times (separate launches) and prints, per point, the between-run
-relative spread of the medians and in how many launches the 95% interval
-contains the center of all R launches. Honest intervals contain it in most
-launches; the seed's tool reported +-1% intervals on launches that
+"""Do results reproduce from one run to the next? Runs the default suite
+R times (separate runs) and prints, per point, the between-run
+relative spread of the medians and in how many runs the 95% interval
+contains the center of all R runs. Honest intervals contain it in most
+runs; the seed's tool reported +-1% intervals on runs that
 differed 3-4x.
 
 A point's interval is the interval of its trimmed mean, so the center it
 is held against is the median of the R trimmed means ("CI holds it"); the
 older figure held it against the median of the R medians ("holds median"),
 another statistic, which a skewed point's interval misses however many
-samples it has. Points whose launches fall into separate modes (the
-machine changed state between launches: mpiscope.result.modes, the same
+samples it has. Points whose runs fall into separate modes (the
+machine changed state between runs: mpiscope.result.modes, the same
 rule as `run --runs`) are marked MODES with the modes' values: no
-single launch's interval can hold their center, and the figure is also
+single run's interval can hold their center, and the figure is also
 given without them.
 
-Two intervals per launch (docs/method.md section 11): the engine's
-within-launch interval, and the interval of what another launch would
+Two intervals per run (docs/method.md section 11): the engine's
+within-run interval, and the interval of what another run would
 read (``run_interval``), which folds in the run-to-run variation
-measured BEFORE the R launches by a separate calibration, ``mpiscope run
+measured BEFORE the R runs by a separate calibration, ``mpiscope run
 --runs K`` (K = --calibration, 5 by default) into a private run
-profile (never the user's). The calibration's launches are not among the
-R launches: the R launches test it, they did not make it.
+profile (never the user's). The calibration's runs are not among the
+R runs: the R runs test it, they did not make it.
 
-    .venv/bin/python bench/reproducibility.py [--launches 10] [--calibration 5] [--keep DIR]
+    .venv/bin/python bench/reproducibility.py [--runs 10] [--calibration 5] [--keep DIR]
     .venv/bin/python bench/reproducibility.py --from DIR   # the documents --keep kept
 """
 
@@ -70,14 +70,16 @@ def _modes(points: list[dict[str, Any]]) -> tuple[str, bool]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--launches", type=int, default=10)
+    parser.add_argument("--launches", type=int, dest="runs", default=argparse.SUPPRESS,
+                        help=argparse.SUPPRESS)  # the name before mpiscope 1.11
+    parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--calibration", type=int, default=5, metavar="K",
-                        help="launches of the calibration run before them (0: none; else >= 3)")
+                        help="runs of the calibration before them (0: none; else >= 3)")
     parser.add_argument("--np", type=int, default=2)
     parser.add_argument("--mpi", default="mpich")
     parser.add_argument("--sizes", default="1:1M:x4")
     parser.add_argument("--ops", default=DEFAULT_SUITE)
-    parser.add_argument("--keep", type=Path, help="keep the launches' documents in this directory")
+    parser.add_argument("--keep", type=Path, help="keep the runs' documents in this directory")
     parser.add_argument("--from", dest="source", type=Path,
                         help="measure nothing: read the run*.json a --keep DIR holds")
     args = parser.parse_args()
@@ -91,10 +93,10 @@ def main() -> None:
                 runs.append({point_key(p): p for p in doc["points"]})
         if len(runs) < 2:
             sys.exit(f"reproducibility: error: {args.source} holds {len(runs)} run*.json, not 2+")
-        args.launches = len(runs)
+        args.runs = len(runs)
         calibration = args.source / "calibration.json"
         note = _calibration_note(calibration) if calibration.exists() else None
-        report(runs, args.launches, note)
+        report(runs, args.runs, note)
         return
     with tempfile.TemporaryDirectory() as tmp:
         where = args.keep or Path(tmp)
@@ -109,11 +111,11 @@ def main() -> None:
                                    where / "calibration.json")
             note = _calibration_note(where / "calibration.json")
             print(f"calibration (--runs {args.calibration}): {wall:.1f} s", flush=True)
-        for i in range(args.launches):
+        for i in range(args.runs):
             doc, wall = run_mpiscope(common, where / f"run{i}.json")
             runs.append({point_key(p): p for p in doc["points"]})
-            print(f"launch {i + 1}/{args.launches}: {wall:.1f} s", flush=True)
-    report(runs, args.launches, note)
+            print(f"run {i + 1}/{args.runs}: {wall:.1f} s", flush=True)
+    report(runs, args.runs, note)
 
 
 def _calibration_note(path: Path) -> str:
@@ -189,7 +191,7 @@ def report(runs: list[dict[tuple[str, int | None, int], dict[str, Any]]], launch
               f"{hits['launch one state']}/{with_launch_one_state} "
               f"({hits['launch one state'] / with_launch_one_state:.0%})")
     if agree:
-        print(f"... CI at the points whose launches agree (no DISAGREE in `run --launches`): "
+        print(f"... CI at the points whose launches agree (no DISAGREE in `run --runs`): "
               f"{hits['agree']}/{agree} ({hits['agree'] / agree:.0%})")
 
 if __name__ == "__main__":
