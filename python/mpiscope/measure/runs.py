@@ -29,7 +29,7 @@ samples (``--raw``) form two modes gets ``modes`` too.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,7 +101,7 @@ def merge_documents(
         merged["error"] = f"run {index} of {planned or len(outcomes)}: {error}"
     else:
         merged.pop("error", None)
-    methods = _unique(m for doc in docs for m in doc.get("methods") or ())
+    methods = list(dict.fromkeys(m for doc in docs for m in doc.get("methods") or ()))
     if methods:
         merged["methods"] = methods
     merged["runs"] = [_record(i, outcome) for i, outcome in enumerate(outcomes)]
@@ -154,14 +154,6 @@ def _merged_warnings(outcomes: Sequence[RunOutcome]) -> list[str]:
             if line not in merged:
                 merged.append(line)
     return merged
-
-
-def _unique(items: Iterable[str]) -> list[str]:
-    seen: list[str] = []
-    for item in items:
-        if item not in seen:
-            seen.append(item)
-    return seen
 
 
 def summary_key(doc: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[Any, ...]:
