@@ -42,6 +42,7 @@ __all__ = [
     "check_output",
     "check_output_dir",
     "check_parent",
+    "insert_before_tail",
     "output_name",
     "release_all",
     "replacing",
@@ -354,3 +355,39 @@ def write_bytes(name: str | Path, data: bytes, what: str = "", update: bool = Fa
 def write_text(name: str | Path, text: str, what: str = "", update: bool = False) -> None:
     """Write ``text`` (UTF-8) as the output ``name`` (:func:`replacing`)."""
     write_bytes(name, text.encode("utf-8"), what, update)
+
+
+def insert_before_tail(name: str | Path, tail: bytes, data: bytes,
+                       identity: tuple[int, int, int] | None) -> tuple[int, int, int] | None:
+    """Write ``data`` + ``tail`` over the last ``len(tail)`` bytes of the
+    output ``name``, in one write: a growing document stays valid after each
+    piece without being written whole again (docs/guarantees.md, "The noise
+    document"). ``identity``: (device, inode, size) of the file as this
+    process last left it. Returns the new identity, or None when the file is
+    not that one any more (replaced, changed, or not ending in ``tail``):
+    then write it whole. A failed write puts the old bytes back."""
+    path = _target(output_name(name))
+    try:
+        fd = os.open(path, os.O_RDWR)
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if identity is None or (st.st_dev, st.st_ino, st.st_size) != identity or \
+                not stat.S_ISREG(st.st_mode) or st.st_size < len(tail):
+            return None
+        offset = st.st_size - len(tail)
+        if os.pread(fd, len(tail), offset) != tail:
+            return None
+        piece = data + tail
+        try:
+            if os.pwrite(fd, piece, offset) != len(piece):
+                raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.ftruncate(fd, offset)
+                os.pwrite(fd, tail, offset)
+            raise _failure(name, "", exc) from None
+        return (st.st_dev, st.st_ino, offset + len(piece))
+    finally:
+        os.close(fd)

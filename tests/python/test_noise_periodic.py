@@ -66,6 +66,46 @@ def test_a_10_hz_agent_is_named_with_its_frequency_and_core() -> None:
     assert crit["cost_share"] < 1e-4  # 128 reads of 25 ns in 0.5 s
 
 
+def _stretched(rng: np.random.Generator, agent_hz: float, burst_ns: float, packet_ns: float,
+               groups: int) -> list[float]:
+    """Group times of equal work while an agent takes the core for ``burst_ns``
+    every 1/agent_hz s: a burst stretches the groups it falls in."""
+    period = 1e9 / agent_hz
+    bursts = iter(np.arange(rng.uniform(-burst_ns, period), 1e12, period))
+    burst = next(bursts)
+    now, times = 0.0, []
+    for _ in range(groups):
+        began, left = now, packet_ns / groups * (1 + 0.02 * rng.standard_normal())
+        while left > 0:
+            if burst + burst_ns <= now:  # that one is over
+                burst = next(bursts)
+            elif burst <= now:  # inside a burst: wait for its end
+                now = burst + burst_ns
+            elif now + left <= burst:
+                now, left = now + left, 0.0
+            else:
+                left, now = left - (burst - now), burst + burst_ns
+        times.append(now - began)
+    return times
+
+
+def test_long_bursts_are_named_at_their_own_frequency() -> None:
+    """20 Hz bursts of 10 ms (the README tour's agent) in 0.25 s packets: a
+    stretched group holds 10 ms, so a spectrum over the group index would
+    read a line near 24 Hz; over the packet's time it reads 20 Hz."""
+    rng = np.random.default_rng(7)
+    rows = []
+    for index in range(32):
+        agent = index // 2 % 2 == 1
+        times = (_stretched(rng, 20.0, 10e6, 0.25e9, GROUPS) if agent else
+                 list(0.25e9 / GROUPS * (1 + 0.02 * rng.standard_normal(GROUPS))))
+        rows.append({"index": index, "block": index // 2, "agent": agent,
+                     "seconds": sum(times) / 1e9, "groups_ns": [times, times]})
+    crit = periodic_criterion({"packets": rows, "detector": {"groups": GROUPS}}, alpha=0.01)
+    assert crit is not None and crit["detected"]
+    assert abs(crit["frequency_hz"] - 20.0) <= crit["resolution_hz"] / 2
+
+
 def test_the_heavy_tail_alone_is_not_periodic() -> None:
     alarms = sum(bool(periodic_criterion(_run(100 + seed, 0.0), alpha=0.01)["detected"])
                  for seed in range(20))

@@ -9,7 +9,8 @@ their spectrum that agent-off packets lack.
 The test, per rank and per frequency bin (bin j is j / T Hz for a packet of
 T s, j = 1 .. G/2):
 
-* each packet's group times, less their mean, give a periodogram; it is
+* each packet's excess group times, placed at the groups' own times in
+  the packet (:func:`_normalised_power`), give a periodogram; it is
   divided by its own median over the bins, so a packet with one huge stretch
   (a descheduled rank: broadband power) is not louder than the others;
 * the agent-on packets' normalised power at each bin is compared with the
@@ -50,10 +51,26 @@ def _cores(run_doc: Mapping[str, Any]) -> dict[int, Any]:
 
 
 def _normalised_power(groups: Any) -> Any:
-    """Periodogram of each row (packet) over bins 1 .. G/2, each row over its median."""
+    """Periodogram of each row (packet) over bins 1 .. G/2, each row over its median.
+
+    The groups hold equal work, so a long burst stretches the groups it falls
+    in and a spectrum over the group index would put the line at the wrong
+    frequency (a 20 Hz agent of 10 ms bursts stretches one 2 ms group in
+    every 20, not in every 25). Each packet's excess time is therefore
+    resampled onto G equal slices of its own duration first: the running
+    sum of the excess, read at the slices' ends (linear within a group),
+    differenced.
+    """
     import numpy as np
 
-    centered = groups - groups.mean(axis=1, keepdims=True)
+    count = groups.shape[1]
+    ends = np.cumsum(groups, axis=1)
+    excess = np.cumsum(groups - groups.mean(axis=1, keepdims=True), axis=1)
+    uniform = np.empty_like(groups)
+    for row, (end, ex) in enumerate(zip(ends, excess, strict=True)):
+        at = end[-1] * np.arange(1, count + 1) / count
+        uniform[row] = np.diff(np.interp(at, np.r_[0.0, end], np.r_[0.0, ex]), prepend=0.0)
+    centered = uniform - uniform.mean(axis=1, keepdims=True)
     power = np.abs(np.fft.rfft(centered, axis=1))[:, 1:] ** 2
     median = np.median(power, axis=1, keepdims=True)
     return power / np.where(median > 0, median, 1.0)

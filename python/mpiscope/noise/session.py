@@ -31,7 +31,7 @@ from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import Agent, AgentSpec, parse_record
 from mpiscope.noise.binding import Topology, format_cpu_list
 from mpiscope.noise.spec import DETECTORS, LAYOUTS
-from mpiscope.result.document import write_document
+from mpiscope.result.growing import GrowingDocument
 
 __all__ = [
     "DEFAULT_BLOCK",
@@ -271,7 +271,9 @@ class _Collector:
     def __init__(self, doc: dict[str, Any], out: Path | None,
                  on_packet: Callable[[dict[str, Any]], None] | None,
                  on_warning: Callable[[str], None]) -> None:
-        self.doc, self.out = doc, out
+        self.doc = doc
+        self.file = GrowingDocument(out, "packets") if out is not None else None
+        self.head_changed = True  # the first packet writes the document whole
         self.on_packet, self.on_warning = on_packet, on_warning
         self.other: list[str] = []
         packet_s = float(doc["detector"]["packet_seconds"])
@@ -292,13 +294,15 @@ class _Collector:
         if kind == "noise-setup":
             name = data.get("detector", self.doc["detector"]["name"])
             self.doc["detector"] = {**data, "name": name}
+            self.head_changed = True
             self._pace(data)
         elif kind == "noise-binding":
             self.doc["binding"].append(data)
+            self.head_changed = True
         elif kind == "noise-packet":
             self.doc["packets"].append(data)
             if not self.doc["detector"].get("groups"):  # else saved with its groups
-                self.save()
+                self.grow()
             if self.on_packet:
                 self.on_packet(data)
         elif kind == "noise-groups":
@@ -307,7 +311,7 @@ class _Collector:
                 packets[-1]["groups_ns"] = data.get("groups_ns")
                 if "stolen_ns" in data:
                     packets[-1]["stolen_ns"] = data["stolen_ns"]
-            self.save()
+            self.grow()
 
     def _pace(self, setup: dict[str, Any]) -> None:
         """Allow silences from the real packet length; warn if it exceeds the asked one."""
@@ -325,9 +329,16 @@ class _Collector:
             packet_s = max(packet_s, real_s)
         self.silence_s = SILENCE_FLOOR_S + 5 * packet_s
 
+    def grow(self) -> None:
+        """Add the new packets to the file (the whole document if more changed)."""
+        if self.file is not None:
+            self.file.save(self.doc, whole=self.head_changed)
+            self.head_changed = False
+
     def save(self) -> None:
-        if self.out is not None:
-            write_document(self.doc, self.out)
+        """The whole document (at the start, at the end, on a failure)."""
+        if self.file is not None:
+            self.file.save(self.doc, whole=True)
 
 
 def run_detector(
