@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 
+from mpiscope.api import __all__ as _API
 from mpiscope.errors import MpiscopeError
 
 #: typing is not imported at run time: it is most of the package's import
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
         check,
         firstcall,
         methods,
+        noise_compare,
+        noise_run,
         open_trace,
         overlap,
         run,
@@ -56,6 +59,8 @@ __all__ = [
     "load",
     "load_result",
     "methods",
+    "noise_compare",
+    "noise_run",
     "open_trace",
     "overlap",
     "run",
@@ -82,8 +87,7 @@ _LAZY = {
     "Result": "mpiscope.result",
     "load_result": "mpiscope.result",
     "load": "mpiscope.result.frame",
-    **{name: "mpiscope.api" for name in ("check", "firstcall", "methods", "open_trace",
-                                          "overlap", "run", "startup", "trace_program")},
+    **dict.fromkeys(_API, "mpiscope.api"),
 }
 
 

@@ -181,7 +181,7 @@ def test_schema_errors_are_one_line_naming_the_field(maker, path, value, field) 
 def test_a_verdict_of_schema_1_0_still_reads() -> None:
     """Before 1.3 a verdict had no limit and no paired criteria."""
     old = make_verdict()
-    assert old["schema_version"] == "1.3" and "limit" in old
+    assert old["schema_version"] == "1.4" and "limit" in old
     del old["limit"]
     old["schema_version"] = "1.0"
     assert accepted(old)

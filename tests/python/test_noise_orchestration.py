@@ -326,6 +326,14 @@ def test_group_times_join_their_packet_in_the_document(tmp_path: Path) -> None:
     saved = json.loads(out.read_text())
     assert saved["packets"][0]["groups_ns"] == [[5e7, 5e7], [4e7, 6e7]]
     assert saved["packets"][0]["stolen_ns"] == [[0, 0], [0, 1e7]]
+    # Later packets are inserted in place: the file is whole after each one.
+    for index in (1, 2, 3):
+        collector(OutputEvent("@mpiscope noise-packet " + json.dumps({**packet, "index": index})))
+        collector(OutputEvent("@mpiscope noise-groups " + json.dumps({**groups, "index": index})))
+        saved = json.loads(out.read_text())
+        assert [p["index"] for p in saved["packets"]] == list(range(index + 1))
+        assert saved["packets"][index]["groups_ns"] == groups["groups_ns"]
+    assert saved["detector"]["group_read_ns"] == 30.0
 
 
 

@@ -109,7 +109,7 @@ def test_too_few_pairs_leave_the_ends_open() -> None:
 def test_a_paired_verdict_is_a_valid_document_and_states_its_limit() -> None:
     verdict = compare_run(_abba_run(3, 0.0), "aa.json")
     validate(verdict)
-    assert verdict["schema_version"] == "1.3"
+    assert verdict["schema_version"] == "1.4"
     assert verdict["criteria"]["signed_rank"]["pairs"] == 15
     text = format_verdict(verdict).splitlines()
     assert text[-2].startswith("limit: no slowdown above ")

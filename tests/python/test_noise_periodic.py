@@ -118,7 +118,17 @@ def test_the_verdict_holds_the_periodic_criterion() -> None:
     assert "periodic" in verdict["fired"]
     line = next(row for row in format_verdict(verdict).splitlines()
                 if row.startswith("periodic (spectrum of 128 iteration groups"))
-    assert re.search(r"\d+ Hz on rank 1 \(core 1\), stolen .* ms/packet", line)
+    assert re.search(r"[\d.]+ Hz in the (stolen CPU time|group times) of rank 1 \(core 1\), "
+                     r"stolen .* ms/packet", line)
+
+
+def test_an_undetected_line_is_not_named_as_a_finding() -> None:
+    from mpiscope.noise.periodic import describe
+
+    crit = periodic_criterion(_run(105, 0.0), alpha=0.01)
+    assert crit is not None and not crit["detected"]
+    assert describe(crit).startswith("no line; strongest ")
+    assert not describe({**crit, "detected": True}).startswith("no line")
 
 
 def test_without_stolen_times_the_group_times_name_the_rank() -> None:

@@ -132,6 +132,42 @@ def test_an_alternating_run_records_its_groups_and_stops_when_decided(tmp_path: 
 
 
 @pytest.mark.mpi
+def test_the_python_api_runs_a_detector_and_gives_its_verdict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import mpiscope
+
+    monkeypatch.setenv("MPISCOPE_MPI", REAL_MPI)
+    out = tmp_path / "api.json"
+    run = mpiscope.noise_run(detector="barrier", np=2, packet="0.04s", packets=8,
+                             design="alternate", block=2, groups=8, inject="50Hz:1ms",
+                             out=out)
+    assert capsys.readouterr().out == ""  # nothing printed unless show=True
+    assert run.path == out and read(out) == run.document
+    assert run.document["status"] == "complete" and len(run.document["packets"]) == 8
+    verdict = run.verdict()
+    assert verdict["kind"] == "noise-verdict" and verdict["baseline"]["n"] == 4
+    assert mpiscope.noise_compare(out)["criteria"] == verdict["criteria"]
+    assert "verdict: " in run.text() and "agent on" in run.text()
+    with pytest.raises(mpiscope.MpiscopeError, match="--out .* exists"):
+        mpiscope.noise_run(detector="barrier", np=2, out=out)
+
+
+def test_the_python_api_refuses_bad_options_in_one_line(tmp_path: Path) -> None:
+    import mpiscope
+
+    with pytest.raises(mpiscope.MpiscopeError, match="invalid choice: 'nope'"):
+        mpiscope.noise_run(detector="nope", np=2, out=tmp_path / "x.json")
+    with pytest.raises(mpiscope.MpiscopeError, match=r"mpiscope.noise_run\(\): unknown option"):
+        mpiscope.noise_run(detector="barrier", np=2, out=tmp_path / "x.json", packts=3)
+    with pytest.raises(mpiscope.MpiscopeError, match="--block sizes the blocks"):
+        mpiscope.noise_run(detector="barrier", np=2, block=2, out=tmp_path / "x.json")
+    with pytest.raises(mpiscope.MpiscopeError, match="alpha=2 is not in"):
+        mpiscope.noise_compare(tmp_path / "x.json", alpha=2)
+    assert not (tmp_path / "x.json").exists()
+
+
+@pytest.mark.mpi
 def test_separate_design_runs_the_baseline_work_under_the_agent(tmp_path: Path) -> None:
     base, agent = tmp_path / "base.json", tmp_path / "agent.json"
     first = mpiscope("noise", "run", "--detector", "alltoall", "--np", "2", "--packet", "0.04s",

@@ -85,9 +85,11 @@ def test_package_exports_are_short() -> None:
         "overlap",
         "run",
         "startup",
-        # and the trace (mpiscope.api.trace)
+        # the trace (mpiscope.api.trace) and the noise detector (mpiscope.api.noise)
         "open_trace",
         "trace_program",
+        "noise_compare",
+        "noise_run",
     }
 
 

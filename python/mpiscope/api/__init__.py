@@ -27,10 +27,11 @@ if TYPE_CHECKING:
     from typing import Any
 
     from mpiscope.api.measure import check, firstcall, methods, overlap, run, startup
+    from mpiscope.api.noise import noise_compare, noise_run
     from mpiscope.api.trace import open_trace, trace_program
 
-__all__ = ["check", "firstcall", "methods", "open_trace", "overlap", "run", "startup",
-           "trace_program"]  # fmt: skip
+__all__ = ["check", "firstcall", "methods", "noise_compare", "noise_run", "open_trace", "overlap",
+           "run", "startup", "trace_program"]  # fmt: skip
 
 #: Each name's module, imported when the name is first used (PEP 562): the
 #: command line imports one of them, not all.
@@ -38,6 +39,7 @@ _MODULES = {
     **dict.fromkeys(("check", "firstcall", "methods", "overlap", "run", "startup"),
                     "mpiscope.api.measure"),
     **dict.fromkeys(("open_trace", "trace_program"), "mpiscope.api.trace"),
+    **dict.fromkeys(("noise_compare", "noise_run"), "mpiscope.api.noise"),
 }  # fmt: skip
 
 

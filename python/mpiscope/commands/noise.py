@@ -9,39 +9,30 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mpiscope.api.noise import (
+    MAX_CPUS,
+    MAX_ELEMENTS,
+    MAX_HZ,
+    MAX_PACKETS,
+    MAX_SECONDS,
+    NoiseRunRequest,
+    add_common_options,
+    add_noise_run_options,
+    check_online,
+    check_out,
+    compare_documents,
+    noise_profile,
+    record_noise,
+)
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import float_in, int_in, subcommands
 
 __all__ = ["add_parser"]
 
 EXIT_DETECTED = 1
-#: The noise programs' limits (mpiscope-noise and mpiscope-inject refuse more).
-MAX_SECONDS = 86400.0  # a probe's time, a packet
-MAX_CALIBRATE = 3600.0  # a detector's calibration
-MAX_PACKETS = 10**6
-MAX_CPUS = 4096
-MAX_BYTES = 1 << 30  # an Alltoall block, a ring message
-MAX_MESSAGES = 10**7
-MAX_ELEMENTS = 10**12
-MAX_TRIADS = 10**9
-MAX_ITERATIONS = 10**15
-MAX_HZ = 1e6
-MAX_TIMEOUT = 30 * 86400.0
-#: Packets of a run without --packets, and the longest --until-decided run without --max.
-DEFAULT_PACKETS = 30
-DEFAULT_MAX_S = 300.0
-#: The detectors' own options (--detector X takes only its own).
-DETECTOR_OPTIONS = {
-    "alltoall": ("alltoall_bytes",),
-    "barrier": (),
-    "stream-ring": ("preset", "messages", "message_bytes", "stream_elements", "triads"),
-}
-
 
 def add_parser(commands: Any) -> None:
     parser = commands.add_parser(
@@ -56,96 +47,6 @@ def add_parser(commands: Any) -> None:
     )
     subcommands(parser, "noise", (_add_probe, _add_run, _add_inject, _add_compare, _add_calibrate,
                                   _add_plot))  # fmt: skip
-
-
-# --- shared options ------------------------------------------------------------
-def _add_common(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mpi", metavar="NAME", help="the MPI to run with (default: mpich)")
-    parser.add_argument("--force", action="store_true", help="overwrite an existing --out file")
-
-
-def _add_agent(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("the agent")
-    group.add_argument("--inject", metavar="SPEC",
-                       help="the built-in injector as FREQ:BURST[~JITTER][@CORE], e.g. 10Hz:1ms@1")
-    group.add_argument("--agent", metavar="CMD",
-                       help="a real agent: a shell command started, pinned and stopped by mpiscope")
-    group.add_argument("--agent-core", type=int_in(0, MAX_CPUS - 1), metavar="K",
-                       help="logical CPU of the agent (default: chosen by --layout)")
-
-
-def _asked_agent_core(args: argparse.Namespace) -> int | None:
-    """The agent's core as the user gave it (--agent-core or @K), or None."""
-    from mpiscope.noise.spec import parse_injector
-
-    if args.inject and args.agent:
-        raise MpiscopeError("give --inject or --agent, not both")
-    if args.agent_core is not None and not (args.inject or args.agent):
-        raise MpiscopeError("--agent-core needs --inject or --agent")
-    at = parse_injector(args.inject).core if args.inject else None
-    if at is not None and args.agent_core is not None and at != args.agent_core:
-        raise MpiscopeError(f"--inject pins to core {at} but --agent-core is {args.agent_core}")
-    if args.agent:
-        _command_exists(args.agent, "--agent")
-    core = args.agent_core if args.agent_core is not None else at
-    _online(core, "--agent-core")
-    return core
-
-
-def _agent_spec(args: argparse.Namespace, core: int | None) -> Any:
-    """The agent of --inject or --agent, on ``core`` (the layout's choice)."""
-    from mpiscope.noise.agent import AgentSpec
-    from mpiscope.noise.spec import parse_injector
-
-    if args.inject:
-        return AgentSpec(injector=replace(parse_injector(args.inject), core=core))
-    return AgentSpec(command=args.agent, core=core) if args.agent else None
-
-
-def _check_out(name: str, force: bool, inputs: list[str] | None = None) -> Path:
-    from mpiscope.outputs import check_output
-
-    return check_output(name, force=force, inputs=inputs or (), what="--out")
-
-
-def _profile(args: argparse.Namespace, mpiexec: bool = True) -> Any:
-    """The MPI installation, its noise programs and (``mpiexec``) its mpiexec
-    checked: what a run needs, before it prints its plan."""
-    from mpiscope.mpi_profile import select_profile
-    from mpiscope.noise.session import noise_programs
-
-    profile = select_profile(args.mpi)
-    noise_programs(profile)
-    if mpiexec:
-        profile.check_mpiexec()
-    return profile
-
-
-def _online(core: int | None, flag: str) -> None:
-    """A core the user named must be online here."""
-    if core is None:
-        return
-    from mpiscope.noise.binding import read_topology
-
-    online = read_topology().logical
-    if core not in online:
-        raise MpiscopeError(f"{flag} {core}: CPU {core} is not online here (online: "
-                            f"{', '.join(map(str, online))})")  # fmt: skip
-
-
-def _command_exists(command: str, flag: str) -> None:
-    """The program a command line starts must exist (else the shell's own
-    message would be a second line)."""
-    import shlex
-    import shutil
-
-    try:
-        words = shlex.split(command)
-    except ValueError as exc:
-        raise MpiscopeError(f"{flag} {command!r}: {exc}") from None
-    words = [w for w in words if "=" not in w.split("/")[0]] or [""]  # VAR=x cmd: the cmd
-    if not words[0] or shutil.which(words[0]) is None:
-        raise MpiscopeError(f"{flag} {command!r}: no program {words[0]!r} found")
 
 
 # --- probe -------------------------------------------------------------------
@@ -176,7 +77,7 @@ def _add_probe(sub: Any) -> None:
     p.add_argument("--out", default="noise-probe.json", metavar="FILE",
                    help="the probe document (default noise-probe.json)")
     p.add_argument("--raw-dir", metavar="DIR", help="raw records (default: FILE with .raw)")
-    _add_common(p)
+    add_common_options(p)
     p.set_defaults(handler=_probe)
 
 
@@ -189,7 +90,7 @@ def _probe(args: argparse.Namespace) -> int:
     from mpiscope.outputs import check_output_dir
     from mpiscope.result.document import write_document
 
-    out = _check_out(args.out, args.force)
+    out = check_out(args.out, args.force)
     raw_dir = Path(args.raw_dir) if args.raw_dir else out.with_suffix(".raw")
     check_output_dir(raw_dir, "--raw-dir", create=False)
     topology = read_topology()
@@ -215,13 +116,13 @@ def _probe(args: argparse.Namespace) -> int:
 
     agent = AgentSpec(injector=parse_injector(args.inject)) if args.inject else None
     if agent is not None and agent.injector is not None:
-        _online(agent.injector.core, "--inject @")
+        check_online(agent.injector.core, "--inject @")
     plan = ProbePlan(
         cores=cores, seconds_per_kind=each, kinds=kinds, alone=args.alone, agent=agent,
         fwq_work_ns=ns(args.fwq_work), ftq_quantum_ns=ns(args.ftq_quantum),
         selfish_threshold_ns=ns(args.threshold),
     )
-    profile = _profile(args, mpiexec=not args.alone)
+    profile = noise_profile(args.mpi, mpiexec=not args.alone)
     print(f"probing {len(cores)} core(s) ({', '.join(map(str, cores))}): "
           f"{', '.join(kinds)}, {plan.seconds_per_kind:g} s each", flush=True)
     try:
@@ -242,14 +143,7 @@ def _probe(args: argparse.Namespace) -> int:
 
 
 # --- run ---------------------------------------------------------------------
-STREAM_PRESETS = {"short": (20, 32), "long": (1, 5_000_000)}
-
-
 def _add_run(sub: Any) -> None:
-    from mpiscope.measure.sizes import ByteSize
-    from mpiscope.noise.session import DEFAULT_BLOCK, DEFAULT_GROUPS, MAX_GROUPS
-    from mpiscope.noise.spec import DETECTORS, LAYOUTS, Duration
-
     p = sub.add_parser(
         "run", help="a detector timed in packets, with or without an agent",
         description="Run a detector of the seed: packets of MPI_Alltoall or MPI_Barrier "
@@ -258,203 +152,13 @@ def _add_run(sub: Any) -> None:
         "with the agent, then 'noise compare'. --design alternate switches the agent on "
         "and off in blocks of packets within one run, so both samples share the host's "
         "state.")
-    p.add_argument("--detector", choices=DETECTORS, required=True)
-    p.add_argument("--packet", type=Duration(0, MAX_SECONDS), default=10.0, metavar="DUR",
-                   help="packet length, at most a day (default 10s)")
-    p.add_argument("--packets", type=int_in(2, MAX_PACKETS),
-                   help=f"packets (samples) per run, 2 to {MAX_PACKETS} (default 30)")
-    p.add_argument("--until-decided", action="store_true",
-                   help="--design alternate: add ABBA blocks until the paired statistics decide "
-                   "(a slowdown, or none above --margin), at most --max")
-    p.add_argument("--max", type=Duration(0, MAX_SECONDS), metavar="DUR",
-                   help="--until-decided: the longest run, e.g. 5min (default 5min)")
-    p.add_argument("--margin", type=float_in(0, 100, low_open=True), metavar="PCT",
-                   help="--until-decided: slowdowns below PCT percent count as none "
-                   "(default 1)")
-    p.add_argument("--np", type=int_in(1, MAX_CPUS), required=True, help="detector ranks")
-    p.add_argument("--layout", choices=LAYOUTS,
-                   help="A: no agent, a rank per physical core; B: agent on a free core; "
-                   "C: agent on a detector rank's core; all: a rank per logical CPU "
-                   "(default: A without an agent, C with one)")
-    p.add_argument("--design", choices=("separate", "alternate"), default="separate")
-    p.add_argument("--block", type=int_in(1, MAX_PACKETS),
-                   help=f"--design alternate: packets per block (default {DEFAULT_BLOCK})")
-    p.add_argument("--groups", type=int_in(0, MAX_GROUPS),
-                   help="--design alternate: time each packet's iterations in G equal groups on "
-                   f"every rank, for the periodic test (default {DEFAULT_GROUPS}; 0: off; at "
-                   f"most {MAX_GROUPS})")
-    p.add_argument("--out", required=True, metavar="FILE", help="the noise-run document")
-    p.add_argument("--calibrate", type=Duration(0, MAX_CALIBRATE), metavar="DUR",
-                   help="calibration time, at most an hour (min(1s, packet/4))")
-    p.add_argument("--iterations", type=int_in(1, MAX_ITERATIONS),
-                   help="iterations per packet (skips the calibration)")
-    p.add_argument("--same-as", metavar="BASE.json",
-                   help="do the work of that run in every packet (its iterations, message "
-                   "and array sizes): the agent run of a separate-design comparison")
-    p.add_argument("--alltoall-bytes", type=ByteSize(1, MAX_BYTES),
-                   help="--detector alltoall: bytes per peer, at most 1 GiB (default 1024)")
-    p.add_argument("--preset", choices=tuple(STREAM_PRESETS),
-                   help="stream-ring messages: short = 20 x 32 B, long = 1 x 5 MB")
-    p.add_argument("--messages", type=int_in(1, MAX_MESSAGES),
-                   help="--detector stream-ring: ring messages per packet")
-    p.add_argument("--message-bytes", type=ByteSize(1, MAX_BYTES),
-                   help="--detector stream-ring: bytes of each ring message, at most 1 GiB")
-    p.add_argument("--stream-elements", type=int_in(1, MAX_ELEMENTS),
-                   help="--detector stream-ring: elements per rank (default: arrays >= 4x the "
-                   "last-level cache)")
-    p.add_argument("--triads", type=int_in(1, MAX_TRIADS),
-                   help="--detector stream-ring: STREAM triads per iteration (default 100, the "
-                   "seed's)")
-    p.add_argument("--timeout", type=float_in(0, MAX_TIMEOUT, low_open=True), metavar="S",
-                   help="stop the run after S seconds (default: none; a detector silent for "
-                   "5 packets + 60 s is stopped)")
-    p.add_argument("--quiet", action="store_true", help="no progress line")
-    _add_agent(p)
-    _add_common(p)
+    add_noise_run_options(p)
     p.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
-    from mpiscope.noise.binding import read_topology
-    from mpiscope.noise.criteria import compare_run, format_verdict
-    from mpiscope.noise.sequential import until_decided
-    from mpiscope.noise.session import (
-        DEFAULT_BLOCK,
-        DEFAULT_GROUPS,
-        DetectorPlan,
-        plan_layout,
-        run_detector,
-        same_work,
-    )
-    from mpiscope.noise.text import PacketLine, format_run, format_sequential
-    from mpiscope.result.document import write_document
-    from mpiscope.result.noise import load_noise
-
-    _check_run_options(args)
-    out = _check_out(args.out, args.force, [args.same_as] if args.same_as else None)
-    packet_s = args.packet
-    block = args.block or DEFAULT_BLOCK
-    rule, stop_dir = None, None
-    if args.until_decided:
-        from mpiscope.noise.sequential import SequentialRule
-
-        # 1e-9: 0.96 s of 0.08 s quartets is 12 of them, not 11.999...
-        quartets = int((args.max or DEFAULT_MAX_S) / (4 * block * packet_s) + 1e-9)
-        if quartets < 4:
-            raise MpiscopeError(
-                f"--max {args.max or DEFAULT_MAX_S:g} s holds {quartets} ABBA quartet(s) of "
-                f"{4 * block} packets of {packet_s:g} s: at least 4 are needed (8 pairs)")
-        args.packets = quartets * 4 * block
-        rule = SequentialRule(max_pairs=2 * quartets,
-                              margin=(1.0 if args.margin is None else args.margin) / 100)
-        stop_dir = tempfile.TemporaryDirectory(prefix="mpiscope-stop-")
-    elif args.packets is None:
-        args.packets = DEFAULT_PACKETS
-    topology = read_topology()
-    asked_core = _asked_agent_core(args)
-    has_agent = bool(args.inject or args.agent)
-    layout = args.layout or ("C" if has_agent else "A")
-    ranks, core = plan_layout(topology, args.np, layout, asked_core, has_agent)
-    agent = _agent_spec(args, core)
-    messages, message_bytes = args.messages, args.message_bytes
-    if args.preset:
-        if args.detector != "stream-ring":
-            raise MpiscopeError("--preset is for --detector stream-ring")
-        messages, message_bytes = STREAM_PRESETS[args.preset]
-    work = {
-        "iterations": args.iterations, "alltoall_bytes": args.alltoall_bytes,
-        "messages": messages, "message_bytes": message_bytes,
-        "stream_elements": args.stream_elements, "triads": args.triads,
-    }
-    if args.same_as:
-        given = [f"--{k.replace('_', '-')}" for k, v in work.items() if v is not None]
-        if given:
-            raise MpiscopeError(f"--same-as takes the work from {args.same_as}: drop {given[0]}")
-        work.update(same_work(load_noise(args.same_as), args.detector, args.same_as))
-    plan = DetectorPlan(
-        detector=args.detector, packet_s=packet_s, packets=args.packets, nprocs=args.np,
-        layout=layout, design=args.design, block=block, agent=agent,
-        stop_file=f"{stop_dir.name}/stop" if stop_dir else None,
-        calibrate_s=args.calibrate, pin_cores=ranks, **work,
-        groups=(DEFAULT_GROUPS if args.groups is None else args.groups)
-        if args.design == "alternate" else 0,
-    )
-    _check_stream_memory(plan)
-    profile = _profile(args)
-    planned = args.packets * packet_s + 5
-    agent_text = (f", agent {agent.describe()['command']} on CPU {agent.pinned_core}"
-                  if agent else "")
-    print(f"{args.detector}: {args.packets} packets of {packet_s:g} s on {args.np} rank(s), "
-          f"layout {layout}, {args.design} design{agent_text}; about {planned:.0f} s",
-          flush=True)
-    show = PacketLine(args.packets, quiet=args.quiet)
-    on_packet = show if rule is None or plan.stop_file is None else until_decided(
-        rule, show, block, plan.stop_file)
-    try:
-        doc = run_detector(plan, profile, topology, out, timeout_s=args.timeout,
-                           on_packet=on_packet,
-                           on_warning=lambda t: print(f"warning: {t}", file=sys.stderr))
-    finally:
-        if stop_dir is not None:
-            stop_dir.cleanup()
-    show.close()
-    if rule is not None:
-        doc["sequential"] = rule.document()
-        write_document(doc, out)
-    print(format_run(doc))
-    if args.design == "alternate":
-        verdict = compare_run(doc, str(out))
-        print()
-        print(format_verdict(verdict))
-        if rule is not None:
-            print(format_sequential(doc["sequential"]))
-    print(f"\nnoise-run document: {out}")
+    record_noise(NoiseRunRequest.of(vars(args)), show=True)
     return 0
-
-
-def _check_run_options(args: argparse.Namespace) -> None:
-    """Options of another detector or design, and contradictions: refused."""
-    for detector, names in DETECTOR_OPTIONS.items():
-        given = [n for n in names if getattr(args, n) is not None]
-        if given and detector != args.detector:
-            flag = "--" + given[0].replace("_", "-")
-            raise MpiscopeError(f"{flag} is an option of --detector {detector}, not of "
-                                f"--detector {args.detector}")  # fmt: skip
-    if args.until_decided:
-        if args.design != "alternate":
-            raise MpiscopeError("--until-decided adds ABBA blocks: it needs --design alternate")
-        if args.packets is not None:
-            raise MpiscopeError("--until-decided sizes the run from --max: drop --packets")
-    elif args.max is not None or args.margin is not None:
-        flag = "--max" if args.max is not None else "--margin"
-        raise MpiscopeError(f"{flag} is an option of --until-decided")
-    if args.groups and args.design != "alternate":
-        raise MpiscopeError("--groups feeds the periodic test of --design alternate: not with "
-                            f"--design {args.design}")  # fmt: skip
-    if args.block is not None and args.design != "alternate":
-        raise MpiscopeError("--block sizes the blocks of --design alternate: not with --design "
-                            f"{args.design}")  # fmt: skip
-    if args.preset and (args.messages is not None or args.message_bytes is not None):
-        raise MpiscopeError("--preset sets the ring messages: give it or --messages and "
-                            "--message-bytes, not both")  # fmt: skip
-    if args.calibrate is not None and args.iterations is not None:
-        raise MpiscopeError("--iterations fixes the work of a packet: there is nothing to "
-                            "--calibrate")  # fmt: skip
-
-
-def _check_stream_memory(plan: Any) -> None:
-    """The stream-ring's three arrays of doubles on every rank must fit."""
-    if plan.stream_elements is None:
-        return
-    from mpiscope.measure.sizes import check_fits
-
-    check_fits(STREAM_ARRAYS * 8 * plan.stream_elements * plan.nprocs,
-               f"--stream-elements {plan.stream_elements}",
-               f"{STREAM_ARRAYS} arrays of doubles on each of {plan.nprocs} rank(s)")  # fmt: skip
-
-
-#: Arrays of the STREAM triad a stream-ring rank holds.
-STREAM_ARRAYS = 3
 
 
 # --- inject ------------------------------------------------------------------
@@ -493,12 +197,12 @@ def _inject(args: argparse.Namespace) -> int:
 
     spec = InjectorSpec(hz=args.hz, burst_ns=round(args.burst * 1e9), core=args.core,
                         jitter=args.jitter)  # fmt: skip
-    _online(args.core, "--core")
+    check_online(args.core, "--core")
     seconds = args.seconds
     cmd = args.cmd[1:] if args.cmd[:1] == ["--"] else args.cmd
     if cmd and shutil.which(cmd[0]) is None:
         raise MpiscopeError(f"no program {cmd[0]!r} found to run with the agent")
-    profile = _profile(args, mpiexec=False)
+    profile = noise_profile(args.mpi, mpiexec=False)
     env = build_env(profile)
     agent = Agent(AgentSpec(injector=spec), noise_programs(profile).inject, env)
     print(f"injecting {spec.label}", file=sys.stderr)
@@ -531,22 +235,13 @@ def _add_compare(sub: Any) -> None:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from mpiscope.noise.criteria import compare_run, compare_samples, format_verdict
-    from mpiscope.noise.samples import two_samples
+    from mpiscope.noise.criteria import format_verdict
     from mpiscope.result.document import write_document
-    from mpiscope.result.noise import load_noise
 
     if len(args.files) > 2:
         raise MpiscopeError("compare takes one alternating run or two runs (baseline, agent)")
-    out = _check_out(args.out, args.force, args.files) if args.out else None
-    docs = [load_noise(Path(f)) for f in args.files]
-    (base, base_name), (test, test_name) = two_samples(docs, args.files)
-    if len(docs) == 1:  # one alternating run: its ABBA pairs too
-        verdict = compare_run(docs[0], args.files[0], confidence=args.confidence,
-                              alpha=args.alpha)
-    else:
-        verdict = compare_samples(base, test, baseline_source=base_name, test_source=test_name,
-                                  confidence=args.confidence, alpha=args.alpha)
+    out = check_out(args.out, args.force, args.files) if args.out else None
+    verdict = compare_documents(args.files, args.confidence, args.alpha)
     print(format_verdict(verdict))
     if out is not None:
         write_document(verdict, out)
@@ -577,7 +272,7 @@ def _add_calibrate(sub: Any) -> None:
     p.add_argument("--stream-elements", type=int_in(1, MAX_ELEMENTS),
                    help="stream-ring elements per rank (default: arrays >= 4x the LLC)")
     p.add_argument("--out", default="noise-calibration.json", metavar="FILE")
-    _add_common(p)
+    add_common_options(p)
     p.set_defaults(handler=_calibrate)
 
 
@@ -597,7 +292,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     except argparse.ArgumentTypeError as exc:
         raise MpiscopeError(f"--detector: {exc}") from None
     check_blocks(args.packets, args.block)
-    out = _check_out(args.out, args.force)
+    out = check_out(args.out, args.force)
     plan = CalibrationPlan(
         detectors=detectors,
         hz=tuple(parse_frequency_hz(t, "--hz") for t in args.hz.split(",")),
@@ -607,7 +302,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     )
     if not plan.agents():
         raise MpiscopeError("no burst fits in its period at these frequencies")
-    profile = _profile(args)
+    profile = noise_profile(args.mpi)
     estimate = estimate_seconds(plan)
     print(f"calibrating {', '.join(detectors)}: {plan.runs()} runs of {plan.packets} packets "
           f"of {plan.packet_s:g} s; at most about {estimate / 60:.1f} min", flush=True)

@@ -59,7 +59,7 @@ __all__ = [
 CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney", "signed_rank", "paired_interval",
             "periodic")
 #: The schema version of the noise-verdict documents written now.
-VERDICT_VERSION = "1.3"
+VERDICT_VERSION = "1.4"
 #: Tukey's fence factor: outliers lie beyond 1.5 IQR from the quartiles.
 IQR_FENCE_FACTOR = 1.5
 #: Quantiles (percent) compared by ``quantile_shift``.

@@ -1,31 +1,42 @@
-"""Periodic evidence: does the agent add a frequency to the detector's iterations?
+"""Periodic evidence: does the agent add a frequency to the detector's ranks?
 
 With ``--groups G`` every rank times its packet's iterations in G equal
 groups (a bounded buffer of G timer reads per packet, kept outside I/O and
-reported after the packet). A periodic agent of f Hz stretches one group
-every 1/f s, so the group times of an agent-on packet carry a line at f in
-their spectrum that agent-off packets lack.
+reported after the packet), and each group's *stolen* time: wall minus the
+thread's CPU time, when the rank was runnable and another task ran. A
+periodic agent of f Hz stretches a group every 1/f s and, on the core it
+shares with a rank, steals that group's time: two signals per rank, each
+with a line at f (and its harmonics) in agent-on packets that agent-off
+packets lack.
 
-The test, per rank and per frequency bin (bin j is j / T Hz for a packet of
-T s, j = 1 .. G/2):
+The spectra, per rank and signal (:func:`_spectra`):
 
-* each packet's excess group times, placed at the groups' own times in
-  the packet (:func:`_normalised_power`), give a periodogram; it is
-  divided by its own median over the bins, so a packet with one huge stretch
-  (a descheduled rank: broadband power) is not louder than the others;
-* the agent-on packets' normalised power at each bin is compared with the
-  agent-off packets' by a one-sided Mann-Whitney test (on greater);
-* the smallest p-value over every bin and rank, multiplied by their number
-  (Bonferroni), is the criterion's p-value; it fires below alpha, naming the
-  rank and the core it ran on, and the frequency: a burst every 1/f s is a
-  comb of lines at f, 2f, 3f ..., so the fundamental that best explains the
-  significant bins (:func:`_named_bin`).
+* each packet's signal is placed at its groups' own times (the groups hold
+  equal work, so a long burst stretches the group it falls in: the index is
+  not time) and resampled onto slices of one fixed length, the median
+  packet's group time;
+* the slices are cut into segments of one fixed length (the 10th
+  percentile packet's) whose periodograms are averaged (Welch), so bin j is
+  j / (segment length) Hz in every packet. This VM runs a Barrier loop 2-3x
+  slower for minutes at a time, so packets of equal work differ in length
+  as much, and a bin per packet's own length would compare different
+  frequencies across packets;
+* each packet's spectrum is divided by its own median over the bins, so a
+  packet with one huge stretch (broadband power) is not louder than others.
 
-In a synchronizing loop (Barrier, Alltoall) a delay on one rank's core makes
-every rank wait, so the line shows on all ranks. The core is named from
-each group's *stolen* time instead (wall minus the thread's CPU time: the
-rank was runnable, another task ran): only the rank that shares the
-agent's core loses CPU time to it (:func:`_stolen_evidence`).
+The test: at every bin, the agent-on packets' power against the agent-off
+packets' by a one-sided Mann-Whitney test; the smallest p-value over every
+bin, signal and rank, multiplied by their number (Bonferroni), is the
+criterion's p-value, and it fires below alpha. It names:
+
+* the frequency: a burst every 1/f s is a comb of lines at f, 2f, 3f ...,
+  so the fundamental, on a grid finer than a bin, whose harmonics best
+  cover the significant bins of the strongest series (:func:`_comb_fundamental`);
+* the rank and its core: the strongest series' rank when it is a stolen
+  time (only the rank sharing the agent's core loses CPU to it; in a
+  Barrier loop every rank waits for it, so every rank's group times carry
+  the line), else the rank whose stolen time per packet grows when the
+  agent is on (:func:`_stolen_evidence`).
 
 numpy and scipy are imported inside the functions.
 """
@@ -39,6 +50,8 @@ __all__ = ["MIN_PACKETS", "describe", "periodic_criterion"]
 
 #: Fewest packets of each state the periodic test runs on.
 MIN_PACKETS = 4
+#: Fewest slices in a spectrum's segment.
+MIN_SLICES = 8
 
 
 def _cores(run_doc: Mapping[str, Any]) -> dict[int, Any]:
@@ -50,63 +63,97 @@ def _cores(run_doc: Mapping[str, Any]) -> dict[int, Any]:
     return out
 
 
-def _normalised_power(groups: Any) -> Any:
-    """Periodogram of each row (packet) over bins 1 .. G/2, each row over its median.
-
-    The groups hold equal work, so a long burst stretches the groups it falls
-    in and a spectrum over the group index would put the line at the wrong
-    frequency (a 20 Hz agent of 10 ms bursts stretches one 2 ms group in
-    every 20, not in every 25). Each packet's excess time is therefore
-    resampled onto G equal slices of its own duration first: the running
-    sum of the excess, read at the slices' ends (linear within a group),
-    differenced.
-    """
+def _resampled(groups_ns: Any, values_ns: Any, slice_s: float) -> Any:
+    """``values_ns`` of a packet's groups as the amount in each slice of
+    ``slice_s`` seconds: the running sum, read at the slices' ends (linear
+    within a group), differenced."""
     import numpy as np
 
-    count = groups.shape[1]
-    ends = np.cumsum(groups, axis=1)
-    excess = np.cumsum(groups - groups.mean(axis=1, keepdims=True), axis=1)
-    uniform = np.empty_like(groups)
-    for row, (end, ex) in enumerate(zip(ends, excess, strict=True)):
-        at = end[-1] * np.arange(1, count + 1) / count
-        uniform[row] = np.diff(np.interp(at, np.r_[0.0, end], np.r_[0.0, ex]), prepend=0.0)
-    centered = uniform - uniform.mean(axis=1, keepdims=True)
-    power = np.abs(np.fft.rfft(centered, axis=1))[:, 1:] ** 2
-    median = np.median(power, axis=1, keepdims=True)
-    return power / np.where(median > 0, median, 1.0)
+    ends = np.cumsum(groups_ns) / 1e9
+    at = slice_s * np.arange(1, int(ends[-1] / slice_s) + 1)
+    running = np.interp(at, np.r_[0.0, ends], np.r_[0.0, np.cumsum(values_ns)])
+    return np.diff(running, prepend=0.0)
 
 
-def _named_bin(pvals: Any, ratios: Any, level: float) -> int:
-    """The bin a verdict names: the fundamental of the significant bins.
+def _spectra(groups: Any, values: Any, slice_s: float, length: int) -> Any:
+    """Packet x bin (1 .. length/2) power of ``values`` (packet x group):
+    Welch's average over segments of ``length`` slices, each packet over its
+    median (a packet shorter than one segment is padded with its mean)."""
+    import numpy as np
+
+    out = np.empty((len(groups), length // 2))
+    for row, (times, amounts) in enumerate(zip(groups, values, strict=True)):
+        sliced = _resampled(times, amounts, slice_s)
+        if sliced.size < length:
+            sliced = np.pad(sliced, (0, length - sliced.size), constant_values=sliced.mean())
+        segments = sliced[: sliced.size // length * length].reshape(-1, length)
+        segments = segments - segments.mean(axis=1, keepdims=True)
+        out[row] = (np.abs(np.fft.rfft(segments, axis=1))[:, 1:length // 2 + 1] ** 2).mean(axis=0)
+    median = np.median(out, axis=1, keepdims=True)
+    return out / np.where(median > 0, median, 1.0)
+
+
+def _comb_fundamental(freqs: Any, significant: Any, resolution: float) -> float:
+    """The frequency whose harmonics best explain the significant bins.
 
     A short burst every 1/f s is a comb of lines at f, 2f, 3f ...; each
-    candidate k scores (share of its multiples that are significant) x
-    (share of the significant bins that are its multiples), so a comb names
-    its fundamental, a pure line names itself. Mann-Whitney p-values saturate
-    once on and off packets separate fully, so they cannot rank the lines.
-    Without a significant bin: the strongest line (median power on / off).
+    candidate f0, on a grid of a twentieth of a bin, scores (share of its
+    harmonics below the top bin that lie within half a bin of a significant
+    one) x (share of the significant bins that lie within half a bin of one
+    of its harmonics): a comb names its fundamental even when its lines fall
+    between bins, a pure line names itself.
     """
     import numpy as np
 
-    significant = set(int(i) + 1 for i in np.flatnonzero(pvals < level))
-    bins = len(pvals)
-    if not significant:
-        return int(np.argmax(ratios))
-    best, best_score = 1, -1.0
-    for k in sorted(significant):
-        multiples = set(range(k, bins + 1, k))
-        hit = len(multiples & significant)
-        score = hit / len(multiples) * hit / len(significant)
-        if score > best_score:
-            best, best_score = k, score
-    return best - 1
+    found = freqs[significant]
+    best, best_score = float(found[0]), -1.0
+    for f0 in np.arange(resolution, freqs[-1] + resolution / 40, resolution / 20):
+        harmonics = np.arange(f0, freqs[-1] + resolution / 2, f0)
+        near = np.abs(found[:, None] - harmonics[None, :]) <= resolution / 2
+        score = float(near.any(axis=0).mean() * near.any(axis=1).mean())
+        if score > best_score + 1e-12:
+            best, best_score = float(f0), score
+    return best
+
+
+def _series(grid: Any, stolen: Any, flags: Any, slice_s: float,
+            length: int) -> list[dict[str, Any]]:
+    """Per rank and signal: its bins' p-values (on > off) and power ratios."""
+    import numpy as np
+    from scipy import stats
+
+    out = []
+    for rank in range(grid.shape[1]):
+        times = grid[:, rank, :]
+        # A group's time beyond the packet's typical group: its stretch.
+        signals = [("group times", times - np.median(times, axis=1, keepdims=True))]
+        if stolen is not None:
+            signals.insert(0, ("stolen CPU time", stolen[:, rank, :]))
+        for name, values in signals:
+            power = _spectra(grid[:, rank, :], values, slice_s, length)
+            test = stats.mannwhitneyu(power[flags], power[~flags], axis=0, alternative="greater")
+            pvals = np.nan_to_num(np.asarray(test.pvalue, dtype=float), nan=1.0)
+            ratios = np.median(power[flags], axis=0) / np.maximum(
+                np.median(power[~flags], axis=0), 1e-300)
+            out.append({"rank": rank, "signal": name, "pvals": pvals, "ratios": ratios})
+    return out
+
+
+def _named(series: Mapping[str, Any], freqs: Any, level: float, resolution: float) -> float:
+    """The frequency a series names: its comb's fundamental, or without a
+    significant bin its strongest line (on / off)."""
+    import numpy as np
+
+    significant = series["pvals"] < level
+    if significant.any():
+        return _comb_fundamental(freqs, significant, resolution)
+    return float(freqs[int(np.argmax(series["ratios"]))])
 
 
 def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, Any] | None:
     """The ``periodic`` criterion of an alternating run with group times, or None
     when it has none (or fewer than :data:`MIN_PACKETS` packets of a state)."""
     import numpy as np
-    from scipy import stats
 
     packets = [p for p in run_doc.get("packets") or []
                if isinstance(p.get("groups_ns"), list) and isinstance(p.get("agent"), bool)]
@@ -119,45 +166,49 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     iterations = (run_doc.get("detector") or {}).get("iterations_per_packet")
     if isinstance(iterations, int) and iterations < count:
         return None  # groups without iterations: nothing periodic to see
-    on = [p for p in packets if p["agent"]]
-    off = [p for p in packets if not p["agent"]]
-    if min(len(on), len(off)) < MIN_PACKETS or count < 4:
+    flags = np.asarray([p["agent"] for p in packets])
+    if min(int(flags.sum()), int((~flags).sum())) < MIN_PACKETS or count < 4:
         return None
     grid = np.asarray([p["groups_ns"] for p in packets], dtype=float)  # packet, rank, group
-    flags = np.asarray([p["agent"] for p in packets])
-    # Bin j is j cycles per packet: in Hz over an agent-on packet, the line's own.
-    packet_s = float(np.median(grid[flags].sum(axis=2))) / 1e9
-    freqs = np.arange(1, count // 2 + 1) / packet_s
+    stolen = _stolen_grid(packets, grid.shape)
+    lengths = grid.sum(axis=2).max(axis=1) / 1e9  # each packet's wall time
+    slice_s = float(np.median(lengths)) / count
+    length = max(MIN_SLICES, int(float(np.quantile(lengths, 0.1)) / slice_s))
+    length -= length % 2
+    resolution = 1 / (length * slice_s)
+    freqs = np.arange(1, length // 2 + 1) * resolution
+    series = _series(grid, stolen, flags, slice_s, length)
+    tests = len(series) * freqs.size
+    level = alpha / tests
     cores = _cores(run_doc)
-    per_rank: list[dict[str, Any]] = []
+    per_rank = []
     for rank in range(ranks):
-        power = _normalised_power(grid[:, rank, :])
-        test = stats.mannwhitneyu(power[flags], power[~flags], axis=0, alternative="greater")
-        pvals = np.nan_to_num(np.asarray(test.pvalue, dtype=float), nan=1.0)
-        ratios = np.median(power[flags], axis=0) / np.maximum(np.median(power[~flags], axis=0),
-                                                              1e-300)
-        best = _named_bin(pvals, ratios, alpha / (ranks * freqs.size))
-        per_rank.append({"rank": rank, "core": cores.get(rank), "frequency_hz": float(freqs[best]),
-                         "p_value": float(pvals.min()), "power_ratio": float(ratios[best])})
-    tests = ranks * freqs.size
-    strongest = min(per_rank, key=lambda r: (float(r["p_value"]), -float(r["power_ratio"])))
-    p_value = min(1.0, float(strongest["p_value"]) * tests)
-    stolen = _stolen_evidence(packets, flags, (ranks, count), cores, alpha)
-    where = stolen if stolen is not None and stolen["detected"] else strongest
+        best = min((s for s in series if s["rank"] == rank), key=_strength)
+        per_rank.append(_summary(best, cores, freqs, level, resolution))
+    strongest = min(series, key=_strength)
+    named = _summary(strongest, cores, freqs, level, resolution)
+    p_value = min(1.0, float(strongest["pvals"].min()) * tests)
+    evidence = _stolen_evidence(stolen, flags, cores, alpha)
+    where = named
+    if strongest["signal"] != "stolen CPU time" and evidence is not None and evidence["detected"]:
+        where = evidence
     setup = run_doc.get("detector") or {}
     read_ns = setup.get("group_read_ns")
+    packet_s = float(np.median(lengths))
     return {
         "groups": count,
         "group_read_ns": read_ns,
         "cost_share": (count * read_ns / (packet_s * 1e9)) if read_ns else None,
-        "resolution_hz": 1 / packet_s,
+        "resolution_hz": float(resolution),
         "nyquist_hz": float(freqs[-1]),
-        "frequency_hz": strongest["frequency_hz"],
+        "frequency_hz": named["frequency_hz"],
+        "signal": strongest["signal"],
         "rank": where["rank"],
         "core": where["core"],
-        "core_evidence": "stolen CPU time" if where is stolen else "group times",
-        "stolen": stolen,
-        "power_ratio": strongest["power_ratio"],
+        "core_evidence": "stolen CPU time" if where is evidence or
+        strongest["signal"] == "stolen CPU time" else "group times",
+        "stolen": evidence,
+        "power_ratio": named["power_ratio"],
         "tests": tests,
         "correction": "Bonferroni",
         "p_value": p_value,
@@ -167,30 +218,52 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     }
 
 
-def _stolen_evidence(packets: list[Any], flags: Any, shape: tuple[int, int],
-                     cores: dict[int, Any], alpha: float) -> dict[str, Any] | None:
-    """Which rank's core the agent takes: the rank whose stolen time grows.
+def _strength(series: Mapping[str, Any]) -> tuple[float, float]:
+    """Sort key: the smallest p-value first, then the largest power ratio."""
+    return (float(series["pvals"].min()), -float(series["ratios"].max()))
 
-    In a synchronizing loop every rank waits for the delayed one, so the
-    group times cannot tell the ranks apart; the time a rank was runnable but
-    not running (wall minus its thread's CPU time, ``stolen_ns``) can: only
-    the rank sharing the agent's core loses CPU to it. Per rank, the packets'
-    total stolen time, agent on against off, by a one-sided Mann-Whitney
-    test, Bonferroni over the ranks. None when the run has no stolen times.
-    """
+
+def _summary(series: Mapping[str, Any], cores: Mapping[int, Any], freqs: Any, level: float,
+             resolution: float) -> dict[str, Any]:
+    """A series as the verdict shows it: rank, core, signal, frequency, p, ratio."""
     import numpy as np
-    from scipy import stats
+
+    frequency = _named(series, freqs, level, resolution)
+    nearest = int(np.argmin(np.abs(freqs - frequency)))
+    return {"rank": series["rank"], "core": cores.get(series["rank"]),
+            "signal": series["signal"], "frequency_hz": frequency,
+            "p_value": float(series["pvals"].min()),
+            "power_ratio": float(series["ratios"][nearest])}
+
+
+def _stolen_grid(packets: list[Any], shape: tuple[int, ...]) -> Any:
+    """Packet x rank x group stolen times, or None when the run has none."""
+    import numpy as np
 
     if not all(isinstance(p.get("stolen_ns"), list) for p in packets):
         return None
     stolen = np.asarray([p["stolen_ns"] for p in packets], dtype=float)
-    if stolen.shape[1:] != shape:
+    return stolen if stolen.shape == shape else None
+
+
+def _stolen_evidence(stolen: Any, flags: Any, cores: Mapping[int, Any],
+                     alpha: float) -> dict[str, Any] | None:
+    """Which rank's core the agent takes: the rank whose stolen time grows.
+
+    Per rank, the packets' total stolen time, agent on against off, by a
+    one-sided Mann-Whitney test, Bonferroni over the ranks. None when the
+    run has no stolen times.
+    """
+    import numpy as np
+    from scipy import stats
+
+    if stolen is None:
         return None
     totals = stolen.sum(axis=2)  # packet, rank
     test = stats.mannwhitneyu(totals[flags], totals[~flags], axis=0, alternative="greater")
     pvals = np.nan_to_num(np.asarray(test.pvalue, dtype=float), nan=1.0)
     rank = int(np.argmin(pvals))
-    p_value = min(1.0, float(pvals[rank]) * shape[0])
+    p_value = min(1.0, float(pvals[rank]) * stolen.shape[1])
     return {
         "rank": rank,
         "core": cores.get(rank),
@@ -205,10 +278,11 @@ def describe(crit: Mapping[str, Any]) -> str:
     """The periodic criterion's value, for the verdict table."""
     core = crit.get("core")
     where = f"rank {crit['rank']}" + (f" (core {core})" if core is not None else "")
+    signal = crit.get("signal", "group times")
     stolen = crit.get("stolen")
     told = (f", stolen {stolen['on_ms']:.2g} vs {stolen['off_ms']:.2g} ms/packet "
             f"p={stolen['p_value']:.2g}" if stolen and crit.get("core_evidence") ==
             "stolen CPU time" else "")
-    return (f"{crit['frequency_hz']:.3g} Hz on {where}{told}: power x{crit['power_ratio']:.2g}, "
-            f"p={crit['p_value']:.3g} ({crit['tests']} tests)")
-
+    line = "" if crit.get("detected") else "no line; strongest "  # a name is not a finding
+    return (f"{line}{crit['frequency_hz']:.3g} Hz in the {signal} of {where}{told}: power "
+            f"x{crit['power_ratio']:.2g}, p={crit['p_value']:.3g} ({crit['tests']} tests)")
