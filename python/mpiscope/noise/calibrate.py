@@ -103,7 +103,7 @@ def run_calibration(
             })
             on_run(index, total, f"{detector} {label}", verdict)
     return {
-        "schema_version": "1.3",  # runs[] hold the paired estimate and the limit
+        "schema_version": "1.4",  # 1.3: runs[] hold the paired limit; 1.4: periodic_hz if found
         "kind": "noise-calibration",
         "mpiscope_version": __version__,
         "plan": {"detectors": list(plan.detectors), "hz": list(plan.hz),
@@ -122,9 +122,10 @@ def _paired_row(verdict: dict[str, Any]) -> dict[str, Any]:
     """The paired estimate, its p-value and the stated limit of a verdict, for a row."""
     crit, lim = verdict["criteria"], verdict.get("limit") or {}
     signed, interval = crit.get("signed_rank"), crit.get("paired_interval")
+    periodic = crit.get("periodic")
     return {
         "paired_estimate": interval["estimate"] if interval else None,
-        "periodic_hz": (crit.get("periodic") or {}).get("frequency_hz"),
+        "periodic_hz": periodic["frequency_hz"] if periodic and periodic["detected"] else None,
         "signed_rank_p": signed["p_value"] if signed else None,
         "rules_out_above": lim.get("rules_out_above"),
         "detectable": lim.get("detectable"),

@@ -88,19 +88,27 @@ def format_calibration(doc: dict[str, Any]) -> str:
         lines.append(f"  {detector:12s} {cells}  {alarms}")
     lines.append("")
     lines.append(f"  {'detector':12s} {'agent':>14s} {'load':>7s} {'mean':>8s} {'gap':>8s} "
-                 f"{'p (MW)':>8s} {'paired':>8s} {'p (SR)':>8s} {'<= (95%)':>8s}  fired")
+                 f"{'p (MW)':>8s} {'paired':>8s} {'p (SR)':>8s} {'<= (95%)':>8s} {'line':>9s}"
+                 "  fired")
     for r in doc["runs"]:
         lines.append(f"  {r['detector']:12s} {r['agent']:>14s} {r['load']:7.2%} "
                      f"{r['mean_difference']:+8.2%} {r['boundary_gap']:+8.2%} "
                      f"{r['p_value']:8.3g} {_opt(r.get('paired_estimate'), '+8.2%')} "
                      f"{_opt(r.get('signed_rank_p'), '8.3g')} "
-                     f"{_opt(r.get('rules_out_above'), '+8.2%')}  {', '.join(r['fired']) or '-'}")
+                     f"{_opt(r.get('rules_out_above'), '+8.2%')} "
+                     f"{_line(r.get('periodic_hz'))}"
+                     f"  {', '.join(r['fired']) or '-'}")
     return "\n".join(lines)
 
 
 def _opt(value: float | None, spec: str) -> str:
     """A number of a calibration row, or "-" (8 wide) when the row predates it."""
     return f"{'-':>8s}" if value is None else format(value, spec)
+
+
+def _line(hz: float | None) -> str:
+    """The frequency the periodic criterion found, 9 wide, or "-"."""
+    return f"{'-' if hz is None else f'{hz:.3g} Hz':>9s}"
 
 
 _DECISIONS = {
