@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from mpiscope.noise.criteria import compare_run, format_verdict
 from mpiscope.noise.periodic import periodic_criterion
@@ -104,6 +105,27 @@ def test_long_bursts_are_named_at_their_own_frequency() -> None:
     crit = periodic_criterion({"packets": rows, "detector": {"groups": GROUPS}}, alpha=0.01)
     assert crit is not None and crit["detected"]
     assert abs(crit["frequency_hz"] - 20.0) <= crit["resolution_hz"] / 2
+
+
+def test_a_comb_between_bins_is_named_by_its_fundamental() -> None:
+    """Lines of a 10.05 Hz comb in 2.25 Hz bins, uneven in strength (as a real
+    run's stolen time draws them), some between two bins: named 10 Hz, not
+    one of the odd multiples whose midpoints also fall between lines."""
+    from mpiscope.noise.periodic import _comb_fundamental
+
+    rng = np.random.default_rng(3)
+    resolution = 2.25
+    freqs = np.arange(1, 60) * resolution
+    ratios = 0.8 + 0.2 * rng.random(freqs.size)
+    for k in range(1, 14):
+        line = 10.05 * k
+        nearest = np.argsort(np.abs(freqs - line))[:2]  # split between the two nearest bins
+        ratios[nearest] += rng.uniform(1.5, 4.0) * np.array([0.7, 0.3])
+    named = _comb_fundamental(freqs, ratios, resolution)
+    assert abs(named - 10.05) <= resolution / 2
+    pure = np.ones(freqs.size)
+    pure[16] = 5.0  # one line: 38.25 Hz
+    assert _comb_fundamental(freqs, pure, resolution) == pytest.approx(freqs[16], abs=0.2)
 
 
 def test_the_heavy_tail_alone_is_not_periodic() -> None:

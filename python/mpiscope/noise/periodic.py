@@ -93,27 +93,31 @@ def _spectra(groups: Any, values: Any, slice_s: float, length: int) -> Any:
     return out / np.where(median > 0, median, 1.0)
 
 
-def _comb_fundamental(freqs: Any, significant: Any, resolution: float) -> float:
-    """The frequency whose harmonics best explain the significant bins.
+def _comb_fundamental(freqs: Any, ratios: Any, resolution: float) -> float:
+    """The fundamental of the comb the power ratios (on / off) draw.
 
-    A short burst every 1/f s is a comb of lines at f, 2f, 3f ...; each
-    candidate f0, on a grid of a twentieth of a bin, scores (share of its
-    harmonics below the top bin that lie within half a bin of a significant
-    one) x (share of the significant bins that lie within half a bin of one
-    of its harmonics): a comb names its fundamental even when its lines fall
-    between bins, a pure line names itself.
+    A short burst every 1/f s is a comb of lines at f, 2f, 3f ..., which
+    fall between bins. Each candidate f0, on a grid of a twentieth of a bin,
+    scores the mean log ratio at its n harmonics k f0 less the mean at the
+    midpoints (k - 1/2) f0 (read between bins linearly), times sqrt(n): the
+    comb's contrast, and how much of the spectrum it explains. Half the
+    fundamental has every other harmonic between two lines (half the
+    contrast, twice the harmonics: 0.7 of the score); twice it has lines on
+    its midpoints (no contrast); an odd multiple keeps the contrast with a
+    third of the harmonics or fewer (0.6 of the score). A pure line at f is
+    named f.
     """
     import numpy as np
 
-    found = freqs[significant]
-    best, best_score = float(found[0]), -1.0
-    for f0 in np.arange(resolution, freqs[-1] + resolution / 40, resolution / 20):
-        harmonics = np.arange(f0, freqs[-1] + resolution / 2, f0)
-        near = np.abs(found[:, None] - harmonics[None, :]) <= resolution / 2
-        score = float(near.any(axis=0).mean() * near.any(axis=1).mean())
-        if score > best_score + 1e-12:
-            best, best_score = float(f0), score
-    return best
+    level = np.log(np.maximum(ratios, 1e-12))
+    candidates = np.arange(resolution, freqs[-1] + resolution / 40, resolution / 20)
+    scores = np.empty(candidates.size)
+    for index, f0 in enumerate(candidates):
+        harmonics = np.arange(f0, freqs[-1] + resolution / 40, f0)
+        contrast = (np.interp(harmonics, freqs, level).mean()
+                    - np.interp(harmonics - f0 / 2, freqs, level).mean())
+        scores[index] = contrast * np.sqrt(harmonics.size)
+    return float(candidates[int(np.argmax(scores))])
 
 
 def _series(grid: Any, stolen: Any, flags: Any, slice_s: float,
@@ -137,17 +141,6 @@ def _series(grid: Any, stolen: Any, flags: Any, slice_s: float,
                 np.median(power[~flags], axis=0), 1e-300)
             out.append({"rank": rank, "signal": name, "pvals": pvals, "ratios": ratios})
     return out
-
-
-def _named(series: Mapping[str, Any], freqs: Any, level: float, resolution: float) -> float:
-    """The frequency a series names: its comb's fundamental, or without a
-    significant bin its strongest line (on / off)."""
-    import numpy as np
-
-    significant = series["pvals"] < level
-    if significant.any():
-        return _comb_fundamental(freqs, significant, resolution)
-    return float(freqs[int(np.argmax(series["ratios"]))])
 
 
 def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, Any] | None:
@@ -179,14 +172,13 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     freqs = np.arange(1, length // 2 + 1) * resolution
     series = _series(grid, stolen, flags, slice_s, length)
     tests = len(series) * freqs.size
-    level = alpha / tests
     cores = _cores(run_doc)
     per_rank = []
     for rank in range(ranks):
         best = min((s for s in series if s["rank"] == rank), key=_strength)
-        per_rank.append(_summary(best, cores, freqs, level, resolution))
+        per_rank.append(_summary(best, cores, freqs, resolution))
     strongest = min(series, key=_strength)
-    named = _summary(strongest, cores, freqs, level, resolution)
+    named = _summary(strongest, cores, freqs, resolution)
     p_value = min(1.0, float(strongest["pvals"].min()) * tests)
     evidence = _stolen_evidence(stolen, flags, cores, alpha)
     where = named
@@ -223,12 +215,12 @@ def _strength(series: Mapping[str, Any]) -> tuple[float, float]:
     return (float(series["pvals"].min()), -float(series["ratios"].max()))
 
 
-def _summary(series: Mapping[str, Any], cores: Mapping[int, Any], freqs: Any, level: float,
+def _summary(series: Mapping[str, Any], cores: Mapping[int, Any], freqs: Any,
              resolution: float) -> dict[str, Any]:
     """A series as the verdict shows it: rank, core, signal, frequency, p, ratio."""
     import numpy as np
 
-    frequency = _named(series, freqs, level, resolution)
+    frequency = _comb_fundamental(freqs, series["ratios"], resolution)
     nearest = int(np.argmin(np.abs(freqs - frequency)))
     return {"rank": series["rank"], "core": cores.get(series["rank"]),
             "signal": series["signal"], "frequency_hz": frequency,
