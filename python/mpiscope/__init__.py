@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import importlib
 
-from mpiscope.api import __all__ as _API
 from mpiscope.errors import MpiscopeError
 
 #: typing is not imported at run time: it is most of the package's import
@@ -70,33 +69,23 @@ __all__ = [
 
 
 
-def _version() -> str:
-    """The installed package's version (pyproject.toml reads it from the
-    repository's VERSION file, as CMake does); VERSION itself when the
-    package runs from a checkout that was never installed."""
-    from importlib.metadata import PackageNotFoundError, version
-    from pathlib import Path
-
-    try:
-        return version("mpiscope")
-    except PackageNotFoundError:
-        return (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
-
 _LAZY = {
     "Point": "mpiscope.result",
     "Result": "mpiscope.result",
     "load_result": "mpiscope.result",
     "load": "mpiscope.result.frame",
-    **dict.fromkeys(_API, "mpiscope.api"),
 }
 
 
 def __getattr__(name: str) -> Any:
     if name == "__version__":  # importlib.metadata only when asked (the CLI's start-up)
-        globals()[name] = _version()
+        from mpiscope.version import package_version
+
+        globals()[name] = package_version()
         return globals()[name]
-    if name not in _LAZY:
+    module = _LAZY.get(name, "mpiscope.api")  # the API's names: mpiscope.api.__all__
+    if module == "mpiscope.api" and name not in importlib.import_module(module).__all__:
         raise AttributeError(f"module 'mpiscope' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -55,9 +55,9 @@ def _version_action() -> type:
 
     class Version(argparse.Action):
         def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
-            from mpiscope import __version__
+            from mpiscope.version import package_version
 
-            print(f"mpiscope {__version__}")  # on stdout, as argparse's own version action
+            print(f"mpiscope {package_version()}")  # on stdout, as argparse's own version action
             parser.exit()
 
     return Version

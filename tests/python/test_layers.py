@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
     ("outputs", "standard_output", "html_page"),  # every file written, stdout, the HTML page
     ("inputs",),  # every file read (the one reader)
-    ("errors",),
+    ("errors", "version"),
 )
 
 

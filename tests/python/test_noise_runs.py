@@ -149,8 +149,10 @@ def test_the_python_api_runs_a_detector_and_gives_its_verdict(
     assert verdict["kind"] == "noise-verdict" and verdict["baseline"]["n"] == 4
     assert mpiscope.noise_compare(out)["criteria"] == verdict["criteria"]
     assert "verdict: " in run.text() and "agent on" in run.text()
-    with pytest.raises(mpiscope.MpiscopeError, match="--out .* exists"):
-        mpiscope.noise_run(detector="barrier", np=2, out=out)
+    old = tmp_path / "old.json"
+    old.write_text("{}")
+    with pytest.raises(mpiscope.MpiscopeError, match=r"old.json exists \(use --force"):
+        mpiscope.noise_run(detector="barrier", np=2, out=old)
 
 
 def test_the_python_api_refuses_bad_options_in_one_line(tmp_path: Path) -> None:

@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mpiscope import __version__
 from mpiscope.alltoall.models import Topology, mpich_auto_model, predict
 from mpiscope.alltoall.plp import best_leaders, plp_rule
 from mpiscope.models.hockney import Hockney, fit_hockney
+from mpiscope.version import package_version
 
 __all__ = [
     "KIND",
@@ -175,7 +175,7 @@ def build_document(
     doc: dict[str, Any] = {
         "kind": KIND,
         "schema_version": SCHEMA_VERSION,
-        "mpiscope_version": __version__,
+        "mpiscope_version": package_version(),
         "created_utc": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command_line": command_line,
         "status": "partial" if errors else "complete",

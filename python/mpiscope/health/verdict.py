@@ -556,13 +556,13 @@ def health_document(state: RunState, final: bool = True) -> dict[str, Any]:
         state.plan.fingerprint_rule.core_floor,
     )
     suspects = _fold_busy(_merge_joined(suspects, joined, busy))
-    from mpiscope import __version__
+    from mpiscope.version import package_version
 
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,
         "status": _status(state, final),
-        "mpiscope_version": __version__,
+        "mpiscope_version": package_version(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command_line": " ".join(["mpiscope", *state.request.argv]),
         "start_time_utc": state.started,

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mpiscope import __version__
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.noise.agent import AgentSpec
 from mpiscope.noise.binding import Topology
 from mpiscope.noise.criteria import CRITERIA, compare_run
 from mpiscope.noise.session import DEFAULT_GROUPS, DetectorPlan, plan_layout, run_detector
 from mpiscope.noise.spec import InjectorSpec
+from mpiscope.version import package_version
 
 __all__ = ["CalibrationPlan", "estimate_seconds", "run_calibration"]
 
@@ -105,7 +105,7 @@ def run_calibration(
     return {
         "schema_version": "1.4",  # 1.3: runs[] hold the paired limit; 1.4: periodic_hz if found
         "kind": "noise-calibration",
-        "mpiscope_version": __version__,
+        "mpiscope_version": package_version(),
         "plan": {"detectors": list(plan.detectors), "hz": list(plan.hz),
                  "bursts_ns": list(plan.bursts_ns), "nprocs": plan.nprocs,
                  "packet_seconds": plan.packet_s, "packets": plan.packets,

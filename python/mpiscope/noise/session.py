@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope import __version__
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.launcher import (
     Event,
@@ -32,6 +31,7 @@ from mpiscope.noise.agent import Agent, AgentSpec, parse_record
 from mpiscope.noise.binding import Topology, format_cpu_list
 from mpiscope.noise.spec import DETECTORS, LAYOUTS
 from mpiscope.result.growing import GrowingDocument
+from mpiscope.version import package_version
 
 __all__ = [
     "DEFAULT_BLOCK",
@@ -248,7 +248,7 @@ def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
         "schema_version": ("1.3" if plan.groups or plan.stop_file
                            else "1.2" if "mpi_wheel" in env else "1.0"),
         "kind": "noise-run",
-        "mpiscope_version": __version__,
+        "mpiscope_version": package_version(),
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "status": "running",
         "error": None,

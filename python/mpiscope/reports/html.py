@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope import __version__, outputs
+from mpiscope import outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.html_page import escape as _e
 from mpiscope.html_page import page
@@ -36,6 +36,7 @@ from mpiscope.result import Point, Result
 from mpiscope.result.estimate import is_measurement, point_cache, point_method
 from mpiscope.result.modes import format_modes, modes_from_records, point_modes
 from mpiscope.result.units import format_bytes, format_ns, format_number
+from mpiscope.version import package_version
 
 __all__ = ["ReportWarning", "render_html", "result_warnings", "write_html"]
 
@@ -244,7 +245,7 @@ def render_html(results: Sequence[Result], labels: Sequence[str] | None = None) 
         "<main>",
         "<h1>mpiscope report</h1>",
         f'<p class="sub">{_e(", ".join(_source(r) for r in results))} &middot; '
-        f"written by mpiscope {_e(__version__)}</p>",
+        f"written by mpiscope {_e(package_version())}</p>",
         _warnings_html(results, labels),
     ]
     for index, (label, result) in enumerate(zip(labels, results, strict=True)):
