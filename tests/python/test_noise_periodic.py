@@ -174,3 +174,16 @@ def test_max_groups_is_the_c_bound() -> None:
     header = Path(__file__).parents[2] / "src/noise/detect_options.h"
     found = re.search(r"#define MPISCOPE__NOISE_MAX_GROUPS (\d+)", header.read_text())
     assert found and int(found.group(1)) == MAX_GROUPS
+
+
+def test_a_line_alone_is_said_as_the_agent_showing_not_as_a_slowdown() -> None:
+    from mpiscope.noise.criteria import verdict_sentence
+
+    verdict = compare_run(_run(2, 10.0), "agent.json")
+    alone = {**verdict, "fired": ["periodic"]}
+    line = verdict_sentence(alone)
+    assert line.startswith("verdict: the agent shows in the detector: a ")
+    assert re.search(r"Hz line in the (stolen CPU time|group times) of rank 1 \(core 1\)", line)
+    assert "the packets' slowdown is below what the run resolves: none above " in line
+    assert verdict_sentence({**verdict, "fired": ["periodic", "signed_rank"]}).startswith(
+        "verdict: slowdown detected by periodic, signed_rank")

@@ -408,10 +408,19 @@ def format_verdict(verdict: Mapping[str, Any]) -> str:
 def verdict_sentence(verdict: Mapping[str, Any]) -> str:
     """The verdict line: which criteria fired, or that none did and what that rules out."""
     fired = list(verdict.get("fired", []))
-    if fired:
-        return f"verdict: slowdown detected by {', '.join(fired)}"
     lim = verdict.get("limit") or {}
     upper, detectable = lim.get("rules_out_above"), lim.get("detectable")
+    if fired == ["periodic"]:  # the agent's line, not a slowdown of the packets
+        pe = verdict["criteria"]["periodic"]
+        core = f" (core {pe['core']})" if pe.get("core") is not None else ""
+        text = (f"verdict: the agent shows in the detector: a {pe['frequency_hz']:.3g} Hz line in "
+                f"the {pe.get('signal', 'group times')} of rank {pe['rank']}{core} "
+                f"(p={pe['p_value']:.2g}); the packets' slowdown is below what the run resolves")
+        if upper is not None and upper >= 0:
+            text += f": none above {upper:.2%} at {lim['confidence'] * 100:g}%"
+        return text
+    if fired:
+        return f"verdict: slowdown detected by {', '.join(fired)}"
     text = "verdict: no slowdown detected (no criterion fired)"
     if upper is not None and upper >= 0:
         text += f": none above {upper:.2%} at {lim['confidence'] * 100:g}%"
