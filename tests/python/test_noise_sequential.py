@@ -80,6 +80,32 @@ def test_the_callback_stops_the_detector_at_a_decision(tmp_path) -> None:
     assert [look["pairs"] for look in rule.document()["looks"]] == [8, 12]
 
 
+def test_the_wall_time_bound_holds_when_packets_run_long(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--max is wall time: packets planned at 1 s that take 2.5 s (a host
+    that slowed down) stop the run at the quartet that would end past it,
+    with a last look, not after the planned 64 pairs."""
+    import mpiscope.noise.sequential as sequential
+
+    clock = [0.0]
+    monkeypatch.setattr(sequential.time, "monotonic", lambda: clock[0])
+    stop = tmp_path / "stop"
+    rule = SequentialRule(max_pairs=64, margin=0.001)
+    callback = until_decided(rule, lambda p: None, 1, str(stop), max_s=60.0)
+    rng = np.random.default_rng(2)
+    for index in range(256):
+        clock[0] += 2.5
+        agent = index % 4 in (1, 2)
+        callback({"index": index, "block": index, "agent": agent,
+                  "seconds": 2.5 * (1 + 0.2 * rng.standard_normal())})
+        if stop.exists():
+            break
+    # Quartets of 10 s: the one ending at 60 s would end a next one at 70 s.
+    assert clock[0] == 60.0 and index == 23
+    assert rule.decision in ("undecided", "slowdown", "equivalent")
+    assert rule.document()["looks"][-1]["pairs"] == 12
+
+
 @pytest.mark.parametrize("max_pairs", [4, 6])
 def test_too_short_a_run_has_one_look(max_pairs: int) -> None:
     assert look_schedule(max_pairs) == [max_pairs]

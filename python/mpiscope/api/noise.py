@@ -184,7 +184,9 @@ def add_noise_run_options(parser: argparse.ArgumentParser) -> None:
         help="--design alternate: add ABBA blocks until the paired statistics decide "
         "(a slowdown, or none above --margin), at most --max")
     add("--max", type=Duration(0, MAX_SECONDS), metavar="DUR",
-        help="--until-decided: the longest run, e.g. 5min (default 5min)")
+        help="--until-decided: the longest run in wall time, e.g. 5min (default 5min); "
+        "packets are planned from it at their asked length, and a run whose packets "
+        "take longer stops when the next ABBA quartet would end past it")
     add("--margin", type=float_in(0, 100, low_open=True), metavar="PCT",
         help="--until-decided: slowdowns below PCT percent count as none (default 1)")
     add("--np", type=int_in(1, MAX_CPUS), required=True, help="detector ranks")
@@ -440,7 +442,8 @@ def record_noise(request: NoiseRunRequest, show: bool = True) -> NoiseRun:
     line = PacketLine(packets, quiet=request.quiet or not show)
     on_packet: Callable[[dict[str, Any]], None] = line
     if rule is not None and plan.stop_file is not None:
-        on_packet = until_decided(rule, line, block, plan.stop_file)
+        on_packet = until_decided(rule, line, block, plan.stop_file,
+                                  request.max or DEFAULT_MAX_S)
     warnings: list[str] = []
 
     def warn(text: str) -> None:

@@ -23,6 +23,7 @@ numpy and scipy are imported inside the functions.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -63,12 +64,16 @@ class SequentialRule:
         self.history: list[dict[str, Any]] = []
         self.decision: str | None = None
 
-    def look(self, pairs: Sequence[tuple[float, float]]) -> str | None:
+    def look(self, pairs: Sequence[tuple[float, float]], last: bool = False) -> str | None:
         """At a planned look: "slowdown", "equivalent" or None (go on; "undecided"
-        at the last look). Between looks: None without testing."""
+        at the last look). Between looks: None without testing. ``last``: the
+        time is out, look now (at alpha/K still: it takes the place of the
+        planned looks left) and decide "undecided" if nothing else."""
         n = len(pairs)
-        if self.decision is not None or not self.looks or n not in self.looks or (
-                self.history and self.history[-1]["pairs"] == n):
+        if self.decision is not None or not self.looks or (n not in self.looks and not last) or (
+                self.history and self.history[-1]["pairs"] == n) or n < 2:
+            if last and self.decision is None:
+                self.decision = "undecided"
             return self.decision
         k = len(self.looks)
         alpha_look, beta_look = self.alpha / k, self.beta / k
@@ -82,7 +87,7 @@ class SequentialRule:
             self.decision = "slowdown"
         elif math.isfinite(upper) and upper < self.margin:
             self.decision = "equivalent"
-        elif n >= self.looks[-1]:
+        elif n >= self.looks[-1] or last:
             self.decision = "undecided"
         return self.decision
 
@@ -102,17 +107,28 @@ class SequentialRule:
 
 
 def until_decided(
-    rule: SequentialRule, show: Callable[[dict[str, Any]], None], block: int, stop_file: str
+    rule: SequentialRule, show: Callable[[dict[str, Any]], None], block: int, stop_file: str,
+    max_s: float | None = None,
 ) -> Callable[[dict[str, Any]], None]:
     """An on_packet callback: shows the packet, and after every whole ABBA
     quartet asks ``rule``; once it decides, creates ``stop_file``, which the
-    detector reads before its next quartet."""
+    detector reads before its next quartet. ``max_s``: the run's wall-time
+    bound from now; a quartet that would end past it is not started (the
+    rule takes its last look instead): packets of fixed work run 2-3x
+    longer than calibrated when the host slows down for minutes."""
     packets: list[dict[str, Any]] = []
+    started = last_quartet = time.monotonic()
 
     def on_packet(packet: dict[str, Any]) -> None:
+        nonlocal last_quartet
         show(packet)
         packets.append(packet)
-        if len(packets) % (4 * block) == 0 and rule.look(paired.block_pairs(packets)):
+        if len(packets) % (4 * block):
+            return
+        now = time.monotonic()
+        late = max_s is not None and now - started + (now - last_quartet) > max_s
+        last_quartet = now
+        if rule.look(paired.block_pairs(packets), last=late):
             Path(stop_file).touch()
 
     return on_packet
