@@ -211,7 +211,8 @@ def test_calibration_plan_and_smallest_agent() -> None:
     ]
     assert smallest_detected(rows, ("barrier",)) == {"barrier": {
         "ci_overlap": "100Hz:1ms", "iqr_outliers": None, "mann_whitney": "10Hz:1ms",
-        "signed_rank": "10Hz:1ms", "paired_interval": "100Hz:1ms", "periodic": None}}
+        "signed_rank": "10Hz:1ms", "paired_interval": "100Hz:1ms", "periodic": None,
+        "stolen_time": None}}
 
 
 def _calibration_doc() -> dict[str, object]:

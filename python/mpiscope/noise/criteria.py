@@ -57,7 +57,7 @@ __all__ = [
 
 #: The criteria that can fire, in report order (the last two need ABBA pairs).
 CRITERIA = ("ci_overlap", "iqr_outliers", "mann_whitney", "signed_rank", "paired_interval",
-            "periodic")
+            "periodic", "stolen_time")
 #: The schema version of the noise-verdict documents written now.
 VERDICT_VERSION = "1.4"
 #: Tukey's fence factor: outliers lie beyond 1.5 IQR from the quartiles.
@@ -244,6 +244,7 @@ def compare_run(
 ) -> dict[str, Any]:
     """The verdict of one alternating noise-run: agent off against agent on, paired."""
     from mpiscope.noise.periodic import periodic_criterion
+    from mpiscope.noise.stolen import stolen_criterion
 
     samples = samples_of(run_doc)
     if "all" in samples:
@@ -253,12 +254,13 @@ def compare_run(
         baseline_source=f"{source} (agent off)", test_source=f"{source} (agent on)",
         confidence=confidence, alpha=alpha, pairs=paired.block_pairs(run_doc["packets"]),
     )
-    periodic = periodic_criterion(run_doc, alpha)
-    if periodic is not None:
-        verdict["criteria"]["periodic"] = periodic
-        fired = [name for name in CRITERIA
-                 if name in verdict["criteria"] and verdict["criteria"][name]["detected"]]
-        verdict["fired"], verdict["detected"] = fired, bool(fired)
+    for name, criterion in (("periodic", periodic_criterion(run_doc, alpha)),
+                            ("stolen_time", stolen_criterion(run_doc, alpha))):
+        if criterion is not None:
+            verdict["criteria"][name] = criterion
+    fired = [name for name in CRITERIA
+             if name in verdict["criteria"] and verdict["criteria"][name]["detected"]]
+    verdict["fired"], verdict["detected"] = fired, bool(fired)
     return verdict
 
 
@@ -356,6 +358,16 @@ def verdict_rows(verdict: Mapping[str, Any]) -> list[tuple[str, str, str, str]]:
             f"p < {pe['alpha']:g}",
             _yes(pe["detected"]),
         ))
+    if "stolen_time" in crit:
+        from mpiscope.noise import stolen
+
+        st = crit["stolen_time"]
+        rows.append((
+            "stolen_time (CPU taken from a rank, on vs off)",
+            stolen.describe(st),
+            f"p < {st['alpha']:g}",
+            _yes(st["detected"]),
+        ))
     return rows
 
 
@@ -405,17 +417,31 @@ def format_verdict(verdict: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: The criteria that see the agent in the ranks' own times, not the packets' slowdown.
+_IN_THE_DETECTOR = {"periodic", "stolen_time"}
+
+
+def _shown(name: str, crit: Mapping[str, Any]) -> str:
+    """What a criterion of :data:`_IN_THE_DETECTOR` found, in words."""
+    core = f" (core {crit['core']})" if crit.get("core") is not None else ""
+    if name == "periodic":
+        return (f"a {crit['frequency_hz']:.3g} Hz line in the {crit.get('signal', 'group times')} "
+                f"of rank {crit['rank']}{core} (p={crit['p_value']:.2g})")
+    share = crit.get("extra_share")
+    size = f", {share:.2%} of a packet" if share is not None else ""
+    return (f"it takes {crit['on_ms'] - crit['off_ms']:.2g} ms of rank {crit['rank']}'s CPU "
+            f"per packet{core}{size} (p={crit['p_value']:.2g})")
+
+
 def verdict_sentence(verdict: Mapping[str, Any]) -> str:
     """The verdict line: which criteria fired, or that none did and what that rules out."""
     fired = list(verdict.get("fired", []))
     lim = verdict.get("limit") or {}
     upper, detectable = lim.get("rules_out_above"), lim.get("detectable")
-    if fired == ["periodic"]:  # the agent's line, not a slowdown of the packets
-        pe = verdict["criteria"]["periodic"]
-        core = f" (core {pe['core']})" if pe.get("core") is not None else ""
-        text = (f"verdict: the agent shows in the detector: a {pe['frequency_hz']:.3g} Hz line in "
-                f"the {pe.get('signal', 'group times')} of rank {pe['rank']}{core} "
-                f"(p={pe['p_value']:.2g}); the packets' slowdown is below what the run resolves")
+    if fired and set(fired) <= _IN_THE_DETECTOR:  # the agent seen, not the packets' slowdown
+        text = ("verdict: the agent shows in the detector: "
+                + "; ".join(_shown(name, verdict["criteria"][name]) for name in fired)
+                + "; the packets' slowdown is below what the run resolves")
         if upper is not None and upper >= 0:
             text += f": none above {upper:.2%} at {lim['confidence'] * 100:g}%"
         return text

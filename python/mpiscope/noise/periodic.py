@@ -15,9 +15,10 @@ The spectra, per rank and signal (:func:`_spectra`):
   equal work, so a long burst stretches the group it falls in: the index is
   not time) and resampled onto slices of one fixed length, the median
   packet's group time;
-* the slices are cut into segments of one fixed length (the 10th
-  percentile packet's) whose periodograms are averaged (Welch), so bin j is
-  j / (segment length) Hz in every packet. This VM runs a Barrier loop 2-3x
+* the slices are cut into segments of one fixed length (the median
+  packet's; a shorter packet is padded with its mean) whose periodograms
+  are averaged (Welch), so bin j is j / (segment length) Hz in every
+  packet. This VM runs a Barrier loop 2-3x
   slower for minutes at a time, so packets of equal work differ in length
   as much, and a bin per packet's own length would compare different
   frequencies across packets;
@@ -36,7 +37,7 @@ criterion's p-value, and it fires below alpha. It names:
   time (only the rank sharing the agent's core loses CPU to it; in a
   Barrier loop every rank waits for it, so every rank's group times carry
   the line), else the rank whose stolen time per packet grows when the
-  agent is on (:func:`_stolen_evidence`).
+  agent is on (:mod:`mpiscope.noise.stolen`).
 
 numpy and scipy are imported inside the functions.
 """
@@ -46,21 +47,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from mpiscope.noise.stolen import cores_of, stolen_criterion
+
 __all__ = ["MIN_PACKETS", "describe", "periodic_criterion"]
 
 #: Fewest packets of each state the periodic test runs on.
 MIN_PACKETS = 4
 #: Fewest slices in a spectrum's segment.
 MIN_SLICES = 8
-
-
-def _cores(run_doc: Mapping[str, Any]) -> dict[int, Any]:
-    """rank -> the CPU it last ran on (from the binding records)."""
-    out: dict[int, Any] = {}
-    for binding in run_doc.get("binding") or []:
-        if isinstance(binding, Mapping) and isinstance(binding.get("rank"), int):
-            out[binding["rank"]] = binding.get("cpu")
-    return out
+#: What the periodic criterion keeps of the stolen_time criterion: where the agent is.
+_EVIDENCE = ("rank", "core", "on_ms", "off_ms", "p_value", "detected")
 
 
 def _resampled(groups_ns: Any, values_ns: Any, slice_s: float) -> Any:
@@ -98,9 +94,10 @@ def _comb_fundamental(freqs: Any, ratios: Any, resolution: float) -> float:
 
     A short burst every 1/f s is a comb of lines at f, 2f, 3f ..., which
     fall between bins. Each candidate f0, on a grid of a twentieth of a bin,
-    scores the mean log ratio at its n harmonics k f0 less the mean at the
-    midpoints (k - 1/2) f0 (read between bins linearly), times sqrt(n): the
-    comb's contrast, and how much of the spectrum it explains. Half the
+    scores the mean log ratio (at least 0) at its n harmonics k f0 less the
+    mean at the midpoints (k - 1/2) f0 (read between bins linearly), times
+    sqrt(n): the comb's contrast, and how much of the spectrum it explains.
+    Half the
     fundamental has every other harmonic between two lines (half the
     contrast, twice the harmonics: 0.7 of the score); twice it has lines on
     its midpoints (no contrast); an odd multiple keeps the contrast with a
@@ -109,7 +106,7 @@ def _comb_fundamental(freqs: Any, ratios: Any, resolution: float) -> float:
     """
     import numpy as np
 
-    level = np.log(np.maximum(ratios, 1e-12))
+    level = np.log(np.maximum(ratios, 1.0))  # less power with the agent on is no line
     candidates = np.arange(resolution, freqs[-1] + resolution / 40, resolution / 20)
     scores = np.empty(candidates.size)
     for index, f0 in enumerate(candidates):
@@ -166,13 +163,13 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     stolen = _stolen_grid(packets, grid.shape)
     lengths = grid.sum(axis=2).max(axis=1) / 1e9  # each packet's wall time
     slice_s = float(np.median(lengths)) / count
-    length = max(MIN_SLICES, int(float(np.quantile(lengths, 0.1)) / slice_s))
+    length = max(MIN_SLICES, count)  # the median packet: shorter ones are padded
     length -= length % 2
     resolution = 1 / (length * slice_s)
     freqs = np.arange(1, length // 2 + 1) * resolution
     series = _series(grid, stolen, flags, slice_s, length)
     tests = len(series) * freqs.size
-    cores = _cores(run_doc)
+    cores = cores_of(run_doc)
     per_rank = []
     for rank in range(ranks):
         best = min((s for s in series if s["rank"] == rank), key=_strength)
@@ -180,7 +177,8 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     strongest = min(series, key=_strength)
     named = _summary(strongest, cores, freqs, resolution)
     p_value = min(1.0, float(strongest["pvals"].min()) * tests)
-    evidence = _stolen_evidence(stolen, flags, cores, alpha)
+    found = stolen_criterion(run_doc, alpha)
+    evidence = None if found is None else {k: found[k] for k in _EVIDENCE}
     where = named
     if strongest["signal"] != "stolen CPU time" and evidence is not None and evidence["detected"]:
         where = evidence
@@ -236,34 +234,6 @@ def _stolen_grid(packets: list[Any], shape: tuple[int, ...]) -> Any:
         return None
     stolen = np.asarray([p["stolen_ns"] for p in packets], dtype=float)
     return stolen if stolen.shape == shape else None
-
-
-def _stolen_evidence(stolen: Any, flags: Any, cores: Mapping[int, Any],
-                     alpha: float) -> dict[str, Any] | None:
-    """Which rank's core the agent takes: the rank whose stolen time grows.
-
-    Per rank, the packets' total stolen time, agent on against off, by a
-    one-sided Mann-Whitney test, Bonferroni over the ranks. None when the
-    run has no stolen times.
-    """
-    import numpy as np
-    from scipy import stats
-
-    if stolen is None:
-        return None
-    totals = stolen.sum(axis=2)  # packet, rank
-    test = stats.mannwhitneyu(totals[flags], totals[~flags], axis=0, alternative="greater")
-    pvals = np.nan_to_num(np.asarray(test.pvalue, dtype=float), nan=1.0)
-    rank = int(np.argmin(pvals))
-    p_value = min(1.0, float(pvals[rank]) * stolen.shape[1])
-    return {
-        "rank": rank,
-        "core": cores.get(rank),
-        "on_ms": float(np.median(totals[flags, rank])) / 1e6,
-        "off_ms": float(np.median(totals[~flags, rank])) / 1e6,
-        "p_value": p_value,
-        "detected": bool(p_value < alpha),
-    }
 
 
 def describe(crit: Mapping[str, Any]) -> str:
