@@ -61,15 +61,15 @@ def stolen_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, Any]
     off_ms = np.median(totals[~flags], axis=0) / 1e6
     packet_ms = float(np.median([p["seconds"] for p in packets if p["agent"]])) * 1e3
     cores = cores_of(run_doc)
-    ranks = [{"rank": r, "core": cores.get(r), "on_ms": float(on_ms[r]),
-              "off_ms": float(off_ms[r]), "p_value": float(pvals[r])}
-             for r in range(totals.shape[1])]  # fmt: skip
-    named = min(ranks, key=lambda r: r["p_value"])
-    p_value = min(1.0, named["p_value"] * len(ranks))
+    ranks: list[dict[str, Any]] = [
+        {"rank": r, "core": cores.get(r), "on_ms": float(on_ms[r]), "off_ms": float(off_ms[r]),
+         "p_value": float(pvals[r])} for r in range(totals.shape[1])]  # fmt: skip
+    named = int(np.argmin(pvals))
+    p_value = min(1.0, float(pvals[named]) * len(ranks))
+    extra_ms = max(0.0, float(on_ms[named] - off_ms[named]))
     return {
-        **named,
-        "extra_share": max(0.0, named["on_ms"] - named["off_ms"]) / packet_ms
-        if packet_ms > 0 else None,
+        **ranks[named],
+        "extra_share": extra_ms / packet_ms if packet_ms > 0 else None,
         "tests": len(ranks),
         "correction": "Bonferroni",
         "p_value": p_value,
