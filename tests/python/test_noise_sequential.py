@@ -106,6 +106,45 @@ def test_the_wall_time_bound_holds_when_packets_run_long(
     assert rule.document()["looks"][-1]["pairs"] == 12
 
 
+def _taking(rng: np.random.Generator, index: int, taken_ns: float) -> dict:
+    """A packet of blocks of 1 in ABBA order whose times do not move, while
+    rank 1 loses ``taken_ns`` of CPU with the agent on (and the odd 2 us)."""
+    agent = index % 4 in (1, 2)
+    stolen = np.abs(2e3 * rng.standard_normal((2, 16)))
+    if agent:
+        stolen[1, rng.integers(16)] += taken_ns
+    return {"index": index, "block": index, "agent": agent,
+            "seconds": 0.5 * (1 + 0.2 * rng.standard_normal()), "stolen_ns": stolen.tolist()}
+
+
+def test_the_agent_taking_a_rank_s_cpu_decides_at_the_first_look(tmp_path) -> None:
+    stop = tmp_path / "stop"
+    rule = SequentialRule(max_pairs=64, margin=0.001)
+    callback = until_decided(rule, lambda p: None, 1, str(stop))
+    rng = np.random.default_rng(4)
+    for index in range(128):
+        callback(_taking(rng, index, 3e6))
+        if stop.exists():
+            break
+    assert rule.decision == "agent" and index + 1 == 16  # 8 pairs: the first look
+    assert rule.document()["looks"][0]["stolen_p"] < 0.01 / len(rule.looks)
+
+
+def test_without_an_agent_the_stolen_time_does_not_decide() -> None:
+    decisions = []
+    for seed in range(40):
+        rule = SequentialRule(max_pairs=24, margin=0.001)
+        callback = until_decided(rule, lambda p: None, 1, "/nonexistent/never")
+        rng = np.random.default_rng(1000 + seed)
+        for index in range(48):
+            try:
+                callback(_taking(rng, index, 0.0))
+            except OSError:  # a decision touches the stop file: there is none here
+                break
+        decisions.append(rule.decision)
+    assert decisions.count("agent") <= 1  # at most 0.01 by design; 0.4 expected
+
+
 @pytest.mark.parametrize("max_pairs", [4, 6])
 def test_too_short_a_run_has_one_look(max_pairs: int) -> None:
     assert look_schedule(max_pairs) == [max_pairs]

@@ -7,6 +7,9 @@ log of the run). At each look, with the paired statistics of
 :mod:`mpiscope.noise.paired`:
 
 * **slowdown** when the one-sided signed-rank p-value is below alpha / K;
+* **agent** when the packets' stolen times (with ``--groups``) show the
+  agent taking a rank's CPU at alpha / K (:mod:`mpiscope.noise.stolen`),
+  with an alpha of its own;
 * **no slowdown above the margin** when the one-sided upper confidence bound
   of the slowdown at level 1 - beta / K lies below ``--margin``;
 * else go on, until the last look (the time is out): **undecided**, with
@@ -24,12 +27,13 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mpiscope.noise import paired
+from mpiscope.noise.stolen import stolen_criterion
 
 __all__ = ["FIRST_LOOK", "SequentialRule", "look_schedule", "until_decided"]
 
@@ -64,11 +68,16 @@ class SequentialRule:
         self.history: list[dict[str, Any]] = []
         self.decision: str | None = None
 
-    def look(self, pairs: Sequence[tuple[float, float]], last: bool = False) -> str | None:
-        """At a planned look: "slowdown", "equivalent" or None (go on; "undecided"
-        at the last look). Between looks: None without testing. ``last``: the
-        time is out, look now (at alpha/K still: it takes the place of the
-        planned looks left) and decide "undecided" if nothing else."""
+    def look(self, pairs: Sequence[tuple[float, float]], last: bool = False,
+             packets: Sequence[Mapping[str, Any]] = ()) -> str | None:
+        """At a planned look: "slowdown", "agent", "equivalent" or None (go on;
+        "undecided" at the last look). Between looks: None without testing.
+        ``last``: the time is out, look now (at alpha/K still: it takes the
+        place of the planned looks left) and decide "undecided" if nothing
+        else. ``packets`` (with their stolen times): "agent" when the
+        stolen_time criterion finds, at alpha/K, the CPU the agent takes
+        from a rank (mpiscope.noise.stolen); its own alpha, beside the
+        signed rank's."""
         n = len(pairs)
         if self.decision is not None or not self.looks or (n not in self.looks and not last) or (
                 self.history and self.history[-1]["pairs"] == n) or n < 2:
@@ -82,9 +91,14 @@ class SequentialRule:
         diffs = [on / off - 1 for off, on in pairs]
         _, _, upper, _ = paired.walsh_interval(diffs, 1 - beta_look, one_sided=True)
         entry = {"pairs": n, "p_value": signed["p_value"], "upper": paired.finite(upper)}
+        taken = stolen_criterion({"packets": list(packets)}, alpha_look) if packets else None
+        if taken is not None:
+            entry["stolen_p"] = taken["p_value"]
         self.history.append(entry)
         if signed["p_value"] < alpha_look:
             self.decision = "slowdown"
+        elif taken is not None and taken["detected"]:
+            self.decision = "agent"
         elif math.isfinite(upper) and upper < self.margin:
             self.decision = "equivalent"
         elif n >= self.looks[-1] or last:
@@ -95,7 +109,8 @@ class SequentialRule:
         """The ``sequential`` object of the noise-run document."""
         k = len(self.looks)
         return {
-            "rule": "signed rank at alpha/K; one-sided upper bound at 1 - beta/K below margin",
+            "rule": "signed rank at alpha/K; stolen time at alpha/K; one-sided upper bound at "
+                    "1 - beta/K below margin",
             "looks_planned": self.looks,
             "margin": self.margin,
             "alpha": self.alpha,
@@ -128,7 +143,7 @@ def until_decided(
         now = time.monotonic()
         late = max_s is not None and now - started + (now - last_quartet) > max_s
         last_quartet = now
-        if rule.look(paired.block_pairs(packets), last=late):
+        if rule.look(paired.block_pairs(packets), last=late, packets=packets):
             Path(stop_file).touch()
 
     return on_packet

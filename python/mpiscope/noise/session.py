@@ -244,8 +244,9 @@ def environment(profile: MpiProfile, topology: Topology) -> dict[str, Any]:
 
 def new_document(plan: DetectorPlan, env: dict[str, Any]) -> dict[str, Any]:
     return {
-        # The fields it holds: 1.3 group times or a sequential decision, 1.2 mpi_wheel.
-        "schema_version": ("1.3" if plan.groups or plan.stop_file
+        # The fields it holds: 1.4 a sequential decision "agent", 1.3 group times or
+        # a sequential decision, 1.2 mpi_wheel.
+        "schema_version": ("1.4" if plan.stop_file else "1.3" if plan.groups
                            else "1.2" if "mpi_wheel" in env else "1.0"),
         "kind": "noise-run",
         "mpiscope_version": package_version(),
@@ -301,10 +302,10 @@ class _Collector:
             self.head_changed = True
         elif kind == "noise-packet":
             self.doc["packets"].append(data)
-            if not self.doc["detector"].get("groups"):  # else saved with its groups
+            if not self.doc["detector"].get("groups"):  # else saved and shown with its groups
                 self.grow()
-            if self.on_packet:
-                self.on_packet(data)
+                if self.on_packet:
+                    self.on_packet(data)
         elif kind == "noise-groups":
             packets = self.doc["packets"]
             if packets and packets[-1].get("index") == data.get("index"):
@@ -312,6 +313,8 @@ class _Collector:
                 if "stolen_ns" in data:
                     packets[-1]["stolen_ns"] = data["stolen_ns"]
             self.grow()
+            if self.on_packet and packets:
+                self.on_packet(packets[-1])
 
     def _pace(self, setup: dict[str, Any]) -> None:
         """Allow silences from the real packet length; warn if it exceeds the asked one."""

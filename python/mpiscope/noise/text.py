@@ -113,6 +113,7 @@ def _line(hz: float | None) -> str:
 
 _DECISIONS = {
     "slowdown": "a slowdown (signed rank below alpha/K)",
+    "agent": "the agent shows in the detector (stolen CPU time below alpha/K)",
     "equivalent": "no slowdown above the margin (upper bound below it)",
     "undecided": "undecided when the time ran out",
 }
