@@ -113,7 +113,7 @@ def block_trace(t: Tour) -> str:
 
 def block_noise(t: Tour) -> str:
     args = ("noise", "run", "--detector", "barrier", "--np", "2", "--layout", "C", "--design",
-            "alternate", "--block", "2", "--inject", "20Hz:10ms", "--packet", "0.25s",
+            "alternate", "--block", "2", "--inject", "20Hz:2ms", "--packet", "0.5s",
             "--packets", "32", "--out", "noise.json")  # fmt: skip
     run_command, _ = t.run(*args)
     command, verdict = t.run("noise", "compare", "noise.json")

@@ -123,7 +123,10 @@ def test_an_alternating_run_records_its_groups_and_stops_when_decided(tmp_path: 
     assert seq["looks_planned"] == [8, 12, 18, 24]
     assert seq["decision"] in ("slowdown", "agent", "equivalent", "undecided")
     looked = [look["pairs"] for look in seq["looks"]]
-    assert looked == seq["looks_planned"][: len(looked)]
+    # The planned looks in turn; the last may come early when --max, wall time,
+    # ran out first (MPI's start-up counts: how soon depends on this machine).
+    assert looked[:-1] == seq["looks_planned"][: len(looked) - 1]
+    assert looked == sorted(set(looked)) and looked[-1] <= seq["looks_planned"][-1]
     # The detector stops on a quartet's end after the decision (how many quartets
     # later depends on how fast this process reads its lines: not asserted).
     packets = len(doc["packets"])

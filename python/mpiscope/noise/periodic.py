@@ -101,8 +101,8 @@ def _comb_fundamental(freqs: Any, ratios: Any, resolution: float) -> float:
     fundamental has every other harmonic between two lines (half the
     contrast, twice the harmonics: 0.7 of the score); twice it has lines on
     its midpoints (no contrast); an odd multiple keeps the contrast with a
-    third of the harmonics or fewer (0.6 of the score). A pure line at f is
-    named f.
+    third of the harmonics or fewer (0.6 of the score). A candidate must
+    carry a line itself (ratio above 1 in its nearest bin). A pure line at f is named f.
     """
     import numpy as np
 
@@ -114,6 +114,13 @@ def _comb_fundamental(freqs: Any, ratios: Any, resolution: float) -> float:
         contrast = (np.interp(harmonics, freqs, level).mean()
                     - np.interp(harmonics - f0 / 2, freqs, level).mean())
         scores[index] = contrast * np.sqrt(harmonics.size)
+    # A fundamental carries a line itself: a candidate without more power
+    # there with the agent on is no fundamental (half a 20 Hz comb of 10 ms
+    # bursts read 9.9 Hz where the ratio was 0.15).
+    nearest = np.abs(candidates[:, None] - freqs[None, :]).argmin(axis=1)
+    scores[level[nearest] <= 0] = -np.inf
+    if not np.isfinite(scores).any():
+        return float(freqs[int(np.argmax(ratios))])
     return float(candidates[int(np.argmax(scores))])
 
 
