@@ -33,9 +33,8 @@ def _whole_writes(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
 def test_each_packet_is_inserted_in_place_and_the_file_stays_valid(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = _whole_writes(monkeypatch)
-    out = tmp_path / "noise.json"
+    out, doc = tmp_path / "noise.json", _doc(0)
     file = GrowingDocument(out, "packets")
-    doc = _doc(0)
     file.save(doc, whole=True)
     assert json.loads(out.read_text()) == doc
     for index in range(5):
@@ -51,9 +50,9 @@ def test_each_packet_is_inserted_in_place_and_the_file_stays_valid(
 def test_a_changed_head_or_a_replaced_file_is_written_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     whole = _whole_writes(monkeypatch)
-    out = tmp_path / "noise.json"
-    file = GrowingDocument(out, "packets")
     doc = _doc(2)
+    file = GrowingDocument(tmp_path / "noise.json", "packets")
+    out = file.path
     file.save(doc)
     doc["packets"].append({"index": 2})
     doc["status"] = "complete"
