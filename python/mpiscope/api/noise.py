@@ -422,11 +422,9 @@ def record_noise(request: NoiseRunRequest, show: bool = True) -> NoiseRun:
     layout = request.layout or ("C" if has_agent else "A")
     ranks, core = plan_layout(topology, request.np, layout, asked_core, has_agent)
     agent = agent_spec(request.inject, request.agent, core)
-    stop_dir = tempfile.TemporaryDirectory(prefix="mpiscope-stop-") if rule else None
     plan = DetectorPlan(
         detector=request.detector, packet_s=request.packet, packets=packets, nprocs=request.np,
         layout=layout, design=request.design, block=block, agent=agent,
-        stop_file=f"{stop_dir.name}/stop" if stop_dir else None,
         calibrate_s=request.calibrate, pin_cores=ranks, **_work(request),
         groups=(DEFAULT_GROUPS if request.groups is None else request.groups)
         if request.design == "alternate" else 0,
@@ -441,8 +439,11 @@ def record_noise(request: NoiseRunRequest, show: bool = True) -> NoiseRun:
               f"{packets * request.packet + 5:.0f} s", flush=True)
     line = PacketLine(packets, quiet=request.quiet or not show)
     on_packet: Callable[[dict[str, Any]], None] = line
-    if rule is not None and plan.stop_file is not None:
-        on_packet = until_decided(rule, line, block, plan.stop_file,
+    stop_dir = None  # made once every check has passed: nothing left behind by a refusal
+    if rule is not None:
+        stop_dir = tempfile.TemporaryDirectory(prefix="mpiscope-stop-")
+        plan = replace(plan, stop_file=f"{stop_dir.name}/stop")
+        on_packet = until_decided(rule, line, block, f"{stop_dir.name}/stop",
                                   request.max or DEFAULT_MAX_S)
     warnings: list[str] = []
 

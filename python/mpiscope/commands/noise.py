@@ -238,8 +238,6 @@ def _compare(args: argparse.Namespace) -> int:
     from mpiscope.noise.criteria import format_verdict
     from mpiscope.result.document import write_document
 
-    if len(args.files) > 2:
-        raise MpiscopeError("compare takes one alternating run or two runs (baseline, agent)")
     out = check_out(args.out, args.force, args.files) if args.out else None
     verdict = compare_documents(args.files, args.confidence, args.alpha)
     print(format_verdict(verdict))

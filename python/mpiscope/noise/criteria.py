@@ -254,8 +254,9 @@ def compare_run(
         baseline_source=f"{source} (agent off)", test_source=f"{source} (agent on)",
         confidence=confidence, alpha=alpha, pairs=paired.block_pairs(run_doc["packets"]),
     )
-    for name, criterion in (("periodic", periodic_criterion(run_doc, alpha)),
-                            ("stolen_time", stolen_criterion(run_doc, alpha))):
+    stolen_time = stolen_criterion(run_doc, alpha)
+    for name, criterion in (("periodic", periodic_criterion(run_doc, alpha, stolen_time)),
+                            ("stolen_time", stolen_time)):
         if criterion is not None:
             verdict["criteria"][name] = criterion
     fired = [name for name in CRITERIA

@@ -147,9 +147,12 @@ def _series(grid: Any, stolen: Any, flags: Any, slice_s: float,
     return out
 
 
-def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, Any] | None:
+def periodic_criterion(run_doc: Mapping[str, Any], alpha: float,
+                       stolen_time: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """The ``periodic`` criterion of an alternating run with group times, or None
-    when it has none (or fewer than :data:`MIN_PACKETS` packets of a state)."""
+    when it has none (or fewer than :data:`MIN_PACKETS` packets of a state).
+    ``stolen_time``: the run's stolen_time criterion, which names the core
+    when the group times cannot (computed here when not given)."""
     import numpy as np
 
     packets = [p for p in run_doc.get("packets") or []
@@ -184,7 +187,7 @@ def periodic_criterion(run_doc: Mapping[str, Any], alpha: float) -> dict[str, An
     strongest = min(series, key=_strength)
     named = _summary(strongest, cores, freqs, resolution)
     p_value = min(1.0, float(strongest["pvals"].min()) * tests)
-    found = stolen_criterion(run_doc, alpha)
+    found = stolen_time if stolen_time is not None else stolen_criterion(run_doc, alpha)
     evidence = None if found is None else {k: found[k] for k in _EVIDENCE}
     where = named
     if strongest["signal"] != "stolen CPU time" and evidence is not None and evidence["detected"]:
