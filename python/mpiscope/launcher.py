@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
+from mpiscope.session_dirs import LISTENER_FAILED, remove_left_behind, stale_dir_reason
 
 __all__ = [
     "Event",
@@ -284,7 +285,8 @@ def _follow(
     reader.start()
     pumps = [reader]
     if errors is not None and proc.stderr is not None:
-        pumps.append(threading.Thread(target=_pump_errors, args=(proc.stderr, errors), daemon=True))
+        pumps.append(threading.Thread(target=_pump_errors, args=(proc.stderr, errors, proc.pid),
+                                      daemon=True))
         pumps[-1].start()
     deadline = None if timeout is None else time.monotonic() + timeout
     last_line = time.monotonic()
@@ -502,14 +504,18 @@ class _Banner:
         return False
 
 
-def _pump_errors(stream: IO[str], errors: list[str]) -> None:
-    """Standard error: error lines into ``errors``, the rest printed as it comes."""
+def _pump_errors(stream: IO[str], errors: list[str], pid: int) -> None:
+    """Standard error: error lines into ``errors``, the rest printed as it
+    comes; Open MPI's failed start on a stale session directory (mpiexec
+    ``pid``) also gives its reason to ``errors``."""
     try:
         for line in stream:
             match = _ERROR_LINE_RE.match(line.rstrip("\r\n"))
             if match:
                 errors.append(match.group(1).strip())
             else:
+                if LISTENER_FAILED in line:
+                    errors.append(stale_dir_reason(pid))
                 sys.stderr.write(line)
                 sys.stderr.flush()
     except (OSError, ValueError):
@@ -547,6 +553,12 @@ def _interrupt_kills(proc: subprocess.Popen[Any]) -> Iterator[None]:
 
 
 def _stop_group(proc: subprocess.Popen[Any]) -> None:
+    _signal_group(proc)
+    if proc.returncode == -signal.SIGKILL:  # mpiexec could not clean up after itself
+        remove_left_behind(proc.pid)
+
+
+def _signal_group(proc: subprocess.Popen[Any]) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -66,6 +67,30 @@ def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     session, for the tests and the commands they start, not the user's."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     os.environ.pop("MPISCOPE_RUN_PROFILE", None)
+
+
+SESSION_TMPDIR: list[Path] = []  # the session's TMPDIR, once made
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """TMPDIR of this test session for the programs the tests start: Open
+    MPI's session directories (``ompi.<pid>``) go there, where none that an
+    earlier run's killed mpiexec left can meet a new mpiexec of the same
+    process id (mpiscope/session_dirs.py). Any left at the end are listed
+    in the summary."""
+    SESSION_TMPDIR.append(tmp_path_factory.mktemp("tmp"))
+    os.environ["TMPDIR"] = str(SESSION_TMPDIR[0])
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """Open MPI session directories left in the session's TMPDIR: a test
+    killed an mpiexec that mpiscope did not clean up after."""
+    for tmpdir in SESSION_TMPDIR:
+        left = [p.name for p in sorted(tmpdir.iterdir()) if re.fullmatch(r"ompi\.\d+", p.name)]
+        if left:
+            terminalreporter.write_line(f"Open MPI session directories left in {tmpdir}: "
+                                        + ", ".join(left))
 
 
 @pytest.fixture(autouse=True)

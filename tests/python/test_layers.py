@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
     ("outputs", "standard_output", "html_page"),  # every file written, stdout, the HTML page
     ("inputs",),  # every file read (the one reader)
-    ("errors", "version"),
+    ("errors", "version", "session_dirs"),  # leaves: session_dirs, what a killed mpiexec leaves
 )
 
 
