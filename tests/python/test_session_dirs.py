@@ -36,9 +36,9 @@ time.sleep(600)
 """
 
 
-def started(behaviour: str, tmp_path: Path) -> subprocess.Popen[str]:
+def started(behavior: str, tmp_path: Path) -> subprocess.Popen[str]:
     """The launcher, once its directory exists (it says so)."""
-    proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, behaviour], text=True,
+    proc = subprocess.Popen([sys.executable, "-c", LAUNCHER, behavior], text=True,
                             stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
     assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
     return proc
