@@ -63,8 +63,8 @@ def test_a_killed_rank_is_named_and_the_measurements_kept(tmp_path: Path) -> Non
     """The collectives are a 1 s Barrier, then a WaitPatternUp whose every
     launch waits 1-2 s (it would run for half an hour): once the Barrier's
     progress line is out, rank 1 dies (SIGKILL). The check stops, exits 1,
-    names rank 1 as failed in the collectives, and keeps the Barrier's
-    stragglers."""
+    names rank 1 as failed in the collectives (or ranks 0 and 1, when MPICH's
+    report cannot tell), and keeps the Barrier's stragglers."""
     proc = start("health", "--np", "2", "--cpu-bind", "cores", "--ops", "barrier,waitpattern_up",
                  "--option", "unit_us=1000000", "--seconds", "1", "--no-check",
                  "--out", "h.json", cwd=tmp_path)  # fmt: skip
@@ -83,9 +83,13 @@ def test_a_killed_rank_is_named_and_the_measurements_kept(tmp_path: Path) -> Non
                       "links-bandwidth": "skipped", "probe": "skipped",
                       "check": "skipped"}  # fmt: skip
     failed = [s for s in doc["suspects"] if s["kind"] == "failed"]
-    assert [s["name"] for s in failed] == [f"rank 1 ({os.uname().nodename})"]
+    # MPICH's clean-up may kill rank 0 before it reports (a busy machine):
+    # then it names rank 0, and the check says it cannot tell which died first
+    named = [s["name"] for s in failed]
+    node = os.uname().nodename
+    assert named in ([f"rank 1 ({node})"], [f"rank 0 or 1 ({node})"]), named
     assert "SIGKILL" in failed[0]["evidence"] and "collectives" in failed[0]["evidence"]
     kept = {op["op"]: op for op in doc["stragglers"]["ops"]}
     assert list(kept) == ["barrier"] and kept["barrier"]["launches"] >= 1000
-    assert out.lstrip().startswith("VERDICT") and "rank 1" in out  # (MPICH: a blank line first)
+    assert out.lstrip().startswith("VERDICT") and named[0] in out  # (MPICH: a blank line first)
     assert leftovers(proc) == []

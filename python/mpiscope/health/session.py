@@ -135,7 +135,14 @@ _PID_RE = re.compile(r"\(pid (\d+) on (\S+)\) was killed by (\S+)")
 def failed_ranks(error: str, environment: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """The ranks a failed launch's error names: Slurm's task numbers, or
     the process id MPICH's banner gives, looked up in the launch's
-    ``environment.rank_pids``; [] when the launcher said no more."""
+    ``environment.rank_pids``; [] when the launcher said no more.
+
+    MPICH names the first process of the node, in rank order, that ended
+    abnormally, and its clean-up ends the node's other ranks with SIGKILL:
+    a rank it names as killed by SIGKILL may have been ended by that
+    clean-up after a later rank of its node died (seen here under load:
+    rank 1 killed, rank 0 named). Such an entry's ``ranks`` lists every
+    rank that may have been the first to die."""
     env = environment or {}
     found: dict[int, dict[str, Any]] = {}
     for match in _TASK_RE.finditer(error):
@@ -146,7 +153,7 @@ def failed_ranks(error: str, environment: Mapping[str, Any] | None) -> list[dict
         pid, host, signal = int(match.group(1)), match.group(2), match.group(3)
         if pid in pids:
             rank = pids.index(pid)
-            found[rank] = {"rank": rank, "pid": pid, "how": f"killed by {signal}"}
+            found[rank] = _named_by_mpich(rank, pid, signal, env.get("rank_nodes") or [])
         else:
             found.setdefault(
                 -1, {"rank": None, "pid": pid, "host": host, "how": f"killed by {signal}"}
@@ -157,6 +164,27 @@ def failed_ranks(error: str, environment: Mapping[str, Any] | None) -> list[dict
         if who is not None and who < len(nodes) and "host" not in entry:
             entry["host"] = hosts[nodes[who]]
     return [found[k] for k in sorted(found)]
+
+
+def _named_by_mpich(rank: int, pid: int, signal: str, nodes: Sequence[int]) -> dict[str, Any]:
+    """The failed entry of the rank MPICH's banner names (see failed_ranks)."""
+    entry: dict[str, Any] = {"rank": rank, "pid": pid, "how": f"killed by {signal}"}
+    node = nodes[rank] if rank < len(nodes) else None
+    later = [r for r in range(rank + 1, len(nodes)) if nodes[r] == node]
+    if signal == "SIGKILL" and later:
+        entry["ranks"] = [rank, *later]
+        entry["how"] = (
+            f"rank {rank} was killed by SIGKILL, or MPICH's clean-up killed it after "
+            f"{_spelled(later)} of its node died: MPICH names the first rank that ended, "
+            "in rank order"
+        )
+    return entry
+
+
+def _spelled(ranks: Sequence[int]) -> str:
+    if len(ranks) == 1:
+        return f"rank {ranks[0]}"
+    return "one of ranks " + ", ".join(str(r) for r in ranks)
 
 
 class _Runner:

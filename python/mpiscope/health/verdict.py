@@ -459,6 +459,9 @@ def _suspects_of_failures(failed: Sequence[Mapping[str, Any]]) -> list[dict[str,
     out = []
     for f in failed:
         who = "a rank" if f.get("rank") is None else f"rank {f['rank']}"
+        if len(f.get("ranks") or []) > 1:  # which of them died first cannot be told
+            *before, last = f["ranks"]
+            who = f"rank {' or '.join(str(r) for r in before)} or {last}"
         where = f" ({f['host']})" if f.get("host") else ""
         out.append(
             {
