@@ -23,11 +23,13 @@ bootstrap over launches (each series resampled with replacement,
 independently per companion, the links of one companion from the same
 resample), percentiles at the result's confidence.
 
-numpy is imported inside the functions.
+numpy is imported only for the intervals' bootstrap.
 """
 
 from __future__ import annotations
 
+import math
+import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -164,26 +166,21 @@ def missing(point: Mapping[str, Any]) -> list[str]:
     return sorted(c for c in needed if _series(point, Link(c, "max_ns", "median", "")) is None)
 
 
-def _series(point: Mapping[str, Any], link: Link) -> Any:
-    import numpy as np
-
+def _series(point: Mapping[str, Any], link: Link) -> list[float] | None:
     entry = point["ledger"].get(link.companion)
     if entry is None:
         return None
     series = entry["series"]
-    values = np.array([np.nan if v is None else v for v in series[link.field]], dtype=float)
+    values = [math.nan if v is None else float(v) for v in series[link.field]]
     if link.back_to_back:
-        keep = np.ones(len(values), dtype=bool)
-        keep[[i for i in series.get("stage_first", []) if i < len(values)]] = False
-        values = values[keep]
-    values = values[np.isfinite(values)]
-    return values if len(values) else None
+        firsts = set(series.get("stage_first", []))
+        values = [v for i, v in enumerate(values) if i not in firsts]
+    values = [v for v in values if math.isfinite(v)]
+    return values or None
 
 
-def _statistic(values: Any, statistic: str, axis: int | None = None) -> Any:
-    import numpy as np
-
-    return np.median(values, axis=axis) if statistic == "median" else np.mean(values, axis=axis)
+def _statistic(values: Sequence[float], statistic: str) -> float:
+    return statistics.median(values) if statistic == "median" else statistics.fmean(values)
 
 
 def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,
@@ -193,55 +190,75 @@ def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,
     a companion a path needs is missing). ``floor_ns``: the floor the run
     subtracted (``--floor subtract``); the suites' figures hold their own
     timer reads, so it is added back as a last part. ``resamples`` 0: no
-    intervals (NaN). An interval is at least half a timer step
-    (``resolution_ns``) either side of its value where a series behind it
-    does not dither (its interquartile range within 1.25 steps, as the
-    engine's rule for a point: docs/method.md section 4)."""
-    import numpy as np
-
+    intervals (NaN), and no numpy (the default run's closing lines: its
+    import was a sixth of the command's wall). An interval is at least half
+    a timer step (``resolution_ns``) either side of its value where a
+    series behind it does not dither (its interquartile range within 1.25
+    steps, as the engine's rule for a point: docs/method.md section 4)."""
     if not has_ledger(point):
         return []
-    rng = np.random.default_rng(seed)
+    boot = _Bootstrap(resamples, seed, resolution_ns) if resamples else None
     ledgers = []
-    draws: dict[tuple[str, bool], Any] = {}  # one resample of each companion's launches
     for path in paths_for(str(point["op"])):
         values = [_series(point, link) for link in path.links]
         if any(v is None for v in values):
             continue
-        points, boot = [], []
-        steady = [_steady(v, resolution_ns) for v in values]
-        for link, v in zip(path.links, values, strict=True):
-            key = (link.companion, link.back_to_back)
-            if key not in draws:
-                draws[key] = rng.integers(0, len(v), size=(resamples, len(v)))
-            points.append(float(_statistic(v, link.statistic)) * link.scale)
-            boot.append(_statistic(v[draws[key]], link.statistic, axis=1) * link.scale
-                        if resamples else np.full(1, np.nan))  # fmt: skip
+        series = [v for v in values if v is not None]
+        points = [_statistic(v, link.statistic) * link.scale
+                  for link, v in zip(path.links, series, strict=True)]  # fmt: skip
+        draws = boot.links(path.links, series) if boot else [math.nan] * len(points)
+        steady = [boot.steady(v) if boot else False for v in series]
         names = list(path.parts)
         if floor_ns > 0:
             points.append(points[-1] + floor_ns)
-            boot.append(boot[-1] + floor_ns)
+            draws.append(draws[-1] + floor_ns)
             steady.append(steady[-1])
             names.append(("net of the floor -> with the timer's own reads (as the suites time)",
                           "floor"))
-        counts = {link.companion: len(v) for link, v in zip(path.links, values, strict=True)}
-        ledgers.append(_ledger(point, path, names, points, boot, confidence, counts,
+        counts = {link.companion: len(v) for link, v in zip(path.links, series, strict=True)}
+        ledgers.append(_ledger(point, path, names, points, draws, confidence, counts,
                                [0.5 * resolution_ns * s for s in steady]))  # fmt: skip
     return ledgers
 
 
-def _steady(values: Any, resolution_ns: float) -> bool:
-    """The series does not dither: its middle half within 1.25 clock steps."""
-    import numpy as np
+class _Bootstrap:
+    """The resampled statistics of a point's links: one resample of each
+    companion's launches, shared by the links of that companion."""
 
-    if resolution_ns <= 0:
-        return False
-    q25, q75 = np.percentile(values, [25, 75])
-    return bool(q75 - q25 <= 1.25 * resolution_ns)
+    def __init__(self, resamples: int, seed: int, resolution_ns: float) -> None:
+        import numpy as np
+
+        self._np = np
+        self._rng = np.random.default_rng(seed)
+        self._resamples = resamples
+        self._resolution_ns = resolution_ns
+        self._draws: dict[tuple[str, bool], Any] = {}
+
+    def links(self, links: Sequence[Link], series: Sequence[list[float]]) -> list[Any]:
+        np = self._np
+        out = []
+        for link, values in zip(links, series, strict=True):
+            key = (link.companion, link.back_to_back)
+            if key not in self._draws:
+                self._draws[key] = self._rng.integers(0, len(values),
+                                                      size=(self._resamples, len(values)))
+            resampled = np.asarray(values)[self._draws[key]]
+            center = np.median if link.statistic == "median" else np.mean
+            out.append(center(resampled, axis=1) * link.scale)
+        return out
+
+    def steady(self, values: Sequence[float]) -> bool:
+        """The series does not dither: its middle half within 1.25 clock steps."""
+        if self._resolution_ns <= 0:
+            return False
+        q25, q75 = self._np.percentile(values, [25, 75])
+        return bool(q75 - q25 <= 1.25 * self._resolution_ns)
 
 
 def _interval(values: Any, confidence: float, center: float,
               half_step: float) -> tuple[float, float]:  # fmt: skip
+    if isinstance(values, float):  # no resamples
+        return math.nan, math.nan
     import numpy as np
 
     if not np.all(np.isfinite(values)):
