@@ -267,3 +267,36 @@ def test_a_real_measurement_through_the_api(
     assert all(p.median_ns is not None and p.median_ns > 0 for p in result.points)
     assert result.path is not None and result.path.parent == tmp_path
     assert load_result(result.path).data == result.data
+
+
+def test_the_health_check_refuses_bad_options_in_one_line(tmp_path: Path) -> None:
+    unknown = r"mpiscope.health_check\(\): unknown option 'pair_samples'"
+    with pytest.raises(MpiscopeError, match=unknown):
+        mpiscope.health_check(np=2, out=tmp_path / "h.json", pair_samples=3)
+    with pytest.raises(MpiscopeError, match="--np 1: a health check needs 2 ranks at least"):
+        mpiscope.health_check(np=1, out=tmp_path / "h.json")
+    with pytest.raises(MpiscopeError, match="invalid choice: 'pairs'"):
+        mpiscope.health_check(np=2, links="pairs", out=tmp_path / "h.json")
+    with pytest.raises(MpiscopeError, match="--ops ' , ': no operation"):
+        mpiscope.health_check(np=2, ops=" , ", out=tmp_path / "h.json")
+    assert not (tmp_path / "h.json").exists()
+
+
+@pytest.mark.mpi
+@pytest.mark.slow
+def test_a_real_health_check_through_the_api(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The check's document, its text as `mpiscope health report` prints it,
+    and the exit code the command gives; nothing printed."""
+    out = tmp_path / "h.json"
+    health = mpiscope.health_check(np=2, seconds=0.5, probe_seconds=0.2, no_check=True, out=out)
+    assert capsys.readouterr().out == ""
+    assert health.path == out and json.loads(out.read_text()) == health.document
+    assert health.document["status"] == "complete"
+    assert [p["status"] for p in health.document["phases"]] == ["complete"] * 4 + ["skipped"]
+    assert health.exit_code == (1 if health.suspects else 0)
+    report = subprocess.run([sys.executable, "-m", "mpiscope", "health", "report", str(out)],
+                            capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert report.returncode == health.exit_code and report.stdout == health.text() + "\n"
+    assert mpiscope.open_health(out).text() == health.text()

@@ -564,7 +564,7 @@ def test_the_window_bound_is_the_bandwidth_ops_own() -> None:
     description does not say it): read from src/ops/bandwidth.c."""
     import re
 
-    from mpiscope.commands.health import MAX_WINDOW
+    from mpiscope.api.health import MAX_WINDOW
 
     source = (REPO / "src" / "ops" / "bandwidth.c").read_text()
     match = re.search(r"MAX_WINDOW = (\d+)", source)

@@ -90,6 +90,9 @@ def test_package_exports_are_short() -> None:
         "trace_program",
         "noise_compare",
         "noise_run",
+        # the health check (mpiscope.api.health)
+        "health_check",
+        "open_health",
     }
 
 

@@ -26,12 +26,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    from mpiscope.api.health import health_check, open_health
     from mpiscope.api.measure import check, firstcall, methods, overlap, run, startup
     from mpiscope.api.noise import noise_compare, noise_run
     from mpiscope.api.trace import open_trace, trace_program
 
-__all__ = ["check", "firstcall", "methods", "noise_compare", "noise_run", "open_trace", "overlap",
-           "run", "startup", "trace_program"]  # fmt: skip
+__all__ = ["check", "firstcall", "health_check", "methods", "noise_compare", "noise_run",
+           "open_health", "open_trace", "overlap", "run", "startup", "trace_program"]  # fmt: skip
 
 #: Each name's module, imported when the name is first used (PEP 562): the
 #: command line imports one of them, not all.
@@ -40,6 +41,7 @@ _MODULES = {
                     "mpiscope.api.measure"),
     **dict.fromkeys(("open_trace", "trace_program"), "mpiscope.api.trace"),
     **dict.fromkeys(("noise_compare", "noise_run"), "mpiscope.api.noise"),
+    **dict.fromkeys(("health_check", "open_health"), "mpiscope.api.health"),
 }  # fmt: skip
 
 
