@@ -186,6 +186,13 @@ static int run_points(run_t *run, mpiscope_plan_point_fn on_point, void *user)
 }
 
 /* The floor's section: WaitPatternNull's statistics and each rank's median. */
+/* Whether the floor is subtracted: asked for, and measured (a busy machine
+ * can leave waitpattern_null without one valid launch). */
+static int floor_subtracted(const run_t *run, const mpiscope_point_result_t *r)
+{
+    return run->plan->floor == MPISCOPE__FLOOR_SUBTRACT && isfinite(r->stats.median) && r->stats.median > 0;
+}
+
 static void floor_json(const run_t *run, const mpiscope_point_result_t *r, double se_ns, mpiscope__json_t *j)
 {
     const mpiscope_stats_t *s = &r->stats;
@@ -194,7 +201,7 @@ static void floor_json(const run_t *run, const mpiscope_point_result_t *r, doubl
     mpiscope__json_string(j, "op", "waitpattern_null");
     mpiscope__json_string(j, "method", "window");
     mpiscope__json_string(j, "mode", mpiscope__floor_modes[run->plan->floor]);
-    mpiscope__json_bool(j, "subtracted", run->plan->floor == MPISCOPE__FLOOR_SUBTRACT);
+    mpiscope__json_bool(j, "subtracted", floor_subtracted(run, r));
     mpiscope__json_integer(j, "samples", (long long)s->n_valid);
     mpiscope__json_string(j, "stop_reason", mpiscope_stop_reason_name(r->stop_reason));
     mpiscope__json_number(j, "median_ns", s->median);
@@ -251,9 +258,13 @@ static int measure_floor(run_t *run)
     MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MIN, run->comm);
     if (err)
         return fail(run, "recording the floor", err);
-    if (run->plan->floor == MPISCOPE__FLOOR_SUBTRACT && isfinite(r.stats.median) && r.stats.median > 0) {
+    if (floor_subtracted(run, &r)) {
         run->ctx->params.floor_ns = r.stats.median; /* every rank has the result */
         run->ctx->params.floor_se_ns = isfinite(se) ? se : 0;
+    } else if (run->plan->floor == MPISCOPE__FLOOR_SUBTRACT) {
+        mpiscope_result_warn(run->res, "--floor subtract: the floor was not measured (no launch of "
+                                       "waitpattern_null kept its window: a busy machine, or windows too "
+                                       "short), so nothing was subtracted");
     }
     return 0;
 }
