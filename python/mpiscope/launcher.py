@@ -407,7 +407,7 @@ def _wait_exit(proc: subprocess.Popen[Any], seconds: float | None) -> int | None
         fd = os.pidfd_open(proc.pid)
     except (AttributeError, OSError):  # not Linux >= 5.3, or already reaped
         try:
-            return proc.wait(timeout=seconds)
+            return _reaped(proc, proc.wait(timeout=seconds))
         except subprocess.TimeoutExpired:
             return None
     try:
@@ -417,7 +417,16 @@ def _wait_exit(proc: subprocess.Popen[Any], seconds: float | None) -> int | None
             return None
     finally:
         os.close(fd)
-    return proc.wait()
+    return _reaped(proc, proc.wait())
+
+
+def _reaped(proc: subprocess.Popen[Any], code: int) -> int:
+    """``proc``'s exit ``code``, once what it could not clean up is: an
+    mpiexec killed by SIGKILL (by mpiscope's stop, or anyone) leaves its
+    Open MPI session directory (mpiscope.session_dirs)."""
+    if code == -signal.SIGKILL:
+        remove_left_behind(proc.pid)
+    return code
 
 
 def _check_deadline(deadline: float | None, timeout: float | None) -> None:
@@ -553,20 +562,12 @@ def _interrupt_kills(proc: subprocess.Popen[Any]) -> Iterator[None]:
 
 
 def _stop_group(proc: subprocess.Popen[Any]) -> None:
-    _signal_group(proc)
-    if proc.returncode == -signal.SIGKILL:  # mpiexec could not clean up after itself
-        remove_left_behind(proc.pid)
-
-
-def _signal_group(proc: subprocess.Popen[Any]) -> None:
     for sig in (signal.SIGTERM, signal.SIGKILL):
         try:
             os.killpg(proc.pid, sig)
         except (ProcessLookupError, PermissionError):
             return
-        try:
-            proc.wait(timeout=KILL_GRACE_SECONDS)
-        except subprocess.TimeoutExpired:
+        if _wait_exit(proc, KILL_GRACE_SECONDS) is None:
             continue
         if sig == signal.SIGTERM:
             with contextlib.suppress(ProcessLookupError, PermissionError):

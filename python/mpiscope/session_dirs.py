@@ -7,8 +7,8 @@ systems, within minutes on a busy machine) finds the dead one's rendezvous
 files there and cannot start: "The PMIx server's listener thread failed to
 start", exit code 213, before any rank runs (it removes the directory as
 it stops, so the next launch starts). So mpiscope removes the directory of
-a launcher it had to kill, and when a launch fails that way, its error
-line says why.
+a launcher it reaps killed by SIGKILL (its own stop's, or anyone's), and
+when a launch fails that way, its error line says why.
 
 Checked with Open MPI 5.0 (docs/guarantees.md, "Processes mpiscope starts").
 """

@@ -185,7 +185,6 @@ static int run_points(run_t *run, mpiscope_plan_point_fn on_point, void *user)
     return err ? err : validation_failed ? MPISCOPE_EVALIDATE : 0;
 }
 
-/* The floor's section: WaitPatternNull's statistics and each rank's median. */
 /* Whether the floor is subtracted: asked for, and measured (a busy machine
  * can leave waitpattern_null without one valid launch). */
 static int floor_subtracted(const run_t *run, const mpiscope_point_result_t *r)
@@ -193,6 +192,7 @@ static int floor_subtracted(const run_t *run, const mpiscope_point_result_t *r)
     return run->plan->floor == MPISCOPE__FLOOR_SUBTRACT && isfinite(r->stats.median) && r->stats.median > 0;
 }
 
+/* The floor's section: WaitPatternNull's statistics and each rank's median. */
 static void floor_json(const run_t *run, const mpiscope_point_result_t *r, double se_ns, mpiscope__json_t *j)
 {
     const mpiscope_stats_t *s = &r->stats;

@@ -31,6 +31,8 @@ os.mkdir(path)
 open(os.path.join(path, "pmix.host.tool"), "w").write("rendezvous")
 if sys.argv[1] == "ignore":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if sys.argv[1] == "die":
+    os.kill(os.getpid(), signal.SIGKILL)
 print("ready", flush=True)
 time.sleep(600)
 """
@@ -57,6 +59,14 @@ def test_a_launcher_killed_by_sigkill_leaves_no_session_dir(own_tmpdir: Path) ->
     stop_process_group(proc)
     assert proc.returncode == -signal.SIGKILL
     assert not session_dir(proc.pid).exists()
+
+
+def test_a_launcher_killed_by_anyone_leaves_no_session_dir(own_tmpdir: Path) -> None:
+    """Killed by SIGKILL while mpiscope waits for it (the OOM killer, a
+    user's kill -9), not by mpiscope's stop."""
+    code = launcher.run_passthrough([sys.executable, "-c", LAUNCHER, "die"], os.environ, 600)
+    assert code == -signal.SIGKILL
+    assert [p.name for p in own_tmpdir.iterdir() if p.name.startswith("ompi.")] == []
 
 
 def test_a_launcher_that_ends_on_sigterm_keeps_its_own_say(own_tmpdir: Path) -> None:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope.api.options import parse_options
+from mpiscope.api.options import api_call, parse_options
 from mpiscope.errors import MpiscopeError
 from mpiscope.health import MAX_POINT_LAUNCHES
 from mpiscope.parsing import float_in, int_in
@@ -157,16 +157,11 @@ class Health:
 def health_check(*, show: bool = False, **options: Any) -> Health:
     """Run the health check, as ``mpiscope health`` does; ``options`` are its
     options by name (``np``, ``out``, ``links``, ``seconds``, ...). Prints
-    nothing unless ``show`` (then what the command prints, and the
-    progress); returns the check, whose document is also in ``out``."""
-    from mpiscope.outputs import release_all
-
-    options.setdefault("quiet", not show)
-    try:
+    nothing unless ``show`` (what the command prints; the progress with
+    ``quiet=False``); returns the check, whose document is also in ``out``."""
+    with api_call(options):
         values = parse_options("health", add_health_options, (), options, "health_check")
         return record_health(values, show=show)
-    finally:
-        release_all()
 
 
 def open_health(path: str | Path) -> Health:

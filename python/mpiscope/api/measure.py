@@ -22,13 +22,12 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.api.options import parse_options
+from mpiscope.api.options import api_call, parse_options
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.measure import command_options as defined
 from mpiscope.measure.method_options import methods_for_ops
@@ -95,20 +94,6 @@ def _echo(show: bool, render: Render | None, path: bool = True) -> Echo | None:
     return Echo(render, path) if show else None
 
 
-@contextmanager
-def _api_call(options: dict[str, Any]) -> Iterator[None]:
-    """One call of the API: quiet unless ``quiet=False`` is given (no
-    progress line), and the output files it claimed released at its end,
-    as the command line releases them when it exits."""
-    from mpiscope.outputs import release_all
-
-    options.setdefault("quiet", True)
-    try:
-        yield
-    finally:
-        release_all()
-
-
 def _ops_words(ops: Ops) -> list[str]:
     return [ops] if isinstance(ops, str) else list(ops)
 
@@ -159,7 +144,7 @@ def run(ops: Ops, *, show: bool = False, **options: Any) -> Result | None:
     ``mpiscope-YYYYmmdd-HHMMSS.json`` here); None with ``dry_run=True``,
     which prints the plan and runs nothing.
     """
-    with _api_call(options):
+    with api_call(options):
         words = [ops if isinstance(ops, str) else ",".join(ops)]
         values = parse_options("run", defined.add_run_options, words, options)
         return measure_run(run_request(values), show)
@@ -198,7 +183,7 @@ def methods(ops: Ops, *, show: bool = False, **options: Any) -> Result | None:
     ``mpiscope methods OP... [options]`` does (``method=`` defaults to every
     method that applies; window is always added). Options, ``show`` and the
     return value as :func:`run`'s (without ``runs``)."""
-    with _api_call(options):
+    with api_call(options):
         values = parse_options("methods", defined.add_methods_options, _ops_words(ops), options)
         return measure_methods(methods_request(values), show)
 
@@ -233,7 +218,7 @@ def firstcall(ops: Ops, *, show: bool = False, **options: Any) -> Result | None:
     initialization), as ``mpiscope firstcall OP... [options]`` does: one
     ``size`` (default 8K). Options, ``show`` and the return value as
     :func:`run`'s."""
-    with _api_call(options):
+    with api_call(options):
         values = parse_options("firstcall", defined.add_firstcall_options, _ops_words(ops), options)
         return measure_firstcall(firstcall_request(values), show)
 
@@ -308,7 +293,7 @@ def overlap(op: str, *, show: bool = False, **options: Any) -> Result | None:
     result of the pass with computation; the blocking pass is beside it
     (``OUT.blocking.json``) and the summary too (``OUT.overlap.json``, the
     overlap per size). Options and ``show`` as :func:`run`'s."""
-    with _api_call(options):
+    with api_call(options):
         values = parse_options("overlap", defined.add_overlap_options, [op], options)
         return measure_overlap(overlap_request(values), show)
 
@@ -359,7 +344,7 @@ def startup(*, show: bool = False, **options: Any) -> Result | None:
     ``mpiscope startup [options]`` does (``how="init,session"``,
     ``nprocs="2:4"``, ``runs=10``, ...). Options, ``show`` and the
     return value as :func:`run`'s."""
-    with _api_call(options):
+    with api_call(options):
         values = parse_options("startup", defined.add_startup_options, [], options)
         return measure_startup(startup_request(values), show)
 
@@ -407,6 +392,6 @@ def check(*, show: bool = False, **options: Any) -> Result | None:
     does: the result holds the machine check (``result.data["check"]``);
     ``show=True`` prints the report with its VERDICT lines (``brief=True``:
     those alone). Kept only with ``out=``."""
-    with _api_call(options):
+    with api_call(options):
         values = parse_options("check", defined.add_check_options, [], options)
         return measure_check(check_request(values), show)

@@ -29,7 +29,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from mpiscope.api.options import parse_options
+from mpiscope.api.options import api_call, parse_options
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import float_in, int_in
 
@@ -305,13 +305,9 @@ def noise_run(*, show: bool = False, **options: Any) -> NoiseRun:
     options by name (``detector``, ``np`` and ``out`` are required). Prints
     nothing unless ``show``; returns the run, or raises RunFailedError (the
     packets measured are kept in ``out``)."""
-    from mpiscope.outputs import release_all
-
-    try:
+    with api_call(options):
         values = parse_options("noise run", add_noise_run_options, (), options, "noise_run")
         return record_noise(NoiseRunRequest.of(values), show=show)
-    finally:
-        release_all()
 
 
 def _check_run_options(request: NoiseRunRequest) -> None:

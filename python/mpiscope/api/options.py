@@ -15,14 +15,31 @@ same default. A value may be given as Python values too: numbers, True
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import Parser, unknown
 
-__all__ = ["parse_options"]
+__all__ = ["api_call", "parse_options"]
+
+
+@contextmanager
+def api_call(options: dict[str, Any], quiet: bool = True) -> Iterator[None]:
+    """One call of the API: quiet unless ``quiet=False`` is given (no
+    progress line; ``quiet``: the command has the option), and the output
+    files it claimed released at its end, as the command line releases
+    them when it exits."""
+    from mpiscope.outputs import release_all
+
+    if quiet:
+        options.setdefault("quiet", True)
+    try:
+        yield
+    finally:
+        release_all()
 
 
 def parse_options(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mpiscope.api.options import parse_options
+from mpiscope.api.options import api_call, parse_options
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.parsing import MAX_RANKS, float_in, int_in
 
@@ -152,15 +152,11 @@ def trace_program(program: str | Sequence[str], *args: str, **options: Any) -> T
     ``force``, ``mpi``, ``timeout``, ``records``). The program's output is
     its own; returns the trace, or raises RunFailedError (the partial trace
     is kept) when the program fails."""
-    from mpiscope.outputs import release_all
-
     command = [program] if isinstance(program, str) else list(program)
     command += list(args)
-    try:
+    with api_call(options, quiet=False):  # mpiscope trace has no progress line
         values = parse_options("trace", add_trace_options, (), options, "trace_program")
         return record_trace(TraceRequest.of(values, command), say=False)
-    finally:
-        release_all()
 
 
 def record_trace(request: TraceRequest, say: bool = True) -> Traced:

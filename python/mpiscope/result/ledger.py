@@ -206,17 +206,17 @@ def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,
         series = [v for v in values if v is not None]
         points = [_statistic(v, link.statistic) * link.scale
                   for link, v in zip(path.links, series, strict=True)]  # fmt: skip
-        draws = boot.links(path.links, series) if boot else [math.nan] * len(points)
+        resampled = boot.links(path.links, series) if boot else [math.nan] * len(points)
         steady = [boot.steady(v) if boot else False for v in series]
         names = list(path.parts)
         if floor_ns > 0:
             points.append(points[-1] + floor_ns)
-            draws.append(draws[-1] + floor_ns)
+            resampled.append(resampled[-1] + floor_ns)
             steady.append(steady[-1])
             names.append(("net of the floor -> with the timer's own reads (as the suites time)",
                           "floor"))
         counts = {link.companion: len(v) for link, v in zip(path.links, series, strict=True)}
-        ledgers.append(_ledger(point, path, names, points, draws, confidence, counts,
+        ledgers.append(_ledger(point, path, names, points, resampled, confidence, counts,
                                [0.5 * resolution_ns * s for s in steady]))  # fmt: skip
     return ledgers
 
