@@ -63,9 +63,13 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """mpiscope's cache (the bench catalogs) in a directory of this test
-    session, for the tests and the commands they start, not the user's."""
+    """mpiscope's cache (the bench catalogs) and state (the run profile) in
+    directories of this test session, for the tests and the commands they
+    start, not the user's: a module-scoped fixture runs before each test's
+    own state directory is set (a user's recorded profile added
+    run_profile to test_fixture_shapes' real runs)."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("session-state"))
     os.environ.pop("MPISCOPE_RUN_PROFILE", None)
 
 
