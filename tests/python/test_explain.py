@@ -136,7 +136,7 @@ def test_a_real_run_has_the_floor_the_companions_and_the_clock_limit(tmp_path: P
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     doc = json.loads(out.read_text())
-    assert doc["schema_version"] == "1.11"
+    assert doc["schema_version"] == "1.12"
     if doc["floor"]["samples"]:
         assert doc["floor"]["subtracted"] is True and doc["floor"]["median_ns"] > 0
     else:  # a busy machine: no valid launch of the floor, and the run says so
@@ -153,6 +153,9 @@ def test_a_real_run_has_the_floor_the_companions_and_the_clock_limit(tmp_path: P
     if doc["floor"]["subtracted"] and null["median_ns"] is not None:
         assert abs(null["median_ns"]) <= step  # net of the floor
     assert set(bcast["ledger"]) == {"main", "warm", "barrier_each", "loop"}
+    least = doc["method"]["min_point_seconds"]  # the point's; a fifth for its companions
+    for key in ("warm", "barrier_each", "loop"):
+        assert bcast["ledger"][key]["min_point_seconds"] == pytest.approx(least / 5)
     assert "vs OSU (measured parts" in run.stdout and "floor" in run.stdout
 
 

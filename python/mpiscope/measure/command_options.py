@@ -93,7 +93,7 @@ def add_run_options(p: argparse.ArgumentParser) -> None:
         default=None,
         metavar="on|off",
         help="after each window point, measure its bias-ledger companions (warm buffers, a "
-        "barrier between calls, calls back to back: about 3x the measuring time) so that "
+        "barrier between calls, calls back to back: about as long again as the points) so that "
         "'mpiscope explain' can say, part by part, why the number differs from OSU's and "
         f"IMB's (default on, {simulated_help('ledger')})",
     )
