@@ -67,10 +67,12 @@ def _own_cache_dir(tmp_path_factory: pytest.TempPathFactory) -> None:
     directories of this test session, for the tests and the commands they
     start, not the user's: a module-scoped fixture runs before each test's
     own state directory is set (a user's recorded profile added
-    run_profile to test_fixture_shapes' real runs)."""
+    run_profile to test_fixture_shapes' real runs). Every document a bench
+    writes is validated against the schema (a run of a user's does not)."""
     os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
     os.environ["XDG_STATE_HOME"] = str(tmp_path_factory.mktemp("session-state"))
     os.environ.pop("MPISCOPE_RUN_PROFILE", None)
+    os.environ["MPISCOPE_CHECK_DOCUMENTS"] = "1"  # every document the bench writes: the schema
 
 
 SESSION_TMPDIR: list[Path] = []  # the session's TMPDIR, once made

@@ -388,6 +388,10 @@ if mode == "hang":
     with open(os.environ["FAKE_BENCH_CHILD"], "w") as f:
         f.write(str(child.pid))
     time.sleep(600)
+if mode == "shapeless":  # valid JSON, but not the shape of a result
+    doc["points"] = {"bcast": doc["points"]}
+if mode == "offschema":  # the shape of a result, a value the schema refuses
+    doc["points"][0]["launches_total"] = -1
 doc["status"] = "complete"
 write(doc, out)
 """

@@ -238,6 +238,34 @@ def test_unreadable_partial_file_is_said(fake_mpi: FakeMpi, tmp_path: Path) -> N
     assert "is not valid JSON" in run.err_lines[-1]
 
 
+@pytest.mark.parametrize("checks", ["0", "1"])
+def test_a_result_of_the_wrong_shape_is_one_line(fake_mpi: FakeMpi, tmp_path: Path,
+                                                 checks: str) -> None:
+    """The bench's own document: its shape is checked whether or not the
+    schema is (MPISCOPE_CHECK_DOCUMENTS, set for every other test)."""
+    env = dict(fake_mpi.env, FAKE_BENCH_MODE="shapeless", MPISCOPE_CHECK_DOCUMENTS=checks)
+    run = run_cli(["run", "bcast", "--sizes", "8", "--out", "r.json"], env, tmp_path)
+    assert run.code == 1 and "Traceback" not in run.stderr
+    assert run.err_lines[-1].startswith("mpiscope: error: mpiscope-bench wrote an unreadable "
+                                        f"result: {tmp_path / 'r.json'} ")
+    assert ("points is not a JSON array" if checks == "0" else "points") in run.err_lines[-1]
+
+
+def test_the_schema_judges_the_benchs_document_when_asked(fake_mpi: FakeMpi,
+                                                          tmp_path: Path) -> None:
+    """A value only the schema refuses: named with MPISCOPE_CHECK_DOCUMENTS
+    (as the tests run), taken as the bench wrote it without (a user's run
+    skips the validator's 30 ms)."""
+    env = dict(fake_mpi.env, FAKE_BENCH_MODE="offschema")
+    run = run_cli(["run", "bcast", "--sizes", "8", "--out", "r.json"], env, tmp_path)
+    assert run.code == 1
+    assert "launches_total" in run.err_lines[-1] and "schema" in run.err_lines[-1]
+    env["MPISCOPE_CHECK_DOCUMENTS"] = "0"
+    run = run_cli(["run", "bcast", "--sizes", "8", "--out", "r2.json"], env, tmp_path)
+    assert run.code == 0, run
+    assert json.loads((tmp_path / "r2.json").read_text())["points"][0]["launches_total"] == -1
+
+
 def test_op_names_ignore_case(fake_mpi: FakeMpi, tmp_path: Path) -> None:
     run = run_cli(
         ["run", "BCast,AllReduce", "--sizes", "8", "--out", "r.json"], fake_mpi.env, tmp_path

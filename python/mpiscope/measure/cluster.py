@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -163,6 +162,8 @@ def check_hosts(request: MeasureRequest) -> None:
         flag, hosts = "--hostfile", read_hostfile(request.hostfile)
     elif request.hosts:
         hosts = [item.partition(":")[0] for item in request.hosts.split(",")]
+    import socket  # only for named hosts
+
     for host in dict.fromkeys(hosts):
         try:
             socket.getaddrinfo(host, None)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import socket
 import stat
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
@@ -102,7 +101,7 @@ def default_profile_path(env: Mapping[str, str] | None = None) -> Path:
     """``$XDG_STATE_HOME/mpiscope/run-variation-HOST.json`` (else ~/.local/state)."""
     env = os.environ if env is None else env
     base = Path(env.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
-    host = "".join(c if c.isalnum() or c in "-_." else "_" for c in socket.gethostname())
+    host = "".join(c if c.isalnum() or c in "-_." else "_" for c in os.uname().nodename)
     return base / "mpiscope" / f"{_DEFAULT_PREFIX}{host or 'host'}.json"
 
 
@@ -227,7 +226,7 @@ def _write(profile: Profile) -> None:
         profile.path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise MpiscopeError(f"cannot write {profile.path}: {exc.strerror or exc}") from None
-    host = socket.gethostname()
+    host = os.uname().nodename
     entries = sorted(profile.entries.values(), key=lambda e: _key_id(e["key"]))
     write_document(
         {"kind": PROFILE_KIND, "version": _VERSION, "host": host, "entries": entries},

@@ -52,7 +52,7 @@ from mpiscope.measure.runs import (
 from mpiscope.measure.simulation import launch_platform, smpi_alone, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
 from mpiscope.result import Result, load_result, write_document
-from mpiscope.result.document import import_validator, validate_result
+from mpiscope.result.document import checks_own_documents, import_validator, validate_result
 
 #: (inode, mtime in ns) of a file: tells the bench's new file from an old one.
 FileId = tuple[int, int]
@@ -239,7 +239,8 @@ def run_bench_runs(
                  "--plan", str(_write_plan(run.plan, tmp, index))]
                 for index, run in enumerate(runs)]  # fmt: skip
     env = bench.environment()
-    import_validator()  # now, not in the reading of a run a Ctrl-C may cut short
+    if checks_own_documents():
+        import_validator()  # now, not in the reading of a run a Ctrl-C may cut short
     direct = len(runs) == 1 and runs[0].out == out
     before = _file_id(out) if direct else None
     existed = out.exists()  # a failed run that measured nothing leaves it (--force)
@@ -290,9 +291,9 @@ def run_bench_runs(
             if failure is None:
                 raise
             raise failed(f"{failure}; {exc}") from None  # the run's own failure first
-    try:  # the bench's own document was validated when _read read it; what Python added now
+    try:  # the bench's own document was checked when _read read it; what Python added now
         if not direct:
-            validate_result(doc, str(out))
+            validate_result(doc, str(out), own=True)
         result = Result(doc, out)
     except MpiscopeError as exc:
         raise RunFailedError(f"the result cannot be read back: {exc}") from None
@@ -417,7 +418,7 @@ def _read(path: Path, before: FileId | None) -> tuple[dict[str, Any] | None, str
     if _file_id(path) in (None, before):
         return None, "mpiscope-bench wrote no result"
     try:
-        return dict(load_result(path).data), None
+        return dict(load_result(path, own=True).data), None
     except MpiscopeError as exc:
         return None, f"mpiscope-bench wrote an unreadable result: {exc}"
 

@@ -21,7 +21,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -30,6 +29,8 @@ from mpiscope.errors import MpiscopeError
 from mpiscope.mpi_profile import MpiProfile, find_profiles, select_profile
 
 if TYPE_CHECKING:
+    import xml.etree.ElementTree as ET
+
     from mpiscope.measure.request import MeasureRequest
 
 __all__ = [
@@ -128,6 +129,8 @@ def _find_platform(spec: str) -> Path:
 def load_platform(spec: str) -> Platform:
     """The platform named ``spec`` (shipped name or file path), its hosts
     read from its ``<cluster>`` and ``<host>`` elements."""
+    import xml.etree.ElementTree as ET  # noqa: N817 - only a simulated run reads XML
+
     path = _find_platform(spec)
     try:
         data = path.read_bytes()
