@@ -16,6 +16,7 @@ import pytest
 from model_helpers import SIZES, hockney_doc, noisy, point
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.check import CheckRow, check_points, mechanism, unpredictable
+from mpiscope.models.data import across_runs, state_change
 from mpiscope.models.document import fit_document, model_document, model_of
 from mpiscope.models.fit import FitOptions
 from mpiscope.result.model import validate
@@ -138,3 +139,45 @@ def test_check_names_it_and_the_direct_model_predicts(tmp_path: Path) -> None:
     assert wrong.returncode == 2 and len(wrong.stderr.strip().splitlines()) == 1
     platform = mpiscope("model", "platform", "d.json", "-o", "p.xml", cwd=tmp_path)
     assert platform.returncode == 2 and "no point-to-point time" in platform.stderr
+
+
+RUNS = Path(__file__).resolve().parents[1] / "data" / "golden" / "runs.json"  # 3 real runs
+
+
+def test_a_series_of_runs_is_fitted_and_checked_on_the_median_of_its_runs() -> None:
+    """Not on one run's points (the last run's, one per size): a model of
+    one run follows that run's state of the machine."""
+    doc = json.loads(RUNS.read_text())
+    summary = {(r["op"], r["size_bytes"]): r["median_ns"] for r in doc["run_summary"]}
+    last = {(p["op"], p["size_bytes"]): p["median_ns"] for p in doc["points"]}
+    assert any(last[k] != pytest.approx(v) for k, v in summary.items())  # the runs differ
+    folded = across_runs(doc)
+    assert len(folded["points"]) == len(summary) < len(doc["points"])
+    assert all("raw" not in p and "run" not in p for p in folded["points"])
+    fit = fit_document(doc, "direct", FitOptions(replicates=20))
+    read = {(r["op"], r["size_bytes"]): r["measured_ns"] for r in fit.residuals}
+    assert read == pytest.approx({k: v for k, v in summary.items() if k[0] != "barrier"}
+                                 | {("barrier", 0): summary[("barrier", None)]})  # fmt: skip
+    rows = check_points(fit.model, doc)
+    assert len(rows) == len(summary)
+    assert {(r.op, r.size_bytes or None): r.measured_ns for r in rows} == pytest.approx(summary)
+    one_run = {**doc, "run_summary": []}  # a single run is read as it is
+    assert across_runs(one_run) is one_run
+
+
+def test_runs_in_two_states_of_the_machine_are_said() -> None:
+    doc = json.loads(RUNS.read_text())
+    assert state_change(doc, "the runs") is None  # they agree
+    rows = doc["run_summary"]
+    split = [dict(r, disagree=True, disagree_reasons=["modes"]) if i % 4 == 0 else r
+             for i, r in enumerate(rows)]  # fmt: skip
+    line = state_change({**doc, "run_summary": split}, "the runs of r.json")
+    worst = max(split[::4], key=lambda r: r["run_max_ns"] / r["run_min_ns"])
+    assert line is not None and line.startswith(
+        f"the runs of r.json form groups that do not overlap at {len(split[::4])} of {len(rows)} "
+        f"points ({worst['op']} ")
+    assert "the machine changed state between runs" in line
+    fewer = [dict(r, disagree_reasons=["modes"]) if i == 0 else r for i, r in enumerate(rows)]
+    assert state_change({**doc, "run_summary": fewer}, "the runs") is None  # one point: noise
+    fit = fit_document({**doc, "run_summary": split}, "direct", FitOptions(replicates=20))
+    assert any(w.startswith("the runs the model was fitted on form groups") for w in fit.warnings)

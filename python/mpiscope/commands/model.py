@@ -447,6 +447,7 @@ def _add_check(sub: Any) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     from mpiscope.models.check import check_points, mechanism, unpredictable
+    from mpiscope.models.data import STATE_CHANGE, state_change
     from mpiscope.models.direct import DirectModel
     from mpiscope.models.document import model_of
     from mpiscope.reports.model import render_check, render_unpredictable
@@ -468,6 +469,10 @@ def _check(args: argparse.Namespace) -> int:
     rows = check_points(model, measured)
     print(f"model {doc['model']} ({args.model}) against {args.measured}\n")
     print(render_check(rows))
+    changed = [w for w in doc.get("warnings") or () if STATE_CHANGE in w]  # the model's source
+    changed.append(state_change(measured, f"the runs of {args.measured}") or "")
+    for line in filter(None, changed):
+        print(f"\nwarning: {line}")
     if not isinstance(model, DirectModel):
         found = unpredictable(rows, float(doc["fit_error"].get("max_rel_error") or 0.0))
         lines = render_unpredictable(found, mechanism(measured.get("environment") or {}),

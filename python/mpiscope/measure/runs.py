@@ -35,7 +35,12 @@ from typing import Any
 
 from mpiscope.result.methods import METHODS
 from mpiscope.result.modes import mode_records, run_modes, sample_modes
-from mpiscope.result.run_variation import between_runs, schema_version_with
+from mpiscope.result.run_variation import (
+    SUMMARY_KEYS,
+    between_runs,
+    schema_version_with,
+    summary_key,
+)
 from mpiscope.result.stats import (
     DEFAULT_RESAMPLES,
     DISAGREE_MIN_CV,
@@ -52,9 +57,6 @@ __all__ = [
     "merge_documents",
     "summary_key",
 ]
-
-SUMMARY_KEYS = ("op", "size_bytes", "nprocs", "method", "cache")
-
 
 @dataclass(frozen=True)
 class RunOutcome:
@@ -154,14 +156,6 @@ def _merged_warnings(outcomes: Sequence[RunOutcome]) -> list[str]:
             if line not in merged:
                 merged.append(line)
     return merged
-
-
-def summary_key(doc: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[Any, ...]:
-    """(op, size_bytes, nprocs, method, cache) of a point; method and cache
-    default to the document's."""
-    method = point.get("method") or (doc.get("method") or {}).get("name") or "window"
-    cache = point.get("cache") or ((doc.get("environment") or {}).get("cache") or {}).get("mode")
-    return (point["op"], point.get("size_bytes"), point["nprocs"], method, cache)
 
 
 def run_summary(

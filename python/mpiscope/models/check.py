@@ -16,6 +16,7 @@ from typing import Any
 from mpiscope.errors import MpiscopeError
 from mpiscope.models.base import P2PModel
 from mpiscope.models.collectives import COLLECTIVES
+from mpiscope.models.data import across_runs
 from mpiscope.models.direct import DirectModel
 
 __all__ = ["CLEAR_FACTOR", "CheckRow", "Unpredictable", "check_points", "candidates",
@@ -84,6 +85,7 @@ def _direct_rows(model: DirectModel, doc: Mapping[str, Any]) -> list[CheckRow]:
 def check_points(model: P2PModel, doc: Mapping[str, Any]) -> list[CheckRow]:
     """One row per sized point of a collective the models know (with a
     direct model: of an op it fitted)."""
+    doc = across_runs(doc)
     if isinstance(model, DirectModel):
         return _direct_rows(model, doc)
     rows = []

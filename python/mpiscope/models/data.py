@@ -27,8 +27,11 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.document import launch_is_valid, valid_times
+from mpiscope.result.run_variation import summary_key
+from mpiscope.result.units import format_bytes, format_ns
 
-__all__ = ["STATISTICS", "Estimate", "Series", "bootstrap", "find_series", "option_text"]
+__all__ = ["STATISTICS", "Estimate", "Series", "across_runs", "bootstrap", "find_series",
+           "option_text", "STATE_CHANGE", "state_change"]
 
 
 def _low_quantile(q: float) -> Callable[[Sequence[float]], float]:
@@ -93,6 +96,62 @@ def _matches(
     if any(k in have for k in absent):
         return False
     return all(str(have.get(k)) == str(v) for k, v in options.items())
+
+
+def across_runs(doc: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``doc`` with its runs folded into one: in a document of several runs
+    (``run --runs R``, its ``run_summary``) each op, size, ranks, method and
+    cache becomes one point, whose median is the median of the run medians
+    and whose error is their bootstrap interval's half-width over its
+    normal quantile; any other document as it is. One run's points would
+    tie a model to that run's state of the machine (and one point per size
+    is the last run's)."""
+    rows = {summary_key(doc, row): row for row in doc.get("run_summary") or ()
+            if (row.get("runs") or 0) > 1 and row.get("median_ns")}  # fmt: skip
+    if not rows:
+        return doc
+    confidence = float((doc.get("method") or {}).get("confidence") or 0.95)
+    z = statistics.NormalDist().inv_cdf(0.5 + confidence / 2)
+    folded: dict[tuple[Any, ...], Mapping[str, Any]] = {}
+    for point in doc.get("points") or ():
+        key = summary_key(doc, point)
+        row = rows.get(key)
+        if row is None:
+            folded.setdefault(key, point)  # a point the summary has no row for
+            continue
+        median = float(row["median_ns"])
+        low, high = row.get("ci_low_ns"), row.get("ci_high_ns")
+        error = 0.0 if low is None or high is None else (float(high) - float(low)) / (2 * z)
+        one = {k: v for k, v in point.items() if k not in ("raw", "run", "se_ns")}
+        folded[key] = {**one, "median_ns": median, "rse": error / median}
+    return {**doc, "points": list(folded.values())}
+
+
+#: What a state change's line says (:func:`state_change`), to know it again.
+STATE_CHANGE = "the machine changed state between runs"
+
+
+def state_change(doc: Mapping[str, Any], runs: str) -> str | None:
+    """One line, about ``runs`` (what they are), when the runs of ``doc``
+    form groups that do not overlap
+    (``run_summary[].disagree_reasons`` "modes") at a quarter of its points
+    or more: the machine changed state between them, and a model of their
+    median predicts neither state. None when they agree, or for a single
+    run. (On the AMD EPYC VM a state change split 24-29 of 33 points; runs
+    in one state, 0-3.)"""
+    summary = doc.get("run_summary") or []
+    rows = [r for r in summary if "modes" in (r.get("disagree_reasons") or ())
+            and r.get("run_min_ns") and r.get("run_max_ns")]  # fmt: skip
+    if not rows or 4 * len(rows) < len(summary):
+        return None
+    worst = max(rows, key=lambda r: float(r["run_max_ns"]) / float(r["run_min_ns"]))
+    size = worst.get("size_bytes")
+    point = f"{worst['op']}{'' if size is None else ' ' + format_bytes(size)}"
+    return (f"{runs} form groups that do not overlap at {len(rows)} of "
+            f"{len(doc['run_summary'])} points ({point}: run medians "
+            f"{format_ns(worst['run_min_ns'])} .. {format_ns(worst['run_max_ns'])}): "
+            f"{STATE_CHANGE}, and a model of their median predicts neither state; measure "
+            "again, or keep to the runs of one state")
 
 
 def _samples(point: Mapping[str, Any], rank: int | None) -> tuple[float, ...]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.models.data import Series, find_series
+from mpiscope.models.data import Series, across_runs, find_series, state_change
 from mpiscope.models.fit import Fit, FitOptions, estimate, make_fit
 from mpiscope.models.hockney import Hockney, Segment, fit_hockney
 
@@ -150,10 +150,12 @@ def _bounds(line: Hockney) -> list[int]:
 
 
 def fit_direct_document(doc: Mapping[str, Any], options: FitOptions) -> Fit:
-    """Every (op, ranks) of a measured document, fitted on its own medians."""
+    """Every (op, ranks) of a measured document, fitted on its own medians
+    (of several runs: on the median of their medians)."""
     fitted: list[tuple[str, int, Series, Hockney]] = []
-    warnings: list[str] = []
-    for (op, nprocs), points in _groups(doc).items():
+    changed = state_change(doc, "the runs the model was fitted on")
+    warnings: list[str] = [changed] if changed else []
+    for (op, nprocs), points in _groups(across_runs(doc)).items():
         series = _series(op, points, options.statistic)
         if series is None:
             warnings.append(f"{op} on {nprocs} ranks: no point with a median, not fitted")

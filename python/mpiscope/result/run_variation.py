@@ -25,13 +25,15 @@ of estimating tau from five values. docs/method.md section 11.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from mpiscope.result.old_names import RENAMED_IN
 from mpiscope.result.student import two_sided_t
 
 __all__ = [
+    "SUMMARY_KEYS",
     "MIN_RUNS",
     "FIELDS_SINCE",
     "BetweenRuns",
@@ -39,7 +41,19 @@ __all__ = [
     "between_runs",
     "run_interval",
     "schema_version_with",
+    "summary_key",
 ]
+
+#: What makes two points of a run series the same point (``run_summary``).
+SUMMARY_KEYS = ("op", "size_bytes", "nprocs", "method", "cache")
+
+
+def summary_key(doc: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[Any, ...]:
+    """(op, size_bytes, nprocs, method, cache) of a point; method and cache
+    default to the document's."""
+    method = point.get("method") or (doc.get("method") or {}).get("name") or "window"
+    cache = point.get("cache") or ((doc.get("environment") or {}).get("cache") or {}).get("mode")
+    return (point["op"], point.get("size_bytes"), point["nprocs"], method, cache)
 
 #: The result document version that gave the fields built from this
 #: module (``run_summary[].between_rsd``, ``points[].run_interval``,
