@@ -84,8 +84,13 @@ def _direct_rows(model: DirectModel, doc: Mapping[str, Any]) -> list[CheckRow]:
 
 def check_points(model: P2PModel, doc: Mapping[str, Any]) -> list[CheckRow]:
     """One row per sized point of a collective the models know (with a
-    direct model: of an op it fitted)."""
-    doc = across_runs(doc)
+    direct model: of an op it fitted), by op, ranks and size: a run
+    measures its points in a shuffled order."""
+    rows = _rows(model, across_runs(doc))
+    return sorted(rows, key=lambda r: (r.op, r.nprocs, r.size_bytes))
+
+
+def _rows(model: P2PModel, doc: Mapping[str, Any]) -> list[CheckRow]:
     if isinstance(model, DirectModel):
         return _direct_rows(model, doc)
     rows = []
