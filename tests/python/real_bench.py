@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import uuid
@@ -58,9 +59,18 @@ def start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproces
         [sys.executable, "-m", "mpiscope", *args, "--mpi", REAL_MPI],
         cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**(os.environ if env is None else env), TAG: tag}, start_new_session=True,
+        preexec_fn=_stop_signals_default,
     )  # fmt: skip
     _TAGS[proc.pid] = tag
     return proc
+
+
+def _stop_signals_default() -> None:
+    """In the child: the stop signals the tests send act even when the suite
+    runs with them ignored (``nohup make test`` ignores SIGHUP, and a
+    command keeps a signal it was started ignoring)."""
+    for sig in (signal.SIGHUP, signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
 
 
 def wait_for_progress(proc: subprocess.Popen[str], points: int = 1) -> list[str]:
