@@ -99,6 +99,19 @@ def test_barrier_and_bcast_on_a_simulated_cluster(tmp_path: Path) -> None:
 
 
 @needs_smpi
+def test_the_alltoall_check_takes_the_simulated_nodes(tmp_path: Path) -> None:
+    """16 ranks on 8-core hosts are 2 nodes of 8: PLP is checked with 1, 2,
+    4 and 8 leaders a node, not with 16 (which no node has: it failed)."""
+    out = tmp_path / "check.json"
+    run = mpiscope("alltoall", "check", "--np", "16", "--launcher", "smpi", "--platform",
+                   "cluster-8x8", "--sizes", "8", "--out", str(out), cwd=tmp_path)  # fmt: skip
+    assert run.returncode == 0, run.stdout + run.stderr
+    variants = [r["variant"] for r in document(out)["results"]]
+    assert [v for v in variants if "leaders=" in v] == [f"plp leaders={d}" for d in (1, 2, 4, 8)]
+    assert {r["status"] for r in document(out)["results"]} == {"ok"}
+
+
+@needs_smpi
 def test_waitpattern_up_reads_its_true_time(tmp_path: Path) -> None:
     """Rank i waits (i+1) us: 8 ranks take 8 us. Within 2% (issue 11; the
     machine check allows 5%), and the same to the last digit when run again."""

@@ -278,23 +278,46 @@ def _check_counts(args: argparse.Namespace, counts: Sequence[int], sizes: Sequen
                         validate=True, **_CHECK_STATS)  # fmt: skip
         bench = _bench_for(ns)
         lab, declared = _lab(bench)
-        env = topology_env(bench.profile.implementation, nodes)
         with tempfile.TemporaryDirectory(prefix="mpiscope-a2a-check-") as tmp:
-            launcher = RunSeries(ns, bench, Path(tmp), declared)
+            checked = _Checked(RunSeries(ns, bench, Path(tmp), declared), nprocs, nodes, sizes,
+                               topology_env(bench.profile.implementation, nodes), results,
+                               record)  # fmt: skip
             print(f"np {nprocs}" + (f", {nodes} virtual nodes {per_node}" if nodes else "") + ":")
-            for label, ops, options in check_variants(lab, per_node):
-                opts = {"nodes": str(nodes), **options}
-                doc, error = launcher.run(label or "all", ops, sizes, opts, env)
-                for op in ops:
-                    name = op.removeprefix("alltoall_") + (f" {label}" if label else "")
-                    if op == "alltoall":
-                        name = "native MPI_Alltoall"
-                    status, bad = validation_status(doc, op, error, len(sizes))
-                    failed |= bad
-                    results.setdefault(name, {})[nprocs] = status
-                    record.append({"nprocs": nprocs, "nodes": nodes, "variant": name,
-                                   "status": status, "error": error})  # fmt: skip
+            first, *_ = check_variants(lab, per_node)
+            doc = checked.run(*first)
+            if not nodes:  # the launch's real nodes (a simulated cluster: 8 ranks a host),
+                per_node = real_nodes(doc, nprocs) or per_node  # which PLP's leaders divide
+            for variant in check_variants(lab, per_node)[1:]:
+                checked.run(*variant)
+            failed |= checked.failed
     return failed
+
+
+class _Checked:
+    """The validation launches of one process count, each one's status
+    into ``results`` and ``record``; ``failed`` once any failed."""
+
+    def __init__(self, launcher: Any, nprocs: int, nodes: int, sizes: Sequence[int],
+                 env: Mapping[str, str], results: dict[str, dict[int, str]],
+                 record: list[dict[str, Any]]) -> None:  # fmt: skip
+        self.launcher, self.nprocs, self.nodes, self.sizes, self.env = (launcher, nprocs, nodes,
+                                                                         sizes, env)
+        self.results, self.record, self.failed = results, record, False
+
+    def run(self, label: str, ops: list[str], options: dict[str, str]) -> Any:
+        """One launch of ``ops``; its document (None when it wrote none)."""
+        opts = {"nodes": str(self.nodes), **options}
+        doc, error = self.launcher.run(label or "all", ops, self.sizes, opts, self.env)
+        for op in ops:
+            name = op.removeprefix("alltoall_") + (f" {label}" if label else "")
+            if op == "alltoall":
+                name = "native MPI_Alltoall"
+            status, bad = validation_status(doc, op, error, len(self.sizes))
+            self.failed |= bad
+            self.results.setdefault(name, {})[self.nprocs] = status
+            self.record.append({"nprocs": self.nprocs, "nodes": self.nodes, "variant": name,
+                                "status": status, "error": error})  # fmt: skip
+        return doc
 
 
 # --- compare --------------------------------------------------------------------------------
