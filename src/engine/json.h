@@ -22,6 +22,9 @@ void mpiscope__json_object(mpiscope__json_t *j, const char *key);
 void mpiscope__json_array(mpiscope__json_t *j, const char *key);
 void mpiscope__json_end(mpiscope__json_t *j); /* closes the innermost object or array */
 void mpiscope__json_number(mpiscope__json_t *j, const char *key, double value);
+/* A number to one decimal, as printf's "%.1f" within half a tenth (a tie
+ * may round the other way), written by hand: for long series of ns. */
+void mpiscope__json_tenths(mpiscope__json_t *j, const char *key, double value);
 /* "key": [v[0], ..., v[n-1]] */
 void mpiscope__json_number_array(mpiscope__json_t *j, const char *key, const double *v, size_t n);
 void mpiscope__json_integer(mpiscope__json_t *j, const char *key, long long value);

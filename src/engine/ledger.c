@@ -36,16 +36,9 @@ static const companion_t companions[] = {
 /* "key": [v...] with one decimal (0.1 ns: below every clock's step), null for NAN. */
 static void series_array(mpiscope__json_t *j, const char *key, const double *v, size_t n)
 {
-    char text[48];
     mpiscope__json_array(j, key);
-    for (size_t i = 0; i < n; i++) {
-        if (isfinite(v[i])) {
-            snprintf(text, sizeof text, "%.1f", v[i]);
-            mpiscope__json_raw(j, NULL, text);
-        } else {
-            mpiscope__json_raw(j, NULL, "null");
-        }
-    }
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_tenths(j, NULL, v[i]);
     mpiscope__json_end(j);
 }
 
