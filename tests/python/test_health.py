@@ -585,7 +585,7 @@ def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
      "--nodes 64: platform cluster-8x8.xml has 8 hosts"),
     (["--launcher", "smpi", "--platform", "cluster-8x8", "--nodes", "2", "--np", "32"],
      "16 ranks a node, but host node-0.c8x8 of cluster-8x8.xml has fewer cores"),
-    (["--latency-size", "8,16"], "--latency-size '8,16': one size, not 2"),
+    (["--latency-size", "8,16"], "--latency-size must be one size, not 2 ('8,16')"),
     (["report"], "'report FILE'"),
     (["report", "missing.json"], "missing.json does not exist"),
 ])  # fmt: skip

@@ -191,15 +191,6 @@ def record_health(values: Mapping[str, Any], show: bool = False) -> Health:
     return health
 
 
-def _size(text: str, flag: str) -> int:
-    from mpiscope.measure.sizes import parse_size_spec
-
-    sizes = parse_size_spec(text)
-    if len(sizes) != 1:
-        raise MpiscopeError(f"{flag} {text!r}: one size, not {len(sizes)}")
-    return sizes[0]
-
-
 def _plan(values: Mapping[str, Any]) -> tuple[Any, Any, bool]:
     """The checked plan and the request of the measurements; MpiscopeError
     (exit 2) on bad input."""
@@ -210,6 +201,7 @@ def _plan(values: Mapping[str, Any]) -> tuple[Any, Any, bool]:
     from mpiscope.measure.plan import RunPlan, check_cores, check_ops, check_out
     from mpiscope.measure.request import MeasureRequest
     from mpiscope.measure.runner import find_bench
+    from mpiscope.measure.sizes import one_size
 
     if values["np"] < 2:
         raise MpiscopeError(f"--np {values['np']}: a health check needs 2 ranks at least")
@@ -226,8 +218,8 @@ def _plan(values: Mapping[str, Any]) -> tuple[Any, Any, bool]:
     ops = tuple(o.strip() for o in values["ops"].split(",") if o.strip())
     if not ops:
         raise MpiscopeError(f"--ops {values['ops']!r}: no operation")
-    latency_bytes = _size(values["latency_size"], "--latency-size")
-    bandwidth_bytes = _size(values["bandwidth_size"], "--bandwidth-size")
+    latency_bytes = one_size(values["latency_size"], "--latency-size")
+    bandwidth_bytes = one_size(values["bandwidth_size"], "--bandwidth-size")
     request = MeasureRequest.of({**measure_defaults(), **values}, force=bool(values["force"]),
                                 **placement)  # fmt: skip
     out = check_out(request.out, request.force, prefix="health")

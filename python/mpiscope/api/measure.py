@@ -59,7 +59,7 @@ from mpiscope.measure.runner import (
     private_dir,
     run_bench_runs,
 )
-from mpiscope.measure.sizes import parse_nprocs_spec, parse_size_spec
+from mpiscope.measure.sizes import one_size, parse_nprocs_spec
 from mpiscope.result import Result
 from mpiscope.result.methods import DEFAULT_METHOD
 
@@ -96,14 +96,6 @@ def _echo(show: bool, render: Render | None, path: bool = True) -> Echo | None:
 
 def _ops_words(ops: Ops) -> list[str]:
     return [ops] if isinstance(ops, str) else list(ops)
-
-
-def _one_size(text: str) -> int:
-    """``--size``: one size in bytes."""
-    sizes = parse_size_spec(text)
-    if len(sizes) != 1:
-        raise MpiscopeError(f"--size must be one size, not {len(sizes)} ({text!r})")
-    return sizes[0]
 
 
 # --- run --------------------------------------------------------------------
@@ -199,7 +191,7 @@ def measure_firstcall(request: FirstcallRequest, show: bool = False) -> Result |
     in a run of its own (``mpiscope firstcall``), merged."""
     from mpiscope.reports.report import render_report
 
-    plan = plan_run(request, sizes=[_one_size(request.size)])
+    plan = plan_run(request, sizes=[one_size(request.size, "--size")])
     bench = find_bench(request)
     plan = replace(plan, ops=check_ops(plan, bench.profile, request.timeout))
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
@@ -318,7 +310,7 @@ def measure_startup(request: StartupRequest, show: bool = False) -> Result | Non
     from mpiscope.reports.report import render_report
 
     hows = [word.strip() for word in request.how.split(",")]
-    size = _one_size(request.size)
+    size = one_size(request.size, "--size")
     counts = parse_nprocs_spec(request.nprocs) if request.nprocs is not None else [request.np]
     out = check_out(request.out, request.force, prefix="mpiscope-startup")
     benches = {n: find_bench(request.with_options(np=n)) for n in counts}

@@ -30,6 +30,7 @@ __all__ = [
     "check_fits",
     "check_memory",
     "machine_memory",
+    "one_size",
     "parse_nprocs",
     "parse_nprocs_spec",
     "parse_size",
@@ -78,6 +79,15 @@ def parse_nprocs(text: str) -> int:
 def parse_size_spec(spec: str) -> list[int]:
     """Expand a size spec (see the module doc) into a list of sizes in bytes."""
     return _parse_spec(spec, parse_size, "size")
+
+
+def one_size(spec: str, flag: str) -> int:
+    """The one size in bytes that ``flag`` (``--size``, ``--latency-size``)
+    takes; one MpiscopeError line naming it otherwise."""
+    sizes = parse_size_spec(spec)
+    if len(sizes) != 1:
+        raise MpiscopeError(f"{flag} must be one size, not {len(sizes)} ({spec!r})")
+    return sizes[0]
 
 
 def parse_nprocs_spec(spec: str) -> list[int]:
