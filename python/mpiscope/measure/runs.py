@@ -9,7 +9,9 @@ operation. :func:`merge_documents` joins what the runs wrote:
 * ``runs``: one record per run (``run``, ``status``, ``error``,
   ``start_time_utc``, ``end_time_utc``, ``command``, ``shuffle_seed``,
   ``points``, ``hosts``, ``max_abs_residual_ns``,
-  ``max_abs_end_residual_ns``);
+  ``max_abs_end_residual_ns``, ``sync_rtt_min_ns``: the clock sync's
+  shortest round trip, taken before any point, which tells the state of
+  the machine the run met);
 * every run's points, each with ``"run": i`` (the index into
   ``runs``);
 * the warnings of all runs, once each; a warning not every run gave
@@ -141,6 +143,8 @@ def _record(index: int, outcome: RunOutcome) -> dict[str, Any]:
         "hosts": list(env.get("hosts") or ()),
         "max_abs_residual_ns": sync.get("max_abs_residual_ns"),
         "max_abs_end_residual_ns": sync.get("max_abs_end_residual_ns"),
+        "sync_rtt_min_ns": max((float(t) for t in sync.get("rtt_min_ns") or () if t is not None),
+                               default=None),
     }
 
 

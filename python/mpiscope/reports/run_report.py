@@ -54,7 +54,19 @@ def per_run_lines(result: Result) -> list[str]:
                 values[run] = format_ns(point.median_ns)
         cells.append([row["op"], format_bytes(row.get("size_bytes")), str(row["nprocs"]),
                       " ".join(values)])  # fmt: skip
-    return lines + format_table(["op", "size", "np", "run medians"], "<>><", cells)
+    return lines + format_table(["op", "size", "np", "run medians"], "<>><", cells) + _rtt_line(
+        result.data.get("runs") or ())
+
+
+def _rtt_line(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Each run's shortest clock-sync round trip: measured before any point,
+    it moves with the machine's state, not with what a point measured
+    (docs/method.md section 11)."""
+    rtts = [r.get("sync_rtt_min_ns") for r in runs]
+    if not any(rtts):
+        return []
+    return ["clock sync, shortest round trip, same order: "
+            + " ".join(format_ns(t) if t else "-" for t in rtts)]
 
 
 def summary_values(row: Mapping[str, Any], beyond: bool) -> list[str]:
