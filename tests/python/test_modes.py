@@ -97,6 +97,7 @@ def test_runs_in_two_states_are_reported_as_modes(sample_doc: dict[str, Any]) ->
     page = render_html([result])
     assert "modes; MODES 130 us (6 runs) / 500 us (4)" in page  # the run table
     assert "the machine was in separate states" in page  # and the warnings
+    assert "<td>2.1 us</td>" in page and "sync round trip (the machine&#x27;s state)" in page
     # each run's median, in run order
     line = next(line for line in text.splitlines() if "130 us 130 us" in line)
     assert line.split()[-20:] == ["130", "us"] * 6 + ["500", "us"] * 4

@@ -455,6 +455,7 @@ def _run_records_table(records: Sequence[Mapping[str, Any]]) -> str:
         "end (UTC)",
         "points",
         "max clock residual",
+        "sync round trip (the machine's state)",
         "error",
     ]
     body = []
@@ -466,6 +467,7 @@ def _run_records_table(records: Sequence[Mapping[str, Any]]) -> str:
             str(r.get("end_time_utc")),
             str(r.get("points", "-")),
             format_ns(r.get("max_abs_residual_ns")),
+            format_ns(r.get("sync_rtt_min_ns")) if r.get("sync_rtt_min_ns") else "-",
             str(r.get("error") or ""),
         ]
         css = ' class="flagged"' if r.get("status") != "complete" else ""
