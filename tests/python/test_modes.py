@@ -104,6 +104,11 @@ def test_runs_in_two_states_are_reported_as_modes(sample_doc: dict[str, Any]) ->
     assert [r["sync_rtt_min_ns"] for r in merged["runs"]] == [1800.0] * 6 + [2100.0] * 4
     rtt = next(line for line in text.splitlines() if line.startswith("clock sync, shortest"))
     assert rtt.split(": ")[1].split() == ["1.8", "us"] * 6 + ["2.1", "us"] * 4
+    assert ("The runs' clock-sync round trips split the same way: 1.8 us .. 1.8 us in the runs "
+            "of 130 us, 2.1 us .. 2.1 us in the others") in text
+    for record in merged["runs"]:  # round trips that do not split with the modes: no claim
+        record["sync_rtt_min_ns"] = 1800.0
+    assert "round trips split" not in render_report(Result(merged))
 
 
 def test_one_state_has_no_modes(sample_doc: dict[str, Any]) -> None:

@@ -134,4 +134,29 @@ def summary_lines(result: Result) -> list[str]:
         )
     if any(row.get("modes") for row in rows):
         lines.append(f"MODES: the machine was in different states between runs; {MODES_RULE}.")
+        lines += _round_trips_agree(rows, result.data.get("runs") or ())
     return lines + per_run_lines(result)
+
+
+def _round_trips_agree(rows: Sequence[Mapping[str, Any]],
+                       runs: Sequence[Mapping[str, Any]]) -> list[str]:  # fmt: skip
+    """One line when the runs' clock-sync round trips, taken before any
+    point, split as the runs of the widest modes do: the state was the
+    machine's (docs/method.md section 11). Nothing when they do not, or
+    are not known."""
+    rtt = {int(r["run"]): float(r["sync_rtt_min_ns"]) for r in runs
+           if "run" in r and r.get("sync_rtt_min_ns")}  # fmt: skip
+    split = [sorted(modes_from_records(row.get("modes")), key=lambda m: m.value_ns)
+             for row in rows if row.get("modes")]  # fmt: skip
+    modes = max(split, key=lambda m: m[-1].value_ns / m[0].value_ns if m else 0.0)
+    members = [i for m in modes for i in m.members]
+    if len(modes) < 2 or any(i not in rtt for i in members):
+        return []
+    fast = [rtt[i] for i in modes[0].members]
+    slow = [rtt[i] for m in modes[1:] for i in m.members]
+    if max(fast) >= min(slow):
+        return []
+    return [f"The runs' clock-sync round trips split the same way: {format_ns(min(fast))} .. "
+            f"{format_ns(max(fast))} in the runs of {format_ns(modes[0].value_ns)}, "
+            f"{format_ns(min(slow))} .. {format_ns(max(slow))} in the others (taken before any "
+            "point): the state was the machine's."]
