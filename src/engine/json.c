@@ -127,11 +127,11 @@ void mpiscope__json_number(mpiscope__json_t *j, const char *key, double value)
 void mpiscope__json_tenths(mpiscope__json_t *j, const char *key, double value)
 {
     item(j, key);
-    double tenths = rint(fabs(value) * 10);
     if (!isfinite(value)) {
         put(j, "null", 4);
         return;
     }
+    double tenths = rint(fabs(value) * 10);
     if (!(tenths < 1e15)) { /* beyond the digits of an exact integer: printf's */
         putf(j, "%.1f", value);
         return;

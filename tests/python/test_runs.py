@@ -12,16 +12,10 @@ from typing import Any
 
 import pytest
 
-from mpiscope.measure.runs import (
-    SUMMARY_KEYS,
-    RunOutcome,
-    merge_documents,
-    run_seeds,
-    run_summary,
-    summary_key,
-)
+from mpiscope.measure.runs import RunOutcome, merge_documents, run_seeds, run_summary
 from mpiscope.reports.report import render_report
 from mpiscope.result import Result, load_result, validate_result
+from mpiscope.result.run_variation import SUMMARY_KEYS, summary_key
 from mpiscope.result.stats import IQR_PER_SIGMA, bootstrap_median_ci, cv
 from mpiscope_fakes import REPO, FakeMpi, run_cli
 from real_bench import mpiscope, read

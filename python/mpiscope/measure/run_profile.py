@@ -39,13 +39,14 @@ from typing import Any
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.runner import Finish
-from mpiscope.measure.runs import summary_key
 from mpiscope.result import write_document
 from mpiscope.result.run_variation import (
     MIN_RUNS,
     between_runs,
     run_interval,
     schema_version_with,
+    summary_key,
+    summary_rows,
 )
 
 __all__ = [
@@ -250,14 +251,14 @@ def record_runs(doc: MutableMapping[str, Any], path: Path, document: Path) -> No
         key = profile_key(doc, point)
         if key is not None and point.get("run") is not None:
             groups.setdefault(_key_id(key), (key, []))[1].append(point)
-    rows = {tuple(summary_key(doc, row)): row for row in doc.get("run_summary") or ()}
+    rows = summary_rows(doc)
     profile = read_profile(path)
     recorded = 0
     for key_id, (key, points) in groups.items():
         estimate = between_runs([p["mean_ns"] for p in points], [p.get("se_ns") for p in points])
         if estimate is None:
             continue
-        row = rows.get(tuple(summary_key(doc, points[0]))) or {}
+        row = rows.get(summary_key(doc, points[0])) or {}
         profile.entries[key_id] = {
             "key": key,
             "between_rsd": estimate.rsd,

@@ -52,12 +52,10 @@ from mpiscope.result.stats import (
 )
 
 __all__ = [
-    "SUMMARY_KEYS",
     "RunOutcome",
     "run_seeds",
     "run_summary",
     "merge_documents",
-    "summary_key",
 ]
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result.document import launch_is_valid, valid_times
-from mpiscope.result.run_variation import summary_key
+from mpiscope.result.run_variation import summary_key, summary_rows
 from mpiscope.result.units import format_bytes, format_ns
 
 __all__ = ["STATISTICS", "Estimate", "Series", "across_runs", "bootstrap", "find_series",
@@ -106,7 +106,7 @@ def across_runs(doc: Mapping[str, Any]) -> Mapping[str, Any]:
     normal quantile; any other document as it is. One run's points would
     tie a model to that run's state of the machine (and one point per size
     is the last run's)."""
-    rows = {summary_key(doc, row): row for row in doc.get("run_summary") or ()
+    rows = {key: row for key, row in summary_rows(doc).items()
             if (row.get("runs") or 0) > 1 and row.get("median_ns")}  # fmt: skip
     if not rows:
         return doc

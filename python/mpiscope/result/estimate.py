@@ -27,6 +27,7 @@ from typing import Any
 from mpiscope.result.document import Point, Result
 from mpiscope.result.methods import DEFAULT_METHOD
 from mpiscope.result.modes import Mode, modes_from_records, point_modes
+from mpiscope.result.run_variation import summary_rows
 
 __all__ = [
     "Estimate",
@@ -100,17 +101,7 @@ def group_points(result: Result) -> dict[Key, list[Point]]:
 
 def summary_index(result: Result) -> dict[Key, Mapping[str, Any]]:
     """The ``run_summary`` entries of ``result`` by key (empty without one)."""
-    cache = result.environment.get("cache", {}).get("mode")
-    return {
-        (
-            s["op"],
-            s.get("size_bytes"),
-            s["nprocs"],
-            s.get("method") or DEFAULT_METHOD,
-            s.get("cache") or cache,
-        ): s
-        for s in result.data.get("run_summary") or []
-    }
+    return summary_rows(result.data)
 
 
 def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) -> Estimate:

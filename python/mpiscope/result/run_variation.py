@@ -42,6 +42,7 @@ __all__ = [
     "run_interval",
     "schema_version_with",
     "summary_key",
+    "summary_rows",
 ]
 
 #: What makes two points of a run series the same point (``run_summary``).
@@ -54,6 +55,12 @@ def summary_key(doc: Mapping[str, Any], point: Mapping[str, Any]) -> tuple[Any, 
     method = point.get("method") or (doc.get("method") or {}).get("name") or "window"
     cache = point.get("cache") or ((doc.get("environment") or {}).get("cache") or {}).get("mode")
     return (point["op"], point.get("size_bytes"), point["nprocs"], method, cache)
+
+
+def summary_rows(doc: Mapping[str, Any]) -> dict[tuple[Any, ...], Mapping[str, Any]]:
+    """The ``run_summary`` rows of ``doc`` by their :func:`summary_key`
+    (empty without one): a point finds its row with the same key."""
+    return {summary_key(doc, row): row for row in doc.get("run_summary") or ()}
 
 #: The result document version that gave the fields built from this
 #: module (``run_summary[].between_rsd``, ``points[].run_interval``,
