@@ -21,6 +21,15 @@ static void plan_k(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
     m->delta_ns = 0;
 }
 
+/* A sample per launch: the last stage runs only the launches still short
+ * of min_valid (mpiscope__samples_stage_k); the IMB/OSU loop, a sample per
+ * stage, keeps plan_k. */
+static void plan_launches(mpiscope__method_state_t *st, mpiscope__stage_msg_t *m)
+{
+    plan_k(st, m);
+    m->k = mpiscope__samples_stage_k(st->samples, (unsigned)m->k);
+}
+
 typedef double (*sample_fn)(const mpiscope__method_state_t *st, const double *start, const double *end, size_t stride,
                             double own_max);
 
@@ -207,7 +216,7 @@ const mpiscope__method_t mpiscope__method_roundtime = {
     .scheduled = 1,
     .parameters = with_gap,
     .run_stage = run_roundtime,
-    .plan = plan_k,
+    .plan = plan_launches,
     .judge = judge_own_max,
 };
 
@@ -216,7 +225,7 @@ const mpiscope__method_t mpiscope__method_barrier_each = {
     .description = "a barrier before every launch; the time is the per-launch max over ranks",
     .parameters = with_gap,
     .run_stage = run_barrier_each,
-    .plan = plan_k,
+    .plan = plan_launches,
     .judge = judge_unscheduled_max,
 };
 
@@ -225,7 +234,7 @@ const mpiscope__method_t mpiscope__method_max = {
     .description = "MPIBlib 'max': barrier, then the max over ranks of each rank's time (= barrier-each)",
     .parameters = with_gap,
     .run_stage = run_barrier_each,
-    .plan = plan_k,
+    .plan = plan_launches,
     .judge = judge_unscheduled_max,
 };
 
@@ -234,7 +243,7 @@ const mpiscope__method_t mpiscope__method_root = {
     .description = "MPIBlib 'root': barrier, then the time on the root rank only",
     .parameters = with_gap,
     .run_stage = run_barrier_each,
-    .plan = plan_k,
+    .plan = plan_launches,
     .judge = judge_root,
 };
 
@@ -243,7 +252,7 @@ const mpiscope__method_t mpiscope__method_global = {
     .description = "MPIBlib 'global': barrier, then last end - first start on the global clock",
     .parameters = with_gap,
     .run_stage = run_barrier_each,
-    .plan = plan_k,
+    .plan = plan_launches,
     .judge = judge_global,
 };
 
@@ -252,7 +261,7 @@ const mpiscope__method_t mpiscope__method_none = {
     .description = "back-to-back launches with no separation; per-launch max over ranks",
     .parameters = plain,
     .run_stage = run_back_to_back,
-    .plan = plan_k,
+    .plan = plan_launches,
     .judge = judge_unscheduled_max,
 };
 

@@ -62,6 +62,8 @@ typedef struct mpiscope__samples {
     const double *stage_parts;
     size_t stage_k;
     mpiscope_stop_reason_t stop_reason;
+    size_t short_of;        /* error rule, past the least time: valid launches still short of
+                               min_valid (mpiscope__samples_stage_k) */
     int differed;           /* deterministic rule: two valid launches read different times, so
                                the point goes on under the error rule */
     double clock_max_ns;    /* the latest end seen: the deterministic rule's rounding scale */
@@ -121,8 +123,13 @@ int mpiscope__samples_stats(const mpiscope__samples_t *s, mpiscope_stats_t *st);
 int mpiscope__samples_agree(const mpiscope__samples_t *s);
 
 /* The stopping rules (error, count or deterministic, caps, time); also
- * sets s->stop_reason. */
+ * sets s->stop_reason and s->short_of. */
 mpiscope_stop_reason_t mpiscope__samples_stop(mpiscope__samples_t *s, double elapsed_ns);
+
+/* Launches of the next stage of a method with one sample per launch: k,
+ * or fewer when the point is past its least time and short of min_valid
+ * by fewer than k (the last stop left s->short_of). */
+unsigned mpiscope__samples_stage_k(const mpiscope__samples_t *s, unsigned k);
 
 /* Statistics, summaries and instability of what was recorded (the
  * window bookkeeping fields are left for the window method). */

@@ -181,12 +181,13 @@ static double next_window(mpiscope__window_t *w, const stage_verdict_t *v)
     return next;
 }
 
-/* Launches of the next measured stage: k, or under the deterministic rule
+/* Launches of the next measured stage: k, or those still short of
+ * min_valid (mpiscope__samples_stage_k), or under the deterministic rule
  * two (the stage's first, after the stage's start, and one after a
  * launch) until launches have differed: their agreement ends the point. */
 static unsigned stage_k(const mpiscope__window_t *w)
 {
-    unsigned k = w->params.k;
+    unsigned k = mpiscope__samples_stage_k(w->samples, w->params.k);
     return w->params.stop_rule == MPISCOPE_STOP_DETERMINISTIC && !w->samples->differed && k > 2 ? 2 : k;
 }
 

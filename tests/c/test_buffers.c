@@ -119,6 +119,7 @@ static void test_error_rule_waits_for_the_minimum_time(void)
         v[i] = 300 + (i % 3); /* 300..302 ns: precise at once */
     mpiscope__samples_t *s = samples_of(&p, v, 64);
     CHECK_INT_EQ(mpiscope__samples_stop(s, 0.5 * p.min_point_seconds * 1e9), MPISCOPE_STOPPED_NOT);
+    CHECK_INT_EQ(mpiscope__samples_stage_k(s, 8), 8); /* not short of min_valid: full stages */
     CHECK_INT_EQ(mpiscope__samples_stop(s, p.min_point_seconds * 1e9), MPISCOPE_STOPPED_TARGET_ERROR);
     mpiscope__samples_destroy(s);
     /* the launch cap ends the minimum time: precise at the cap is at the target */
@@ -127,9 +128,17 @@ static void test_error_rule_waits_for_the_minimum_time(void)
     CHECK_INT_EQ(mpiscope__samples_stop(s, 0), MPISCOPE_STOPPED_TARGET_ERROR);
     mpiscope__samples_destroy(s);
     p.max_launches = 1000;
-    /* min_valid still holds after the time */
+    /* min_valid still holds after the time; the next stage runs only
+     * the launches still short of it, and full stages before the time */
     s = samples_of(&p, v, p.min_valid - 1);
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 0.5 * p.min_point_seconds * 1e9), MPISCOPE_STOPPED_NOT);
+    CHECK_INT_EQ(mpiscope__samples_stage_k(s, 8), 8);
     CHECK_INT_EQ(mpiscope__samples_stop(s, 10 * p.min_point_seconds * 1e9), MPISCOPE_STOPPED_NOT);
+    CHECK_INT_EQ(mpiscope__samples_stage_k(s, 8), 1);
+    mpiscope__samples_destroy(s);
+    s = samples_of(&p, v, 1);
+    CHECK_INT_EQ(mpiscope__samples_stop(s, 10 * p.min_point_seconds * 1e9), MPISCOPE_STOPPED_NOT);
+    CHECK_INT_EQ(mpiscope__samples_stage_k(s, 8), 8); /* short of 9: a full stage */
     mpiscope__samples_destroy(s);
     /* the count rule has no minimum time */
     p.stop_rule = MPISCOPE_STOP_COUNT;
