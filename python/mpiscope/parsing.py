@@ -10,7 +10,6 @@ ArgumentTypeError, which argparse turns into that one line.
 from __future__ import annotations
 
 import argparse
-import difflib
 import math
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, NoReturn
@@ -64,6 +63,8 @@ def subcommands(parser: argparse.ArgumentParser, group: str,
 
 def unknown(what: str, name: str, known: Sequence[str]) -> str:
     """``unknown timer 'tcs' (did you mean 'tsc'?)``, else the known names."""
+    import difflib
+
     close = difflib.get_close_matches(name.lower(), list(known), n=1)
     if close:
         return f"unknown {what} {name!r} (did you mean {close[0]!r}?)"

@@ -9,7 +9,6 @@ own parameters, set with their own flags, not with ``--option``.
 from __future__ import annotations
 
 import argparse
-import difflib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -51,6 +50,8 @@ def check_op_options(options: Sequence[tuple[str, str]], ops: Sequence[OpInfo]) 
                                 "default)")  # fmt: skip
         if name in declared:
             continue
+        import difflib
+
         names = ", ".join(op.name for op in ops)
         close = difflib.get_close_matches(name, declared, n=1)
         listed = ", ".join(declared) or "none"

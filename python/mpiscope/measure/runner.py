@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-import secrets
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -182,6 +181,8 @@ def measure_plan(
     from ``--seed``, random when not given), merged and summarized; then
     ``finish`` (see :func:`run_bench_runs`). ``ledger``: with the bias
     ledger's companions."""
+    import secrets
+
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
     repeats = request.runs
     with private_dir(plan.out) as tmp:

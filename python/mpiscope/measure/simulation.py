@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import atexit
 import contextlib
-import hashlib
 import os
 import shutil
 import subprocess
@@ -129,6 +128,7 @@ def _find_platform(spec: str) -> Path:
 def load_platform(spec: str) -> Platform:
     """The platform named ``spec`` (shipped name or file path), its hosts
     read from its ``<cluster>`` and ``<host>`` elements."""
+    import hashlib
     import xml.etree.ElementTree as ET  # noqa: N817 - only a simulated run reads XML
 
     path = _find_platform(spec)

@@ -34,8 +34,7 @@ class FirstCallRow:
 
 def is_firstcall(result: Result) -> bool:
     """True when the document's points are first-call measurements."""
-    points = result.points
-    return bool(points) and all(p.get("kind") == "firstcall" for p in points)
+    return result.kind == "firstcall"
 
 
 def _first(values: Any) -> float | None:

@@ -14,9 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpiscope.reports.check import check_lines
 from mpiscope.reports.deterministic import deterministic_lines, differed, is_exact
-from mpiscope.reports.firstcall import firstcall_lines, is_firstcall
 from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, partial_lines
 from mpiscope.reports.method_compare import comparison_lines
 from mpiscope.reports.parts import notes_lines, parts_lines
@@ -27,7 +25,6 @@ from mpiscope.reports.run_interval import (
     states_flag,
 )
 from mpiscope.reports.run_report import summary_lines
-from mpiscope.reports.startup import is_startup, startup_lines
 from mpiscope.reports.tails import resolution_flag, tail_cell, tail_note, tail_table_lines
 from mpiscope.result import Point, Result
 from mpiscope.result.modes import format_modes, point_modes
@@ -65,11 +62,18 @@ def _body_lines(result: Result, per_rank: bool) -> list[str]:
     """The point table (then the run summary and the comparison of timing
     methods, when there are), or what a check, first-call or start-up document
     shows."""
+    # each kind's module only for its documents (a run's report imports none)
     if result.data.get("check") is not None:
+        from mpiscope.reports.check import check_lines
+
         return check_lines(result)
-    if is_firstcall(result):
+    if result.kind == "firstcall":
+        from mpiscope.reports.firstcall import firstcall_lines
+
         return firstcall_lines(result)
-    if is_startup(result):
+    if result.kind == "startup":
+        from mpiscope.reports.startup import startup_lines
+
         return startup_lines(result)
     return _table_lines(result, per_rank) + summary_lines(result) + comparison_lines(result)
 

@@ -11,7 +11,6 @@ start into its calls (a session's three).
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -24,8 +23,7 @@ __all__ = ["is_startup", "startup_lines", "startup_tables"]
 
 def is_startup(result: Result) -> bool:
     """True when the document's points are start-up measurements."""
-    points = result.points
-    return bool(points) and all(p.get("kind") == "startup" for p in points)
+    return result.kind == "startup"
 
 
 def _groups(result: Result) -> dict[tuple[str, int], list[Mapping[str, Any]]]:
@@ -47,6 +45,8 @@ def _values(points: Sequence[Mapping[str, Any]], *path: str) -> list[float]:
 
 
 def _median(values: Sequence[float]) -> str:
+    import statistics
+
     return format_ns(statistics.median(values)) if values else "-"
 
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 
 import functools
 import json
-from importlib import resources
 from typing import Any
+
+from mpiscope.inputs import bundled_text
 
 __all__ = ["bandwidth_ops", "description", "names", "pair_ops", "parameter"]
 
@@ -27,7 +28,7 @@ __all__ = ["bandwidth_ops", "description", "names", "pair_ops", "parameter"]
 @functools.cache
 def description() -> dict[str, Any]:
     """The whole description, as the bench printed it."""
-    text = resources.files("mpiscope.result").joinpath("describe.json").read_text("utf-8")
+    text = bundled_text("result/describe.json")
     data: dict[str, Any] = json.loads(text)
     return data
 

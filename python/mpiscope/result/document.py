@@ -14,10 +14,8 @@ import functools
 import json
 import os
 import re
-import statistics
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -204,6 +202,8 @@ def valid_times(point: Mapping[str, Any] | Point) -> list[float] | None:
 def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
     """Per rank, the median over valid launches of its start minus the
     earliest start of the launch (global clock)."""
+    import statistics
+
     if not raw:
         return {}
     per_rank: dict[int, list[float]] = {}
@@ -265,6 +265,13 @@ class Result:
         return [Point(p) for p in self.data["points"]]
 
     @property
+    def kind(self) -> str | None:
+        """The kind every point shares ("firstcall", "startup"); None when
+        they differ, have none (a measurement's points) or there is none."""
+        kinds = {p.get("kind") for p in self.data["points"]}
+        return kinds.pop() if len(kinds) == 1 else None
+
+    @property
     def warnings(self) -> list[str]:
         return list(self.data["warnings"])
 
@@ -278,7 +285,7 @@ class Result:
 @functools.lru_cache(maxsize=1)
 def result_schema() -> dict[str, Any]:
     """The bundled JSON Schema of result documents (version 1)."""
-    text = resources.files("mpiscope").joinpath("schema/result-v1.schema.json").read_text("utf-8")
+    text = inputs.bundled_text("schema/result-v1.schema.json")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -19,7 +19,6 @@ modes: one value between them describes neither.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -107,6 +106,8 @@ def summary_index(result: Result) -> dict[Key, Mapping[str, Any]]:
 def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) -> Estimate:
     """The estimate of one key from its points (one per run) and its
     ``run_summary`` entry, if any (see the module doc)."""
+    import statistics
+
     unstable = any(p.unstable for p in points)
     if len(points) == 1:
         p = points[0]

@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mpiscope.inputs import bundled_text
 from mpiscope.result.document import (
     check_kind,
     check_schema,
@@ -32,7 +32,7 @@ SCHEMA_MAJOR = 1
 @functools.lru_cache(maxsize=1)
 def health_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the health document (version 1)."""
-    text = resources.files("mpiscope").joinpath("schema/health-v1.schema.json").read_text("utf-8")
+    text = bundled_text("schema/health-v1.schema.json")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -29,7 +29,6 @@ numpy is imported only for the intervals' bootstrap.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -180,6 +179,8 @@ def _series(point: Mapping[str, Any], link: Link) -> list[float] | None:
 
 
 def _statistic(values: Sequence[float], statistic: str) -> float:
+    import statistics
+
     return statistics.median(values) if statistic == "median" else statistics.fmean(values)
 
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from mpiscope.inputs import bundled_text
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = ["KINDS", "SCHEMA_MAJOR", "SCHEMA_VERSION", "load_model", "model_frame",
@@ -31,7 +31,7 @@ SCHEMA_VERSION = "1.2"
 @functools.lru_cache(maxsize=1)
 def model_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the model document (version 1)."""
-    text = resources.files("mpiscope").joinpath("schema/model-v1.schema.json").read_text("utf-8")
+    text = bundled_text("schema/model-v1.schema.json")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

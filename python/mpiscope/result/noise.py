@@ -14,12 +14,12 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.inputs import bundled_text
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = [
@@ -41,7 +41,7 @@ SCHEMA_MAJOR = 1
 @functools.lru_cache(maxsize=1)
 def noise_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the noise documents (version 1)."""
-    text = resources.files("mpiscope").joinpath("schema/noise-v1.schema.json").read_text("utf-8")
+    text = bundled_text("schema/noise-v1.schema.json")
     schema: dict[str, Any] = json.loads(text)
     return schema
 

@@ -7,7 +7,6 @@ bytes; this module is the only place that turns them into text for humans.
 from __future__ import annotations
 
 import math
-import statistics
 from collections.abc import Iterable, Sequence
 
 __all__ = [
@@ -87,6 +86,8 @@ def format_ns(ns: float | None, digits: int = 3) -> str:
 def format_median_range(values_ns: Sequence[float]) -> str:
     """The median of several times and their range, "1.2 ms [1.1 ms .. 1.5 ms]";
     one time alone; "-" for none."""
+    import statistics
+
     if not values_ns:
         return MISSING
     if len(values_ns) == 1:
