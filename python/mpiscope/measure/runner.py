@@ -181,8 +181,6 @@ def measure_plan(
     from ``--seed``, random when not given), merged and summarized; then
     ``finish`` (see :func:`run_bench_runs`). ``ledger``: with the bias
     ledger's companions."""
-    import secrets
-
     display = ProgressDisplay(quiet=request.quiet, nprocs=request.np)
     repeats = request.runs
     with private_dir(plan.out) as tmp:
@@ -191,6 +189,8 @@ def measure_plan(
             return run_bench_runs(
                 [run], bench, Path(tmp), request, display, plan.out, echo, finish=finish
             )
+        import secrets
+
         seed = request.seed if request.seed is not None else secrets.randbelow(2**31)
         runs = []
         for index, shuffle in enumerate(run_seeds(seed, repeats)):
