@@ -37,10 +37,12 @@ void mpiscope__buffer_pool_set_shared(mpiscope__buffer_pool_t *pool, int shared)
 void mpiscope__buffer_pool_set_stage_launches(mpiscope__buffer_pool_t *pool, size_t launches);
 void mpiscope__buffer_pool_set_flush(mpiscope__buffer_pool_t *pool, int flush);
 
-/* Evict every line of the current point's slots from every cache level
- * (cold flush mode only; call outside the timed region, on every rank).
- * Returns 1 if it flushed, 0 if there was nothing to do (warm, region
- * mode, one slot). */
+/* Evict from every cache level every line of the current point's slots
+ * that a launch used since the last flush (all of them after the point's
+ * layout is made): the others are still out (cold flush mode only; call
+ * outside the timed region, on every rank). Returns 1 in flush mode, even
+ * with no slot used (the ranks agree on it), 0 when there is nothing to
+ * do (warm, region mode, one slot). */
 int mpiscope__buffer_pool_flush(mpiscope__buffer_pool_t *pool);
 
 /* The slot launch number `launch` uses (for tests: the reuse order). */
@@ -52,10 +54,11 @@ typedef struct mpiscope__buffer_pool_info {
     int flush; /* cold slots flushed before each stage (not a region > LLC) */
     size_t alignment_bytes;
     size_t limit_bytes;
-    size_t llc_bytes;    /* last-level cache size found on this machine (0 if unknown) */
-    size_t slot_bytes;   /* bytes of one (send, recv) pair, aligned */
-    size_t slots;        /* distinct pairs rotated through */
-    size_t region_bytes; /* slots * slot_bytes */
+    size_t llc_bytes;     /* last-level cache size found on this machine (0 if unknown) */
+    size_t slot_bytes;    /* bytes of one (send, recv) pair, aligned */
+    size_t slots;         /* distinct pairs rotated through */
+    size_t region_bytes;  /* slots * slot_bytes */
+    size_t flushed_slots; /* how many the last flush evicted */
 } mpiscope__buffer_pool_info_t;
 void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__buffer_pool_info_t *info);
 

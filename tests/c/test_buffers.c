@@ -20,6 +20,13 @@ static mpiscope__buffer_pool_info_t reserve(mpiscope__buffer_pool_t *pool, size_
     return info;
 }
 
+static size_t flushed(const mpiscope__buffer_pool_t *pool)
+{
+    mpiscope__buffer_pool_info_t info;
+    mpiscope__buffer_pool_info(pool, &info);
+    return info.flushed_slots;
+}
+
 /* A cold pool in flush mode (or region mode: flush 0). */
 static mpiscope__buffer_pool_t *cold_pool(size_t limit_bytes, int flush, size_t stage_launches)
 {
@@ -42,6 +49,16 @@ static void test_flush_mode_has_a_slot_per_launch(void)
     CHECK_INT_EQ(info.slot_bytes, 64 + 65536); /* an empty send buffer still gets one line */
     CHECK_INT_EQ(info.region_bytes, 8 * (64 + 65536));
     CHECK_INT_EQ(mpiscope__buffer_pool_flush(pool), 1);
+    CHECK_INT_EQ(flushed(pool), 8); /* a new layout: every slot */
+    /* then only the slots launches used: a stage of 2, then none */
+    mpiscope__op_engine_t engine = {.pool = pool};
+    mpiscope_op_ctx_t ctx = {.engine = &engine};
+    mpiscope__op_ctx_select_buffers(&ctx, 8);
+    mpiscope__op_ctx_select_buffers(&ctx, 9);
+    CHECK_INT_EQ(mpiscope__buffer_pool_flush(pool), 1);
+    CHECK_INT_EQ(flushed(pool), 2);
+    CHECK_INT_EQ(mpiscope__buffer_pool_flush(pool), 1); /* every rank still waits at the barrier */
+    CHECK_INT_EQ(flushed(pool), 0);
     /* a stage of 1 launch still gets two slots (firstcall needs two addresses) */
     mpiscope__buffer_pool_set_stage_launches(pool, 1);
     CHECK_INT_EQ(reserve(pool, 1, 1).slots, 2);
