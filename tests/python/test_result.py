@@ -14,7 +14,7 @@ import pytest
 
 import mpiscope
 from mpiscope.errors import MpiscopeError
-from mpiscope.result import load_result, parse_result, result_schema, validate_result
+from mpiscope.result import Result, load_result, parse_result, result_schema, validate_result
 from mpiscope_fakes import SAMPLE
 
 
@@ -68,6 +68,18 @@ def test_load_sample_and_accessors() -> None:
     assert ranks is not None and [r.rank for r in ranks] == [0, 1]
     assert "raw" not in raw  # the sample is a run without --raw
     assert result.warnings == doc.get("warnings", [])
+
+
+def test_points_kind_names_what_every_point_is() -> None:
+    """firstcall and startup documents (real runs) by their points' kind; a
+    measurement's points have none, and mixed points are no one kind."""
+    data = Path(__file__).resolve().parents[1] / "data"
+    assert load_result(data / "firstcall-result.json").points_kind == "firstcall"
+    assert load_result(data / "startup-result.json").points_kind == "startup"
+    assert load_result(SAMPLE).points_kind is None
+    startup = load_result(data / "startup-result.json").data
+    mixed = {**startup, "points": [*startup["points"], *json.loads(SAMPLE.read_text())["points"]]}
+    assert Result(mixed).points_kind is None
 
 
 def test_package_exports_are_short() -> None:

@@ -34,7 +34,7 @@ class FirstCallRow:
 
 def is_firstcall(result: Result) -> bool:
     """True when the document's points are first-call measurements."""
-    return result.kind == "firstcall"
+    return result.points_kind == "firstcall"
 
 
 def _first(values: Any) -> float | None:

@@ -67,11 +67,11 @@ def _body_lines(result: Result, per_rank: bool) -> list[str]:
         from mpiscope.reports.check import check_lines
 
         return check_lines(result)
-    if result.kind == "firstcall":
+    if result.points_kind == "firstcall":
         from mpiscope.reports.firstcall import firstcall_lines
 
         return firstcall_lines(result)
-    if result.kind == "startup":
+    if result.points_kind == "startup":
         from mpiscope.reports.startup import startup_lines
 
         return startup_lines(result)

@@ -23,7 +23,7 @@ __all__ = ["is_startup", "startup_lines", "startup_tables"]
 
 def is_startup(result: Result) -> bool:
     """True when the document's points are start-up measurements."""
-    return result.kind == "startup"
+    return result.points_kind == "startup"
 
 
 def _groups(result: Result) -> dict[tuple[str, int], list[Mapping[str, Any]]]:

@@ -265,7 +265,7 @@ class Result:
         return [Point(p) for p in self.data["points"]]
 
     @property
-    def kind(self) -> str | None:
+    def points_kind(self) -> str | None:
         """The kind every point shares ("firstcall", "startup"); None when
         they differ, have none (a measurement's points) or there is none."""
         kinds = {p.get("kind") for p in self.data["points"]}
