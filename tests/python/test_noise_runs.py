@@ -124,13 +124,15 @@ def test_an_alternating_run_records_its_groups_and_stops_when_decided(tmp_path: 
     assert seq["decision"] in ("slowdown", "agent", "equivalent", "undecided")
     looked = [look["pairs"] for look in seq["looks"]]
     # The planned looks in turn; the last may come early when --max, wall time,
-    # ran out first (MPI's start-up counts: how soon depends on this machine).
+    # ran out first (MPI's start-up counts: how soon depends on this machine),
+    # and on a start slow enough to leave fewer than 3 pairs there is none.
+    assert looked or seq["decision"] == "undecided"
     assert looked[:-1] == seq["looks_planned"][: len(looked) - 1]
-    assert looked == sorted(set(looked)) and looked[-1] <= seq["looks_planned"][-1]
+    assert looked == sorted(set(looked)) and looked[-1:] <= seq["looks_planned"][-1:]
     # The detector stops on a quartet's end after the decision (how many quartets
     # later depends on how fast this process reads its lines: not asserted).
     packets = len(doc["packets"])
-    assert packets % 4 == 0 and 2 * looked[-1] <= packets <= 48
+    assert packets % 4 == 0 and 2 * max(looked, default=1) <= packets <= 48
     assert "until-decided: " in proc.stdout and "limit: " in proc.stdout
 
 

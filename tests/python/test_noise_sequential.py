@@ -106,6 +106,25 @@ def test_the_wall_time_bound_holds_when_packets_run_long(
     assert rule.document()["looks"][-1]["pairs"] == 12
 
 
+def test_a_run_whose_time_runs_out_before_three_pairs_is_undecided(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A slow start can leave --max one quartet (2 pairs): the paired
+    criteria need 3, so the run ends undecided, without a look, not with an
+    error."""
+    import mpiscope.noise.sequential as sequential
+
+    clock = [0.0]
+    monkeypatch.setattr(sequential.time, "monotonic", lambda: clock[0])
+    stop = tmp_path / "stop"
+    rule = SequentialRule(max_pairs=24, margin=0.001)
+    callback = until_decided(rule, lambda p: None, 1, str(stop), max_s=6.0)
+    for index in range(4):
+        clock[0] += 2.5  # the quartet ends at 10 s, past the 6 s
+        callback({"index": index, "block": index, "agent": index % 4 in (1, 2), "seconds": 2.5})
+    assert stop.exists() and rule.decision == "undecided"
+    assert rule.document()["looks"] == []
+
+
 def _taking(rng: np.random.Generator, index: int, taken_ns: float) -> dict:
     """A packet of blocks of 1 in ABBA order whose times do not move, while
     rank 1 loses ``taken_ns`` of CPU with the agent on (and the odd 2 us)."""

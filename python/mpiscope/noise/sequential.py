@@ -79,8 +79,10 @@ class SequentialRule:
         from a rank (mpiscope.noise.stolen); its own alpha, beside the
         signed rank's."""
         n = len(pairs)
+        # fewer pairs than the paired criteria take: when the time runs out
+        # that early (a slow start under --max), undecided, not an error
         if self.decision is not None or not self.looks or (n not in self.looks and not last) or (
-                self.history and self.history[-1]["pairs"] == n) or n < 2:
+                self.history and self.history[-1]["pairs"] == n) or n < paired.MIN_PAIRS:
             if last and self.decision is None:
                 self.decision = "undecided"
             return self.decision
