@@ -123,6 +123,13 @@ def test_missing_experiments_are_one_line_errors() -> None:
         fit_document({"points": []}, "hockney", FitOptions())
     with pytest.raises(MpiscopeError, match="unknown model"):
         fit_document({"points": []}, "logp", FitOptions())
+    # ping-pong points without one valid launch (late, on a busy machine)
+    doc = hockney_doc(two_regimes)
+    for p in doc["points"]:
+        p.update(median_ns=None, per_rank=[])
+        p["raw"]["valid"] = [False] * len(p["raw"]["valid"])
+    with pytest.raises(MpiscopeError, match="ping-pong between ranks 0 and 1 with a valid launch"):
+        fit_document(doc, "hockney", FitOptions())
 
 
 HOCKNEY = Hockney((Segment(1, 1024, 1000.0, 0.5, 3, 0.0), Segment(4096, None, 5000.0, 0.1, 3, 0.0)),

@@ -126,8 +126,11 @@ def pairs_measured(doc: Mapping[str, Any]) -> list[tuple[int, int]]:
 
 
 def require(series: Series | None, what: str, how: str) -> Series:
+    """``series``, else the one line that says what is missing: its points,
+    or a valid launch in them (every launch late on a busy machine)."""
     if series is None:
-        raise MpiscopeError(f"the document has no {what} (measure it with {how})")
+        raise MpiscopeError(f"the document has no {what} with a valid launch (measure it "
+                            f"with {how})")  # fmt: skip
     return series
 
 
