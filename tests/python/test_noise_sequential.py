@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from mpiscope.noise.sequential import SequentialRule, look_schedule, until_decided
+from mpiscope.noise.text import format_sequential
 
 
 def _pairs(rng: np.random.Generator, n: int, shift: float) -> list[tuple[float, float]]:
@@ -123,6 +124,9 @@ def test_a_run_whose_time_runs_out_before_three_pairs_is_undecided(
         callback({"index": index, "block": index, "agent": index % 4 in (1, 2), "seconds": 2.5})
     assert stop.exists() and rule.decision == "undecided"
     assert rule.document()["looks"] == []
+    assert format_sequential(rule.document()) == (
+        "until-decided: undecided when the time ran out before the first look: fewer than "
+        "3 pairs, the fewest the paired criteria take (look 0 of 4)")
 
 
 def _taking(rng: np.random.Generator, index: int, taken_ns: float) -> dict:

@@ -6,6 +6,8 @@ import statistics
 import sys
 from typing import Any
 
+from mpiscope.noise.paired import MIN_PAIRS
+
 __all__ = ["PacketLine", "format_calibration", "format_injector", "format_run",
            "format_sequential"]
 
@@ -122,7 +124,11 @@ _DECISIONS = {
 def format_sequential(seq: dict[str, Any]) -> str:
     """What --until-decided decided, after how many pairs, at which levels."""
     looks = seq.get("looks") or []
-    last = looks[-1] if looks else {}
+    if not looks:  # the time ran out before the pairs a look takes
+        return (f"until-decided: {_DECISIONS.get(seq['decision'], seq['decision'])} before "
+                f"the first look: fewer than {MIN_PAIRS} pairs, the fewest the paired criteria "
+                f"take (look 0 of {len(seq['looks_planned'])})")  # fmt: skip
+    last = looks[-1]
     upper = last.get("upper")
     bound = f"{upper:+.2%}" if upper is not None else "unbounded"
     return (f"until-decided: {_DECISIONS.get(seq['decision'], seq['decision'])} after "
