@@ -61,15 +61,11 @@ def round_trip(doc: dict[str, Any]) -> float | None:
 
 
 def log_correlation(a: list[float], b: list[float]) -> float | None:
-    la, lb = [math.log(x) for x in a], [math.log(x) for x in b]
-    if len(la) < 3:
+    """Pearson's r of the logs (None: too few launches, or one series constant)."""
+    try:
+        return statistics.correlation([math.log(x) for x in a], [math.log(y) for y in b])
+    except statistics.StatisticsError:
         return None
-    ma, mb = statistics.fmean(la), statistics.fmean(lb)
-    sa = math.sqrt(sum((x - ma) ** 2 for x in la))
-    sb = math.sqrt(sum((y - mb) ** 2 for y in lb))
-    if not sa or not sb:
-        return None
-    return sum((x - ma) * (y - mb) for x, y in zip(la, lb, strict=True)) / (sa * sb)
 
 
 def table(per_size: dict[int, dict[str, list[float]]]) -> list[str]:
@@ -80,9 +76,8 @@ def table(per_size: dict[int, dict[str, list[float]]]) -> list[str]:
         for k in MEASUREMENTS:
             v = series.get(k) or []
             cells.append(f"{human_ns(statistics.median(v))}, {max(v) / min(v):.2f}" if v else "-")
-        both = [(p, w) for p, w in zip(series.get("point", []), series.get("warm", []),
-                                       strict=False)]  # fmt: skip
-        corr = log_correlation([p for p, _ in both], [w for _, w in both]) if both else None
+        point, warm = series.get("point", []), series.get("warm", [])
+        corr = log_correlation(point, warm) if len(point) == len(warm) else None
         corr_text = "-" if corr is None else f"{corr:.2f}"
         lines.append(f"| {human_bytes(size)} | " + " | ".join(cells) + f" | {corr_text} |")
     return lines

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import json
 import os
 import re
@@ -35,7 +36,7 @@ from mpiscope.errors import MpiscopeError
 __all__ = [
     "MAX_DEPTH",
     "MAX_DOCUMENT_BYTES",
-    "bundled_text",
+    "bundled_json",
     "check_input",
     "file_kind",
     "is_input",
@@ -193,13 +194,16 @@ def read_json(path: str | Path, what: str = "", limit: int | None = MAX_DOCUMENT
     return parse_json(text.removeprefix(b"\xef\xbb\xbf"), _label(path, what), max_depth)
 
 
-def bundled_text(relative: str) -> str:
-    """A file shipped in the package (``schema/result-v1.schema.json``, the
-    engine's description): read beside the modules, where every install
-    (wheel, editable, a source checkout) keeps them with the bench, not
-    through importlib.resources, whose import (zipfile) cost `mpiscope run`
-    2 ms before the bench on the AMD EPYC VM."""
-    return Path(__file__).resolve().parent.joinpath(relative).read_text("utf-8")
+@functools.cache
+def bundled_json(relative: str) -> dict[str, Any]:
+    """A JSON file shipped in the package (``schema/result-v1.schema.json``,
+    the engine's description), read once: beside the modules, where every
+    install (wheel, editable, a source checkout) keeps them with the bench,
+    not through importlib.resources, whose import (zipfile) cost `mpiscope
+    run` 2 ms before the bench on the AMD EPYC VM."""
+    data: dict[str, Any] = json.loads(Path(__file__).resolve().parent.joinpath(relative)
+                                      .read_text("utf-8"))  # fmt: skip
+    return data
 
 
 def check_input(path: str | Path, what: str = "", executable: bool = False) -> Path:

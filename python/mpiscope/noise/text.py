@@ -124,14 +124,14 @@ _DECISIONS = {
 def format_sequential(seq: dict[str, Any]) -> str:
     """What --until-decided decided, after how many pairs, at which levels."""
     looks = seq.get("looks") or []
+    decided = _DECISIONS.get(seq["decision"], seq["decision"])
+    planned = len(seq["looks_planned"])
     if not looks:  # the time ran out before the pairs a look takes
-        return (f"until-decided: {_DECISIONS.get(seq['decision'], seq['decision'])} before "
-                f"the first look: fewer than {MIN_PAIRS} pairs, the fewest the paired criteria "
-                f"take (look 0 of {len(seq['looks_planned'])})")  # fmt: skip
+        return (f"until-decided: {decided} before the first look: fewer than {MIN_PAIRS} pairs, "
+                f"the fewest the paired criteria take (look 0 of {planned})")  # fmt: skip
     last = looks[-1]
     upper = last.get("upper")
     bound = f"{upper:+.2%}" if upper is not None else "unbounded"
-    return (f"until-decided: {_DECISIONS.get(seq['decision'], seq['decision'])} after "
-            f"{last.get('pairs', 0)} pairs, look {len(looks)} of {len(seq['looks_planned'])} "
-            f"(alpha/K = {seq['alpha_per_look']:.2g}, margin {seq['margin']:.2%}, upper bound at "
-            f"1 - beta/K: {bound})")
+    return (f"until-decided: {decided} after {last['pairs']} pairs, look {len(looks)} of "
+            f"{planned} (alpha/K = {seq['alpha_per_look']:.2g}, margin {seq['margin']:.2%}, "
+            f"upper bound at 1 - beta/K: {bound})")

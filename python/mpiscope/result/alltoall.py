@@ -7,14 +7,12 @@ jsonschema and pandas are imported inside the functions.
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.inputs import bundled_text
+from mpiscope.inputs import bundled_json
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 from mpiscope.result.old_names import upgrade_alltoall
 
@@ -25,12 +23,9 @@ KINDS = ("alltoall-compare",)
 SCHEMA_MAJOR = 1
 
 
-@functools.lru_cache(maxsize=1)
 def alltoall_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the alltoall-compare document (version 1)."""
-    text = bundled_text("schema/alltoall-v1.schema.json")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return bundled_json("schema/alltoall-v1.schema.json")
 
 
 def validate(doc: Any, source: str = "document") -> None:

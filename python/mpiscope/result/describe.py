@@ -16,21 +16,16 @@ none of them again.
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Any
 
-from mpiscope.inputs import bundled_text
+from mpiscope.inputs import bundled_json
 
 __all__ = ["bandwidth_ops", "description", "names", "pair_ops", "parameter"]
 
 
-@functools.cache
 def description() -> dict[str, Any]:
     """The whole description, as the bench printed it."""
-    text = bundled_text("result/describe.json")
-    data: dict[str, Any] = json.loads(text)
-    return data
+    return bundled_json("result/describe.json")
 
 
 def names(section: str) -> tuple[str, ...]:

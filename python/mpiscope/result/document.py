@@ -282,12 +282,9 @@ class Result:
         return len(self.data["points"])
 
 
-@functools.lru_cache(maxsize=1)
 def result_schema() -> dict[str, Any]:
     """The bundled JSON Schema of result documents (version 1)."""
-    text = inputs.bundled_text("schema/result-v1.schema.json")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return inputs.bundled_json("schema/result-v1.schema.json")
 
 
 #: Set (to anything but "" or "0") to validate against the schema also the

@@ -9,13 +9,12 @@ refused with one line. ``mpiscope.load("h.json")`` gives
 
 from __future__ import annotations
 
-import functools
 import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mpiscope.inputs import bundled_text
+from mpiscope.inputs import bundled_json
 from mpiscope.result.document import (
     check_kind,
     check_schema,
@@ -29,12 +28,9 @@ __all__ = ["health_frame", "health_schema", "load_health", "validate_health", "w
 SCHEMA_MAJOR = 1
 
 
-@functools.lru_cache(maxsize=1)
 def health_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the health document (version 1)."""
-    text = bundled_text("schema/health-v1.schema.json")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return bundled_json("schema/health-v1.schema.json")
 
 
 def validate_health(doc: Any, source: str = "document") -> None:

@@ -10,13 +10,11 @@ jsonschema and pandas are imported inside the functions.
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mpiscope.inputs import bundled_text
+from mpiscope.inputs import bundled_json
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = ["KINDS", "SCHEMA_MAJOR", "SCHEMA_VERSION", "load_model", "model_frame",
@@ -28,12 +26,9 @@ SCHEMA_MAJOR = 1
 SCHEMA_VERSION = "1.2"
 
 
-@functools.lru_cache(maxsize=1)
 def model_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the model document (version 1)."""
-    text = bundled_text("schema/model-v1.schema.json")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return bundled_json("schema/model-v1.schema.json")
 
 
 def validate(doc: Any, source: str = "document") -> None:

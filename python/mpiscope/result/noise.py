@@ -11,15 +11,13 @@ jsonschema and pandas are imported inside the functions.
 
 from __future__ import annotations
 
-import functools
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
-from mpiscope.inputs import bundled_text
+from mpiscope.inputs import bundled_json
 from mpiscope.result.document import check_kind, check_schema, check_version, read_document
 
 __all__ = [
@@ -38,12 +36,9 @@ KINDS = ("noise-run", "noise-verdict", "noise-probe", "noise-calibration")
 SCHEMA_MAJOR = 1
 
 
-@functools.lru_cache(maxsize=1)
 def noise_schema() -> dict[str, Any]:
     """The bundled JSON Schema of the noise documents (version 1)."""
-    text = bundled_text("schema/noise-v1.schema.json")
-    schema: dict[str, Any] = json.loads(text)
-    return schema
+    return bundled_json("schema/noise-v1.schema.json")
 
 
 def validate(doc: Any, source: str = "document") -> None:
