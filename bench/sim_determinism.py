@@ -24,11 +24,7 @@ from typing import Any
 
 from _common import human_bytes, human_ns, run_mpiscope
 
-
-def valid_times(point: dict[str, Any]) -> list[float]:
-    raw = point.get("raw") or {}
-    return [t for t, ok in zip(raw.get("time_ns") or [], raw.get("valid") or [], strict=False)
-            if ok and t is not None]  # fmt: skip
+from mpiscope.result.document import kept_times
 
 
 def key(point: dict[str, Any]) -> tuple[str, int | None]:
@@ -57,7 +53,7 @@ def main() -> None:
               "its launches", "vs median")  # fmt: skip
     rows = []
     for point in counted["points"]:
-        times = valid_times(point)
+        times = kept_times(point) or []
         spread = max(times) - min(times) if times else float("nan")
         median = point["median_ns"]
         other = by_key.get(key(point), {})

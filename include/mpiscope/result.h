@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define MPISCOPE_SCHEMA_VERSION "1.12"
+#define MPISCOPE_SCHEMA_VERSION "1.13"
 
 enum {
     MPISCOPE_RESULT_FORCE = 1u << 0, /* replace an existing file, once the new

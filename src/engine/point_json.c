@@ -242,6 +242,10 @@ static void write_raw(mpiscope__json_t *j, const mpiscope__samples_t *w)
     for (size_t i = 0; i < n; i++)
         mpiscope__json_bool(j, NULL, (w->raw_flags[i] & MPISCOPE__LAUNCH_OVERRUN) != 0);
     mpiscope__json_end(j);
+    mpiscope__json_array(j, "discarded"); /* 1.13: valid, but a window restart dropped its sample */
+    for (size_t i = 0; i < n; i++)
+        mpiscope__json_bool(j, NULL, w->raw_flags[i] == 0 && i < w->kept_from);
+    mpiscope__json_end(j);
     mpiscope__json_array(j, "launch"); /* 1.7: the op's number of each launch */
     for (size_t i = 0; i < n; i++)
         mpiscope__json_integer(j, NULL, (long long)w->raw_launch[i]);

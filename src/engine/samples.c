@@ -231,6 +231,7 @@ void mpiscope__samples_restart(mpiscope__samples_t *s)
 {
     s->discarded += s->valid;
     s->valid = 0;
+    s->kept_from = s->total;
     s->n_samples = 0;
     for (int i = 0; i < s->n_views; i++)
         s->n_view_values[i] = 0;

@@ -39,6 +39,8 @@ typedef struct mpiscope__samples {
     unsigned char *stage_first;                        /* [valid] 1: the first launch of its stage */
     size_t valid, total, late, overrun;
     size_t discarded;    /* valid launches dropped by mpiscope__samples_restart */
+    size_t kept_from;    /* the first launch (raw index) whose sample counts: the last
+                            restart dropped the valid ones before it */
     double *prev_end_ns; /* [nprocs] each rank's last end, for the idle gap */
     /* raw launches (keep_raw) */
     double *raw_start_ns, *raw_end_ns; /* [total * nprocs] */

@@ -135,11 +135,37 @@ static void test_samples_agree_to_the_clocks_rounding(void)
     mpiscope__samples_destroy(s);
 }
 
+/* A window restart drops the valid launches so far: the raw samples keep
+ * them, and kept_from says where the ones the statistics use begin (the
+ * result's raw.discarded). */
+static void test_a_restart_marks_where_the_kept_launches_start(void)
+{
+    mpiscope_params_t params;
+    mpiscope__samples_t *s = NULL;
+    mpiscope_params_default(&params);
+    CHECK_INT_EQ(mpiscope__samples_create(&params, NPROCS, 1, &s), 0);
+    if (!s)
+        return;
+    CHECK_INT_EQ(s->kept_from, 0);
+    for (size_t t = 0; t < 5; t++)
+        add_launch(s, t);
+    mpiscope__samples_restart(s);
+    for (size_t t = 5; t < 8; t++)
+        add_launch(s, t);
+    CHECK_INT_EQ(s->kept_from, 5);
+    CHECK_INT_EQ(s->discarded, 5);
+    CHECK_INT_EQ(s->valid, 3);
+    CHECK_INT_EQ(s->total, 8);
+    CHECK_NEAR(s->raw_time_ns[0], 0.0 + NPROCS - 1, 0); /* the raw samples keep the dropped ones */
+    mpiscope__samples_destroy(s);
+}
+
 int main(void)
 {
     test_the_clock_limits_the_stop_rule();
     test_samples_agree_to_the_clocks_rounding();
     test_a_huge_cap_costs_nothing_up_front();
     test_the_cap_still_holds();
+    test_a_restart_marks_where_the_kept_launches_start();
     CHECK_DONE();
 }

@@ -136,7 +136,7 @@ def test_a_real_run_has_the_floor_the_companions_and_the_clock_limit(tmp_path: P
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     doc = json.loads(out.read_text())
-    assert doc["schema_version"] == "1.12"
+    assert doc["schema_version"] == "1.13"
     if doc["floor"]["samples"]:
         assert doc["floor"]["subtracted"] is True and doc["floor"]["median_ns"] > 0
     else:  # a busy machine: no valid launch of the floor, and the run says so

@@ -300,10 +300,14 @@ def test_errors_are_one_line(sample_doc: dict[str, Any]) -> None:
     assert "\n" not in str(info.value) and len(str(info.value)) < 400
 
 
-def test_valid_times_keep_the_valid_measured_launches() -> None:
-    from mpiscope.result.document import launch_is_valid, valid_times
+def test_kept_times_are_the_valid_launches_no_restart_discarded() -> None:
+    from mpiscope.result.document import kept_times, launch_is_kept
 
     raw = {"time_ns": [10, 20, None, 40], "valid": [True, False, True]}
-    assert valid_times({"raw": raw}) == [10.0, 40.0]  # the 4th is beyond the flags: valid
-    assert [launch_is_valid(raw, i) for i in range(4)] == [True, False, True, True]
-    assert valid_times({"raw": None}) is None and valid_times({}) is None
+    assert kept_times({"raw": raw}) == [10.0, 40.0]  # the 4th is beyond the flags: valid
+    assert [launch_is_kept(raw, i) for i in range(4)] == [True, False, True, True]
+    assert kept_times({"raw": None}) is None and kept_times({}) is None
+    # 1.13: the first launch was valid, but a window restart dropped its sample
+    raw["discarded"] = [True, False, False, False]
+    assert kept_times({"raw": raw}) == [40.0]
+    assert [launch_is_kept(raw, i) for i in range(4)] == [False, False, True, True]

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.errors import MpiscopeError
-from mpiscope.result.document import launch_is_valid, valid_times
+from mpiscope.result.document import kept_times, launch_is_kept
 from mpiscope.result.run_variation import summary_key, summary_rows
 from mpiscope.result.units import format_bytes, format_ns
 
@@ -159,10 +159,10 @@ def _samples(point: Mapping[str, Any], rank: int | None) -> tuple[float, ...]:
     if not raw:
         return ()
     if rank is None:
-        return tuple(valid_times(point) or ())
+        return tuple(kept_times(point) or ())
     out = []
     for i, (starts, ends) in enumerate(zip(raw["start_ns"], raw["end_ns"], strict=False)):
-        if not launch_is_valid(raw, i) or rank >= len(starts) or rank >= len(ends):
+        if not launch_is_kept(raw, i) or rank >= len(starts) or rank >= len(ends):
             continue
         if starts[rank] is not None and ends[rank] is not None:
             out.append(float(ends[rank]) - float(starts[rank]))

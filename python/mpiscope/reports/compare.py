@@ -40,7 +40,7 @@ from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.result import Point, Result
-from mpiscope.result.document import valid_times
+from mpiscope.result.document import kept_times
 from mpiscope.result.estimate import (
     Estimate,
     Key,
@@ -239,7 +239,7 @@ def _samples(points: Sequence[Point]) -> list[float] | None:
     """The valid launches' times of the points, pooled; None if one kept no raw samples."""
     samples: list[float] = []
     for point in points:
-        times = valid_times(point)
+        times = kept_times(point)
         if times is None:
             return None
         samples += times

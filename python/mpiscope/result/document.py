@@ -182,25 +182,29 @@ class Point:
         ]  # fmt: skip
 
 
-def launch_is_valid(raw: Mapping[str, Any], index: int) -> bool:
-    """Whether launch ``index`` of a point's raw samples is valid (one the
-    ``valid`` list does not reach counts as valid)."""
+def launch_is_kept(raw: Mapping[str, Any], index: int) -> bool:
+    """Whether launch ``index`` of a point's raw samples counts in its
+    statistics: valid, and not discarded by a window restart (schema 1.13;
+    a launch the lists do not reach counts)."""
     valid = raw.get("valid") or ()
-    return index >= len(valid) or bool(valid[index])
+    discarded = raw.get("discarded") or ()
+    return (index >= len(valid) or bool(valid[index])) and not (
+        index < len(discarded) and discarded[index])
 
 
-def valid_times(point: Mapping[str, Any] | Point) -> list[float] | None:
-    """The times of a point's valid launches (``raw.time_ns``, unmeasured
-    ones left out); None when the point kept no raw samples."""
+def kept_times(point: Mapping[str, Any] | Point) -> list[float] | None:
+    """The times of the launches a point's statistics use (``raw.time_ns``
+    of its kept launches, unmeasured ones left out); None when the point
+    kept no raw samples."""
     raw = point.get("raw")
     if not raw:
         return None
     times = raw.get("time_ns") or ()
-    return [float(t) for i, t in enumerate(times) if t is not None and launch_is_valid(raw, i)]
+    return [float(t) for i, t in enumerate(times) if t is not None and launch_is_kept(raw, i)]
 
 
 def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
-    """Per rank, the median over valid launches of its start minus the
+    """Per rank, the median over kept launches of its start minus the
     earliest start of the launch (global clock)."""
     import statistics
 
@@ -208,7 +212,7 @@ def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
         return {}
     per_rank: dict[int, list[float]] = {}
     for i, starts in enumerate(raw.get("start_ns") or []):
-        if not starts or not launch_is_valid(raw, i):
+        if not starts or not launch_is_kept(raw, i):
             continue
         first = min(starts)
         for rank, start in enumerate(starts):

@@ -110,6 +110,7 @@ RAW_COLUMNS: tuple[tuple[str, str], ...] = (
     ("valid", ""),
     ("late", ""),
     ("overrun", ""),
+    ("discarded", ""),
     ("slot_ns", "ns"),
     ("time_ns", "ns"),
     ("start_skew_ns", "ns"),
@@ -134,7 +135,7 @@ _INTEGER_COLUMNS = (
     "op_launch",
     "rank",
 )
-_BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun")
+_BOOLEAN_COLUMNS = ("unstable", "oversubscribed", "valid", "late", "overrun", "discarded")
 
 
 def load(path: str | Path, raw: bool = False) -> pd.DataFrame:
@@ -249,6 +250,7 @@ def _raw_rows(result: Result, index: int, point: Point) -> Iterator[dict[str, An
             valid=_at(raw.get("valid"), i),
             late=_at(raw.get("late"), i),
             overrun=_at(raw.get("overrun"), i),
+            discarded=_at(raw.get("discarded"), i),
             slot_ns=_at(raw.get("slot_ns"), i),
             time_ns=time_ns,
         )

@@ -38,7 +38,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mpiscope.result.document import valid_times
+from mpiscope.result.document import kept_times
 from mpiscope.result.stats import DISAGREE_MIN_CV
 
 __all__ = [
@@ -189,7 +189,7 @@ def find_modes(
 def sample_modes(point: Mapping[str, Any]) -> list[Mode]:
     """The modes of a point's valid raw launch times (``raw``, ``mpiscope run
     --raw``); ``[]`` without raw samples. ``members`` index the valid ones."""
-    return find_modes(valid_times(point) or [], min_count=MODES_MIN_SAMPLES)
+    return find_modes(kept_times(point) or [], min_count=MODES_MIN_SAMPLES)
 
 
 def point_modes(point: Mapping[str, Any]) -> list[Mode]:
