@@ -10,7 +10,6 @@ The unit tests run the API in this process against the fake bench
 from __future__ import annotations
 
 import ast
-import dataclasses
 import json
 import os
 import subprocess
@@ -197,23 +196,25 @@ def test_a_request_has_the_options_names_and_the_registrys_defaults() -> None:
     named as the option is; the defaults are the registry's alone."""
     defaults = measure_defaults()
     engine = {p["name"] for p in engine_parameters()}
-    own = {f.name for f in dataclasses.fields(MeasureRequest)} - {"engine", "ops", "argv",
-                                                                  "ranks_per_host"}  # fmt: skip
+    own = set(MeasureRequest.field_names()) - {"engine", "ops", "argv", "ranks_per_host"}
     assert own == set(defaults) - engine
-    assert all(f.default is dataclasses.MISSING for f in dataclasses.fields(MeasureRequest)
-               if f.name in own)  # fmt: skip
+    assert not own & MeasureRequest.field_defaults().keys()
     parser = Parser(prog="mpiscope run")
     add_run_options(parser)
     parsed = vars(parser.parse_args(["bcast"]))
     request = RunRequest.of(parsed)
-    assert {f.name for f in dataclasses.fields(RunRequest)} - own - {"engine", "ops", "argv",
-            "ranks_per_host"} == {"run_profile", "ledger"}  # fmt: skip
+    shared = own | {"engine", "ops", "argv", "ranks_per_host"}
+    assert set(RunRequest.field_names()) - shared == {"run_profile", "ledger"}
     assert all(request.param(name) == defaults[name] for name in engine)
     assert request.cache == tuple(defaults["cache"]) and request.ops == "bcast"
     changed = request.with_options(np=4, root=3)
     assert (changed.np, changed.param("root"), request.param("root")) == (4, 3, 0)
     with pytest.raises(TypeError, match="no option 'nope'"):
         request.with_options(nope=1)
+    with pytest.raises(AttributeError, match="does not change"):
+        request.np = 3  # type: ignore[misc]
+    with pytest.raises(TypeError, match="is missing 'launcher'"):
+        RunRequest(np=2)
 
 
 def _namespace_parameters(package: Path) -> list[str]:
