@@ -33,10 +33,10 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import IO, Any, Protocol
 
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
+from mpiscope.record import Record
 from mpiscope.session_dirs import LISTENER_FAILED, remove_left_behind, stale_dir_reason
 
 __all__ = [
@@ -63,13 +63,15 @@ WARNING_PREFIX = "@mpiscope warning "
 #: enough for traced ranks to write their event files on SIGTERM.
 KILL_GRACE_SECONDS = 5.0
 _POLL_SECONDS = 0.2
-_NONFINITE_RE = re.compile(r"([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b", re.IGNORECASE)
+# Patterns, compiled by re's cache where first used: most read only a
+# failed run's output (each compile at import cost `mpiscope run` 0.2 ms).
+_NONFINITE_RE = r"(?i)([:\[,]\s*)[-+]?(?:nan|inf(?:inity)?)\b"
 #: ``mpiscope-bench: error: text`` (any program's own error line).
-_ERROR_LINE_RE = re.compile(r"^[\w.+-]+: (?:error|fatal): (.*)$")
+_ERROR_LINE_RE = r"^[\w.+-]+: (?:error|fatal): (.*)$"
 #: MPICH's (hydra's) report of a rank that died, between two rules of '='.
-_BANNER_RULE_RE = re.compile(r"^={20,}$")
-_BANNER_SIGNAL_RE = re.compile(r"EXIT STRING: .*\(signal (\d+)\)")
-_BANNER_PID_RE = re.compile(r"^=\s+PID (\d+) RUNNING AT (\S+)")
+_BANNER_RULE_RE = r"^={20,}$"
+_BANNER_SIGNAL_RE = r"EXIT STRING: .*\(signal (\d+)\)"
+_BANNER_PID_RE = r"^=\s+PID (\d+) RUNNING AT (\S+)"
 
 
 class Installation(Protocol):
@@ -86,8 +88,7 @@ class Installation(Protocol):
     def mpiexec(self) -> str: ...
 
 
-@dataclass(frozen=True)
-class ProgressEvent:
+class ProgressEvent(Record):
     """One measured point, as announced by the bench (times in ns)."""
 
     index: int  # 1-based position of the point in the run
@@ -101,13 +102,11 @@ class ProgressEvent:
     unstable: bool
 
 
-@dataclass(frozen=True)
-class WarningEvent:
+class WarningEvent(Record):
     text: str
 
 
-@dataclass(frozen=True)
-class OutputEvent:
+class OutputEvent(Record):
     line: str
 
 
@@ -129,7 +128,7 @@ def parse_line(line: str) -> Event:
 
 def _progress_from_json(payload: str) -> ProgressEvent | None:
     # C's printf("%g") writes nan/inf, which JSON lacks: read them as "no value".
-    payload = _NONFINITE_RE.sub(r"\1null", payload)
+    payload = re.sub(_NONFINITE_RE, r"\1null", payload)
     try:
         data: Any = json.loads(payload)
         if not isinstance(data, dict):
@@ -495,16 +494,16 @@ class _Banner:
 
     def take(self, line: str) -> bool:
         """Whether ``line`` belongs to the banner (and is thus not output)."""
-        if _BANNER_RULE_RE.match(line):
+        if re.match(_BANNER_RULE_RE, line):
             self._rules += 1
             return True
         if self._rules == 1 and line.startswith("="):
-            pid = _BANNER_PID_RE.match(line)
+            pid = re.match(_BANNER_PID_RE, line)
             if pid:
                 self._where = f" (pid {pid.group(1)} on {pid.group(2)})"
             return True
         if self._rules >= 2 and line.startswith(self._AFTER):
-            match = _BANNER_SIGNAL_RE.search(line)
+            match = re.search(_BANNER_SIGNAL_RE, line)
             if match:
                 self._errors.append(
                     f"a rank{self._where} was killed by {_signal_name(int(match.group(1)))}"
@@ -519,7 +518,7 @@ def _pump_errors(stream: IO[str], errors: list[str], pid: int) -> None:
     ``pid``) also gives its reason to ``errors``."""
     try:
         for line in stream:
-            match = _ERROR_LINE_RE.match(line.rstrip("\r\n"))
+            match = re.match(_ERROR_LINE_RE, line.rstrip("\r\n"))
             if match:
                 errors.append(match.group(1).strip())
             else:

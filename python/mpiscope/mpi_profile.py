@@ -42,11 +42,11 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.record import Record, replace
 
 __all__ = [
     "IMPLEMENTATIONS",
@@ -64,15 +64,14 @@ _OPTIONAL_KEYS = ("tracer", "mpi_wheel")
 #: What ``mpiexec --version`` prints, by implementation (MPICH's Hydra, and
 #: the Hydra of its derivatives; Open MPI's mpiexec, prterun or orterun).
 _VERSION_SIGNS = {
-    "mpich": re.compile(r"HYDRA|MPICH|Intel\(R\) MPI", re.IGNORECASE),
-    "openmpi": re.compile(r"Open MPI|OpenRTE|PRRTE", re.IGNORECASE),
+    "mpich": r"(?i)HYDRA|MPICH|Intel\(R\) MPI",
+    "openmpi": r"(?i)Open MPI|OpenRTE|PRRTE",
 }
 #: The largest profile read (a few hundred bytes in practice).
 MAX_PROFILE_BYTES = 1 << 20
 
 
-@dataclass(frozen=True)
-class MpiProfile:
+class MpiProfile(Record):
     """One MPI installation and the mpiscope-bench built with it."""
 
     name: str
@@ -164,7 +163,7 @@ def mpiexec_implementation(mpiexec: str) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     text = done.stdout + done.stderr
-    found = [name for name, sign in _VERSION_SIGNS.items() if sign.search(text)]
+    found = [name for name, sign in _VERSION_SIGNS.items() if re.search(sign, text)]
     return found[0] if len(found) == 1 else None
 
 

@@ -33,7 +33,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
     ("outputs", "standard_output", "html_page"),  # every file written, stdout, the HTML page
     ("inputs",),  # every file read (the one reader)
-    ("errors", "version", "session_dirs"),  # leaves: session_dirs, what a killed mpiexec leaves
+    # leaves: session_dirs, what a killed mpiexec leaves; record, the value classes
+    ("errors", "version", "session_dirs", "record"),
 )
 
 

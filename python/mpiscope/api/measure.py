@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +59,7 @@ from mpiscope.measure.runner import (
     run_bench_runs,
 )
 from mpiscope.measure.sizes import one_size, parse_nprocs_spec
+from mpiscope.record import replace
 from mpiscope.result import Result
 from mpiscope.result.methods import DEFAULT_METHOD
 

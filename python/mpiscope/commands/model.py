@@ -9,7 +9,6 @@ fitted model, ``check`` sets predictions against measured collectives, and
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import subcommands
+from mpiscope.record import replace
 
 if TYPE_CHECKING:
     from mpiscope.measure.request import MeasureRequest
@@ -143,7 +143,7 @@ def _bench_run(request: MeasureRequest, plan: Any, bench: Any, out: Path, ops: s
     methods = plan.methods
     if bench.profile.implementation == "smpi" and ops.startswith("overhead_"):
         methods = (SIMULATED_OVERHEAD_METHOD,)
-    run = dataclasses.replace(plan, ops=ops.split(","), sizes=sizes, out=out, methods=methods,
+    run = replace(plan, ops=ops.split(","), sizes=sizes, out=out, methods=methods,
                               options=tuple(options.items()))  # fmt: skip
     return BenchRun(bench_plan(own, run, bench.profile, bench.launcher))
 

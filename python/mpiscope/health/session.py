@@ -49,6 +49,7 @@ from mpiscope.health.links import METRICS, LinkRule
 from mpiscope.health.schedule import Schedule
 from mpiscope.health.stragglers import StragglerRule
 from mpiscope.measure.request import MeasureRequest
+from mpiscope.record import replace
 
 __all__ = ["HealthPlan", "Phase", "RunState", "failed_ranks", "run_health"]
 
@@ -226,7 +227,7 @@ class _Runner:
                                   self.plan.drift_seconds)  # fmt: skip
         else:
             plan_doc = bench_plan(
-                request, dataclasses.replace(run_plan, out=out), bench.profile, bench.launcher
+                request, replace(run_plan, out=out), bench.profile, bench.launcher
             )
         phase.ranks = request.np
         phase.launcher = " ".join(bench.launcher)

@@ -16,7 +16,6 @@ import contextlib
 import json
 import os
 import zlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from mpiscope.inputs import read_text
 from mpiscope.launcher import build_env, format_command, run_captured
 from mpiscope.measure.simulation import smpi_alone
 from mpiscope.mpi_profile import MpiProfile
+from mpiscope.record import Record
 from mpiscope.result.document import write_text_atomic
 
 #: The largest catalogue cache read (the catalogue is tens of KB).
@@ -37,16 +37,14 @@ __all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
 LIST_OPS_TIMEOUT = 20.0
 
 
-@dataclass(frozen=True)
-class OpOption:
+class OpOption(Record):
     name: str
     default: str
     unit: str
     description: str
 
 
-@dataclass(frozen=True)
-class OpInfo:
+class OpInfo(Record):
     name: str
     description: str
     size_meaning: str

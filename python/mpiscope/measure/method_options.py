@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import name_list, unknown
+from mpiscope.record import Record
 from mpiscope.result.describe import description, names
 from mpiscope.result.methods import METHODS
 
@@ -53,8 +53,7 @@ def parse_cache_modes(text: str) -> list[str]:
     return name_list(text, list(CACHE_MODES), "cache mode")
 
 
-@dataclass(frozen=True)
-class Arrival:
+class Arrival(Record):
     """When ranks start a launch relative to its planned moment.
 
     ``none``: all at once; ``late``: rank ``rank`` late by ``us``;

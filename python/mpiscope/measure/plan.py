@@ -17,7 +17,6 @@ import os
 import shlex
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +42,7 @@ from mpiscope.measure.sizes import check_memory, parse_nprocs_spec, parse_size_s
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.outputs import check_output
 from mpiscope.parsing import unknown
+from mpiscope.record import Record
 from mpiscope.result.describe import pair_ops
 from mpiscope.result.methods import DEFAULT_METHOD
 
@@ -61,8 +61,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class RunPlan:
+class RunPlan(Record):
     """A checked run: what to pass to the bench and where the result goes."""
 
     ops: list[str]

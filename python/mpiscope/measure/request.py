@@ -21,10 +21,11 @@ makes another).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 from mpiscope.measure.defaults import ALWAYS_PASSED, SIMULATED_DEFAULTS
 from mpiscope.measure.method_options import Arrival
+from mpiscope.record import Record, fields, replace
 from mpiscope.result.describe import description, parameter
 
 __all__ = [
@@ -39,55 +40,7 @@ __all__ = [
 _R = TypeVar("_R", bound="MeasureRequest")
 
 
-class _Record:
-    """A frozen record with keyword fields: its fields are its annotations
-    (a base's first), a class attribute is a field's default. Not a
-    dataclass: dataclasses writes and compiles __init__, __setattr__ and
-    __delattr__ for each of the six 40-field requests, 6 ms of every
-    `mpiscope run` on the AMD EPYC VM. Requests compare by identity."""
-
-    _fields: ClassVar[tuple[str, ...]] = ()
-    _defaults: ClassVar[dict[str, Any]] = {}
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        own = [name for name, kind in cls.__dict__.get("__annotations__", {}).items()
-               if not str(kind).startswith("ClassVar")]  # fmt: skip
-        cls._fields = (*cls._fields, *(name for name in own if name not in cls._fields))
-        cls._defaults = {**cls._defaults, **{n: cls.__dict__[n] for n in own if n in cls.__dict__}}
-
-    def __init__(self, **values: Any) -> None:
-        unknown = values.keys() - set(self._fields)
-        if unknown:
-            raise TypeError(f"{type(self).__name__} has no field {sorted(unknown)[0]!r}")
-        missing = [n for n in self._fields if n not in values and n not in self._defaults]
-        if missing:
-            raise TypeError(f"{type(self).__name__} is missing {missing[0]!r}")
-        for name in self._fields:
-            object.__setattr__(self, name, values[name] if name in values else self._defaults[name])
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"a {type(self).__name__} does not change "
-                             "(with_options makes another)")  # fmt: skip
-
-    __delattr__ = __setattr__  # type: ignore[assignment]
-
-    @classmethod
-    def field_names(cls) -> tuple[str, ...]:
-        """The fields, in order (a base's first)."""
-        return cls._fields
-
-    @classmethod
-    def field_defaults(cls) -> Mapping[str, Any]:
-        """The fields that have a default, to it."""
-        return dict(cls._defaults)
-
-    def __repr__(self) -> str:
-        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
-        return f"{type(self).__name__}({fields})"
-
-
-class MeasureRequest(_Record):
+class MeasureRequest(Record, kw_only=True):
     """The options every measuring command shares: those of ``mpiscope run``
     (:func:`~mpiscope.measure.options.add_measure_options`), launcher and
     placement flags among them."""
@@ -192,9 +145,8 @@ class MeasureRequest(_Record):
         if unknown:
             raise TypeError(f"no option {unknown[0]!r} in a {type(self).__name__}")
         engine = {k: v for k, v in changes.items() if k in self.engine and k not in names}
-        fields = {k: _frozen(v) for k, v in changes.items() if k in names}
-        current = {name: getattr(self, name) for name in self._fields}
-        return type(self)(**{**current, **fields, "engine": {**self.engine, **engine}})
+        given = {k: _frozen(v) for k, v in changes.items() if k in names}
+        return replace(self, **given, engine={**self.engine, **engine})
 
 
 def _engine_names() -> set[str]:
@@ -202,8 +154,8 @@ def _engine_names() -> set[str]:
     return {str(p["name"]) for p in description()["plan_parameters"]}
 
 
-def _field_names(cls: type[_Record]) -> set[str]:
-    return set(cls.field_names())
+def _field_names(cls: type[MeasureRequest]) -> set[str]:
+    return set(fields(cls))
 
 
 def _frozen(value: Any) -> Any:

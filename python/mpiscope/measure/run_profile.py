@@ -32,13 +32,13 @@ import math
 import os
 import stat
 from collections.abc import Mapping, MutableMapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.measure.runner import Finish
+from mpiscope.record import Record, field
 from mpiscope.result import write_document
 from mpiscope.result.run_variation import (
     MIN_RUNS,
@@ -88,8 +88,7 @@ _ENTRY_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
-@dataclass
-class Profile:
+class Profile(Record, frozen=False):
     """A profile as read: its entries by key id, and why the file was
     ignored (None: read, or absent)."""
 

@@ -18,13 +18,11 @@ of a command.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import re
 import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +48,7 @@ from mpiscope.measure.runs import (
 )
 from mpiscope.measure.simulation import launch_platform, smpi_alone, smpi_command, smpi_profile
 from mpiscope.mpi_profile import MpiProfile, select_profile
+from mpiscope.record import Record, field, replace
 from mpiscope.result import Result, load_result, write_document
 from mpiscope.result.document import checks_own_documents, import_validator, validate_result
 
@@ -72,8 +71,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Bench:
+class Bench(Record):
     """The MPI installation, its launcher command and the bench to run."""
 
     profile: MpiProfile
@@ -81,7 +79,7 @@ class Bench:
     path: str
     #: variables set for the run on top of the profile's environment
     #: (e.g. an MPI library's algorithm selection)
-    env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    env: Mapping[str, str] = field(default_factory=dict)
 
     def command(self, arguments: Sequence[str]) -> list[str]:
         return [*self.launcher, self.path, *arguments]
@@ -95,7 +93,7 @@ class Bench:
     ) -> Bench:
         """The same bench with more environment variables and launcher
         arguments (placed after the launcher's own, before the program)."""
-        return dataclasses.replace(
+        return replace(
             self,
             launcher=[*self.launcher, *launcher_args],
             env={**self.env, **(env or {})},
@@ -127,8 +125,7 @@ def find_bench(request: MeasureRequest) -> Bench:
     return Bench(profile, launcher, bench)
 
 
-@dataclass(frozen=True)
-class Echo:
+class Echo(Record):
     """What a command shows of its result on stdout: the text ``render``
     makes of it (None: none), then with ``path`` its path. The Python API
     shows nothing unless asked (no Echo)."""
@@ -143,8 +140,7 @@ class Echo:
             print(f"\nresult: {result.path}")
 
 
-@dataclass(frozen=True)
-class BenchRun:
+class BenchRun(Record):
     """One run: its plan document (``out``: where the bench writes)."""
 
     plan: dict[str, Any]
@@ -194,7 +190,7 @@ def measure_plan(
         seed = request.seed if request.seed is not None else secrets.randbelow(2**31)
         runs = []
         for index, shuffle in enumerate(run_seeds(seed, repeats)):
-            own = dataclasses.replace(
+            own = replace(
                 plan, out=Path(tmp) / f"run-{index}.json", shuffle_seed=shuffle
             )
             doc = bench_plan(request, own, bench.profile, bench.launcher, ledger=ledger)
@@ -321,7 +317,7 @@ class _Renumbered:
     def __call__(self, event: Event) -> None:
         if isinstance(event, ProgressEvent) and self._count > 1:
             before = self._index * event.total
-            event = dataclasses.replace(
+            event = replace(
                 event, index=before + event.index, total=event.total * self._count
             )
         self._display(event)

@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.result.methods import METHODS
 from mpiscope.result.modes import mode_records, run_modes, sample_modes
 from mpiscope.result.run_variation import (
@@ -58,8 +58,7 @@ __all__ = [
     "merge_documents",
 ]
 
-@dataclass(frozen=True)
-class RunOutcome:
+class RunOutcome(Record):
     """What one run left: its document (None if it wrote nothing)
     and why it failed (None: it completed)."""
 

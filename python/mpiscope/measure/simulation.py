@@ -20,12 +20,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.mpi_profile import MpiProfile, find_profiles, select_profile
+from mpiscope.record import Record
 
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
@@ -64,8 +64,7 @@ _LOG = "--log=root.thres:warning"
 _REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
-@dataclass(frozen=True)
-class Platform:
+class Platform(Record):
     """A SimGrid platform file and the hosts it declares, in file order."""
 
     path: Path

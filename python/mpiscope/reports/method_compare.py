@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.reports.deterministic import DETERMINISTIC
 from mpiscope.reports.header import PARTIAL_BANNER, header_rows
 from mpiscope.reports.texttable import format_table
@@ -57,8 +57,7 @@ BARRIER_VIEWS: tuple[tuple[str, str], ...] = (
 )
 
 
-@dataclass(frozen=True)
-class MethodRow:
+class MethodRow(Record):
     """One point, with its method and its ratio to the window method."""
 
     op: str
@@ -243,8 +242,7 @@ def views_lines(rows: Sequence[MethodRow]) -> list[str]:
     return lines + format_table(titles, "<>" + ">" * (len(BARRIER_VIEWS) + 1), cells)
 
 
-@dataclass(frozen=True)
-class BiasRow:
+class BiasRow(Record):
     """One rank of a barrier-loop point of an operation with a known loop
     bias, against the window method's point of the same op, size, process
     count and cache mode."""

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.reports.deterministic import deterministic_lines, differed, is_exact
 from mpiscope.reports.header import MISSING, PARTIAL_BANNER, header_lines, partial_lines
 from mpiscope.reports.method_compare import comparison_lines
@@ -81,8 +81,7 @@ def _body_lines(result: Result, per_rank: bool) -> list[str]:
 # --- table ------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Column:
+class _Column(Record):
     title: str
     align: str  # "<" or ">"
     cell: Callable[[Point], str]

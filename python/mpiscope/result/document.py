@@ -15,12 +15,12 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mpiscope import inputs, outputs
 from mpiscope.errors import MpiscopeError
+from mpiscope.record import Record
 from mpiscope.result.old_names import upgrade
 
 __all__ = [
@@ -51,8 +51,7 @@ _VERSION_RE = re.compile(r"^(\d+)\.(\d+)$")
 _MAX_MESSAGE = 240
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(Record):
     """Median, mean and maximum of a per-launch quantity (ns)."""
 
     median_ns: float | None
@@ -66,8 +65,7 @@ class Summary:
         return cls(data.get("median_ns"), data.get("mean_ns"), data.get("max_ns"))
 
 
-@dataclass(frozen=True)
-class PerRank:
+class PerRank(Record):
     """One rank's own durations for a point (ns); ``start_delay_ns``: how much
     later than the first rank it started a launch (median over the valid
     launches; only with raw samples)."""
@@ -80,8 +78,7 @@ class PerRank:
     start_delay_ns: float | None = None
 
 
-@dataclass(frozen=True)
-class Point:
+class Point(Record):
     """One measurement point: an operation at one size and process count."""
 
     data: Mapping[str, Any]
@@ -220,8 +217,7 @@ def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
     return {rank: statistics.median(values) for rank, values in per_rank.items()}
 
 
-@dataclass(frozen=True)
-class Result:
+class Result(Record):
     """A validated result document."""
 
     data: Mapping[str, Any]

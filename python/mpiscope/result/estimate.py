@@ -20,9 +20,9 @@ modes: one value between them describes neither.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.result.document import Point, Result
 from mpiscope.result.methods import DEFAULT_METHOD
 from mpiscope.result.modes import Mode, modes_from_records, point_modes
@@ -45,8 +45,7 @@ __all__ = [
 Key = tuple[str, "int | None", int, str, "str | None"]
 
 
-@dataclass(frozen=True)
-class Estimate:
+class Estimate(Record):
     """A value (ns) with its interval; ``flagged``: do not trust it as is
     (an unstable point, runs that disagree, modes); ``statistic`` says
     what the value is; ``modes``: the separate modes, if any."""

@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from mpiscope.record import Record
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -51,8 +52,7 @@ DEFAULT_RESAMPLES = 400
 OSU_SKIP_SMALL, OSU_SKIP_LARGE, OSU_LARGE_BYTES = 100, 10, 8192
 
 
-@dataclass(frozen=True)
-class Link:
+class Link(Record):
     """One statistic of one series: ``companion``'s ``field`` (max_ns,
     mean_ns, root_ns), its ``statistic`` (median or mean) over launches,
     times ``scale``; ``back_to_back`` leaves out each stage's first call."""
@@ -65,8 +65,7 @@ class Link:
     scale: float = 1.0
 
 
-@dataclass(frozen=True)
-class Path:
+class Path(Record):
     """From mpiscope's number to one suite's: ``links[0]`` is mpiscope's, the
     last the suite-equivalent; ``parts[i]`` names the step links[i] ->
     links[i+1]."""
@@ -110,8 +109,7 @@ def paths_for(op: str) -> tuple[Path, ...]:
     )  # fmt: skip
 
 
-@dataclass(frozen=True)
-class LedgerPart:
+class LedgerPart(Record):
     """What one step adds to mpiscope's number (ns; its share of it), with
     the bootstrap interval."""
 
@@ -123,8 +121,7 @@ class LedgerPart:
     high_ns: float
 
 
-@dataclass(frozen=True)
-class Ledger:
+class Ledger(Record):
     """One point against one suite: mpiscope's number, the parts, and the
     figure they lead to (``equivalent_ns`` = ``mpiscope_ns`` - sum of parts)."""
 

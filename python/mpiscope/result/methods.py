@@ -9,9 +9,9 @@ The bench implements them (src/engine/method*.c); the command line checks
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.result.describe import description
 
 __all__ = [
@@ -28,8 +28,7 @@ __all__ = [
 DEFAULT_METHOD = "window"
 
 
-@dataclass(frozen=True)
-class MethodInfo:
+class MethodInfo(Record):
     """One timing method: what it does and where it applies."""
 
     name: str

@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.result.document import kept_times
 from mpiscope.result.stats import DISAGREE_MIN_CV
 
@@ -80,8 +80,7 @@ _EM_ITERATIONS = 200
 _VARIANCE_FLOOR = 1e-12
 
 
-@dataclass(frozen=True)
-class Mode:
+class Mode(Record):
     """One mode: the median of its members (ns), their range and how many."""
 
     value_ns: float

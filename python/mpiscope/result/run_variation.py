@@ -26,9 +26,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from mpiscope.record import Record
 from mpiscope.result.old_names import RENAMED_IN
 from mpiscope.result.student import two_sided_t
 
@@ -72,8 +72,7 @@ FIELDS_SINCE = RENAMED_IN
 MIN_RUNS = 3
 
 
-@dataclass(frozen=True)
-class BetweenRuns:
+class BetweenRuns(Record):
     """The estimate: ``rsd`` = tau, from ``runs`` runs whose log
     centers had the variance ``observed_var`` and mean within-run
     variance ``within_var`` (both of logarithms: relative, squared)."""
@@ -84,8 +83,7 @@ class BetweenRuns:
     within_var: float
 
 
-@dataclass(frozen=True)
-class RunInterval:
+class RunInterval(Record):
     """mean +- error_ns, at ``confidence``, with ``df`` degrees of freedom."""
 
     low_ns: float

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+
+from mpiscope.record import Record
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -64,8 +65,7 @@ DISAGREE_RULE = (
 )
 
 
-@dataclass(frozen=True)
-class RunStats:
+class RunStats(Record):
     """What one run measured for a point (ns)."""
 
     median_ns: float
@@ -73,8 +73,7 @@ class RunStats:
     q75_ns: float | None = None
 
 
-@dataclass(frozen=True)
-class RunSummary:
+class RunSummary(Record):
     """One point over several runs; ``None`` where it cannot be computed."""
 
     runs: int
