@@ -63,6 +63,7 @@ class Record:
 
     __slots__ = ()
     _fields: ClassVar[tuple[str, ...]] = ()
+    _names: ClassVar[frozenset[str]] = frozenset()
     _defaults: ClassVar[dict[str, Any]] = {}
     _frozen: ClassVar[bool] = True
     _kw_only: ClassVar[bool] = False
@@ -73,6 +74,7 @@ class Record:
         own = [name for name, kind in cls.__dict__.get("__annotations__", {}).items()
                if not str(kind).startswith(("ClassVar", "typing.ClassVar"))]  # fmt: skip
         cls._fields = (*cls._fields, *(name for name in own if name not in cls._fields))
+        cls._names = frozenset(cls._fields)
         defaults = {name: cls.__dict__[name] for name in own if name in cls.__dict__}
         cls._defaults = {**cls._defaults, **defaults}
         for name, value in defaults.items():
@@ -93,22 +95,23 @@ class Record:
                 raise TypeError(f"{cls.__name__} takes keyword arguments only")
             if len(args) > len(names):
                 raise TypeError(f"{cls.__name__} takes {len(names)} arguments, {len(args)} given")
-            for name in names[: len(args)]:
+            given = dict(zip(names, args, strict=False))
+            twice = values.keys() & given.keys()
+            if twice:
+                raise TypeError(f"{cls.__name__} got {sorted(twice)[0]!r} twice")
+            values.update(given)
+        if values.keys() != cls._names:  # some left to their defaults, or unknown
+            unknown = values.keys() - cls._names
+            if unknown:
+                raise TypeError(f"{cls.__name__} has no field {sorted(unknown)[0]!r}")
+            for name in names:
                 if name in values:
-                    raise TypeError(f"{cls.__name__} got {name!r} twice")
-            values.update(zip(names, args, strict=False))
-        if len(values) > len(names) or not values.keys() <= set(names):
-            unknown = sorted(values.keys() - set(names))[0]
-            raise TypeError(f"{cls.__name__} has no field {unknown!r}")
-        put = object.__setattr__
-        for name in names:
-            if name in values:
-                put(self, name, values[name])
-                continue
-            if name not in cls._defaults:
-                raise TypeError(f"{cls.__name__} is missing {name!r}")
-            default = cls._defaults[name]
-            put(self, name, default.make() if isinstance(default, _Factory) else default)
+                    continue
+                if name not in cls._defaults:
+                    raise TypeError(f"{cls.__name__} is missing {name!r}")
+                default = cls._defaults[name]
+                values[name] = default.make() if isinstance(default, _Factory) else default
+        self.__dict__.update(values)  # one call, not a __setattr__ per field
 
     def __setattr__(self, name: str, value: Any) -> None:
         if type(self)._frozen:
