@@ -18,6 +18,7 @@ from typing import Any
 from mpiscope import outputs
 from mpiscope.health.values import format_value as _value
 from mpiscope.html_page import escape, page
+from mpiscope.result.center import median
 from mpiscope.result.units import format_ns
 
 __all__ = ["render_health_html", "write_health_html"]
@@ -225,11 +226,7 @@ def _node_bars(doc: Mapping[str, Any]) -> str:
 
 
 def _median(values: Sequence[float]) -> float | None:
-    if not values:
-        return None
-    s = sorted(values)
-    mid = len(s) // 2
-    return s[mid] if len(s) % 2 else (s[mid - 1] + s[mid]) / 2
+    return median(values) if values else None
 
 
 def _timeline(op: Mapping[str, Any]) -> str:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import statistics
 import sys
 from typing import Any
 
 from mpiscope.noise.paired import MIN_PAIRS
+from mpiscope.result.center import mean, median
 
 __all__ = ["PacketLine", "format_calibration", "format_injector", "format_run",
            "format_sequential"]
@@ -56,8 +56,8 @@ def format_run(doc: dict[str, Any]) -> str:
         key = _STATE.get(p.get("agent"), "all")
         groups.setdefault(key, []).append(float(p["seconds"]))
     for key, values in groups.items():
-        lines.append(f"  {key:9s}: {len(values)} packets, median {statistics.median(values):.4f} s,"
-                     f" mean {statistics.fmean(values):.4f} s, min {min(values):.4f} s, "
+        lines.append(f"  {key:9s}: {len(values)} packets, median {median(values):.4f} s,"
+                     f" mean {mean(values):.4f} s, min {min(values):.4f} s, "
                      f"max {max(values):.4f} s")
     return "\n".join(lines)
 

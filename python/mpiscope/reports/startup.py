@@ -16,6 +16,7 @@ from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
+from mpiscope.result.center import median
 from mpiscope.result.units import format_bytes, format_median_range, format_ns
 
 __all__ = ["is_startup", "startup_lines", "startup_tables"]
@@ -45,9 +46,7 @@ def _values(points: Sequence[Mapping[str, Any]], *path: str) -> list[float]:
 
 
 def _median(values: Sequence[float]) -> str:
-    import statistics
-
-    return format_ns(statistics.median(values)) if values else "-"
+    return format_ns(median(values)) if values else "-"
 
 
 def _level(points: Sequence[Mapping[str, Any]]) -> str:

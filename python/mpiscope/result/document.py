@@ -21,6 +21,7 @@ from typing import Any
 from mpiscope import inputs, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.record import Record
+from mpiscope.result.center import median
 from mpiscope.result.old_names import upgrade
 
 __all__ = [
@@ -203,8 +204,6 @@ def kept_times(point: Mapping[str, Any] | Point) -> list[float] | None:
 def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
     """Per rank, the median over kept launches of its start minus the
     earliest start of the launch (global clock)."""
-    import statistics
-
     if not raw:
         return {}
     per_rank: dict[int, list[float]] = {}
@@ -214,7 +213,7 @@ def _start_delays(raw: Mapping[str, Any] | None) -> dict[int, float]:
         first = min(starts)
         for rank, start in enumerate(starts):
             per_rank.setdefault(rank, []).append(start - first)
-    return {rank: statistics.median(values) for rank, values in per_rank.items()}
+    return {rank: median(values) for rank, values in per_rank.items()}
 
 
 class Result(Record):

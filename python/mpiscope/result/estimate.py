@@ -23,6 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpiscope.record import Record
+from mpiscope.result.center import median
 from mpiscope.result.document import Point, Result
 from mpiscope.result.methods import DEFAULT_METHOD
 from mpiscope.result.modes import Mode, modes_from_records, point_modes
@@ -105,8 +106,6 @@ def summary_index(result: Result) -> dict[Key, Mapping[str, Any]]:
 def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) -> Estimate:
     """The estimate of one key from its points (one per run) and its
     ``run_summary`` entry, if any (see the module doc)."""
-    import statistics
-
     unstable = any(p.unstable for p in points)
     if len(points) == 1:
         p = points[0]
@@ -134,7 +133,7 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
     lows = [p.get("ci_low_ns") for p in points if p.get("ci_low_ns") is not None]
     highs = [p.get("ci_high_ns") for p in points if p.get("ci_high_ns") is not None]
     return Estimate(
-        statistics.median(means) if means else None,
+        median(means) if means else None,
         min(lows) if lows else None,
         max(highs) if highs else None,
         unstable,

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpiscope.record import Record
+from mpiscope.result.center import mean, median
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -176,9 +177,7 @@ def _series(point: Mapping[str, Any], link: Link) -> list[float] | None:
 
 
 def _statistic(values: Sequence[float], statistic: str) -> float:
-    import statistics
-
-    return statistics.median(values) if statistic == "median" else statistics.fmean(values)
+    return median(values) if statistic == "median" else mean(values)
 
 
 def ledger_of(point: Mapping[str, Any], confidence: float = 0.95,

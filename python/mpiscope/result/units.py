@@ -86,13 +86,13 @@ def format_ns(ns: float | None, digits: int = 3) -> str:
 def format_median_range(values_ns: Sequence[float]) -> str:
     """The median of several times and their range, "1.2 ms [1.1 ms .. 1.5 ms]";
     one time alone; "-" for none."""
-    import statistics
+    from mpiscope.result.center import median
 
     if not values_ns:
         return MISSING
     if len(values_ns) == 1:
         return format_ns(values_ns[0])
-    return (f"{format_ns(statistics.median(values_ns))} [{format_ns(min(values_ns))} .. "
+    return (f"{format_ns(median(values_ns))} [{format_ns(min(values_ns))} .. "
             f"{format_ns(max(values_ns))}]")  # fmt: skip
 
 

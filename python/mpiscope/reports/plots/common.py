@@ -4,13 +4,13 @@ their grouping into series, labels, scales and units."""
 from __future__ import annotations
 
 import dataclasses
-import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from mpiscope.reports.plots.figure import Series
 from mpiscope.result import Point, Result
+from mpiscope.result.center import median
 from mpiscope.result.estimate import (
     Estimate,
     Key,
@@ -125,7 +125,7 @@ def point_value(doc: Doc, pts: Sequence[Pt]) -> Estimate:
 
 def median_of(values: Iterable[float | None]) -> float | None:
     present = [v for v in values if v is not None]
-    return statistics.median(present) if present else None
+    return median(present) if present else None
 
 
 def point_x(pt: Pt, varied: str) -> int | None:
