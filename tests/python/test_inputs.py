@@ -105,6 +105,15 @@ def test_nesting_is_measured_outside_strings() -> None:
     assert inputs.json_depth(b'{"a": [1, {"b": "[[[[{{{"}]}') == 3
     assert inputs.json_depth(b'"[\\"[" [] ') == 1
     assert inputs.json_depth(b"") == 0
+    # no escaped quote (the split path), with one (the regex path), and an
+    # escaped backslash before a closing quote
+    assert inputs.json_depth(b'["[", "]]]", [[]]]') == 3
+    assert inputs.json_depth(b'["\\"[", [[]]]') == 3
+    assert inputs.json_depth(b'{"x": "a\\\\", "y": [[1]]}') == 3
+    golden = Path(__file__).resolve().parents[1] / "data" / "golden" / "default.json"
+    data = golden.read_bytes()
+    plain = data.replace(b'\\"', b"")  # the same brackets, no escaped quote
+    assert inputs.json_depth(plain) == inputs.json_depth(data + b' "\\""') == 7
 
 
 @pytest.mark.parametrize("opening", ["[", '{"a":'])
