@@ -127,10 +127,10 @@ def _op_from_json(item: Any) -> OpInfo:
         raise ValueError(item)
     options = tuple(
         OpOption(
-            str(o["name"]),
-            str(o.get("default", "")),
-            str(o.get("unit", "")),
-            str(o.get("description", "")),
+            name=str(o["name"]),
+            default=str(o.get("default", "")),
+            unit=str(o.get("unit", "")),
+            description=str(o.get("description", "")),
         )
         for o in item.get("options") or []
     )
