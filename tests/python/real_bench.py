@@ -13,6 +13,7 @@ slow the machine.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -96,8 +97,19 @@ def finish(proc: subprocess.Popen[str]) -> tuple[str, str]:
         return proc.communicate(timeout=HANG_SECONDS)
     finally:
         if proc.poll() is None:
-            os.killpg(proc.pid, 9)
-            proc.wait()
+            kill_run(proc)
+
+
+def kill_run(proc: subprocess.Popen[str]) -> None:
+    """SIGKILL a run started by :func:`start` and every process it started:
+    the launcher and the ranks sit in sessions of their own, and a failed
+    test once left two ranks writing 16 MiB files for the rest of CI."""
+    if proc.poll() is None:
+        os.killpg(proc.pid, 9)
+        proc.wait()
+    for pid, _, _ in _tagged(proc):
+        with contextlib.suppress(OSError):
+            os.kill(pid, 9)
 
 
 def _tagged(proc: subprocess.Popen[str]) -> Iterator[tuple[int, str, list[bytes]]]:

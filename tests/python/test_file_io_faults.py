@@ -17,7 +17,16 @@ from pathlib import Path
 
 import pytest
 
-from real_bench import HANG_SECONDS, REAL_MPI, bench_ranks, finish, leftovers, mpiscope, start
+from real_bench import (
+    HANG_SECONDS,
+    REAL_MPI,
+    bench_ranks,
+    finish,
+    kill_run,
+    leftovers,
+    mpiscope,
+    start,
+)
 
 #: Run a command with DIR (its first argument) a fresh tmpfs of OPTIONS,
 #: then list DIR into DIR.listing (outside the tmpfs) and exit as it did.
@@ -112,9 +121,7 @@ def test_a_killed_rank_leaves_no_file(tmp_path: Path) -> None:
         os.kill(rank1, signal.SIGKILL)
         _, err = finish(proc)
     finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.wait()
+        kill_run(proc)
     assert proc.returncode not in (0, None)
     assert sum(line.startswith("mpiscope: error:") for line in err.splitlines()) == 1, err[-2000:]
     assert sorted(p.name for p in target.iterdir()) == []
