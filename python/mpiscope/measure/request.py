@@ -37,9 +37,6 @@ __all__ = [
     "StartupRequest",
 ]
 
-_R = TypeVar("_R", bound="MeasureRequest")
-
-
 class MeasureRequest(Record, kw_only=True):
     """The options every measuring command shares: those of ``mpiscope run``
     (:func:`~mpiscope.measure.options.add_measure_options`), launcher and
@@ -147,6 +144,10 @@ class MeasureRequest(Record, kw_only=True):
         engine = {k: v for k, v in changes.items() if k in self.engine and k not in names}
         given = {k: _frozen(v) for k, v in changes.items() if k in names}
         return replace(self, **given, engine={**self.engine, **engine})
+
+
+# bound after the class: a bound named by a string is compiled (1.4 ms)
+_R = TypeVar("_R", bound=MeasureRequest)
 
 
 def _engine_names() -> set[str]:
