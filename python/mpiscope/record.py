@@ -3,7 +3,7 @@
 ``dataclasses`` writes and compiles each class's ``__init__``, ``__repr__``,
 ``__eq__``, ``__hash__``, ``__setattr__`` and ``__delattr__`` when the class
 is defined, and imports inspect (with ast, dis and tokenize) to do it. The
-33 dataclasses that ``mpiscope run`` defined before and after its bench,
+38 dataclasses that ``mpiscope run`` defined before and after its bench,
 with that import, took half of its Python start-up on the AMD EPYC VM
 (docs/benchmarks.md). A record reads its fields from its annotations and
 shares one ``__init__``, so defining one costs microseconds; building one
