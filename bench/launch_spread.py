@@ -37,6 +37,8 @@ from typing import Any
 
 from _common import bytecode_note, cpu_name, human_bytes, human_ns, load_text, run_mpiscope
 
+from mpiscope.measure.runs import sync_rtt_min
+
 MEASUREMENTS = ("point", "warm", "barrier_each", "loop")
 TITLES = {"point": "point (cold)", "warm": "warm", "barrier_each": "barrier-each (OSU)",
           "loop": "back to back (IMB)"}  # fmt: skip
@@ -51,13 +53,6 @@ def launch_medians(doc: dict[str, Any]) -> dict[int, dict[str, float]]:
         row.update({k: (ledger.get(k) or {}).get("median_ns") for k in MEASUREMENTS[1:]})
         out[int(p["size_bytes"])] = {k: float(v) for k, v in row.items() if v}
     return out
-
-
-def round_trip(doc: dict[str, Any]) -> float | None:
-    """The clock sync's shortest round trip (the worst rank's)."""
-    rtt = (doc["environment"].get("clock_sync") or {}).get("rtt_min_ns")
-    values = [v for v in (rtt if isinstance(rtt, list) else [rtt]) if v]
-    return max(values) if values else None
 
 
 def log_correlation(a: list[float], b: list[float]) -> float | None:
@@ -102,7 +97,7 @@ def main() -> int:
         for i in range(args.launches):
             doc, _ = run_mpiscope([args.op, "--np", str(args.np), "--sizes", args.sizes],
                                   Path(tmp) / f"launch-{i}.json")  # fmt: skip
-            trips.append(round_trip(doc))
+            trips.append(sync_rtt_min(doc["environment"].get("clock_sync") or {}))
             for size, row in launch_medians(doc).items():
                 for k, v in row.items():
                     per_size.setdefault(size, {}).setdefault(k, []).append(v)

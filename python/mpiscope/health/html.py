@@ -18,7 +18,7 @@ from typing import Any
 from mpiscope import outputs
 from mpiscope.health.values import format_value as _value
 from mpiscope.html_page import escape, page
-from mpiscope.result.center import median
+from mpiscope.result.stats import median
 from mpiscope.result.units import format_ns
 
 __all__ = ["render_health_html", "write_health_html"]
@@ -186,7 +186,7 @@ def _node_bars(doc: Mapping[str, Any]) -> str:
             if m is not None:
                 per[a].append(m)
                 per[b].append(m)
-        values = [(n, _median(v)) for n, v in zip(names, per, strict=True)]
+        values = [(n, median(v)) for n, v in zip(names, per, strict=True)]
         out.append(
             _bars(
                 f"median {metric} of each {links['unit']}'s links",
@@ -223,10 +223,6 @@ def _node_bars(doc: Mapping[str, Any]) -> str:
             )
         )
     return "".join(out)
-
-
-def _median(values: Sequence[float]) -> float | None:
-    return median(values) if values else None
 
 
 def _timeline(op: Mapping[str, Any]) -> str:

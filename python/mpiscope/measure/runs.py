@@ -53,6 +53,7 @@ from mpiscope.result.stats import (
 
 __all__ = [
     "RunOutcome",
+    "sync_rtt_min",
     "run_seeds",
     "run_summary",
     "merge_documents",
@@ -140,9 +141,15 @@ def _record(index: int, outcome: RunOutcome) -> dict[str, Any]:
         "hosts": list(env.get("hosts") or ()),
         "max_abs_residual_ns": sync.get("max_abs_residual_ns"),
         "max_abs_end_residual_ns": sync.get("max_abs_end_residual_ns"),
-        "sync_rtt_min_ns": max((float(t) for t in sync.get("rtt_min_ns") or () if t is not None),
-                               default=None),
+        "sync_rtt_min_ns": sync_rtt_min(sync),
     }
+
+
+def sync_rtt_min(clock_sync: Mapping[str, Any]) -> float | None:
+    """A run's clock-sync round trip: the shortest of each rank, the largest
+    of those (it moves with the machine's state); None when not recorded."""
+    return max((float(t) for t in clock_sync.get("rtt_min_ns") or () if t is not None),
+               default=None)  # fmt: skip
 
 
 def _merged_warnings(outcomes: Sequence[RunOutcome]) -> list[str]:

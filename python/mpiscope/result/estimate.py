@@ -23,11 +23,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from mpiscope.record import Record
-from mpiscope.result.center import median
 from mpiscope.result.document import Point, Result
 from mpiscope.result.methods import DEFAULT_METHOD
 from mpiscope.result.modes import Mode, modes_from_records, point_modes
 from mpiscope.result.run_variation import summary_rows
+from mpiscope.result.stats import median
 
 __all__ = [
     "Estimate",
@@ -133,7 +133,7 @@ def estimate(points: Sequence[Point], summary: Mapping[str, Any] | None = None) 
     lows = [p.get("ci_low_ns") for p in points if p.get("ci_low_ns") is not None]
     highs = [p.get("ci_high_ns") for p in points if p.get("ci_high_ns") is not None]
     return Estimate(
-        median(means) if means else None,
+        median(means),
         min(lows) if lows else None,
         max(highs) if highs else None,
         unstable,

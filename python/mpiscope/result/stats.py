@@ -26,6 +26,7 @@ import math
 from collections.abc import Sequence
 
 from mpiscope.record import Record
+from mpiscope.result import center
 
 __all__ = [
     "DEFAULT_RESAMPLES",
@@ -93,12 +94,9 @@ class RunSummary(Record):
 
 
 def median(values: Sequence[float]) -> float | None:
-    """The median (mean of the two middle values for an even count)."""
-    import numpy as np
-
-    if not values:
-        return None
-    return float(np.median(np.asarray(values, dtype=float)))
+    """The median (mean of the two middle values for an even count); None
+    for no values."""
+    return center.median(values) if values else None
 
 
 def bootstrap_median_ci(

@@ -10,7 +10,6 @@ from typing import Any
 
 from mpiscope.reports.plots.figure import Series
 from mpiscope.result import Point, Result
-from mpiscope.result.center import median
 from mpiscope.result.estimate import (
     Estimate,
     Key,
@@ -20,6 +19,7 @@ from mpiscope.result.estimate import (
     point_method,
     summary_index,
 )
+from mpiscope.result.stats import median
 from mpiscope.result.units import format_bytes, pick_time_unit
 
 __all__ = [
@@ -124,8 +124,7 @@ def point_value(doc: Doc, pts: Sequence[Pt]) -> Estimate:
 
 
 def median_of(values: Iterable[float | None]) -> float | None:
-    present = [v for v in values if v is not None]
-    return median(present) if present else None
+    return median([v for v in values if v is not None])
 
 
 def point_x(pt: Pt, varied: str) -> int | None:
