@@ -16,6 +16,7 @@ typedef struct coll {
     mpiscope__layout_t layout;        /* MOVE */
     mpiscope__values_t values;        /* REDUCE */
     mpiscope__topology_t topology;    /* neighborhood */
+    size_t input_blocks;              /* this rank's input, in messages */
     size_t send_blocks, recv_blocks;  /* this rank's buffers, in messages */
     int send_in_place, recv_in_place; /* MPI_IN_PLACE passed for send / recv */
     int input_in_recv;                /* this rank's data sits in its receive buffer */
@@ -97,10 +98,14 @@ static int set_buffers(mpiscope_op_ctx_t *ctx, coll_t *c, mpiscope__coll_form_t 
 {
     size_t span = c->args.span_bytes;
 
-    c->send_blocks = shape_blocks(c, c->cls->send);
+    c->input_blocks = shape_blocks(c, c->cls->send);
+    /* an input in the receive buffer needs no send buffer: a Bcast root's
+     * unused one doubled what its cold slots held and flushed (2 MiB a
+     * slot at 1 MiB: 16 MiB faulted in, and flushed per stage) */
+    c->send_blocks = c->input_in_recv ? 0 : c->input_blocks;
     c->recv_blocks = c->recv_in_place ? 0 : shape_blocks(c, c->cls->recv);
-    if (c->cls->kind == MPISCOPE__COLL_REDUCE && c->send_in_place && c->send_blocks > c->recv_blocks)
-        c->recv_blocks = c->send_blocks; /* in place, the input is in the receive buffer */
+    if (c->cls->kind == MPISCOPE__COLL_REDUCE && c->send_in_place && c->input_blocks > c->recv_blocks)
+        c->recv_blocks = c->input_blocks; /* in place, the input is in the receive buffer */
     if (c->cls->kind == MPISCOPE__COLL_SYNC)
         return 0;
     if (span && (c->send_blocks > SIZE_MAX / span || c->recv_blocks > SIZE_MAX / span))
@@ -326,28 +331,27 @@ static unsigned char *block_at(void *buf, const coll_t *c, size_t block)
  * is there: the same block when both hold as many, else its own slot. */
 static size_t input_slot(const coll_t *c, size_t b)
 {
-    return c->send_blocks == c->recv_blocks ? b : (size_t)c->args.rank;
+    return c->input_blocks == c->recv_blocks ? b : (size_t)c->args.rank;
 }
 
 static void prepare_move(const mpiscope_op_ctx_t *ctx, const coll_t *c)
 {
     memset(ctx->recv, MPISCOPE__POISON, c->recv_blocks * c->args.span_bytes);
-    for (size_t b = 0; b < c->send_blocks; b++) {
-        mpiscope__pattern_fill(block_at(ctx->send, c, b), &c->layout, ctx->rank, b, ctx->launch);
-        if (c->input_in_recv)
-            mpiscope__pattern_fill(block_at(ctx->recv, c, input_slot(c, b)), &c->layout, ctx->rank, b, ctx->launch);
-    }
+    for (size_t b = 0; b < c->input_blocks; b++)
+        mpiscope__pattern_fill(c->input_in_recv ? block_at(ctx->recv, c, input_slot(c, b)) : block_at(ctx->send, c, b),
+                               &c->layout, ctx->rank, b, ctx->launch);
 }
 
 static void prepare_reduce(const mpiscope_op_ctx_t *ctx, const coll_t *c)
 {
-    size_t elements = c->send_blocks * ctx->count;
+    size_t elements = c->input_blocks * ctx->count;
 
-    mpiscope__values_fill(&c->values, ctx->send, 0, elements, ctx->rank, ctx->launch);
     if (c->input_in_recv)
         mpiscope__values_fill(&c->values, ctx->recv, 0, elements, ctx->rank, ctx->launch);
-    else
+    else {
+        mpiscope__values_fill(&c->values, ctx->send, 0, elements, ctx->rank, ctx->launch);
         memset(ctx->recv, MPISCOPE__POISON, c->recv_blocks * c->args.span_bytes);
+    }
 }
 
 /* Who sent receive block j, and which of its blocks (from < 0: nobody). */

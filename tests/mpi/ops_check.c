@@ -138,10 +138,13 @@ static unsigned char payload(int from, int block, size_t launch, size_t i)
     return (unsigned char)(1 + 37 * from + 11 * block + 5 * launch + 3 * i);
 }
 
+/* bcast has no send buffer: its root's data sits in ctx->recv */
 static size_t send_blocks(check_kind_t kind, const mpiscope_op_ctx_t *ctx)
 {
     int root = ctx->rank == ctx->root;
-    return kind == CHECK_ALLTOALL || (kind == CHECK_SCATTER && root) ? (size_t)ctx->nprocs : 1;
+    return kind == CHECK_BCAST                                         ? 0
+           : kind == CHECK_ALLTOALL || (kind == CHECK_SCATTER && root) ? (size_t)ctx->nprocs
+                                                                       : 1;
 }
 
 /* bcast's one buffer is ctx->recv: the root sends from it. */
@@ -176,9 +179,11 @@ static void movement_prepare(check_kind_t kind, const mpiscope_op_ctx_t *ctx, si
     for (size_t b = 0; b < send_blocks(kind, ctx); b++)
         for (size_t i = 0; i < ctx->size_bytes; i++)
             send[b * ctx->size_bytes + i] = payload(ctx->rank, (int)b, launch, i);
-    memset(ctx->recv, 0, recv_blocks(kind, ctx) * ctx->size_bytes);
+    unsigned char *recv = ctx->recv;
+    memset(recv, 0, recv_blocks(kind, ctx) * ctx->size_bytes);
     if (kind == CHECK_BCAST && ctx->rank == ctx->root)
-        memcpy(ctx->recv, ctx->send, ctx->size_bytes);
+        for (size_t i = 0; i < ctx->size_bytes; i++)
+            recv[i] = payload(ctx->rank, 0, launch, i);
 }
 
 static void movement_verify(check_kind_t kind, const mpiscope_op_ctx_t *ctx, size_t launch)
