@@ -30,7 +30,6 @@ samples (``--raw``) form two modes gets ``modes`` too.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -91,6 +90,8 @@ def merge_documents(
     """One document from several runs (see the module doc); None when no
     run wrote anything. ``planned``: the runs meant to be made (default:
     as many as ``outcomes``), for the error message."""
+    import copy  # only series of runs merge: copy's import looks for Jython's org.python
+
     docs = [outcome.doc for outcome in outcomes if outcome.doc is not None]
     if not docs:
         return None
