@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from mpiscope.measure.catalogue import cache_dir, query_ops
+from mpiscope.measure.catalogue import KEEP_CACHES, cache_dir, query_ops
 from mpiscope.mpi_profile import select_profile
 from mpiscope_fakes import FakeMpi
 
@@ -75,3 +75,19 @@ def test_an_unwritable_cache_only_costs_time(counted: Path, tmp_path: Path,
     first, _ = query_ops(profile)
     again, _ = query_ops(profile)
     assert first == again and _asked(counted) == 2
+
+
+def test_old_copies_are_removed_beyond_the_newest(counted: Path, fake_mpi: FakeMpi) -> None:
+    """Every rebuild leaves a copy: writing one keeps only the newest."""
+    cache_dir().mkdir(parents=True)
+    stale = [cache_dir() / f"ops-{i:016x}.json" for i in range(KEEP_CACHES + 3)]
+    for age, path in enumerate(stale):  # stale[0] the newest
+        path.write_text("[]")
+        os.utime(path, ns=(0, 10**18 - age * 10**9))
+    other = cache_dir() / "other.json"  # not a catalogue: left alone
+    other.write_text("{}")
+    query_ops(select_profile("fake"))
+    left = set(cache_dir().glob("ops-*.json"))
+    written = left - set(stale)
+    assert len(written) == 1 and len(left) == KEEP_CACHES
+    assert left - written == set(stale[: KEEP_CACHES - 1]) and other.exists()

@@ -8,6 +8,8 @@ Asking costs a start of the bench (~40 ms: loading the MPI library runs its
 constructors) before every launch, so the answer is kept in the user's
 cache directory under the identity (path, size, modification time, inode)
 of the bench and of the libmpiscope next to it: a rebuild asks again.
+Each rebuild leaves a copy behind, so writing one removes all but the
+newest :data:`KEEP_CACHES`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ from mpiscope.result.document import write_text_atomic
 
 #: The largest catalogue cache read (the catalogue is tens of KB).
 MAX_CACHE_BYTES = 16 << 20
+
+#: Catalogue copies kept (by modification time): one per build in use (an
+#: install per MPI, a few virtual environments); an older build that comes
+#: back asks its bench again.
+KEEP_CACHES = 8
 
 __all__ = ["OpInfo", "OpOption", "parse_ops", "query_ops", "render_ops"]
 
@@ -106,6 +113,22 @@ def _keep(cache: Path, text: str) -> None:
     with contextlib.suppress(OSError, MpiscopeError):
         cache.parent.mkdir(parents=True, exist_ok=True)
         write_text_atomic(cache, text, update=True)
+        _prune(cache)
+
+
+def _prune(kept: Path) -> None:
+    """Remove the catalogue copies beyond the newest :data:`KEEP_CACHES`,
+    never ``kept`` (another mpiscope may remove the same ones meanwhile)."""
+    def mtime(path: Path) -> int:
+        with contextlib.suppress(OSError):
+            return path.stat().st_mtime_ns
+        return 0
+
+    others = [path for path in kept.parent.glob("ops-*.json") if path != kept]
+    others.sort(key=mtime, reverse=True)
+    for stale in others[KEEP_CACHES - 1:]:
+        with contextlib.suppress(OSError):
+            stale.unlink()
 
 
 def parse_ops(text: str, source: str = "list-ops") -> list[OpInfo]:
