@@ -21,7 +21,6 @@ measured is then kept in the result file the message names.
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -370,6 +369,8 @@ def measure_check(request: CheckRequest, show: bool = False) -> Result | None:
     bench = find_bench(request)
     display = ProgressDisplay(quiet=request.quiet or request.brief, nprocs=request.np)
     # without --out the document is not kept
+    import tempfile
+
     keep = private_dir(out) if out is not None else tempfile.TemporaryDirectory(prefix="mpiscope-")
     with keep as tmp:
         plan = check_plan(request, Path(tmp) / "check.json", bench.profile, bench.launcher,

@@ -19,7 +19,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -235,6 +234,8 @@ def smpi_command(smpirun: str, platform: Platform, args: MeasureRequest) -> list
     ranks, started in a directory of its own (``env -C``: smpirun leaves
     its temporary hostfile in the current directory when a run fails) that
     also holds the hostfile and is removed at exit."""
+    import tempfile
+
     directory = Path(tempfile.mkdtemp(prefix="mpiscope-smpi-"))
     atexit.register(shutil.rmtree, directory, True)
     per_host = getattr(args, "ranks_per_host", None)  # set by commands, not a flag
@@ -295,6 +296,8 @@ _QUERY_PLATFORM = """<?xml version='1.0'?>
 def smpi_alone(smpirun: str, argv: list[str]) -> list[str]:
     """``argv`` (the bench and its arguments) as one simulated rank on a
     one-host platform written into a directory removed at exit."""
+    import tempfile
+
     directory = Path(tempfile.mkdtemp(prefix="mpiscope-smpi-"))
     atexit.register(shutil.rmtree, directory, True)
     platform = directory / "query.xml"
