@@ -312,7 +312,7 @@ def replacing(name: str | Path, what: str = "", update: bool = False) -> Iterato
 @contextlib.contextmanager
 def _written(target: Path, shown: str, update: bool) -> Iterator[IO[bytes]]:
     """The temporary file of ``target``, renamed over it on success."""
-    import tempfile  # (with random and weakref: 5-9 ms of a run's start on the AMD EPYC VM)
+    import tempfile  # (with random and weakref: 2-4 ms of a run's start on the AMD EPYC VM)
 
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -162,7 +162,7 @@ def private_dir(out: Path) -> Iterator[str]:
     result unless it writes ``out`` itself (a path every rank, wherever it
     runs, can reach if rank 0 can write ``out``). Made only for this user
     under a name nobody can guess, removed with what it holds. (Not
-    tempfile's: importing it, with random and weakref, cost 5-9 ms of every
+    tempfile's: importing it, with random and weakref, cost 2-4 ms of every
     run's start on the AMD EPYC VM.)"""
     for _ in range(100):
         path = out.parent / f".{out.name}.runs-{os.urandom(6).hex()}"
