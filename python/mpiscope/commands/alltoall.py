@@ -30,6 +30,7 @@ from mpiscope.alltoall.lab import (
 )
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 from mpiscope.measure.plan import available_cores
+from mpiscope.measure.runner import private_dir
 from mpiscope.measure.series import RunSeries, oversubscribed, simulated
 from mpiscope.parsing import subcommands
 
@@ -406,7 +407,7 @@ def _compare_one(args: argparse.Namespace) -> int:
     runs: list[RunRecord] = []
     variants: list[Variant] = []
     interrupted: BaseException | None = None
-    with tempfile.TemporaryDirectory(prefix=f".{out.name}.runs-", dir=out.parent) as tmp:
+    with private_dir(out) as tmp:
         runner = RunSeries(ns, bench, Path(tmp), known_ops)
 
         def bench_run(purpose: str, ops: Sequence[str], sz: Sequence[int],

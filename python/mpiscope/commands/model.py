@@ -144,7 +144,7 @@ def _bench_run(request: MeasureRequest, plan: Any, bench: Any, out: Path, ops: s
     if bench.profile.implementation == "smpi" and ops.startswith("overhead_"):
         methods = (SIMULATED_OVERHEAD_METHOD,)
     run = replace(plan, ops=ops.split(","), sizes=sizes, out=out, methods=methods,
-                              options=tuple(options.items()))  # fmt: skip
+                  options=tuple(options.items()))  # fmt: skip
     return BenchRun(bench_plan(own, run, bench.profile, bench.launcher))
 
 

@@ -164,17 +164,11 @@ def private_dir(out: Path) -> Iterator[str]:
     under a name nobody can guess, removed with what it holds. (Not
     tempfile's: importing it, with random and weakref, cost 2-4 ms of every
     run's start on the AMD EPYC VM.)"""
-    for _ in range(100):
-        path = out.parent / f".{out.name}.runs-{os.urandom(6).hex()}"
-        try:
-            path.mkdir(mode=0o700)
-            break
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
-    else:
-        raise MpiscopeError(f"cannot write {out}: no free name for its private directory")
+    path = out.parent / f".{out.name}.runs-{os.urandom(8).hex()}"  # 64 random bits: no retry
+    try:
+        path.mkdir(mode=0o700)
+    except OSError as exc:
+        raise MpiscopeError(f"cannot write {out}: {exc.strerror or exc}") from None
     try:
         yield str(path)
     finally:

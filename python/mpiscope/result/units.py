@@ -9,6 +9,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+from mpiscope.result.center import median
+
 __all__ = [
     "TIME_UNITS",
     "format_bytes",
@@ -86,8 +88,6 @@ def format_ns(ns: float | None, digits: int = 3) -> str:
 def format_median_range(values_ns: Sequence[float]) -> str:
     """The median of several times and their range, "1.2 ms [1.1 ms .. 1.5 ms]";
     one time alone; "-" for none."""
-    from mpiscope.result.center import median
-
     if not values_ns:
         return MISSING
     if len(values_ns) == 1:
