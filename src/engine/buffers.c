@@ -20,13 +20,13 @@
  * simulated times do not depend on the bytes, and the memory is a few
  * MiB whatever the ranks. A validating point gets memory of its own. */
 #include "opctx.h"
+#include "cache_size.h"
 #include "mpiscope/error.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #include <immintrin.h>
@@ -330,63 +330,6 @@ void mpiscope__op_ctx_release_buffers(mpiscope_op_ctx_t *ctx)
     if (pool)
         pool->slots = 0;
     ctx->send = ctx->recv = NULL;
-}
-
-/* "32K", "1024K", "16M" (sysfs cache sizes) to bytes; 0 if unreadable. */
-static size_t parse_cache_size(const char *text)
-{
-    char *end;
-    unsigned long long n = strtoull(text, &end, 10);
-
-    switch (*end) {
-    case 'K':
-        return (size_t)n << 10;
-    case 'M':
-        return (size_t)n << 20;
-    case 'G':
-        return (size_t)n << 30;
-    default:
-        return (size_t)n;
-    }
-}
-
-/* Level and size of /sys/.../cache/index<i>; 0 if it does not exist. */
-static int read_sysfs_cache(int index, int *level, size_t *bytes)
-{
-    char path[96], text[32];
-    FILE *f;
-    int ok;
-
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/level", index);
-    if (!(f = fopen(path, "r")))
-        return 0;
-    ok = fscanf(f, "%d", level) == 1;
-    fclose(f);
-    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
-    if (!ok || !(f = fopen(path, "r")))
-        return 0;
-    ok = fscanf(f, "%31s", text) == 1;
-    fclose(f);
-    *bytes = ok ? parse_cache_size(text) : 0;
-    return ok;
-}
-
-size_t mpiscope__llc_bytes(void)
-{
-    int best_level = 0, level;
-    size_t best_bytes = 0, bytes;
-
-#ifdef _SC_LEVEL3_CACHE_SIZE
-    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-    if (l3 > 0)
-        return (size_t)l3;
-#endif
-    for (int i = 0; read_sysfs_cache(i, &level, &bytes); i++)
-        if (level > best_level || (level == best_level && bytes > best_bytes)) {
-            best_level = level;
-            best_bytes = bytes;
-        }
-    return best_bytes;
 }
 
 void mpiscope__buffer_pool_set_cold(mpiscope__buffer_pool_t *pool, int cold)

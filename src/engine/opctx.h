@@ -62,9 +62,6 @@ typedef struct mpiscope__buffer_pool_info {
 } mpiscope__buffer_pool_info_t;
 void mpiscope__buffer_pool_info(const mpiscope__buffer_pool_t *pool, mpiscope__buffer_pool_info_t *info);
 
-/* Size of the last-level cache in bytes (sysconf, then /sys), 0 if unknown. */
-size_t mpiscope__llc_bytes(void);
-
 /* Engine-private part of a ctx (ctx->engine points to one). */
 typedef struct mpiscope__op_engine {
     mpiscope__buffer_pool_t *pool;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "mpiscope/error.h"
+#include "cache_size.h"
 #include "opctx.h"
 #include "samples.h"
 

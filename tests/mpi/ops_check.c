@@ -7,6 +7,7 @@
  *   mpicc -std=c11 -Wall -Wextra -D_GNU_SOURCE -Iinclude -Isrc/engine -Isrc/ops tests/mpi/ops_check.c
  *     src/ops/[a-z]*.c src/engine/{opctx,buffers,error,timer}.c -lm
  * Run: mpiexec -n 2 ./ops_check   (any number of ranks) */
+#include "cache_size.h"
 #include "opctx.h"
 #include "refusal.h"
 #include "mpiscope/error.h"
