@@ -29,9 +29,12 @@ import stat
 from collections.abc import Iterator
 from itertools import accumulate
 from pathlib import Path
-from typing import IO, Any
 
 from mpiscope.errors import MpiscopeError
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import IO, Any
 
 __all__ = [
     "MAX_DEPTH",

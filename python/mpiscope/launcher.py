@@ -33,11 +33,16 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import IO, Any, Protocol
 
 from mpiscope.errors import MpiscopeError, RunFailedError, StoppedError
 from mpiscope.record import Record
 from mpiscope.session_dirs import LISTENER_FAILED, remove_left_behind, stale_dir_reason
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import IO, Any, Protocol
+else:
+    Protocol = object  # structural for mypy alone
 
 __all__ = [
     "Event",

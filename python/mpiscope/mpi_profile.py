@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -245,6 +244,8 @@ def _profile_from_environment() -> MpiProfile | None:
     bench = os.environ.get("MPISCOPE_BENCH")
     if not bench:
         return None
+    import shutil
+
     mpiexec = os.environ.get("MPIEXEC") or shutil.which("mpiexec") or "mpiexec"
     return MpiProfile(
         name="environment",
@@ -298,7 +299,11 @@ def _in_home(value: str, home: Path) -> str:
 
 
 def _check_executable(path: str, what: str, source: str) -> str:
-    resolved = shutil.which(path) if os.sep not in path else path
+    resolved: str | None = path
+    if os.sep not in path:  # a name on PATH (shutil only then: ~4 ms to import)
+        import shutil
+
+        resolved = shutil.which(path)
     if resolved is None or not os.path.isfile(resolved) or not os.access(resolved, os.X_OK):
         raise MpiscopeError(f"{what} not found or not executable: {path} (from {source}): {_HINT}")
     return resolved

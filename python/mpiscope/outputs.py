@@ -32,10 +32,13 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.inputs import file_kind, is_input
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import IO
 
 __all__ = [
     "check_output",

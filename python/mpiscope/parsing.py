@@ -12,9 +12,13 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable, Collection, Sequence
-from typing import Any, NoReturn
 
 from mpiscope.errors import MpiscopeError
+from mpiscope.terminal import columns
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, NoReturn
 
 __all__ = [
     "MAX_RANKS",
@@ -30,10 +34,24 @@ __all__ = [
 ]
 
 
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's, its width found without importing shutil
+    (:mod:`mpiscope.terminal`): argparse makes one for every option added."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:  # fmt: skip
+        super().__init__(prog, indent_increment, max_help_position,
+                         columns() - 2 if width is None else width)  # fmt: skip
+
+
 class Parser(argparse.ArgumentParser):
     """argparse that raises MpiscopeError instead of printing usage, and
     refuses an empty value for an option (``--out ''`` is a mistake, which
     would otherwise fall back to the default as if the option were absent)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         raise MpiscopeError(f"{message}; see {self.prog} --help")

@@ -28,9 +28,11 @@ functions of the same names.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
 if TYPE_CHECKING:
+    from typing import Any, ClassVar, TypeVar
+
     from typing_extensions import dataclass_transform
 else:
 
@@ -133,8 +135,8 @@ class Record:
         return f"{type(self).__name__}({shown})"
 
 
-# bound after the class: a bound named by a string is compiled (1.4 ms)
-_R = TypeVar("_R", bound=Record)
+if TYPE_CHECKING:  # bound after the class
+    _R = TypeVar("_R", bound=Record)
 
 
 def _unchanging(record: Record) -> AttributeError:

@@ -16,7 +16,6 @@ Checked with Open MPI 5.0 (docs/guarantees.md, "Processes mpiscope starts").
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -39,6 +38,8 @@ def remove_left_behind(pid: int) -> None:
     path = session_dir(pid)
     try:
         if path.is_dir() and not path.is_symlink() and path.stat().st_uid == os.geteuid():
+            import shutil
+
             shutil.rmtree(path, ignore_errors=True)
     except OSError:
         pass  # gone meanwhile, or not ours to look at

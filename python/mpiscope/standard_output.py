@@ -15,9 +15,12 @@ import contextlib
 import errno
 import os
 import sys
-from typing import Any
 
 from mpiscope.errors import MpiscopeError
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["StdoutError", "discard", "restore", "watch"]
 

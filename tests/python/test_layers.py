@@ -33,8 +33,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
     ("outputs", "standard_output", "html_page"),  # every file written, stdout, the HTML page
     ("inputs",),  # every file read (the one reader)
-    # leaves: session_dirs, what a killed mpiexec leaves; record, the value classes
-    ("errors", "version", "session_dirs", "record"),
+    # leaves: session_dirs, what a killed mpiexec leaves; record, the value
+    # classes; terminal, its width
+    ("errors", "version", "session_dirs", "record", "terminal"),
 )
 
 

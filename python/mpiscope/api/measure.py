@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from mpiscope.api.options import api_call, parse_options
 from mpiscope.errors import MpiscopeError, RunFailedError
@@ -61,6 +60,10 @@ from mpiscope.measure.sizes import one_size, parse_nprocs_spec
 from mpiscope.record import replace
 from mpiscope.result import Result
 from mpiscope.result.methods import DEFAULT_METHOD
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "check",

@@ -18,10 +18,13 @@ import argparse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.parsing import Parser, unknown
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["api_call", "parse_options"]
 

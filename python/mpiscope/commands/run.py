@@ -11,10 +11,13 @@ is :func:`mpiscope.api.measure.measure_run` (``mpiscope.run()`` in Python).
 from __future__ import annotations
 
 import argparse
-from typing import Any
 
 from mpiscope.api.measure import measure_run, run_request
 from mpiscope.measure.command_options import add_run_options
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["add_parser", "run"]
 

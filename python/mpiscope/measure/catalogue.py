@@ -19,7 +19,6 @@ import json
 import os
 import zlib
 from pathlib import Path
-from typing import Any
 
 from mpiscope.errors import MpiscopeError, RunFailedError
 from mpiscope.inputs import read_text
@@ -28,6 +27,10 @@ from mpiscope.measure.simulation import smpi_alone
 from mpiscope.mpi_profile import MpiProfile
 from mpiscope.record import Record
 from mpiscope.result.document import write_text_atomic
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 #: The largest catalogue cache read (the catalogue is tens of KB).
 MAX_CACHE_BYTES = 16 << 20

@@ -23,15 +23,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import Installation, mpiexec_command
 from mpiscope.parsing import MAX_RANKS, int_in
 
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
 if TYPE_CHECKING:
     from mpiscope.measure.request import MeasureRequest
 
@@ -240,6 +239,8 @@ def runs_elsewhere(request: MeasureRequest) -> bool:
 def srun_path() -> str:
     """srun: ``MPISCOPE_SRUN`` if set, else the one on PATH."""
     override = os.environ.get("MPISCOPE_SRUN")
+    import shutil
+
     found = override or shutil.which("srun")
     if not found or not os.access(found, os.X_OK):
         where = f"MPISCOPE_SRUN={override}" if override else "srun on PATH"

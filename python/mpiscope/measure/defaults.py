@@ -6,7 +6,9 @@ flags (:mod:`mpiscope.measure.options`) read one table."""
 
 from __future__ import annotations
 
-from typing import Any
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["ALWAYS_PASSED", "SIMULATED_DEFAULTS", "simulated_help"]
 

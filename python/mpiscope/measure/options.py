@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Collection
-from typing import Any
 
 from mpiscope.measure.cluster import LAUNCHERS, add_cluster_options
 from mpiscope.measure.defaults import ALWAYS_PASSED, SIMULATED_DEFAULTS, simulated_help
@@ -20,6 +19,10 @@ from mpiscope.measure.simulation import DEFAULT_CFG, parse_cfg
 from mpiscope.parsing import MAX_RANKS, choice, float_in, int_in
 from mpiscope.result.describe import description, names, parameter
 from mpiscope.result.methods import DEFAULT_METHOD, METHODS
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MAX_RUNS",

@@ -18,7 +18,6 @@ import shlex
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.launcher import format_command
@@ -45,6 +44,10 @@ from mpiscope.parsing import unknown
 from mpiscope.record import Record
 from mpiscope.result.describe import pair_ops
 from mpiscope.result.methods import DEFAULT_METHOD
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "RunPlan",

@@ -12,12 +12,15 @@ lines pass through to stdout.
 
 from __future__ import annotations
 
-import shutil
 import sys
-from typing import TextIO
 
 from mpiscope.launcher import Event, OutputEvent, ProgressEvent, WarningEvent
 from mpiscope.result.units import format_bytes, format_ns
+from mpiscope.terminal import columns
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import TextIO
 
 __all__ = ["ProgressDisplay", "format_progress"]
 
@@ -74,7 +77,7 @@ class ProgressDisplay:
             return
         text = format_progress(event, self._nprocs)
         if self._tty:
-            width = shutil.get_terminal_size((80, 24)).columns
+            width = columns(self._err)
             self._line = text[: max(width - 1, 10)]
             self._err.write(_CLEAR_LINE + self._line)
         else:

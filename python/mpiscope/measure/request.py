@@ -21,12 +21,15 @@ makes another).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeVar
 
 from mpiscope.measure.defaults import ALWAYS_PASSED, SIMULATED_DEFAULTS
 from mpiscope.measure.method_options import Arrival
 from mpiscope.record import Record, fields, replace
 from mpiscope.result.describe import description, parameter
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
 
 __all__ = [
     "CheckRequest",
@@ -146,8 +149,8 @@ class MeasureRequest(Record, kw_only=True):
         return replace(self, **given, engine={**self.engine, **engine})
 
 
-# bound after the class: a bound named by a string is compiled (1.4 ms)
-_R = TypeVar("_R", bound=MeasureRequest)
+if TYPE_CHECKING:  # bound after the class
+    _R = TypeVar("_R", bound=MeasureRequest)
 
 
 def _engine_names() -> set[str]:

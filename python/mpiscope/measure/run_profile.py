@@ -33,7 +33,6 @@ import os
 import stat
 from collections.abc import Mapping, MutableMapping
 from pathlib import Path
-from typing import Any
 
 from mpiscope import inputs
 from mpiscope.errors import MpiscopeError
@@ -48,6 +47,10 @@ from mpiscope.result.run_variation import (
     summary_key,
     summary_rows,
 )
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ENV_VAR",

@@ -31,7 +31,6 @@ samples (``--raw``) form two modes gets ``modes`` too.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.result.methods import METHODS
@@ -49,6 +48,10 @@ from mpiscope.result.stats import (
     RunStats,
     summarize_runs,
 )
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "RunOutcome",

@@ -16,16 +16,15 @@ import argparse
 import atexit
 import contextlib
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mpiscope.errors import MpiscopeError
 from mpiscope.mpi_profile import MpiProfile, find_profiles, select_profile
 from mpiscope.record import Record
 
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
 if TYPE_CHECKING:
     import xml.etree.ElementTree as ET
 
@@ -234,6 +233,7 @@ def smpi_command(smpirun: str, platform: Platform, args: MeasureRequest) -> list
     ranks, started in a directory of its own (``env -C``: smpirun leaves
     its temporary hostfile in the current directory when a run fails) that
     also holds the hostfile and is removed at exit."""
+    import shutil
     import tempfile
 
     directory = Path(tempfile.mkdtemp(prefix="mpiscope-smpi-"))
@@ -296,6 +296,7 @@ _QUERY_PLATFORM = """<?xml version='1.0'?>
 def smpi_alone(smpirun: str, argv: list[str]) -> list[str]:
     """``argv`` (the bench and its arguments) as one simulated rank on a
     one-host platform written into a directory removed at exit."""
+    import shutil
     import tempfile
 
     directory = Path(tempfile.mkdtemp(prefix="mpiscope-smpi-"))

@@ -6,11 +6,14 @@ and the HTML report."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from mpiscope.reports.tails import floor_line
 from mpiscope.result import Result
 from mpiscope.result.units import format_bytes, format_ns, format_number, format_percent
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["MISSING", "PARTIAL_BANNER", "header_lines", "header_rows", "partial_lines"]
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.reports.deterministic import DETERMINISTIC
@@ -31,6 +30,10 @@ from mpiscope.result.methods import (
     linear_loop_ratio_of_times,
 )
 from mpiscope.result.units import format_bytes, format_ns, format_number, pick_time_unit
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "BARRIER_VIEWS",

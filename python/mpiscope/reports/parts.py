@@ -16,11 +16,14 @@ and of every op that says what its numbers depend on.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Point, Result
 from mpiscope.result.units import format_bytes, format_ns, format_number
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["PART_TITLES", "notes_lines", "op_notes", "parts_lines", "parts_rows"]
 

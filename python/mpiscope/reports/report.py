@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.reports.deterministic import deterministic_lines, differed, is_exact
@@ -34,6 +33,10 @@ from mpiscope.result.units import (
     format_percent,
     pick_time_unit,
 )
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["render_report", "table_cells"]
 

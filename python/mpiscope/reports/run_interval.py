@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.reports.deterministic import is_exact
 from mpiscope.result import Point, Result
 from mpiscope.result.modes import format_modes, modes_from_records
 from mpiscope.result.units import format_ns, format_percent
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "between_cell",

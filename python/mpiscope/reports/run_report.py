@@ -12,7 +12,6 @@ into separate groups; then each run's median per point, in run order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Result
@@ -20,6 +19,10 @@ from mpiscope.result.estimate import group_points, summary_index
 from mpiscope.result.modes import MODES_RULE, format_modes, modes_from_records
 from mpiscope.result.stats import DISAGREE_RULE
 from mpiscope.result.units import format_bytes, format_ns, format_number
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["summary_lines"]
 

@@ -7,12 +7,15 @@ point table and the tail table with the distribution-free intervals
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from mpiscope.reports.deterministic import DETERMINISTIC, is_exact
 from mpiscope.reports.texttable import format_table
 from mpiscope.result import Point, Result
 from mpiscope.result.units import format_bytes, format_ns, format_percent
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "TOO_FEW_MARK",

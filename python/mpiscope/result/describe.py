@@ -16,9 +16,11 @@ none of them again.
 
 from __future__ import annotations
 
-from typing import Any
-
 from mpiscope.inputs import bundled_json
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["bandwidth_ops", "description", "names", "pair_ops", "parameter"]
 

@@ -16,13 +16,16 @@ import os
 import re
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 from mpiscope import inputs, outputs
 from mpiscope.errors import MpiscopeError
 from mpiscope.record import Record
 from mpiscope.result.center import median
 from mpiscope.result.old_names import upgrade
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "SCHEMA_MAJOR",

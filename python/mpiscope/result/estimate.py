@@ -20,7 +20,6 @@ modes: one value between them describes neither.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.result.document import Point, Result
@@ -28,6 +27,10 @@ from mpiscope.result.methods import DEFAULT_METHOD
 from mpiscope.result.modes import Mode, modes_from_records, point_modes
 from mpiscope.result.run_variation import summary_rows
 from mpiscope.result.stats import median
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "Estimate",

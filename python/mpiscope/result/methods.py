@@ -9,10 +9,13 @@ The bench implements them (src/engine/method*.c); the command line checks
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.result.describe import description
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "DEFAULT_METHOD",

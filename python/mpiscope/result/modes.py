@@ -35,11 +35,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.result.document import kept_times
 from mpiscope.result.stats import DISAGREE_MIN_CV
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "MODES_MIN_RATIO",

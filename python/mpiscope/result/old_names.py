@@ -21,7 +21,10 @@ variant's ``launch``; 1.1: ``runs``, ``run``).
 from __future__ import annotations
 
 from collections.abc import MutableMapping
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["RENAMED_IN", "upgrade", "upgrade_alltoall"]
 

@@ -26,11 +26,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from mpiscope.record import Record
 from mpiscope.result.old_names import RENAMED_IN
 from mpiscope.result.student import two_sided_t
+
+TYPE_CHECKING = False  # typing is not imported at run time (mpiscope/__init__.py)
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "SUMMARY_KEYS",
