@@ -101,7 +101,8 @@ class MpiProfile(Record):
         ``--version`` names another MPI than the one of the profile."""
         if not self.built_mpiexec or self.implementation not in _VERSION_SIGNS:
             return
-        if os.path.realpath(path) == os.path.realpath(self.built_mpiexec):
+        own = self.built_mpiexec  # the same string needs no realpath (two per run: ~2 ms)
+        if path == own or os.path.realpath(path) == os.path.realpath(own):
             return
         found = mpiexec_implementation(path)
         if found and found != self.implementation:
