@@ -39,30 +39,43 @@ static void index_dir(int cpu, int index, const char *type, int level, const cha
     }
 }
 
-static void test_highest_level(void)
-{
-    index_dir(0, 0, "Data", 1, "48K");
-    index_dir(0, 1, "Instruction", 1, "32K");
-    index_dir(0, 2, "Unified", 2, "1024K");
-    index_dir(0, 3, "Unified", 3, "32768K");
-    CHECK_INT_EQ(mpiscope__llc_bytes_in(root, 0), 32 << 20);
-}
+typedef struct cache_entry {
+    const char *type; /* NULL: no such index (a gap) */
+    int level;
+    const char *size;
+} cache_entry_t;
 
-static void test_instruction_and_gaps(void)
-{
-    /* an instruction cache of a higher level is no LLC; index 3 is missing */
-    index_dir(1, 0, "Data", 1, "32K");
-    index_dir(1, 1, "Unified", 2, "2M");
-    index_dir(1, 2, "Instruction", 3, "64M");
-    index_dir(1, 4, "Unified", 3, "1G");
-    CHECK_INT_EQ(mpiscope__llc_bytes_in(root, 1), 2 << 20);
-}
+static const struct tree_case {
+    const char *what;
+    int cpu, entries;
+    cache_entry_t entry[5];
+    size_t want;
+} cases[] = {
+    {"the highest level",
+     0,
+     4,
+     {{"Data", 1, "48K"}, {"Instruction", 1, "32K"}, {"Unified", 2, "1024K"}, {"Unified", 3, "32768K"}},
+     32 << 20},
+    {"an instruction cache is no LLC; the first gap ends the list",
+     1,
+     5,
+     {{"Data", 1, "32K"}, {"Unified", 2, "2M"}, {"Instruction", 3, "64M"}, {NULL, 0, NULL}, {"Unified", 3, "1G"}},
+     2 << 20},
+    {"an unreadable size", 2, 1, {{"Unified", 2, "lots"}}, 0},
+};
 
-static void test_unreadable(void)
+static void test_trees(void)
 {
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        for (int i = 0; i < cases[c].entries; i++)
+            if (cases[c].entry[i].type)
+                index_dir(cases[c].cpu, i, cases[c].entry[i].type, cases[c].entry[i].level, cases[c].entry[i].size);
+        size_t got = mpiscope__llc_bytes_in(root, cases[c].cpu);
+        if (got != cases[c].want)
+            printf("%s: ", cases[c].what);
+        CHECK_INT_EQ(got, cases[c].want);
+    }
     CHECK_INT_EQ(mpiscope__llc_bytes_in(root, 7), 0); /* no such CPU */
-    index_dir(2, 0, "Unified", 2, "lots");
-    CHECK_INT_EQ(mpiscope__llc_bytes_in(root, 2), 0);
 }
 
 /* Where the kernel describes the caches, the engine says what it says. */
@@ -79,9 +92,7 @@ int main(void)
 {
     snprintf(root, sizeof root, "/tmp/mpiscope-cache-XXXXXX");
     CHECK(mkdtemp(root) != NULL);
-    test_highest_level();
-    test_instruction_and_gaps();
-    test_unreadable();
+    test_trees();
     test_this_machine();
     char command[128];
     snprintf(command, sizeof command, "rm -rf '%s'", root);
