@@ -66,7 +66,8 @@ def _version_action() -> type:
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The command line's parser; with ``only`` (a command's name), with that
     command alone: the other command modules are not imported (a run's
-    start should not wait for fifteen modules it does not use)."""
+    start should not wait for fifteen modules it does not use); with ``""``,
+    with none (``--version`` alone)."""
     import importlib
 
     from mpiscope.parsing import Parser
@@ -81,17 +82,19 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_version_action(), nargs=0,
                         help="show the version and exit")  # fmt: skip
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for name in COMMAND_MODULES if only is None else (only.replace("-", "_"),):
+    for name in COMMAND_MODULES if only is None else (only.replace("-", "_"),) if only else ():
         importlib.import_module(f"mpiscope.commands.{name}").add_parser(commands)
     return parser
 
 
 def _command_of(args: Sequence[str]) -> str | None:
-    """The command ``args`` name first (``list-ops`` is module list_ops), or
-    None: an option first, no command or an unknown one get the whole parser,
-    which lists every command."""
+    """The command ``args`` name first (``list-ops`` is module list_ops); ""
+    for ``--version`` alone; else None: an option first, no command or an
+    unknown one get the whole parser, which lists every command."""
     if args and args[0].replace("-", "_") in COMMAND_MODULES and "_" not in args[0]:
         return args[0]
+    if list(args) == ["--version"]:
+        return ""  # no command: --version alone needs none of their modules
     return None
 
 

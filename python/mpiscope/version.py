@@ -1,9 +1,12 @@
 """The package's version: one reader for every document and page that names it.
 
-pyproject.toml reads the repository's VERSION file, as CMake does; an
-installed package answers from its metadata, a checkout that was never
-installed from VERSION itself. Read on first use: importlib.metadata is
-tens of milliseconds of the command line's start-up.
+VERSION is the one place. pyproject.toml reads it into the package's
+metadata; CMake builds it into the engine, whose description
+(describe.json, shipped beside the modules) carries it; test_result.py
+holds the three to one value. It is read from that description:
+importlib.metadata took ~250 ms of `mpiscope --version` on the AMD EPYC
+VM (its import alone 73 ms, then a scan of every installed
+distribution), and every noise, health and Alltoall document paid it.
 """
 
 from __future__ import annotations
@@ -15,10 +18,6 @@ __all__ = ["package_version"]
 
 @functools.cache
 def package_version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-    from pathlib import Path
+    from mpiscope.result.describe import description
 
-    try:
-        return version("mpiscope")
-    except PackageNotFoundError:
-        return (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    return str(description()["mpiscope_version"])

@@ -29,13 +29,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api",),
     ("health",),  # cluster health: runs measure's launches and noise's probes, analyses them
     ("measure", "reports", "trace", "noise", "alltoall"),  # libraries
-    ("models",),  # communication performance models: fits, predictions, platforms
+    # communication performance models: fits, predictions, platforms; the
+    # package's version, read from the engine's description (result)
+    ("models", "version"),
     ("result", "launcher", "mpi_profile", "parsing"),  # the result model, processes, MPI installs
     ("outputs", "standard_output", "html_page"),  # every file written, stdout, the HTML page
     ("inputs",),  # every file read (the one reader)
     # leaves: session_dirs, what a killed mpiexec leaves; record, the value
     # classes; terminal, its width
-    ("errors", "version", "session_dirs", "record", "terminal"),
+    ("errors", "session_dirs", "record", "terminal"),
 )
 
 

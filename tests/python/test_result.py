@@ -113,11 +113,26 @@ def test_one_version_everywhere() -> None:
     """VERSION is the one place: the package's metadata (pyproject reads it)
     and the engine's description (test_describe.py holds describe.json to
     what the bench says, which CMake builds from VERSION) carry it."""
+    from importlib.metadata import version
+
     from mpiscope.result.describe import description
 
     written = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
-    assert mpiscope.__version__ == written
+    assert version("mpiscope") == written
     assert description()["mpiscope_version"] == written
+    assert mpiscope.__version__ == written
+
+
+def test_version_alone_loads_no_command() -> None:
+    """`mpiscope --version` reads the engine's description: no command's
+    modules, and not importlib.metadata (~250 ms on the AMD EPYC VM)."""
+    code = ("import sys\nfrom mpiscope.cli import main\n"
+            "try:\n    main(['--version'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('mpiscope.commands') "
+            "or m == 'importlib.metadata'))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    written = (Path(__file__).resolve().parents[2] / "VERSION").read_text().strip()
+    assert out.stdout.splitlines() == [f"mpiscope {written}", "[]"]
 
 
 def drop(doc: dict[str, Any], *path: str | int) -> None:
