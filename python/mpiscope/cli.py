@@ -63,11 +63,10 @@ def _version_action() -> type:
     return Version
 
 
-def build_parser(only: str | None = None) -> argparse.ArgumentParser:
-    """The command line's parser; with ``only`` (a command's name), with that
-    command alone: the other command modules are not imported (a run's
-    start should not wait for fifteen modules it does not use); with ``""``,
-    with none (``--version`` alone)."""
+def build_parser(commands: Sequence[str] = COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The command line's parser with ``commands`` (their module names,
+    default every one): the others are not imported (a run's start should
+    not wait for fifteen modules it does not use)."""
     import importlib
 
     from mpiscope.parsing import Parser
@@ -81,21 +80,22 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action=_version_action(), nargs=0,
                         help="show the version and exit")  # fmt: skip
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
-    for name in COMMAND_MODULES if only is None else (only.replace("-", "_"),) if only else ():
-        importlib.import_module(f"mpiscope.commands.{name}").add_parser(commands)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", title="commands")
+    for name in commands:
+        importlib.import_module(f"mpiscope.commands.{name}").add_parser(sub)
     return parser
 
 
-def _command_of(args: Sequence[str]) -> str | None:
-    """The command ``args`` name first (``list-ops`` is module list_ops); ""
-    for ``--version`` alone; else None: an option first, no command or an
-    unknown one get the whole parser, which lists every command."""
+def _commands_of(args: Sequence[str]) -> Sequence[str]:
+    """The command modules ``args`` needs: the one it names first
+    (``list-ops`` is module list_ops); none for ``--version`` alone; else
+    every one (an option first, no command or an unknown one: the parser
+    lists them all)."""
     if args and args[0].replace("-", "_") in COMMAND_MODULES and "_" not in args[0]:
-        return args[0]
+        return (args[0].replace("-", "_"),)
     if list(args) == ["--version"]:
-        return ""  # no command: --version alone needs none of their modules
-    return None
+        return ()
+    return COMMAND_MODULES
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -116,7 +116,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     os.environ["MPLBACKEND"] = "Agg"
     real = standard_output.watch()
     try:
-        args = build_parser(_command_of(args_list)).parse_args(args_list)
+        args = build_parser(_commands_of(args_list)).parse_args(args_list)
         if args.command is None:
             raise MpiscopeError(
                 "no command given (see mpiscope --help for the commands)"

@@ -1,10 +1,10 @@
-/* cache_size.c: the last-level cache of the CPU a rank runs on.
+/* cache_size.c: the last-level cache of a CPU.
  *
  * The kernel's topology comes first: it describes the cache one core
  * actually shares. glibc's sysconf(_SC_LEVEL3_CACHE_SIZE) can report the
  * whole package on AMD: 256 MiB on an EPYC VM whose two cores share one
- * 32 MiB L3 (sysfs, lscpu and mpiscope-noise all said 32 MiB). It is
- * only the fallback where /sys cannot be read. */
+ * 32 MiB L3 (sysfs and lscpu said 32 MiB). It is only the fallback where
+ * /sys cannot be read. */
 #include "cache_size.h"
 
 #include <sched.h>
@@ -12,80 +12,80 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "mpiscope/error.h"
 
-#define CACHE_SYSFS "/sys/devices/system/cpu"
 enum { MAX_CACHE_INDEX = 32 };
 
-/* The first word of a file (at most len - 1 bytes); 0 if unreadable. */
-static int read_word(const char *path, char *buf, size_t len)
+/* The first word of <root>/cpu<cpu>/cache/index<index>/<file>; 0 if unreadable. */
+static int read_word(const char *root, int cpu, int index, const char *file, char word[32])
 {
+    char path[600];
+    snprintf(path, sizeof path, "%s/cpu%d/cache/index%d/%s", root, cpu, index, file);
     FILE *f = fopen(path, "r");
     if (!f)
         return 0;
-    char format[16];
-    snprintf(format, sizeof format, "%%%zus", len - 1);
-    int ok = fscanf(f, format, buf) == 1;
+    int ok = fscanf(f, "%31s", word) == 1;
     fclose(f);
     return ok;
 }
 
 /* "32K", "32768K", "16M", "1G" or plain bytes; 0 if unreadable. */
-static size_t parse_size(const char *text)
+static long long parse_size(const char *text)
 {
     char *end;
-    unsigned long long n = strtoull(text, &end, 10);
-    if (end == text)
+    long long n = strtoll(text, &end, 10);
+    if (end == text || n <= 0)
         return 0;
     switch (*end) {
     case 'K':
-        return (size_t)n << 10;
+        return n << 10;
     case 'M':
-        return (size_t)n << 20;
+        return n << 20;
     case 'G':
-        return (size_t)n << 30;
+        return n << 30;
     case '\0':
-        return (size_t)n;
+        return n;
     default:
         return 0;
     }
 }
 
-size_t mpiscope__llc_bytes_in(const char *root, int cpu)
+int mpiscope__llc_of_cpu(const char *root, int cpu, mpiscope__llc_t *llc)
 {
-    int best_level = 0;
-    size_t best_bytes = 0;
+    int found = 0;
     for (int i = 0; i < MAX_CACHE_INDEX; i++) {
-        char path[512], word[32];
-        snprintf(path, sizeof path, "%s/cpu%d/cache/index%d/type", root, cpu, i);
-        if (!read_word(path, word, sizeof word))
+        char word[32];
+        if (!read_word(root, cpu, i, "type", word))
             break; /* indices are contiguous: the first gap ends the list */
         if (strcmp(word, "Instruction") == 0)
             continue;
-        snprintf(path, sizeof path, "%s/cpu%d/cache/index%d/level", root, cpu, i);
-        if (!read_word(path, word, sizeof word))
+        mpiscope__llc_t c = {.instance = -1};
+        if (!read_word(root, cpu, i, "level", word))
             continue;
-        int level = atoi(word);
-        snprintf(path, sizeof path, "%s/cpu%d/cache/index%d/size", root, cpu, i);
-        size_t bytes = read_word(path, word, sizeof word) ? parse_size(word) : 0;
-        if (bytes && (level > best_level || (level == best_level && bytes > best_bytes))) {
-            best_level = level;
-            best_bytes = bytes;
+        c.level = atoi(word);
+        if (!read_word(root, cpu, i, "size", word) || (c.bytes = parse_size(word)) == 0)
+            continue;
+        if (read_word(root, cpu, i, "shared_cpu_list", word)) /* ascending: the first CPU leads */
+            c.instance = atoi(word);
+        if (!found || c.level > llc->level || (c.level == llc->level && c.bytes > llc->bytes)) {
+            *llc = c;
+            found = 1;
         }
     }
-    return best_bytes;
+    return found ? 0 : MPISCOPE_EIO;
 }
 
 size_t mpiscope__llc_bytes(void)
 {
     int cpu = sched_getcpu();
-    size_t bytes = mpiscope__llc_bytes_in(CACHE_SYSFS, cpu >= 0 ? cpu : 0);
-    if (bytes == 0 && cpu > 0)
-        bytes = mpiscope__llc_bytes_in(CACHE_SYSFS, 0);
+    mpiscope__llc_t llc;
+    if (mpiscope__llc_of_cpu(MPISCOPE__LLC_SYSFS, cpu >= 0 ? cpu : 0, &llc) == 0
+        || (cpu > 0 && mpiscope__llc_of_cpu(MPISCOPE__LLC_SYSFS, 0, &llc) == 0))
+        return (size_t)llc.bytes;
 #ifdef _SC_LEVEL3_CACHE_SIZE
-    if (bytes == 0) {
-        long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
-        bytes = l3 > 0 ? (size_t)l3 : 0;
-    }
+    long l3 = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (l3 > 0)
+        return (size_t)l3;
 #endif
-    return bytes;
+    return 0;
 }

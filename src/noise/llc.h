@@ -1,24 +1,14 @@
-/* llc.h (internal): the last-level cache from sysfs, for sizing the
- * STREAM arrays of the stream-ring detector. No MPI: the tests read a
- * synthetic tree. */
+/* llc.h (internal): a node's last-level caches, for sizing the STREAM
+ * arrays of the stream-ring detector. Each CPU's comes from the engine's
+ * reader (src/engine/cache_size.c). No MPI: the tests read a synthetic
+ * tree. */
 #ifndef MPISCOPE_NOISE_LLC_H
 #define MPISCOPE_NOISE_LLC_H
 
+#include "../engine/cache_size.h" /* mpiscope__llc_of_cpu: compiled into the noise core */
 #include "cli.h"
 
-#define MPISCOPE__LLC_SYSFS "/sys/devices/system/cpu"
 #define MPISCOPE__LLC_DEFAULT_BYTES (32LL << 20) /* when sysfs cannot be read */
-
-typedef struct mpiscope__llc {
-    long long bytes; /* size of this cache instance */
-    int level;       /* highest data/unified level found (e.g. 3) */
-    int instance;    /* first CPU of its shared_cpu_list: names the instance */
-} mpiscope__llc_t;
-
-/* The last-level cache of `cpu` under root (normally MPISCOPE__LLC_SYSFS):
- * the highest-level non-instruction cache in <root>/cpu<N>/cache/index<I>/.
- * Returns 0 or MPISCOPE_EIO (missing or unreadable files). */
-int mpiscope__llc_of_cpu(const char *root, int cpu, mpiscope__llc_t *llc);
 
 /* For every CPU in `cpus`, mark its LLC: sizes[instance] = bytes, where
  * sizes has MPISCOPE__NOISE_MAX_CPUS entries set to 0 by the caller (so a

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cache_size.h"
 #include "check.h"
+#include "mpiscope/error.h"
 
 static char root[64];
 
@@ -70,20 +71,24 @@ static void test_trees(void)
         for (int i = 0; i < cases[c].entries; i++)
             if (cases[c].entry[i].type)
                 index_dir(cases[c].cpu, i, cases[c].entry[i].type, cases[c].entry[i].level, cases[c].entry[i].size);
-        size_t got = mpiscope__llc_bytes_in(root, cases[c].cpu);
+        mpiscope__llc_t llc = {0};
+        int err = mpiscope__llc_of_cpu(root, cases[c].cpu, &llc);
+        size_t got = err ? 0 : (size_t)llc.bytes;
         if (got != cases[c].want)
             printf("%s: ", cases[c].what);
         CHECK_INT_EQ(got, cases[c].want);
+        CHECK_INT_EQ(err, cases[c].want ? 0 : MPISCOPE_EIO);
     }
-    CHECK_INT_EQ(mpiscope__llc_bytes_in(root, 7), 0); /* no such CPU */
+    mpiscope__llc_t llc;
+    CHECK_INT_EQ(mpiscope__llc_of_cpu(root, 7, &llc), MPISCOPE_EIO); /* no such CPU */
 }
 
 /* Where the kernel describes the caches, the engine says what it says. */
 static void test_this_machine(void)
 {
-    size_t kernel = mpiscope__llc_bytes_in("/sys/devices/system/cpu", 0);
-    if (kernel > 0)
-        CHECK_INT_EQ(mpiscope__llc_bytes(), kernel);
+    mpiscope__llc_t kernel;
+    if (mpiscope__llc_of_cpu(MPISCOPE__LLC_SYSFS, 0, &kernel) == 0)
+        CHECK_INT_EQ(mpiscope__llc_bytes(), kernel.bytes);
     else
         printf("no cache topology in /sys: the engine falls back to sysconf (%zu B)\n", mpiscope__llc_bytes());
 }

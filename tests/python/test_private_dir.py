@@ -53,7 +53,7 @@ def test_an_unwritable_place_is_one_error_line(tmp_path: Path) -> None:
 def test_the_measuring_path_imports_none_of_the_slow_modules() -> None:
     code = ("import sys, mpiscope.cli, mpiscope.commands.run, mpiscope.reports.report, "
             "mpiscope.reports.ledger; "
-            "mpiscope.cli.build_parser('run').parse_args(['run', 'bcast', '--sizes', '8']); "
+            "mpiscope.cli.build_parser(['run']).parse_args(['run', 'bcast', '--sizes', '8']); "
             "print(sorted({'tempfile', 'random', 'weakref', 'typing', 'shutil'} "
             "& set(sys.modules)))")  # fmt: skip
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -480,7 +480,7 @@ def test_a_command_imports_its_own_module_only() -> None:
 
     code = (
         "import sys, mpiscope.cli; before = 'mpiscope.result' in sys.modules; "
-        "mpiscope.cli.build_parser(mpiscope.cli._command_of(['run', '--np', '2'])); "
+        "mpiscope.cli.build_parser(mpiscope.cli._commands_of(['run', '--np', '2'])); "
         "print(before, sorted(m for m in sys.modules if m.startswith('mpiscope.commands.')))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
